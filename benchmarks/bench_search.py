@@ -1,0 +1,206 @@
+"""Benchmark of ccm_tui.core.search.EffortIndex on a synthetic session.
+
+Builds a session directory of N efforts × M messages (``efforts/<id>.jsonl``
+logs of varied synthetic text drawn from a Zipf-distributed vocabulary with a
+fixed seed), indexes it with ``sync_session`` and prints a table:
+
+* build time (cold ``sync_session``: reading, parsing and indexing every log),
+* database size,
+* ``search()`` latency p50/p95 over mixed queries (rare, common, mixed,
+  id-like, and noisy text full of FTS5 syntax), overall and per kind,
+* single-line ``add_messages`` latency,
+* ``sync_session`` latency when nothing changed and after one appended line.
+
+Usage::
+
+    python benchmarks/bench_search.py                      # 10,000 × 100
+    python benchmarks/bench_search.py --efforts 1000 --messages 50
+    python benchmarks/bench_search.py --keep /tmp/bench    # reuse/keep the session
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ccm_tui.core.search import EffortIndex  # noqa: E402
+
+SYLLABLES = (
+    "ka lo mi ne ru ta so ve ti pa de fo gu ha ji ko le ma no pe qui ra se tu "
+    "va xi yo za bri cla dro fen gal hor ist jun kel lum mor nix oph pra quo "
+    "rel sta tor ulm vex wyn zor"
+).split()
+TECH_WORDS = (
+    "authentication token refresh login database migration schema index query "
+    "cache latency connection pool timeout retry error exception stack trace "
+    "deploy release build test failure regression config parser buffer socket "
+    "thread lock deadlock memory leak profile benchmark café naïve résumé"
+).split()
+
+
+def make_vocabulary(rng: random.Random, size: int) -> list[str]:
+    """Distinct pseudo-words plus some real tech words, in Zipf rank order."""
+    words: dict[str, None] = dict.fromkeys(TECH_WORDS)
+    while len(words) < size:
+        words["".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4)))] = None
+    vocab = list(words)
+    rng.shuffle(vocab)
+    return vocab
+
+
+def zipf_cum_weights(size: int, exponent: float = 1.07) -> list[float]:
+    total, out = 0.0, []
+    for rank in range(1, size + 1):
+        total += 1.0 / rank**exponent
+        out.append(total)
+    return out
+
+
+class TextGen:
+    """Random sentences from a Zipf-distributed vocabulary."""
+
+    def __init__(self, rng: random.Random, vocab: list[str]) -> None:
+        self.rng, self.vocab = rng, vocab
+        self.cum = zipf_cum_weights(len(vocab))
+
+    def words(self, n: int) -> list[str]:
+        return self.rng.choices(self.vocab, cum_weights=self.cum, k=n)
+
+    def sentence(self, lo: int, hi: int) -> str:
+        words = self.words(self.rng.randint(lo, hi))
+        words[0] = words[0].capitalize()
+        return " ".join(words) + self.rng.choice(".!?")
+
+
+def write_session(root: Path, efforts: int, messages: int, seed: int) -> tuple[list[tuple[str, str, str | None]], list[str]]:
+    """Create efforts/<id>.jsonl logs; return the manifest tuples and the vocabulary."""
+    rng = random.Random(seed)
+    vocab = make_vocabulary(rng, 20_000)
+    gen = TextGen(rng, vocab)
+    logs = root / "efforts"
+    logs.mkdir(parents=True, exist_ok=True)
+    manifest = []
+    roles = ("user", "assistant", "assistant", "system")
+    for i in range(efforts):
+        effort_id = "-".join(gen.words(rng.randint(2, 3))).lower() + f"-{i}"
+        concluded = rng.random() < 0.9
+        summary = gen.sentence(10, 30) if concluded else None
+        manifest.append((effort_id, "concluded" if concluded else "open", summary))
+        lines = [
+            json.dumps({"role": roles[j % 4], "content": gen.sentence(8, 60), "ts": "2025-01-01T00:00:00Z"}) + "\n"
+            for j in range(messages)
+        ]
+        (logs / f"{effort_id}.jsonl").write_text("".join(lines), encoding="utf-8")
+    return manifest, vocab
+
+
+def make_queries(rng: random.Random, vocab: list[str], manifest: list[tuple[str, str, str | None]], n: int) -> list[tuple[str, str]]:
+    """(kind, query) pairs: rare, common, mixed, id-like and noisy."""
+    common, rare = vocab[:50], vocab[5_000:]
+    kinds: list[tuple[str, Callable[[], str]]] = [
+        ("rare", lambda: rng.choice(rare)),
+        ("common", lambda: rng.choice(common)),
+        ("mixed", lambda: " ".join(rng.sample(common, 1) + rng.sample(vocab[50:5_000], rng.randint(1, 3)))),
+        ("id-like", lambda: " ".join(rng.choice(manifest)[0].split("-")[:2])),
+        ("noisy", lambda: f'"{rng.choice(rare)}* NEAR({rng.choice(common)} -{rng.choice(vocab)}) ^x: ('),
+    ]
+    return [(kinds[i % len(kinds)][0], kinds[i % len(kinds)][1]()) for i in range(n)]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000.0
+
+
+def db_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--efforts", type=int, default=10_000)
+    parser.add_argument("--messages", type=int, default=100)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--keep", type=Path, help="session directory to create/reuse and keep")
+    parser.add_argument("--optimize", action="store_true", help="merge FTS segments after the build")
+    args = parser.parse_args(argv)
+
+    root = args.keep or Path(tempfile.mkdtemp(prefix="ccm-bench-search-"))
+    rows: list[tuple[str, str]] = []
+    try:
+        t0 = time.perf_counter()
+        manifest, vocab = write_session(root, args.efforts, args.messages, args.seed)
+        rows.append(("generate logs", f"{time.perf_counter() - t0:.1f} s"))
+        db_path = root / "search.sqlite"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+
+        with EffortIndex(db_path) as index:
+            t0 = time.perf_counter()
+            added = index.sync_session(root, manifest)
+            build = time.perf_counter() - t0
+            rows.append((f"build: sync_session of {len(manifest):,} efforts / {added:,} messages", f"{build:.1f} s"))
+            rows.append(("  = messages indexed per second", f"{added / build:,.0f}"))
+            if args.optimize:
+                rows.append(("optimize (segment merge)", f"{timed(index.optimize) / 1000:.1f} s"))
+            rows.append(("db size", f"{db_size(db_path) / 2**20:,.0f} MiB"))
+
+            rng = random.Random(args.seed + 1)
+            queries = make_queries(rng, vocab, manifest, args.queries)
+            for _, q in queries[:10]:  # warm the page cache
+                index.search(q)
+            by_kind: dict[str, list[float]] = {}
+            for kind, q in queries:
+                by_kind.setdefault(kind, []).append(timed(lambda q=q: index.search(q)))
+            every = [v for vs in by_kind.values() for v in vs]
+            rows.append((f"search p50 / p95 ({len(every)} queries)", f"{percentile(every, .5):.2f} / {percentile(every, .95):.2f} ms"))
+            for kind, values in by_kind.items():
+                rows.append((f"  {kind:8} p50 / p95", f"{percentile(values, .5):.2f} / {percentile(values, .95):.2f} ms"))
+            filtered = [timed(lambda q=q: index.search(q, status="open")) for _, q in queries[:50]]
+            rows.append(("search status='open' p50 / p95", f"{percentile(filtered, .5):.2f} / {percentile(filtered, .95):.2f} ms"))
+
+            noop = [timed(lambda: index.sync_session(root, manifest)) for _ in range(5)]
+            rows.append(("sync_session, nothing changed (median of 5)", f"{statistics.median(noop):.1f} ms"))
+            effort_id = manifest[0][0]
+            with open(root / "efforts" / f"{effort_id}.jsonl", "a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"role": "user", "content": "one more appended line"}) + "\n")
+            rows.append(("sync_session, one line appended", f"{timed(lambda: index.sync_session(root, manifest)):.1f} ms"))
+
+            gen = TextGen(rng, vocab)
+            single = []
+            for i in range(200):
+                eid = manifest[rng.randrange(len(manifest))][0]
+                msg = {"role": "assistant", "content": gen.sentence(8, 60)}
+                single.append(timed(lambda: index.add_messages(eid, [msg], start_line=args.messages + 10 + i)))
+            rows.append(("add_messages, one line p50 / p95 (200 calls)", f"{percentile(single, .5):.2f} / {percentile(single, .95):.2f} ms"))
+
+        width = max(len(label) for label, _ in rows)
+        print(f"EffortIndex benchmark: {args.efforts:,} efforts × {args.messages} messages, seed {args.seed}")
+        print("-" * (width + 22))
+        for label, value in rows:
+            print(f"{label:<{width}}  {value:>18}")
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

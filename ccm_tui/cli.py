@@ -1,0 +1,394 @@
+"""Command line: the TUI by default, and ``send``/``status``/``search``/``restore``/``replay``/``demo``.
+
+Exit codes: 0 ok, 2 usage error, 1 runtime error with a one-line cause on
+stderr (a traceback only with ``--debug``). Heavy modules (litellm, textual)
+are imported only by the commands that need them, so ``search`` and
+``status`` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import __version__, paths
+
+EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
+
+
+class CliError(Exception):
+    """A runtime failure reported as one line on stderr (exit 1)."""
+
+
+class UsageError(Exception):
+    """Bad arguments (exit 2)."""
+
+
+# ----------------------------------------------------------------------------- parser
+def _session_options(p: argparse.ArgumentParser) -> None:
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--session", metavar="NAME", help="named session under the data directory (default: 'default')")
+    group.add_argument("--session-dir", metavar="PATH", type=Path, help="session directory to use")
+
+
+def _model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", metavar="M", help="litellm model, e.g. openai/gpt-4o-mini or ollama/llama3.1")
+    p.add_argument("--api-base", metavar="URL", help="API base URL passed to litellm (proxies, Ollama, local servers)")
+
+
+def _debug_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ccm-tui",
+        description="Chat with any LLM; context managed by efforts (open → concluded summaries).",
+    )
+    parser.add_argument("--version", action="version", version=f"ccm-tui {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    _session_options(parser)
+    _model_options(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("send", help="run one turn without the UI and print banners and the reply")
+    _session_options(p)
+    _model_options(p)
+    _debug_option(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--retry-orphan", action="store_true",
+                   help="re-send the last message that never got a reply (after a crash or a failed turn)")
+    p.add_argument("message", nargs="?", help="the message ('-' reads standard input)")
+
+    p = sub.add_parser("status", help="show efforts and context figures")
+    _session_options(p)
+    _debug_option(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("search", help="ranked search over all efforts (no model needed)")
+    _session_options(p)
+    _debug_option(p)
+    p.add_argument("--limit", type=int, default=10, metavar="N", help="results to show (default 10)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("query", help="what to look for")
+
+    p = sub.add_parser("restore", help="import a coding-agent transcript as a concluded effort")
+    _session_options(p)
+    _model_options(p)
+    _debug_option(p)
+    p.add_argument("transcript", type=Path)
+    p.add_argument("--format", default="auto", help="auto|opencode|opencode-export|claude-code|claude-code-terminal|aider|specstory")
+    p.add_argument("--root", type=Path, help="directory the evidence search may read files under")
+    p.add_argument("--max-turns", type=int, metavar="N")
+    p.add_argument("--skip-evidence-search", action="store_true")
+    p.add_argument("--max-searches", type=int, default=8, metavar="N")
+    p.add_argument("--dump-turns", action="store_true", help="print the turn-by-turn summaries")
+    p.add_argument("--parse-only", action="store_true", help="parse and list turns; no model")
+    p.add_argument("--json", action="store_true", help="with --parse-only: print JSON")
+
+    p = sub.add_parser("replay", help="replay a transcript through the engine: ccm vs naive tokens per turn")
+    _debug_option(p)
+    p.add_argument("transcript", type=Path)
+    p.add_argument("--efforts", type=Path, metavar="BOUNDARIES.yaml", help="effort boundaries (first_turn/last_turn)")
+    p.add_argument("--model", metavar="M")
+    p.add_argument("--api-base", metavar="URL")
+    p.add_argument("--format", default="auto")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--plot", type=Path, metavar="FILE", help="write an SVG (or PNG) plot of naive vs ccm tokens")
+
+    p = sub.add_parser("demo", help="offline scripted demo of the TUI (no key, no network)")
+    _debug_option(p)
+    return parser
+
+
+# ----------------------------------------------------------------------------- helpers
+def session_dir_from(args: argparse.Namespace) -> Path:
+    if getattr(args, "session_dir", None):
+        return Path(args.session_dir).expanduser()
+    if os.environ.get("CCM_SESSION_DIR"):
+        return Path(os.environ["CCM_SESSION_DIR"]).expanduser()
+    try:
+        return paths.session_dir_for(getattr(args, "session", None) or paths.DEFAULT_SESSION)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def load_settings_from(args: argparse.Namespace):
+    from .config import load_settings
+
+    return load_settings(model=getattr(args, "model", None), api_base=getattr(args, "api_base", None))
+
+
+def _retry_base() -> float:
+    try:
+        return max(0.0, float(os.environ.get("CCM_RETRY_BASE_SECONDS", "1")))
+    except ValueError:
+        return 1.0
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+# ----------------------------------------------------------------------------- send
+class _SendPrinter:
+    """Prints a turn's events for a human: streamed text, banners on their own lines."""
+
+    def __init__(self) -> None:
+        self.at_line_start = True
+
+    def __call__(self, event) -> None:
+        from .core import turn_events as te
+
+        out = sys.stdout
+        if isinstance(event, te.TextDelta):
+            out.write(event.text)
+            self.at_line_start = event.text.endswith("\n")
+        elif isinstance(event, te.Banner):
+            if not self.at_line_start:
+                out.write("\n")
+            out.write(event.text + "\n")
+            self.at_line_start = True
+        elif isinstance(event, te.Paused):
+            import time
+
+            wait = max(0, int(event.resume_at - time.time()))
+            sys.stderr.write(f"SESSION PAUSED — {event.reason}; retrying in {wait} s (Ctrl+C to cancel)\n")
+        elif isinstance(event, te.Resumed):
+            sys.stderr.write("SESSION RESUMED\n")
+        elif isinstance(event, te.RoundReset):
+            if not self.at_line_start:
+                out.write("\n")
+            self.at_line_start = True
+        out.flush()
+
+    def finish(self) -> None:
+        if not self.at_line_start:
+            sys.stdout.write("\n")
+
+
+def cmd_send(args: argparse.Namespace) -> int:
+    from .core.engine import open_engine
+    from .core.orchestrator import UserInputError
+    from .core.recovery import recover, unanswered_turn
+
+    settings = load_settings_from(args)
+    if not settings.model:
+        raise CliError("no model configured: pass --model, set CCM_MODEL, or add model = \"...\" to "
+                       f"{paths.config_file()} (see README: Configuration)")
+    message = args.message
+    if message == "-":
+        message = sys.stdin.read()
+    if args.retry_orphan and message:
+        raise UsageError("give either a message or --retry-orphan, not both")
+    if not args.retry_orphan and not message:
+        raise UsageError("send needs a message (or '-' to read standard input)")
+    engine = open_engine(session_dir_from(args), settings, retry_base=_retry_base())
+    try:
+        report = recover(engine.session)
+        if report.changed and not args.json:
+            sys.stderr.write(report.one_line() + "\n")
+        if args.retry_orphan:
+            orphan = unanswered_turn(engine.session)
+            if orphan is None:
+                raise CliError("there is no unanswered message to retry")
+            message = orphan.text
+        printer = None if args.json else _SendPrinter()
+        try:
+            result = asyncio.run(engine.run_turn(message, printer))
+        except UserInputError as exc:
+            raise UsageError(str(exc)) from None
+        except KeyboardInterrupt:
+            raise CliError("cancelled; the message is kept (use --retry-orphan to send it again)") from None
+        if printer is not None:
+            printer.finish()
+        if args.json:
+            print_json(send_json(result, engine))
+        if result.error:
+            if not args.json:
+                raise CliError(f"{result.error} (your message is kept: ccm-tui send --retry-orphan)")
+            return EXIT_RUNTIME
+        return EXIT_OK
+    finally:
+        engine.close()
+
+
+def send_json(result, engine) -> dict[str, Any]:
+    active = engine.session.efforts.active
+    data = {
+        "turn": result.turn,
+        "reply": result.reply,
+        "banners": result.banners,
+        "logged_to": result.logged_to,
+        "active_effort": active.id if active else None,
+        "tool_calls": result.tool_calls,
+        "context": result.context.as_dict() if result.context else None,
+        "request": result.request.as_dict() if result.request else None,
+        "usage": engine.orchestrator.usage_total,
+    }
+    if result.error:
+        data["error"] = result.error
+    return data
+
+
+# ----------------------------------------------------------------------------- status
+def cmd_status(args: argparse.Namespace) -> int:
+    from .config import load_settings
+    from .core.engine import preview_context
+    from .core.session import Session
+    from .core.store import StoreError
+    from .core.tokens import TokenCounter
+
+    settings = load_settings()
+    directory = session_dir_from(args)
+    if not directory.is_dir():
+        raise CliError(f"no session at {directory} (it is created by the first 'ccm-tui send' or the TUI)")
+    try:
+        session = Session.open(directory, readonly=True, ambient_window=settings.ambient_window,
+                               counter=TokenCounter(settings.model))
+    except StoreError as exc:
+        raise CliError(str(exc)) from None
+    budget = settings.token_budget or session.state.budget or 16_000
+    data = session.status_dict()
+    data["context"] = preview_context(session, budget)
+    data["session_dir"] = str(directory)
+    data["clean_shutdown"] = session.state.clean_shutdown
+    data["compactions"] = session.state.compaction_count
+    if args.json:
+        print_json(data)
+        return EXIT_OK
+    print(render_status(data))
+    return EXIT_OK
+
+
+def render_status(data: dict[str, Any]) -> str:
+    ctx = data["context"]
+    lines = [f"session {data['session_dir']}  ·  turn {data['turn']}"]
+    groups = {"open": [], "expanded": [], "concluded": [], "evicted": []}
+    for e in data["efforts"]:
+        if e["status"] == "open":
+            groups["open"].append(f"  {'▶' if e['active'] else ' '} {e['id']}  ({e['raw_tokens']} tokens)")
+        elif e["expanded"]:
+            groups["expanded"].append(f"    {e['id']}  ({e['turns_since_reference']} turn(s) idle)")
+        elif e["evicted"]:
+            groups["evicted"].append(f"    {e['id']}: {(e['summary'] or '')[:90]}")
+        else:
+            groups["concluded"].append(f"    {e['id']}: {(e['summary'] or '')[:90]}")
+    titles = {"open": "Open", "expanded": "Expanded", "concluded": "Concluded", "evicted": "Evicted (searchable)"}
+    for key, rows in groups.items():
+        if rows:
+            lines.append(f"{titles[key]}:")
+            lines.extend(rows)
+    layers = ", ".join(f"{k} {v}" for k, v in ctx["layers"].items() if v)
+    lines.append(
+        f"context {ctx['total']:,} / {ctx['budget']:,} tokens (naive {ctx['naive']:,}, "
+        f"saved {ctx['savings']:.0%})  [{layers}]"
+    )
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- search
+def cmd_search(args: argparse.Namespace) -> int:
+    from .core.efforts import load_manifest
+    from .core.search import EffortIndex, SearchIndexError
+    from .core.store import StoreError
+
+    if args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    directory = session_dir_from(args)
+    if not directory.is_dir():
+        raise CliError(f"no session at {directory}")
+    try:
+        efforts = load_manifest(directory / "manifest.yaml")
+    except StoreError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        with EffortIndex(directory / "search.sqlite") as index:
+            index.sync_session(directory, ((e.id, e.status, e.summary) for e in efforts))
+            hits = index.search(args.query, limit=args.limit)
+    except SearchIndexError as exc:
+        raise CliError(str(exc)) from None
+    if args.json:
+        print_json({"results": [
+            {"id": h.id, "status": h.status, "summary": h.summary, "score": round(h.score, 4), "snippet": h.snippet}
+            for h in hits
+        ]})
+        return EXIT_OK
+    if not hits:
+        print("no matching efforts")
+    for h in hits:
+        print(f"{h.score:7.2f}  {h.id}  [{h.status}]")
+        if h.summary:
+            print(f"         {h.summary[:110]}")
+        if h.snippet and h.snippet != h.summary:
+            print(f"         … {h.snippet[:110]}")
+    return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- tui
+def cmd_tui(args: argparse.Namespace, *, demo: bool = False) -> int:
+    from .ui.app import run_app
+
+    settings = None if demo else load_settings_from(args)
+    directory = None if demo else session_dir_from(args)
+    return run_app(settings=settings, session_dir=directory, demo=demo)
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from .restore.command import run_restore
+
+    return run_restore(args)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .replay import run_replay
+
+    return run_replay(args)
+
+
+COMMANDS = {
+    "send": cmd_send,
+    "status": cmd_status,
+    "search": cmd_search,
+    "restore": cmd_restore,
+    "replay": cmd_replay,
+    "demo": lambda args: cmd_tui(args, demo=True),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    debug = bool(getattr(args, "debug", False))
+    try:
+        handler = COMMANDS.get(args.command) or cmd_tui
+        return handler(args)
+    except UsageError as exc:
+        parser.print_usage(sys.stderr)
+        sys.stderr.write(f"ccm-tui: error: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("ccm-tui: interrupted\n")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the one place errors become exit codes
+        if debug:
+            raise
+        from .core.eventlog import redact
+
+        message = str(exc) if isinstance(exc, (CliError, OSError, ValueError)) or _is_ours(exc) else (
+            f"{type(exc).__name__}: {exc}")
+        sys.stderr.write(f"ccm-tui: {redact(' '.join(message.split()))}\n")
+        return EXIT_RUNTIME
+
+
+def _is_ours(exc: Exception) -> bool:
+    return type(exc).__module__.startswith("ccm_tui")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

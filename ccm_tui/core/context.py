@@ -1,0 +1,173 @@
+"""Assembling the working context: exactly the messages sent to the model this turn.
+
+Order (DESIGN.md §5): system prompt (+ tool guidance, open efforts, the
+in-memory concluded summaries, a line saying older summaries are searchable)
+→ ambient window → expanded efforts' raw logs → backgrounded open efforts'
+raw logs → active effort's raw log → this turn's messages.
+
+Every section is counted with the session's token counter (cached per message),
+and the figures are reported per layer together with the *naive* figure: the
+context if every raw log were in it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .efforts import Effort
+from .session import Session
+from .tokens import REPLY_PRIMING, TokenCounter
+
+LAYERS = ("system", "tools", "summaries", "ambient", "expanded", "open", "turn")
+
+
+@dataclass
+class Section:
+    """One contiguous part of the working context, for token figures and the inspector."""
+
+    layer: str
+    title: str
+    messages: list[dict[str, Any]]
+    tokens: int = 0
+    effort_id: str | None = None
+
+
+@dataclass
+class WorkingContext:
+    sections: list[Section]
+    tools_tokens: int
+    naive: int
+    layers: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for section in self.sections:
+            out.extend(section.messages)
+        return out
+
+    @property
+    def total(self) -> int:
+        return sum(self.layers.values())
+
+
+def _clean(message: dict[str, Any]) -> dict[str, Any]:
+    """What the provider sees of a logged line: role and content (plus tool plumbing in-turn)."""
+    out = {"role": message["role"], "content": message.get("content") or ""}
+    for key in ("tool_calls", "tool_call_id", "name"):
+        if message.get(key):
+            out[key] = message[key]
+    return out
+
+
+def effort_messages(session: Session, effort: Effort, *, read_only: bool) -> list[dict[str, Any]]:
+    """An effort's raw log as chat messages, headed by a system line that names it.
+
+    If an open effort was checkpointed by compaction, its oldest part is replaced
+    by the checkpoint summary (the raw log on disk is untouched).
+    """
+    log = session.effort_log(effort.id)
+    if read_only:
+        head = f"[Expanded concluded effort '{effort.id}' — raw log, read-only. Summary: {effort.summary or '—'}]"
+    elif effort.active:
+        head = f"[Active effort '{effort.id}' — its conversation so far]"
+    else:
+        head = f"[Backgrounded open effort '{effort.id}' — its conversation so far]"
+    messages = [{"role": "system", "content": head}]
+    start = 0
+    if effort.checkpoint and 0 < effort.checkpoint_upto <= len(log):
+        start = effort.checkpoint_upto
+        messages.append(
+            {
+                "role": "system",
+                "content": f"[Checkpoint summary of the first {start} messages of '{effort.id}': {effort.checkpoint}]",
+            }
+        )
+    messages.extend(_clean(m) for m in log[start:] if m.get("role") in ("user", "assistant", "system"))
+    return messages
+
+
+def summaries_block(session: Session) -> str:
+    summaries = session.summaries_in_memory()
+    if not summaries:
+        return ""
+    lines = ["## Concluded efforts in working memory (summaries)"]
+    lines += [f"- {e.id}: {e.summary}" for e in summaries]
+    return "\n".join(lines)
+
+
+def efforts_block(session: Session) -> str:
+    open_efforts = session.efforts.open_efforts()
+    evicted = sum(1 for e in session.efforts.concluded() if e.id not in session.view.summaries)
+    lines = ["## Effort state"]
+    if open_efforts:
+        for e in open_efforts:
+            lines.append(f"- open: {e.id}{' (ACTIVE: new messages go here)' if e.active else ' (backgrounded)'}")
+    else:
+        lines.append("- no open effort: messages go to the ambient log")
+    for eid, idle in session.view.expanded.items():
+        lines.append(f"- expanded (read-only): {eid}, {idle} turn(s) since last reference")
+    if evicted:
+        lines.append(
+            f"- {evicted} older concluded effort(s) are not shown here; find them with search_efforts."
+        )
+    else:
+        lines.append("- older concluded efforts, if any, can be found with search_efforts.")
+    return "\n".join(lines)
+
+
+def assemble(
+    session: Session,
+    system_prompt: str,
+    turn_messages: list[dict[str, Any]],
+    *,
+    tools: list[dict[str, Any]] | None = None,
+    counter: TokenCounter | None = None,
+) -> WorkingContext:
+    """Build the working context for the next request and count it, layer by layer."""
+    counter = counter or session.counter
+    state_text = efforts_block(session)
+    summaries_text = summaries_block(session)
+    system_text = system_prompt.rstrip() + "\n\n" + state_text
+    if summaries_text:
+        system_text += "\n\n" + summaries_text
+
+    sections = [
+        Section("system", "System prompt", [{"role": "system", "content": system_text}]),
+    ]
+    ambient = [_clean(m) for m in session.ambient_messages()]
+    if ambient:
+        sections.append(Section("ambient", f"Ambient window (last {session.ambient_window} exchanges)", ambient))
+    for effort in session.expanded_efforts():
+        sections.append(
+            Section("expanded", f"Expanded: {effort.id}", effort_messages(session, effort, read_only=True), effort_id=effort.id)
+        )
+    open_efforts = session.efforts.open_efforts()
+    for effort in sorted(open_efforts, key=lambda e: e.active):  # backgrounded first, active last
+        title = f"{'Active' if effort.active else 'Open'}: {effort.id}"
+        sections.append(
+            Section("open", title, effort_messages(session, effort, read_only=False), effort_id=effort.id)
+        )
+    if turn_messages:
+        sections.append(Section("turn", "This turn", [_clean(m) for m in turn_messages]))
+
+    for section in sections:
+        section.tokens = sum(counter.count_message(m) for m in section.messages)
+    tools_tokens = counter.count_json(tools) if tools else 0
+
+    layers = {name: 0 for name in LAYERS}
+    for section in sections:
+        layers[section.layer] += section.tokens
+    # The summaries are inside the system message; report them as their own layer.
+    summaries_tokens = counter.count_text(summaries_text) if summaries_text else 0
+    layers["summaries"] = summaries_tokens
+    layers["system"] -= summaries_tokens
+    layers["tools"] = tools_tokens
+    layers["system"] += REPLY_PRIMING
+
+    turn_tokens = layers["turn"]
+    fixed = layers["system"] + tools_tokens
+    naive = fixed + session.state.ambient_tokens + session.effort_raw_total + turn_tokens
+    naive = max(naive, sum(layers.values()))
+    return WorkingContext(sections=sections, tools_tokens=tools_tokens, naive=naive, layers=layers)

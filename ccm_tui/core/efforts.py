@@ -1,0 +1,218 @@
+"""The effort model and the manifest that indexes efforts (``manifest.yaml``).
+
+An effort is a topic with a natural end. The manifest keeps one entry per
+effort; its raw log lives in ``efforts/<id>.jsonl``. Ids are slugs that can
+never name a path outside ``efforts/``, whatever the model called the effort.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .store import StoreError, atomic_write_text
+
+try:  # the C loader/dumper are ~10x faster on big manifests
+    from yaml import CSafeDumper as _Dumper
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeDumper as _Dumper  # type: ignore[assignment]
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+OPEN = "open"
+CONCLUDED = "concluded"
+STATUSES = (OPEN, CONCLUDED)
+
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+MAX_NAME_CHARS = 200
+
+
+class ManifestError(StoreError):
+    """manifest.yaml cannot be understood; the message names the file and the problem."""
+
+
+def slugify(name: str) -> str:
+    """Turn whatever name the model gave into ``[a-z0-9][a-z0-9-]{0,63}``.
+
+    Accents are folded ("Café" → "cafe"), everything that is not a letter or a
+    digit becomes a single hyphen, so ``../../etc/passwd`` becomes
+    ``etc-passwd``. An empty result becomes ``effort``.
+    """
+    folded = unicodedata.normalize("NFKD", name or "").encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
+    slug = slug[:64].rstrip("-")
+    return slug or "effort"
+
+
+def unique_slug(name: str, taken: set[str]) -> str:
+    base = slugify(name)
+    if base not in taken:
+        return base
+    n = 2
+    while True:
+        suffix = f"-{n}"
+        candidate = base[: 64 - len(suffix)].rstrip("-") + suffix
+        if candidate not in taken:
+            return candidate
+        n += 1
+
+
+@dataclass
+class Effort:
+    """One manifest entry. The first six fields are the contract; the rest are ours."""
+
+    id: str
+    status: str = OPEN
+    active: bool = False
+    summary: str | None = None
+    raw_file: str = ""
+    name: str = ""
+    created: str = ""
+    concluded_at: str | None = None
+    reopen_count: int = 0
+    raw_tokens: int = 0  # tokens of the whole raw log (for the naive figure)
+    summary_tokens: int = 0
+    messages: int = 0  # lines in the raw log
+    source: dict[str, Any] | None = None  # provenance of imported efforts
+    checkpoint: str | None = None  # compaction summary of the oldest part of an open effort
+    checkpoint_upto: int = 0  # ... covering its first N log lines
+
+    def __post_init__(self) -> None:
+        if not self.raw_file:
+            self.raw_file = f"efforts/{self.id}.jsonl"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == OPEN
+
+    @property
+    def is_concluded(self) -> bool:
+        return self.status == CONCLUDED
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for optional in ("source", "checkpoint"):
+            if data[optional] is None:
+                del data[optional]
+        if not data["checkpoint_upto"]:
+            del data["checkpoint_upto"]
+        return data
+
+
+_FIELD_NAMES = {f.name for f in fields(Effort)}
+
+
+def _effort_from_dict(raw: Any, where: str, index: int) -> Effort:
+    if not isinstance(raw, dict):
+        raise ManifestError(f"{where}: entry {index + 1} is not a mapping")
+    eid = raw.get("id")
+    if not isinstance(eid, str) or not SLUG_RE.match(eid):
+        raise ManifestError(f"{where}: entry {index + 1} has an invalid id {eid!r}")
+    status = raw.get("status", OPEN)
+    if status not in STATUSES:
+        raise ManifestError(f"{where}: effort {eid!r} has unknown status {status!r}")
+    known = {k: v for k, v in raw.items() if k in _FIELD_NAMES}
+    known["raw_file"] = f"efforts/{eid}.jsonl"  # never trust a path from disk
+    effort = Effort(**known)
+    effort.active = bool(effort.active) and effort.is_open
+    if effort.summary is not None and not isinstance(effort.summary, str):
+        effort.summary = str(effort.summary)
+    for key in ("raw_tokens", "summary_tokens", "messages", "reopen_count", "checkpoint_upto"):
+        value = getattr(effort, key)
+        if not isinstance(value, int) or value < 0:
+            setattr(effort, key, 0)
+    return effort
+
+
+def load_manifest(path: Path) -> list[Effort]:
+    """Read ``manifest.yaml``. Missing → no efforts. Broken → ManifestError naming the line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ManifestError(f"cannot read {path}: {exc}") from exc
+    try:
+        data = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ManifestError(f"{path}{line}: {problem}") from exc
+    if data is None:
+        return []
+    if not isinstance(data, dict) or not isinstance(data.get("efforts", []), list):
+        raise ManifestError(f"{path}: expected a mapping with an 'efforts' list")
+    efforts = [_effort_from_dict(e, str(path), i) for i, e in enumerate(data.get("efforts") or [])]
+    seen: set[str] = set()
+    for e in efforts:
+        if e.id in seen:
+            raise ManifestError(f"{path}: effort id {e.id!r} appears twice")
+        seen.add(e.id)
+    # at most one active effort, whatever the file says
+    active = [e for e in efforts if e.active]
+    for e in active[:-1]:
+        e.active = False
+    return efforts
+
+
+def dump_manifest(efforts: list[Effort]) -> str:
+    return yaml.dump(
+        {"efforts": [e.to_dict() for e in efforts]},
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=100,
+    )
+
+
+def save_manifest(path: Path, efforts: list[Effort]) -> None:
+    atomic_write_text(path, dump_manifest(efforts))
+
+
+@dataclass
+class EffortTable:
+    """The efforts of a session in manifest order, with lookups by id."""
+
+    efforts: list[Effort] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._by_id = {e.id: e for e in self.efforts}
+
+    def __iter__(self):
+        return iter(self.efforts)
+
+    def __len__(self) -> int:
+        return len(self.efforts)
+
+    def get(self, effort_id: str) -> Effort | None:
+        return self._by_id.get(effort_id)
+
+    def ids(self) -> set[str]:
+        return set(self._by_id)
+
+    def add(self, effort: Effort) -> None:
+        self.efforts.append(effort)
+        self._by_id[effort.id] = effort
+
+    @property
+    def active(self) -> Effort | None:
+        for e in reversed(self.efforts):
+            if e.active:
+                return e
+        return None
+
+    def open_efforts(self) -> list[Effort]:
+        return [e for e in self.efforts if e.is_open]
+
+    def concluded(self) -> list[Effort]:
+        return [e for e in self.efforts if e.is_concluded]
+
+    def set_active(self, effort: Effort | None) -> None:
+        for e in self.efforts:
+            e.active = e is effort

@@ -1,0 +1,66 @@
+"""The append-only event log of a session (``events.jsonl``).
+
+Every state change is logged here with its turn and a timestamp. State files
+(manifest, session state, expanded.json) are snapshots; between snapshots the
+event log is the truth, and recovery reads it to reconcile after a crash.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .store import append_jsonl, read_jsonl_tail
+
+# Event types (section 8 of the design).
+TURN_START = "turn_start"
+TURN_DONE = "turn_done"
+TURN_FAILED = "turn_failed"
+TURN_CANCELLED = "turn_cancelled"
+MESSAGE_LOGGED = "message_logged"
+TOOL_CALLED = "tool_called"
+EFFORT_OPENED = "effort_opened"
+EFFORT_CONCLUDED = "effort_concluded"
+EFFORT_EXPANDED = "effort_expanded"
+EFFORT_COLLAPSED = "effort_collapsed"
+EFFORT_REOPENED = "effort_reopened"
+EFFORT_SWITCHED = "effort_switched"
+SUMMARY_EVICTED = "summary_evicted"
+SUMMARY_RESTORED = "summary_restored"
+COMPACTION_START = "compaction_start"
+COMPACTION_COMPLETE = "compaction_complete"
+SESSION_PAUSE = "session_pause"
+SESSION_RESUME = "session_resume"
+SESSION_START = "session_start"
+SESSION_END = "session_end"
+RECOVERED = "recovered"
+
+TERMINAL_TURN_EVENTS = {TURN_DONE, TURN_FAILED, TURN_CANCELLED}
+
+_SECRET_RE = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|(?:api[_-]?key|authorization|bearer)\s*[:=]?\s*\S+)", re.I)
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def redact(text: str) -> str:
+    """Remove anything that looks like an API key or auth header from text bound for disk."""
+    return _SECRET_RE.sub("[redacted]", text)
+
+
+class EventLog:
+    """Appends events to ``events.jsonl``; each append is flushed and fsynced."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def log(self, event: str, turn: int, **fields: Any) -> dict[str, Any]:
+        record = {"event": event, "turn": turn, "ts": now_iso(), **fields}
+        append_jsonl(self.path, [record])
+        return record
+
+    def tail(self, max_records: int = 200) -> list[dict[str, Any]]:
+        return read_jsonl_tail(self.path, max_records)

@@ -1,0 +1,359 @@
+"""One turn of conversation: context → model → tools → logs, reported as typed events.
+
+The orchestrator is the only place where a turn's steps are ordered:
+
+1. ``turn_start`` (with the user's text) goes to the event log first, so a
+   message the user saw as sent is on disk even if the process dies;
+2. the working context is assembled and fitted to the token budget;
+3. the model streams a reply; tool calls are executed and the loop repeats
+   (bounded rounds) until the model answers without tools;
+4. the exchange is appended to the log its route names (tool calls decide:
+   ``route_to_ambient``, a newly opened effort, a concluded one, the active
+   effort, else ambient), salience advances, snapshots are saved, and
+   ``turn_done`` is logged.
+
+Progress is reported through an ``emit`` callback with the events of
+:mod:`.turn_events`; the CLI prints them and the TUI posts them as messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import paths
+from ..config import Settings
+from . import eventlog as ev
+from . import tools as toolbox
+from .compaction import Compactor, ContextTooLarge
+from .context import WorkingContext, assemble
+from .eventlog import now_iso
+from .llm import RATE_LIMIT, LLMClient, LLMError
+from .salience import IdIndex, end_of_turn, referenced_efforts
+from .session import Session
+from .turn_events import (
+    Banner,
+    ContextFigures,
+    EffortChanged,
+    Paused,
+    Resumed,
+    RoundReset,
+    TextDelta,
+    ToolCalled,
+    TurnCancelled,
+    TurnDone,
+    TurnEvent,
+    TurnFailed,
+    TurnStarted,
+)
+
+Emit = Callable[[TurnEvent], None]
+MAX_USER_CHARS = 200_000
+HISTORY_LIMIT = 500
+
+
+def clean_user_text(text: str) -> str:
+    """Drop control characters (keeping newlines and tabs) and normalise line ends."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc").strip()
+
+
+class UserInputError(ValueError):
+    """The user's message cannot be sent as it is (empty, too large)."""
+
+
+@dataclass
+class TurnResult:
+    turn: int
+    reply: str = ""
+    logged_to: str = "ambient"
+    banners: list[str] = field(default_factory=list)
+    context: ContextFigures | None = None
+    request: ContextFigures | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+    cancelled: bool = False
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.cancelled
+
+
+class Orchestrator:
+    """Runs turns and user actions against one open session."""
+
+    def __init__(
+        self,
+        session: Session,
+        settings: Settings,
+        llm: LLMClient | None,
+        *,
+        budget: int,
+        search: Callable[[str, int], list[Any]] | None = None,
+        on_logged: Callable[[str, list[dict[str, Any]]], None] | None = None,
+        retry_base: float = 1.0,
+        sleep: Callable[[float], Any] = asyncio.sleep,
+    ) -> None:
+        self.session = session
+        self.settings = settings
+        self.llm = llm
+        self.budget = budget
+        self.search = search
+        self.on_logged = on_logged
+        self.retry_base = retry_base
+        self._sleep = sleep
+        self.system_prompt = paths.prompt("system")
+        self.tool_defs = toolbox.definitions()
+        self.ids = IdIndex.build(session.efforts.ids())
+        self.compactor = Compactor(session, settings, llm)
+        self.usage_total: dict[str, int] = {}
+        self.cost_total: float | None = None
+
+    # ---------------------------------------------------------------- context
+    def working_context(self, turn_messages: list[dict[str, Any]] | None = None) -> WorkingContext:
+        return assemble(self.session, self.system_prompt, list(turn_messages or []), tools=self.tool_defs)
+
+    def figures(self, wc: WorkingContext | None = None) -> ContextFigures:
+        wc = wc or self.working_context()
+        return ContextFigures(
+            turn=self.session.state.turn, layers=dict(wc.layers), total=wc.total, naive=wc.naive,
+            budget=self.budget, cost=self.cost_total,
+        )
+
+    # ------------------------------------------------------------------- turn
+    async def run_turn(self, text: str, emit: Emit | None = None) -> TurnResult:
+        """Run one turn. Provider failures end it with ``error`` set; nothing the user said is lost."""
+        emit = emit or (lambda event: None)
+        text = clean_user_text(text)
+        if not text:
+            raise UserInputError("the message is empty")
+        if len(text) > MAX_USER_CHARS:
+            raise UserInputError(f"the message is {len(text):,} characters; the limit is {MAX_USER_CHARS:,}")
+        if self.llm is None:
+            raise UserInputError("no model is configured (use --model or set CCM_MODEL)")
+        session = self.session
+        turn = session.state.turn + 1
+        session.state.clean_shutdown = False
+        session.log_event(ev.TURN_START, user=text, next_turn=turn)
+        emit(TurnStarted(turn=turn, user=text))
+        user_msg = {"role": "user", "content": text, "ts": now_iso()}
+        ctx = toolbox.ToolContext(
+            session=session, llm=self.llm, turn=turn, pending=[user_msg],
+            summary_max_tokens=self.settings.summary_max_tokens, search=self.search,
+        )
+        result = TurnResult(turn=turn)
+        in_turn: list[dict[str, Any]] = [user_msg]
+        reply_parts: list[str] = []
+        streamed: list[str] = []
+        try:
+            for round_no in range(self.settings.max_tool_rounds + 1):
+                last_round = round_no == self.settings.max_tool_rounds
+                tools = None if last_round else self.tool_defs
+                wc = await self._fit(in_turn, tools, turn, emit)
+                result.request = self.figures(wc)
+                streamed.clear()
+
+                def on_delta(piece: str) -> None:
+                    streamed.append(piece)
+                    emit(TextDelta(turn=turn, text=piece))
+
+                completion = await self._call(wc.messages, tools, on_delta, turn, emit)
+                self._add_usage(completion.usage)
+                if completion.content.strip():
+                    reply_parts.append(completion.content.strip())
+                if not completion.tool_calls:
+                    break
+                in_turn.append(
+                    {
+                        "role": "assistant",
+                        "content": completion.content or None,
+                        "tool_calls": [c.as_message_part() for c in completion.tool_calls],
+                    }
+                )
+                for call in completion.tool_calls:
+                    shown = len(ctx.banners)
+                    changes = len(ctx.changes)
+                    outcome = await toolbox.execute(ctx, call.name, call.arguments)
+                    result.tool_calls.append({"name": call.name, "arguments": outcome.arguments, "ok": outcome.ok})
+                    in_turn.append({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
+                    emit(ToolCalled(turn=turn, name=call.name, arguments=outcome.arguments,
+                                    result=outcome.result, ok=outcome.ok))
+                    for banner in ctx.banners[shown:]:
+                        emit(Banner(turn=turn, text=banner))
+                    for effort_id, change in ctx.changes[changes:]:
+                        if change == "opened":
+                            self.ids.add(effort_id)
+                        emit(EffortChanged(turn=turn, effort_id=effort_id, change=change))
+        except asyncio.CancelledError:
+            partial = "\n\n".join(reply_parts + (["".join(streamed)] if streamed else [])).strip()
+            self._finish_cancelled(turn, user_msg, partial, ctx)
+            emit(TurnCancelled(turn=turn, partial=partial))
+            raise
+        except (LLMError, ContextTooLarge) as exc:
+            partial = getattr(exc, "partial", "") or ""
+            session.log_event(ev.TURN_FAILED, error=str(exc), kind=getattr(exc, "kind", "budget"),
+                              partial_chars=len(partial))
+            result.error = str(exc)
+            result.banners = list(ctx.banners)
+            emit(TurnFailed(turn=turn, message=str(exc), partial=partial, retryable=True))
+            return result
+
+        reply = "\n\n".join(reply_parts)
+        self._commit(turn, user_msg, reply, ctx, result, emit)
+        return result
+
+    # ------------------------------------------------------------- internals
+    async def _fit(self, in_turn, tools, turn: int, emit: Emit) -> WorkingContext:
+        """The working context for this request, compacted to the budget if needed."""
+        wc = assemble(self.session, self.system_prompt, in_turn, tools=tools)
+        if wc.total <= self.budget:
+            return wc
+        report = await self.compactor.compact(
+            lambda: assemble(self.session, self.system_prompt, in_turn, tools=tools), self.budget, turn
+        )
+        for banner in report.banners:
+            emit(Banner(turn=turn, text=banner, kind="compaction"))
+        for effort_id, change in report.changes:
+            emit(EffortChanged(turn=turn, effort_id=effort_id, change=change))
+        return report.context
+
+    async def _call(self, messages, tools, on_delta, turn: int, emit: Emit):
+        """One model request with the retry policy: pause on rate limits, back off on transient faults."""
+        attempt = 0
+        waited = 0.0
+        while True:
+            try:
+                return await self.llm.stream_chat(messages, tools, on_delta)
+            except LLMError as exc:
+                attempt += 1
+                if exc.kind == RATE_LIMIT:
+                    delay = exc.retry_after if exc.retry_after is not None else min(60.0, 5.0 * 2 ** (attempt - 1))
+                    delay = delay * (self.retry_base if exc.retry_after is None else 1.0)
+                    if waited + delay > self.settings.max_rate_limit_wait:
+                        raise LLMError(RATE_LIMIT, f"{exc} (gave up after waiting {int(waited)} s)") from None
+                    resume_at = time.time() + delay
+                    self.session.log_event(ev.SESSION_PAUSE, reason=str(exc), resets_at=resume_at, attempt=attempt)
+                    emit(Paused(turn=turn, reason=str(exc), resume_at=resume_at, attempt=attempt))
+                    await self._sleep(delay)
+                    waited += delay
+                    self.session.log_event(ev.SESSION_RESUME, attempt=attempt)
+                    emit(Resumed(turn=turn))
+                    continue
+                if exc.transient and not exc.partial and attempt <= self.settings.max_retries:
+                    delay = self.retry_base * (2 ** (attempt - 1)) * (1 + random.random() / 4)
+                    emit(Banner(turn=turn, text=f"provider hiccup ({exc}); retrying in {delay:.1f} s", kind="info"))
+                    await self._sleep(delay)
+                    continue
+                if exc.partial:
+                    emit(RoundReset(turn=turn))
+                raise
+
+    def _add_usage(self, usage: dict[str, int]) -> None:
+        for key, value in usage.items():
+            self.usage_total[key] = self.usage_total.get(key, 0) + value
+        if usage and self.llm is not None:
+            from .llm import usage_cost
+
+            cost = usage_cost(self.llm.model, usage)
+            if cost is not None:
+                self.cost_total = (self.cost_total or 0.0) + cost
+
+    def _destination(self, ctx: toolbox.ToolContext):
+        if ctx.route == "ambient":
+            return None
+        if ctx.route:
+            effort = self.session.efforts.get(ctx.route)
+            if effort is not None:
+                return effort
+        return self.session.efforts.active
+
+    def _log_exchange(self, turn: int, user_msg: dict[str, Any], reply: dict[str, Any], ctx) -> str:
+        effort = self._destination(ctx)
+        records = [user_msg, reply]
+        if effort is None:
+            self.session.append_ambient(records)
+            to = "ambient"
+        else:
+            self.session.append_effort(effort, records)
+            to = effort.id
+        self.session.log_event(ev.MESSAGE_LOGGED, to=to, count=len(records), next_turn=turn)
+        if self.on_logged is not None:
+            self.on_logged(to, records)
+        return to
+
+    def _commit(self, turn, user_msg, reply, ctx, result: TurnResult, emit: Emit) -> None:
+        session = self.session
+        assistant = {"role": "assistant", "content": reply, "ts": now_iso()}
+        if result.tool_calls:
+            assistant["tools"] = [c["name"] for c in result.tool_calls]
+        result.logged_to = self._log_exchange(turn, user_msg, assistant, ctx)
+        destination = session.efforts.get(result.logged_to)
+        if ctx.changes or (destination is not None and destination.is_concluded):
+            session.save_manifest()  # token and message counts of the efforts this turn touched
+        result.reply = reply
+        session.state.turn = turn
+        referenced = referenced_efforts(session, self.ids, [user_msg["content"], reply], ctx.touched)
+        report = end_of_turn(
+            session, turn, referenced,
+            decay_threshold=self.settings.decay_threshold,
+            eviction_threshold=self.settings.summary_eviction_threshold,
+        )
+        for effort_id in report.collapsed:
+            ctx.banner(f"Auto-collapsed effort: {effort_id} (inactive for {self.settings.decay_threshold} turns)")
+            emit(Banner(turn=turn, text=ctx.banners[-1]))
+            emit(EffortChanged(turn=turn, effort_id=effort_id, change="collapsed"))
+        for effort_id in report.evicted:
+            emit(EffortChanged(turn=turn, effort_id=effort_id, change="evicted"))
+        for effort_id in report.restored:
+            emit(EffortChanged(turn=turn, effort_id=effort_id, change="restored"))
+        figures = self.figures()
+        session.state.history.append({"turn": turn, "ccm": figures.total, "naive": figures.naive})
+        del session.state.history[:-HISTORY_LIMIT]
+        session.save_view()
+        session.save_state()
+        session.log_event(ev.TURN_DONE, logged_to=result.logged_to, total=figures.total, naive=figures.naive)
+        result.banners = list(ctx.banners)
+        result.context = figures
+        emit(figures)
+        emit(TurnDone(turn=turn, reply=reply, logged_to=result.logged_to, banners=tuple(ctx.banners),
+                      usage=dict(self.usage_total), context=figures))
+
+    def _finish_cancelled(self, turn, user_msg, partial: str, ctx) -> None:
+        """Escape: keep the exchange as far as it got, marked, as complete log lines."""
+        session = self.session
+        assistant = {"role": "assistant", "content": partial, "ts": now_iso(), "interrupted": True}
+        self._log_exchange(turn, user_msg, assistant, ctx)
+        session.state.turn = turn
+        session.save_view()
+        session.save_state()
+        session.log_event(ev.TURN_CANCELLED, partial_chars=len(partial))
+
+    # ---------------------------------------------------------------- actions
+    async def run_action(self, tool_name: str, arguments: dict[str, Any], emit: Emit | None = None) -> toolbox.ToolOutcome:
+        """A user action from the UI (expand, conclude, reopen ...), through the same tools as the model's."""
+        emit = emit or (lambda event: None)
+        turn = self.session.state.turn
+        ctx = toolbox.ToolContext(
+            session=self.session, llm=self.llm, turn=turn, summary_max_tokens=self.settings.summary_max_tokens,
+            search=self.search, source="user",
+        )
+        outcome = await toolbox.execute(ctx, tool_name, arguments)
+        for banner in ctx.banners:
+            emit(Banner(turn=turn, text=banner))
+        for effort_id, change in ctx.changes:
+            if change == "opened":
+                self.ids.add(effort_id)
+            emit(EffortChanged(turn=turn, effort_id=effort_id, change=change))
+        if outcome.ok:
+            referenced = set(ctx.touched)
+            for effort_id in referenced:
+                self.session.view.last_referenced[effort_id] = turn
+            self.session.save_view()
+            emit(self.figures())
+        return outcome

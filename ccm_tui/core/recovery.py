@@ -1,0 +1,153 @@
+"""Start-up recovery: reconcile snapshots with the event log after an unclean end.
+
+A clean run ends with ``session_end`` and ``clean_shutdown: true`` in
+``session_state.json``. Otherwise (kill -9, power loss, a crash) recovery:
+
+* recounts the ambient totals from ``raw.jsonl`` when the snapshot lags it;
+* advances the turn counter to the last turn the event log says finished;
+* notes torn last lines of JSONL files (appends start on a fresh line, so a
+  torn fragment never merges with new records; the fragment itself is kept);
+* finds an *orphaned turn* — a ``turn_start`` with no terminal event — whose
+  text can be re-sent (TUI prompt, ``ccm-tui send --retry-orphan``);
+* logs ``recovered`` with what it did and returns a report for the user.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from . import eventlog as ev
+from .session import EFFORTS_DIR, Session
+from .store import _parse_lines, file_size, read_jsonl_tail
+
+EVENT_TAIL = 5000
+
+
+@dataclass
+class UnansweredTurn:
+    text: str
+    turn: int
+    reason: str  # "orphaned" (no end recorded) or "failed"
+    error: str | None = None
+
+
+@dataclass
+class RecoveryReport:
+    unclean: bool = False
+    events_reconciled: int = 0
+    repaired: list[str] = field(default_factory=list)
+    torn_files: list[str] = field(default_factory=list)
+    orphan: UnansweredTurn | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.unclean or bool(self.repaired or self.torn_files or self.orphan or self.notes)
+
+    def lines(self) -> list[str]:
+        out = ["RECOVERY — the last run did not end cleanly" if self.unclean else "RECOVERY"]
+        out.append(f"Events reconciled: {self.events_reconciled}")
+        for item in self.repaired:
+            out.append(f"Repaired: {item}")
+        for item in self.torn_files:
+            out.append(f"Torn last line kept aside in: {item}")
+        for note in self.notes:
+            out.append(f"Note: {note}")
+        if self.orphan:
+            preview = " ".join(self.orphan.text.split())[:80]
+            out.append(f"Orphaned turn {self.orphan.turn}: \"{preview}\" got no reply — it can be retried")
+        else:
+            out.append("Orphaned turns: 0")
+        return out
+
+    def one_line(self) -> str:
+        return " · ".join(self.lines())
+
+
+def unanswered_turn(session: Session, events: list[dict] | None = None) -> UnansweredTurn | None:
+    """The last user message that started a turn which never finished (or failed)."""
+    events = events if events is not None else read_jsonl_tail(session.events.path, EVENT_TAIL)
+    for i in range(len(events) - 1, -1, -1):
+        event = events[i]
+        if event.get("event") != ev.TURN_START:
+            continue
+        later = [e.get("event") for e in events[i + 1 :]]
+        text = event.get("user")
+        if not isinstance(text, str) or not text:
+            return None
+        turn = int(event.get("next_turn") or event.get("turn", 0) + 1)
+        if ev.TURN_DONE in later or ev.TURN_CANCELLED in later:
+            return None
+        if ev.TURN_FAILED in later:
+            failed = next(e for e in events[i + 1 :] if e.get("event") == ev.TURN_FAILED)
+            return UnansweredTurn(text, turn, "failed", failed.get("error"))
+        return UnansweredTurn(text, turn, "orphaned")
+    return None
+
+
+def _torn_tail(path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if size == 0:
+                return False
+            fh.seek(size - 1)
+            return fh.read(1) != b"\n"
+    except OSError:
+        return False
+
+
+def recover(session: Session) -> RecoveryReport:
+    """Reconcile a session opened for writing; cheap when the last run ended cleanly.
+
+    The last run ended cleanly when the event log ends with ``session_end``.
+    """
+    events = read_jsonl_tail(session.events.path, EVENT_TAIL)
+    last = events[-1].get("event") if events else ev.SESSION_END
+    report = RecoveryReport(unclean=last != ev.SESSION_END or not session.state.clean_shutdown and bool(events))
+    report.notes.extend(session.load_notes)
+    session.load_notes.clear()
+    state = session.state
+    raw_size = file_size(session.raw_path)
+    if raw_size != state.ambient_bytes:
+        _recount_ambient(session, raw_size)
+        report.repaired.append("ambient totals recounted from raw.jsonl")
+    if report.changed:
+        since = [e for e in events if str(e.get("ts", "")) > (state.saved_at or "")]
+        report.events_reconciled = len(since)
+        finished = [int(e.get("next_turn") or 0) for e in since if e.get("event") == ev.MESSAGE_LOGGED]
+        if finished and max(finished) > state.turn:
+            report.repaired.append(f"turn counter {state.turn} → {max(finished)}")
+            state.turn = max(finished)
+        for path in [session.raw_path, session.events.path, *sorted((session.dir / EFFORTS_DIR).glob("*.jsonl"))]:
+            if _torn_tail(path):
+                report.torn_files.append(str(path.relative_to(session.dir)))
+        orphan = unanswered_turn(session, events)
+        report.orphan = orphan if orphan is not None and orphan.reason == "orphaned" else None
+        session.save_state()
+        session.log_event(
+            ev.RECOVERED, events_reconciled=report.events_reconciled, repaired=report.repaired,
+            torn_files=report.torn_files, orphan_turn=report.orphan.turn if report.orphan else None,
+        )
+    state.clean_shutdown = False
+    session.log_event(ev.SESSION_START, pid=os.getpid())
+    return report
+
+
+def _recount_ambient(session: Session, raw_size: int) -> None:
+    state = session.state
+    if raw_size > state.ambient_bytes and state.ambient_bytes > 0:
+        with open(session.raw_path, "rb") as fh:
+            fh.seek(state.ambient_bytes)
+            tail = fh.read()
+        records = _parse_lines(tail).records
+        state.ambient_messages += len(records)
+        state.ambient_tokens += sum(session.counter.count_message(m) for m in records if isinstance(m, dict))
+    else:
+        with open(session.raw_path, "rb") as fh:
+            records = _parse_lines(fh.read()).records
+        state.ambient_messages = len(records)
+        state.ambient_tokens = sum(session.counter.count_message(m) for m in records)
+    state.ambient_bytes = raw_size
+    session._load_ambient_tail()

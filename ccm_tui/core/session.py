@@ -1,0 +1,406 @@
+"""A session directory opened for use: files, in-memory state, the writer lock.
+
+Layout (the contract of DESIGN.md §3)::
+
+    raw.jsonl            ambient log, append-only
+    manifest.yaml        effort index
+    efforts/<id>.jsonl   one raw log per effort, append-only
+    expanded.json        expansion view state + reference bookkeeping
+    session_state.json   turn counter and other small state
+    events.jsonl         append-only event log
+
+Start-up reads only what the working context needs: the manifest, the small
+state files, the tail of the ambient log and the raw logs of open efforts.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import time
+from collections import deque
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import eventlog as ev
+from .efforts import CONCLUDED, OPEN, Effort, EffortTable, load_manifest, save_manifest
+from .eventlog import EventLog, now_iso
+from .tokens import TokenCounter
+from .store import StoreError, append_jsonl, atomic_write_json, file_size, read_jsonl, read_jsonl_tail
+
+RAW_FILE = "raw.jsonl"
+MANIFEST_FILE = "manifest.yaml"
+EFFORTS_DIR = "efforts"
+EXPANDED_FILE = "expanded.json"
+STATE_FILE = "session_state.json"
+EVENTS_FILE = "events.jsonl"
+LOCK_FILE = ".lock"
+SCHEMA_VERSION = 1
+
+
+class SessionLocked(StoreError):
+    """Another live process holds the session's writer lock."""
+
+    def __init__(self, path: Path, pid: int | None) -> None:
+        who = f"pid {pid}" if pid else "another process"
+        super().__init__(f"session {path} is in use by {who}; close it there or use another --session")
+        self.pid = pid
+
+
+@dataclass
+class SessionState:
+    """``session_state.json``: the turn counter and small running totals."""
+
+    schema: int = SCHEMA_VERSION
+    turn: int = 0
+    compaction_count: int = 0
+    ambient_messages: int = 0
+    ambient_tokens: int = 0
+    ambient_bytes: int = 0  # size of raw.jsonl the totals above describe
+    ambient_window: int | None = None  # shrunk by compaction; None = configured size
+    clean_shutdown: bool = True
+    budget: int | None = None  # the token budget last used (for status without a model)
+    saved_at: str = ""
+    history: list[dict[str, int]] = field(default_factory=list)  # per-turn context figures (bounded)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "SessionState":
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        state = cls(**known)
+        for key in ("turn", "compaction_count", "ambient_messages", "ambient_tokens", "ambient_bytes"):
+            if not isinstance(getattr(state, key), int) or getattr(state, key) < 0:
+                setattr(state, key, 0)
+        if not isinstance(state.history, list):
+            state.history = []
+        return state
+
+
+@dataclass
+class ViewState:
+    """``expanded.json``: which concluded efforts are expanded and reference bookkeeping.
+
+    ``expanded`` maps id → turns since last reference. ``summaries`` maps the ids
+    of concluded efforts whose summary is in working memory → the turn they were
+    last referenced (or concluded). Concluded efforts not in it are *evicted*.
+    """
+
+    expanded: dict[str, int] = field(default_factory=dict)
+    summaries: dict[str, int] = field(default_factory=dict)
+    last_referenced: dict[str, int] = field(default_factory=dict)  # open efforts too, for the UI
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ViewState":
+        def int_map(value: Any) -> dict[str, int]:
+            if not isinstance(value, dict):
+                return {}
+            return {str(k): int(v) for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+        return cls(
+            expanded=int_map(data.get("expanded")),
+            summaries=int_map(data.get("summaries")),
+            last_referenced=int_map(data.get("last_referenced")),
+        )
+
+
+class SessionLock:
+    """An exclusive ``flock`` on ``<session>/.lock``; the kernel drops it when the process dies,
+    so a lock left by a killed process is never stale."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / LOCK_FILE
+        self._fd: int | None = None
+
+    def holder_pid(self) -> int | None:
+        try:
+            text = self.path.read_text().strip()
+            return int(text.split()[0]) if text else None
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def acquire(self, wait: float = 2.0) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    os.close(fd)
+                    raise
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise SessionLocked(self.path.parent, self.holder_pid()) from None
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        os.fsync(fd)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            os.ftruncate(self._fd, 0)
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        finally:
+            os.close(self._fd)
+            self._fd = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+
+class Session:
+    """The files of one session plus the in-memory state a turn needs."""
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        ambient_window: int = 10,
+        readonly: bool = False,
+        counter: TokenCounter | None = None,
+    ) -> None:
+        self.dir = Path(directory)
+        self.counter = counter or TokenCounter()
+        self.effort_raw_total = 0  # tokens of every effort's raw log (naive figure)
+        self.readonly = readonly
+        self.configured_ambient_window = ambient_window
+        self.lock = SessionLock(self.dir)
+        self.events = EventLog(self.dir / EVENTS_FILE)
+        self.efforts = EffortTable()
+        self.state = SessionState()
+        self.view = ViewState()
+        self.load_notes: list[str] = []
+        self._logs: dict[str, list[dict[str, Any]]] = {}
+        self._ambient: deque[dict[str, Any]] = deque()
+
+    # ------------------------------------------------------------------ paths
+    @property
+    def raw_path(self) -> Path:
+        return self.dir / RAW_FILE
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.dir / MANIFEST_FILE
+
+    def effort_path(self, effort_id: str) -> Path:
+        return self.dir / EFFORTS_DIR / f"{effort_id}.jsonl"
+
+    # -------------------------------------------------------------- lifecycle
+    @classmethod
+    def open(
+        cls,
+        directory: Path,
+        *,
+        ambient_window: int = 10,
+        readonly: bool = False,
+        lock_wait: float = 2.0,
+        counter: TokenCounter | None = None,
+    ) -> "Session":
+        session = cls(directory, ambient_window=ambient_window, readonly=readonly, counter=counter)
+        if not readonly:
+            session.dir.mkdir(parents=True, exist_ok=True)
+            (session.dir / EFFORTS_DIR).mkdir(exist_ok=True)
+            session.lock.acquire(wait=lock_wait)
+        elif not session.dir.is_dir():
+            raise StoreError(f"no session at {session.dir}")
+        try:
+            session.load()
+        except BaseException:
+            session.lock.release()
+            raise
+        return session
+
+    def load(self) -> None:
+        """(Re)read the snapshots and the parts of the logs the working context needs."""
+        self.efforts = EffortTable(load_manifest(self.manifest_path))
+        self.state = self._read_state()
+        self.view = self._read_view()
+        self._logs.clear()
+        self._load_ambient_tail()
+        for effort in self.efforts.open_efforts():
+            log = self.effort_log(effort.id)
+            effort.raw_tokens = sum(self.counter.count_message(m) for m in log)
+            effort.messages = len(log)
+        self.effort_raw_total = sum(e.raw_tokens for e in self.efforts)
+        for effort_id in list(self.view.expanded):
+            effort = self.efforts.get(effort_id)
+            if effort is None or not effort.is_concluded:
+                del self.view.expanded[effort_id]
+        for effort_id in list(self.view.summaries):
+            effort = self.efforts.get(effort_id)
+            if effort is None or not effort.is_concluded:
+                del self.view.summaries[effort_id]
+
+    def _read_json_file(self, name: str) -> dict[str, Any]:
+        path = self.dir / name
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            self.load_notes.append(f"{path}: unreadable ({exc.__class__.__name__}); rebuilt from the logs")
+            return {}
+        if not isinstance(data, dict):
+            self.load_notes.append(f"{path}: not a JSON object; rebuilt from the logs")
+            return {}
+        return data
+
+    def _read_state(self) -> SessionState:
+        return SessionState.from_dict(self._read_json_file(STATE_FILE))
+
+    def _read_view(self) -> ViewState:
+        return ViewState.from_dict(self._read_json_file(EXPANDED_FILE))
+
+    def _load_ambient_tail(self) -> None:
+        window = max(self.ambient_window, self.configured_ambient_window)
+        self._ambient = deque(
+            (m for m in read_jsonl_tail(self.raw_path, 2 * window + 8) if m.get("role") in ("user", "assistant")),
+            maxlen=2 * max(window, 1) + 8,
+        )
+
+    def close(self, *, clean: bool = True) -> None:
+        if self.lock.held:
+            if clean:
+                self.state.clean_shutdown = True
+                self.save_state()
+                self.log_event(ev.SESSION_END)
+            self.lock.release()
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close(clean=exc[0] is None)
+
+    # ------------------------------------------------------------- snapshots
+    def save_manifest(self) -> None:
+        self._require_writer()
+        save_manifest(self.manifest_path, self.efforts.efforts)
+
+    def save_state(self) -> None:
+        self._require_writer()
+        self.state.saved_at = now_iso()
+        atomic_write_json(self.dir / STATE_FILE, asdict(self.state))
+
+    def save_view(self) -> None:
+        self._require_writer()
+        atomic_write_json(self.dir / EXPANDED_FILE, asdict(self.view))
+
+    def log_event(self, event: str, **fields: Any) -> dict[str, Any]:
+        self._require_writer()
+        return self.events.log(event, self.state.turn, **fields)
+
+    def _require_writer(self) -> None:
+        if self.readonly:
+            raise StoreError(f"session {self.dir} is open read-only")
+
+    # ------------------------------------------------------------------ logs
+    def effort_log(self, effort_id: str) -> list[dict[str, Any]]:
+        """The raw log of an effort, read once and then kept in step with appends."""
+        log = self._logs.get(effort_id)
+        if log is None:
+            result = read_jsonl(self.effort_path(effort_id))
+            if result.bad_lines:
+                self.load_notes.append(
+                    f"{self.effort_path(effort_id)}: skipped unreadable line(s) {result.bad_lines[:5]}"
+                )
+            log = [m for m in result.records if isinstance(m.get("content"), str)]
+            self._logs[effort_id] = log
+        return log
+
+    def forget_log(self, effort_id: str) -> None:
+        """Drop a raw log from memory (it left the working context)."""
+        self._logs.pop(effort_id, None)
+
+    def append_effort(self, effort: Effort, messages: list[dict[str, Any]]) -> None:
+        self._require_writer()
+        append_jsonl(self.effort_path(effort.id), messages)
+        if effort.id in self._logs:
+            self._logs[effort.id].extend(messages)
+        delta = sum(self.counter.count_message(m) for m in messages)
+        effort.raw_tokens += delta
+        self.effort_raw_total += delta
+        effort.messages += len(messages)
+
+    def append_ambient(self, messages: list[dict[str, Any]]) -> int:
+        self._require_writer()
+        written = append_jsonl(self.raw_path, messages)
+        self._ambient.extend(m for m in messages if m.get("role") in ("user", "assistant"))
+        self.state.ambient_messages += len(messages)
+        self.state.ambient_tokens += sum(self.counter.count_message(m) for m in messages)
+        self.state.ambient_bytes += written
+        return written
+
+    @property
+    def ambient_window(self) -> int:
+        if self.state.ambient_window is not None:
+            return min(self.state.ambient_window, self.configured_ambient_window)
+        return self.configured_ambient_window
+
+    def ambient_messages(self) -> list[dict[str, Any]]:
+        """The last ``ambient_window`` exchanges of the ambient log."""
+        window = self.ambient_window
+        if window <= 0:
+            return []
+        messages = list(self._ambient)
+        users = 0
+        start = len(messages)
+        for i in range(len(messages) - 1, -1, -1):
+            if messages[i].get("role") == "user":
+                users += 1
+                if users > window:
+                    break
+            start = i
+        return messages[start:]
+
+    # --------------------------------------------------------------- queries
+    def expanded_efforts(self) -> list[Effort]:
+        return [e for eid in self.view.expanded if (e := self.efforts.get(eid)) is not None]
+
+    def summaries_in_memory(self) -> list[Effort]:
+        return [e for eid in self.view.summaries if (e := self.efforts.get(eid)) is not None and e.summary]
+
+    def is_evicted(self, effort: Effort) -> bool:
+        return effort.is_concluded and effort.id not in self.view.summaries
+
+    def status_dict(self) -> dict[str, Any]:
+        return {
+            "turn": self.state.turn,
+            "efforts": [
+                {
+                    "id": e.id,
+                    "name": e.name,
+                    "status": e.status,
+                    "active": e.active,
+                    "expanded": e.id in self.view.expanded,
+                    "turns_since_reference": self.view.expanded.get(e.id),
+                    "in_memory": e.is_open or e.id in self.view.summaries,
+                    "evicted": self.is_evicted(e),
+                    "summary": e.summary,
+                    "raw_file": e.raw_file,
+                    "raw_tokens": e.raw_tokens,
+                    "messages": e.messages,
+                    "reopen_count": e.reopen_count,
+                    **({"source": e.source} if e.source else {}),
+                }
+                for e in self.efforts
+            ],
+        }
+
+
+__all__ = [
+    "CONCLUDED",
+    "OPEN",
+    "Session",
+    "SessionLocked",
+    "SessionState",
+    "ViewState",
+    "file_size",
+]

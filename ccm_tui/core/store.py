@@ -1,0 +1,182 @@
+"""Durable file primitives for a session directory.
+
+Two kinds of writes exist in a session and both live here:
+
+* appends to JSONL logs (raw logs and the event log): one complete line per
+  record, flushed and fsynced before the caller reports success;
+* whole-file replacements (manifest, state snapshots): written to a temporary
+  file in the same directory, fsynced, then renamed over the target, so a
+  reader sees either the old or the new file, never half of one.
+
+Readers are tolerant: a torn last line (a crash mid-append) is reported, not
+fatal; a broken line elsewhere is reported with its line number.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class StoreError(RuntimeError):
+    """A session file could not be read or written; the message names the file."""
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` atomically (temp file + fsync + rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+def encode_line(record: dict[str, Any]) -> str:
+    """One JSONL line. Control characters are escaped by json; newlines never split a record."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def append_jsonl(path: Path, records: Iterable[dict[str, Any]], *, sync: bool = True) -> int:
+    """Append records as complete lines; flush and fsync. Returns bytes written.
+
+    If the file ends with a torn line (no trailing newline, left by a crash), a
+    newline is written first so the new record starts on a line of its own and
+    the torn fragment stays recognisable as broken rather than merging with it.
+    """
+    data = "".join(encode_line(r) for r in records)
+    if not data:
+        return 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        prefix = b""
+        if size:
+            fh.seek(size - 1)
+            if fh.read(1) != b"\n":
+                prefix = b"\n"
+        payload = prefix + data.encode("utf-8")
+        fh.write(payload)
+        fh.flush()
+        if sync:
+            os.fsync(fh.fileno())
+    return len(payload)
+
+
+@dataclass
+class JsonlRead:
+    """Result of reading a JSONL file: the good records and what was skipped."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    bad_lines: list[int] = field(default_factory=list)  # 1-based line numbers
+    torn_tail: bool = False  # last line lacked its newline and did not parse
+
+
+def _parse_lines(raw: bytes, first_lineno: int = 1) -> JsonlRead:
+    out = JsonlRead()
+    if not raw:
+        return out
+    lines = raw.split(b"\n")
+    complete_tail = raw.endswith(b"\n")
+    if complete_tail:
+        lines = lines[:-1]
+    last = len(lines) - 1
+    for i, line in enumerate(lines):
+        lineno = first_lineno + i
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line.decode("utf-8", errors="replace"))
+        except ValueError:
+            rec = None
+        if not isinstance(rec, dict):
+            if i == last and not complete_tail:
+                out.torn_tail = True
+            else:
+                out.bad_lines.append(lineno)
+            continue
+        out.records.append(rec)
+    return out
+
+
+def read_jsonl(path: Path) -> JsonlRead:
+    """Read a whole JSONL file tolerantly. A missing file reads as empty."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return JsonlRead()
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    return _parse_lines(raw)
+
+
+def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    yield from read_jsonl(path).records
+
+
+def read_jsonl_tail(path: Path, max_records: int, *, chunk: int = 65536) -> list[dict[str, Any]]:
+    """The last ``max_records`` good records of a JSONL file, reading from the end.
+
+    Cost depends on the size of the tail, not of the file, so a session with a
+    million ambient lines starts as fast as an empty one.
+    """
+    if max_records <= 0:
+        return []
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        return []
+    with fh:
+        end = fh.seek(0, os.SEEK_END)
+        pos = end
+        buf = b""
+        while pos > 0:
+            step = min(chunk, pos)
+            pos -= step
+            fh.seek(pos)
+            buf = fh.read(step) + buf
+            if buf.count(b"\n") > max_records + 1:
+                break
+        if pos > 0:
+            # drop the partial first line
+            nl = buf.find(b"\n")
+            buf = buf[nl + 1 :] if nl >= 0 else b""
+    return _parse_lines(buf).records[-max_records:]
+
+
+def file_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0

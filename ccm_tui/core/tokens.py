@@ -1,0 +1,100 @@
+"""Token counting with tiktoken, offline, cached per message.
+
+tiktoken downloads its encodings on first use; litellm ships the cl100k and
+o200k files, so when ``TIKTOKEN_CACHE_DIR`` is unset we point it there before
+tiktoken loads anything. Counting is cached by message identity and content,
+so the cost of a turn does not grow with history.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections import OrderedDict
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+# Per-message framing overhead of the chat format (OpenAI's published rule of thumb).
+MESSAGE_OVERHEAD = 4
+REPLY_PRIMING = 3
+FALLBACK_ENCODING = "cl100k_base"
+
+
+def configure_offline_tiktoken() -> None:
+    """Point tiktoken at litellm's bundled encodings unless the user chose a cache dir."""
+    if os.environ.get("TIKTOKEN_CACHE_DIR"):
+        return
+    spec = importlib.util.find_spec("litellm")  # locates the package without importing it
+    if spec is None or not spec.submodule_search_locations:
+        return
+    bundled = Path(list(spec.submodule_search_locations)[0]) / "litellm_core_utils" / "tokenizers"
+    if bundled.is_dir():
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(bundled)
+
+
+def encoding_name_for_model(model: str | None) -> str:
+    """o200k for the 4o/4.1/o-series/gpt-5 families, cl100k otherwise (a close estimate for
+    non-OpenAI models, whose tokenizers tiktoken does not ship)."""
+    name = (model or "").lower().rsplit("/", 1)[-1]
+    if name.startswith(("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "chatgpt-4o", "gpt-oss")):
+        return "o200k_base"
+    return FALLBACK_ENCODING
+
+
+@lru_cache(maxsize=4)
+def _encoding(name: str):
+    configure_offline_tiktoken()
+    import tiktoken
+
+    try:
+        return tiktoken.get_encoding(name)
+    except Exception:  # noqa: BLE001 - offline or unknown encoding: fall back, never fail a turn
+        if name != FALLBACK_ENCODING:
+            return _encoding(FALLBACK_ENCODING)
+        raise
+
+
+class TokenCounter:
+    """Counts tokens of texts and chat messages for one model, with a bounded cache."""
+
+    def __init__(self, model: str | None = None, cache_size: int = 200_000) -> None:
+        self.encoding_name = encoding_name_for_model(model)
+        self._cache: OrderedDict[str, int] = OrderedDict()
+        self._cache_size = cache_size
+
+    @property
+    def encoding(self):
+        return _encoding(self.encoding_name)
+
+    def count_text(self, text: str) -> int:
+        if not text:
+            return 0
+        cached = self._cache.get(text)
+        if cached is not None:
+            self._cache.move_to_end(text)
+            return cached
+        n = len(self.encoding.encode(text, disallowed_special=()))
+        self._cache[text] = n
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return n
+
+    def count_message(self, message: dict[str, Any]) -> int:
+        """Tokens a chat message costs in a request, including framing and tool calls."""
+        n = MESSAGE_OVERHEAD + self.count_text(str(message.get("content") or ""))
+        for call in message.get("tool_calls") or ():
+            fn = call.get("function", {}) if isinstance(call, dict) else {}
+            n += self.count_text(str(fn.get("name", ""))) + self.count_text(str(fn.get("arguments", "")))
+            n += MESSAGE_OVERHEAD
+        if message.get("name"):
+            n += 1
+        return n
+
+    def count_messages(self, messages: list[dict[str, Any]]) -> int:
+        return sum(self.count_message(m) for m in messages) + (REPLY_PRIMING if messages else 0)
+
+    def count_json(self, data: Any) -> int:
+        import json
+
+        return self.count_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")))

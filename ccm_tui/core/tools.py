@@ -1,0 +1,384 @@
+"""The tools the model (and the UI) use to manage efforts.
+
+Each tool is one small async handler plus its OpenAI-style definition,
+registered with :func:`tool`. Handlers raise :class:`ToolError` for anything
+wrong with the call (unknown id, wrong state, bad arguments); the registry turns
+that into a JSON error for the model, so a bad call never ends a turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import eventlog as ev
+from .efforts import CONCLUDED, OPEN, Effort, MAX_NAME_CHARS, unique_slug
+from .eventlog import now_iso
+from .llm import LLMClient, LLMError, parse_arguments
+from .session import Session
+from .summarize import summarize_messages
+
+REOPEN_SEPARATOR = "--- Effort reopened ---"
+
+
+class ToolError(Exception):
+    """A tool call the model got wrong; the message is returned to it."""
+
+
+@dataclass
+class ToolContext:
+    """What a tool call may touch, and what it reports back to the turn."""
+
+    session: Session
+    llm: LLMClient | None
+    turn: int
+    pending: list[dict[str, Any]] = field(default_factory=list)  # this turn's messages, not yet logged
+    summary_max_tokens: int = 150
+    search: Callable[[str, int], list[Any]] | None = None
+    route: str | None = None  # "ambient" or an effort id; None = default routing
+    banners: list[str] = field(default_factory=list)
+    changes: list[tuple[str, str]] = field(default_factory=list)
+    touched: set[str] = field(default_factory=set)  # efforts a tool referenced (salience)
+    source: str = "model"  # "model" or "user" (UI actions)
+
+    def banner(self, text: str) -> None:
+        self.banners.append(f"--- {text} ---")
+
+    def changed(self, effort_id: str, change: str) -> None:
+        self.changes.append((effort_id, change))
+        self.touched.add(effort_id)
+
+
+Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: Handler
+
+    @property
+    def definition(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+REGISTRY: dict[str, Tool] = {}
+
+
+def tool(tool_name: str, description: str, /, **params: str) -> Callable[[Handler], Handler]:
+    """Register a handler. ``params`` maps argument name → description; a trailing ``_``
+    on the name marks it optional (``id_``). All arguments are strings."""
+    properties = {}
+    required = []
+    for key, desc in params.items():
+        optional = key.endswith("_")
+        arg = key.rstrip("_")
+        properties[arg] = {"type": "string", "description": desc}
+        if not optional:
+            required.append(arg)
+    schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+    def register(fn: Handler) -> Handler:
+        REGISTRY[tool_name] = Tool(tool_name, description, schema, fn)
+        return fn
+
+    return register
+
+
+def definitions(names: list[str] | None = None) -> list[dict[str, Any]]:
+    return [t.definition for n, t in REGISTRY.items() if names is None or n in names]
+
+
+@dataclass
+class ToolOutcome:
+    name: str
+    arguments: dict[str, Any]
+    result: dict[str, Any]
+    ok: bool
+
+    @property
+    def content(self) -> str:
+        return json.dumps(self.result, ensure_ascii=False)
+
+
+def _validate(t: Tool, args: dict[str, Any]) -> None:
+    props = t.parameters["properties"]
+    for key in t.parameters["required"]:
+        if key not in args or args[key] in (None, ""):
+            raise ToolError(f"missing required argument '{key}'")
+    for key, value in args.items():
+        if key not in props:
+            raise ToolError(f"unknown argument '{key}' (expected: {', '.join(props) or 'none'})")
+        if value is not None and not isinstance(value, str):
+            raise ToolError(f"argument '{key}' must be a string, got {type(value).__name__}")
+
+
+async def execute(ctx: ToolContext, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolOutcome:
+    """Run one tool call; never raises for the model's mistakes."""
+    if isinstance(raw_arguments, dict):
+        args, problem = raw_arguments, None
+    else:
+        args, problem = parse_arguments(raw_arguments or "")
+    t = REGISTRY.get(name)
+    if t is None:
+        result = {"error": f"unknown tool '{name}'", "available": sorted(REGISTRY)}
+        return ToolOutcome(name, args or {}, result, ok=False)
+    if problem or args is None:
+        return ToolOutcome(name, {}, {"error": f"{name}: {problem}"}, ok=False)
+    try:
+        _validate(t, args)
+        result = await t.handler(ctx, args)
+        ok = True
+    except ToolError as exc:
+        result, ok = {"error": f"{name}: {exc}"}, False
+    except LLMError as exc:
+        result, ok = {"error": f"{name}: the summary model failed: {exc}"}, False
+    ctx.session.log_event(ev.TOOL_CALLED, tool=name, arguments=args, ok=ok,
+                          **({} if ok else {"error": result.get("error")}), source=ctx.source)
+    return ToolOutcome(name, args, result, ok)
+
+
+# --------------------------------------------------------------------------- helpers
+def _effort(ctx: ToolContext, effort_id: str | None, *, default_active: bool = False) -> Effort:
+    efforts = ctx.session.efforts
+    if not effort_id:
+        if default_active and efforts.active is not None:
+            return efforts.active
+        raise ToolError("no effort id given and no effort is active")
+    effort = efforts.get(effort_id.strip())
+    if effort is None:
+        known = ", ".join(sorted(e.id for e in efforts.open_efforts())) or "none open"
+        raise ToolError(f"no effort with id '{effort_id}' (open: {known}; use search_efforts to find others)")
+    return effort
+
+
+def _tokens_of(ctx: ToolContext, effort: Effort) -> int:
+    return sum(ctx.session.counter.count_message(m) for m in ctx.session.effort_log(effort.id))
+
+
+# --------------------------------------------------------------------------- tools
+@tool(
+    "open_effort",
+    "Open a new effort: a focused topic with a natural end (a bug to fix, a trip to plan, a document to "
+    "write). It becomes the active effort and the current exchange is logged to it. Other open efforts "
+    "stay open in the background. Do not open efforts for greetings or one-off questions.",
+    name="Short name for the effort, e.g. 'auth bug' or 'japan trip'; it becomes the effort id.",
+)
+async def open_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    name = args["name"].strip()[:MAX_NAME_CHARS]
+    session = ctx.session
+    effort = Effort(id=unique_slug(name, session.efforts.ids()), name=name, status=OPEN, created=now_iso())
+    session.efforts.add(effort)
+    session.efforts.set_active(effort)
+    session.effort_path(effort.id).touch()
+    session.effort_log(effort.id)
+    session.save_manifest()
+    session.view.last_referenced[effort.id] = ctx.turn
+    session.log_event(ev.EFFORT_OPENED, effort_id=effort.id, name=name)
+    ctx.route = effort.id
+    ctx.banner(f"Opened effort: {effort.id}")
+    ctx.changed(effort.id, "opened")
+    return {"status": "opened", "effort_id": effort.id, "active": True}
+
+
+@tool(
+    "close_effort",
+    "Conclude an effort. Summarizes the whole conversation and removes its raw log from working context; "
+    "the log stays on disk, searchable. Concluded efforts can be reopened later with reopen_effort if the "
+    "user returns to the topic. Only call when the user explicitly says the work is DONE or COMPLETE; "
+    "never when they say pause, later, or switch topics.",
+    id_="Effort id; defaults to the active effort.",
+)
+async def close_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    effort = _effort(ctx, args.get("id"), default_active=True)
+    if not effort.is_open:
+        raise ToolError(f"effort '{effort.id}' is already concluded")
+    if ctx.llm is None:
+        raise ToolError("no model is configured to write the summary")
+    session = ctx.session
+    log = list(session.effort_log(effort.id))
+    # The concluding exchange belongs to the effort: summarize it too (unless it is an aside).
+    if ctx.route in (None, effort.id) and (effort.active or ctx.route == effort.id):
+        log += [m for m in ctx.pending if m.get("role") in ("user", "assistant")]
+    summary = await summarize_messages(
+        ctx.llm, log, counter=session.counter, max_tokens=ctx.summary_max_tokens, title=effort.name or effort.id
+    )
+    was_active = effort.active
+    effort.status = CONCLUDED
+    effort.active = False
+    effort.summary = summary
+    effort.summary_tokens = session.counter.count_text(summary)
+    effort.concluded_at = now_iso()
+    effort.checkpoint, effort.checkpoint_upto = None, 0
+    session.view.summaries[effort.id] = ctx.turn  # grace period starts now
+    session.view.expanded.pop(effort.id, None)
+    session.save_manifest()
+    session.save_view()
+    session.log_event(ev.EFFORT_CONCLUDED, effort_id=effort.id, summary_tokens=effort.summary_tokens,
+                      raw_tokens=effort.raw_tokens)
+    if ctx.route is None and was_active:
+        ctx.route = effort.id
+    ctx.banner(f"Concluded effort: {effort.id}")
+    ctx.changed(effort.id, "concluded")
+    return {"status": "concluded", "effort_id": effort.id, "summary": summary}
+
+
+@tool(
+    "effort_status",
+    "List efforts: open (which is active), expanded, and concluded ones in working memory, with token counts.",
+)
+async def effort_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    session = ctx.session
+    open_ = [
+        {"id": e.id, "active": e.active, "tokens": e.raw_tokens} for e in session.efforts.open_efforts()
+    ]
+    expanded = [
+        {"id": e.id, "tokens": e.raw_tokens, "turns_since_reference": session.view.expanded.get(e.id, 0)}
+        for e in session.expanded_efforts()
+    ]
+    concluded = [
+        {"id": e.id, "summary": e.summary, "summary_tokens": e.summary_tokens, "raw_tokens": e.raw_tokens}
+        for e in session.summaries_in_memory()
+    ]
+    evicted = sum(1 for e in session.efforts.concluded() if session.is_evicted(e))
+    return {"open": open_, "expanded": expanded, "concluded": concluded, "evicted_count": evicted}
+
+
+@tool(
+    "route_to_ambient",
+    "Call when the user's current message is a quick aside unrelated to the active effort (e.g. a one-off "
+    "question in the middle of other work). This exchange is then logged to the ambient log and the active "
+    "effort's log is left untouched. Do not call it for messages about the active effort.",
+)
+async def route_to_ambient(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    ctx.route = "ambient"
+    active = ctx.session.efforts.active
+    return {"status": "routed", "logged_to": "ambient", "active_effort_untouched": active.id if active else None}
+
+
+@tool(
+    "expand_effort",
+    "Load a concluded effort's raw log back into working context (read-only) to answer detailed questions "
+    "about it. It collapses by itself after a few turns without reference.",
+    id="Concluded effort id.",
+)
+async def expand_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    effort = _effort(ctx, args["id"])
+    if not effort.is_concluded:
+        raise ToolError(f"effort '{effort.id}' is open, its log is already in context")
+    session = ctx.session
+    already = effort.id in session.view.expanded
+    session.view.expanded[effort.id] = 0
+    session.view.summaries[effort.id] = ctx.turn
+    tokens = _tokens_of(ctx, effort)
+    session.save_view()
+    if not already:
+        session.log_event(ev.EFFORT_EXPANDED, effort_id=effort.id, tokens=tokens)
+        ctx.banner(f"Expanded effort: {effort.id} ({tokens} tokens loaded)")
+    ctx.changed(effort.id, "expanded")
+    return {"status": "expanded" if not already else "already expanded", "effort_id": effort.id, "tokens": tokens}
+
+
+@tool(
+    "collapse_effort",
+    "Return an expanded effort to its summary, freeing working context.",
+    id="Expanded effort id.",
+)
+async def collapse_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    effort = _effort(ctx, args["id"])
+    session = ctx.session
+    if effort.id not in session.view.expanded:
+        raise ToolError(f"effort '{effort.id}' is not expanded")
+    collapse(session, effort.id)
+    ctx.banner(f"Collapsed effort: {effort.id}")
+    ctx.changed(effort.id, "collapsed")
+    return {"status": "collapsed", "effort_id": effort.id}
+
+
+def collapse(session: Session, effort_id: str, *, reason: str = "tool") -> None:
+    """Drop an expansion (used by the tool, by decay and by compaction)."""
+    session.view.expanded.pop(effort_id, None)
+    session.forget_log(effort_id)
+    session.save_view()
+    session.log_event(ev.EFFORT_COLLAPSED, effort_id=effort_id, reason=reason)
+
+
+@tool(
+    "switch_effort",
+    "Make another open effort the active one (new messages go to it); the previous one stays open.",
+    id="Open effort id.",
+)
+async def switch_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    effort = _effort(ctx, args["id"])
+    if not effort.is_open:
+        raise ToolError(f"effort '{effort.id}' is concluded; use reopen_effort to continue it")
+    session = ctx.session
+    previous = session.efforts.active
+    session.efforts.set_active(effort)
+    session.save_manifest()
+    session.log_event(ev.EFFORT_SWITCHED, effort_id=effort.id, previous=previous.id if previous else None)
+    if ctx.route not in ("ambient",):
+        ctx.route = effort.id
+    ctx.banner(f"Switched to effort: {effort.id}")
+    ctx.changed(effort.id, "switched")
+    return {"status": "switched", "effort_id": effort.id, "previous": previous.id if previous else None}
+
+
+@tool(
+    "search_efforts",
+    "Search ALL efforts (open, concluded, and older ones no longer in working memory) by relevance. "
+    "Returns id, status, summary, score and a matching snippet, best first.",
+    query="What to look for, in plain words.",
+)
+async def search_efforts(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    if ctx.search is None:
+        raise ToolError("search is not available in this session")
+    hits = ctx.search(args["query"], 8)
+    for hit in hits:
+        ctx.touched.add(hit.id)
+    return {
+        "query": args["query"],
+        "results": [
+            {"id": h.id, "status": h.status, "summary": h.summary, "score": round(h.score, 3), "snippet": h.snippet}
+            for h in hits
+        ],
+    }
+
+
+@tool(
+    "reopen_effort",
+    "Reopen a concluded effort to continue working on it. The original conversation history is preserved "
+    "— new messages append to the existing log. Use when the user wants to return to a past topic. If the "
+    "user names a specific effort, call directly. If ambiguous, use search_efforts first and ask the user.",
+    id="The concluded effort ID to reopen.",
+)
+async def reopen_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    effort = _effort(ctx, args["id"])
+    if not effort.is_concluded:
+        raise ToolError(f"effort '{effort.id}' is not concluded (status: {effort.status})")
+    session = ctx.session
+    prior = effort.summary
+    effort.status = OPEN
+    session.efforts.set_active(effort)
+    effort.reopen_count += 1
+    session.view.expanded.pop(effort.id, None)
+    session.view.summaries.pop(effort.id, None)
+    session.view.last_referenced[effort.id] = ctx.turn
+    session.forget_log(effort.id)
+    session.append_effort(effort, [{"role": "system", "content": REOPEN_SEPARATOR, "ts": now_iso()}])
+    session.effort_log(effort.id)
+    session.save_manifest()
+    session.save_view()
+    session.log_event(ev.EFFORT_REOPENED, effort_id=effort.id, reopen_count=effort.reopen_count)
+    if ctx.route != "ambient":
+        ctx.route = effort.id
+    ctx.banner(f"Reopened effort: {effort.id}")
+    ctx.changed(effort.id, "reopened")
+    return {"status": "reopened", "effort_id": effort.id, "prior_summary": prior}

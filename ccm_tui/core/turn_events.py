@@ -1,0 +1,115 @@
+"""Typed events a turn reports while it runs. The CLI and the TUI consume the same stream."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TurnEvent:
+    """Base class; every event carries the turn number it belongs to."""
+
+    turn: int
+
+
+@dataclass(frozen=True)
+class TurnStarted(TurnEvent):
+    user: str
+
+
+@dataclass(frozen=True)
+class TextDelta(TurnEvent):
+    """A piece of the assistant's reply as it streams in."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class RoundReset(TurnEvent):
+    """Text streamed so far in this round was preamble to tool calls; a new round starts."""
+
+
+@dataclass(frozen=True)
+class Banner(TurnEvent):
+    """A one-line notice shown apart from the chat, e.g. ``--- Opened effort: auth-bug ---``."""
+
+    text: str
+    kind: str = "effort"  # effort | compaction | pause | recovery | info
+
+
+@dataclass(frozen=True)
+class EffortChanged(TurnEvent):
+    """An effort changed state; the sidebar redraws from ``status``."""
+
+    effort_id: str
+    change: str  # opened | concluded | expanded | collapsed | reopened | switched | evicted | restored
+
+
+@dataclass(frozen=True)
+class ToolCalled(TurnEvent):
+    name: str
+    arguments: dict[str, Any]
+    result: dict[str, Any]
+    ok: bool
+
+
+@dataclass(frozen=True)
+class ContextFigures(TurnEvent):
+    """Token counts of the working context, per layer, and the naive figure."""
+
+    layers: dict[str, int]
+    total: int
+    naive: int
+    budget: int
+    cost: float | None = None
+
+    @property
+    def savings(self) -> float:
+        return 0.0 if self.naive <= 0 else max(0.0, 1.0 - self.total / self.naive)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "naive": self.naive,
+            "budget": self.budget,
+            "savings": round(self.savings, 4),
+            "layers": dict(self.layers),
+        }
+
+
+@dataclass(frozen=True)
+class Paused(TurnEvent):
+    """The provider rate-limited us; the turn waits and retries by itself."""
+
+    reason: str
+    resume_at: float  # epoch seconds
+    attempt: int
+
+
+@dataclass(frozen=True)
+class Resumed(TurnEvent):
+    pass
+
+
+@dataclass(frozen=True)
+class TurnDone(TurnEvent):
+    reply: str
+    logged_to: str  # "ambient" or an effort id
+    banners: tuple[str, ...] = ()
+    usage: dict[str, int] = field(default_factory=dict)
+    context: ContextFigures | None = None
+
+
+@dataclass(frozen=True)
+class TurnFailed(TurnEvent):
+    """The turn could not finish. The user's message is kept (see ``retryable``)."""
+
+    message: str
+    partial: str = ""
+    retryable: bool = True
+
+
+@dataclass(frozen=True)
+class TurnCancelled(TurnEvent):
+    partial: str = ""

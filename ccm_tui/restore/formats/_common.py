@@ -1,0 +1,115 @@
+"""Helpers shared by the format parsers: line splitting and turn assembly."""
+
+from __future__ import annotations
+
+from ccm_tui.restore.turns import Artifact, ArtifactAction, ParsedTranscript, TurnRound
+
+_PATH_STRIP = " \t\"'`"
+_MAX_PATH_LENGTH = 1024
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on ``\\n`` only (so numbering matches the file) and drop a trailing ``\\r``."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
+def squash(text: str) -> str:
+    """Collapse all whitespace runs to single spaces, for fuzzy text comparison."""
+    return " ".join(text.split())
+
+
+def clean_path(raw: str) -> str | None:
+    """Trim quotes, backticks and trailing punctuation from a path; None if unusable."""
+    path = raw.strip(_PATH_STRIP).rstrip(".,;:").strip(_PATH_STRIP)
+    if not path or len(path) > _MAX_PATH_LENGTH or "\n" in path:
+        return None
+    return path
+
+
+class TurnBuilder:
+    """Accumulates user messages, agent output and artifacts into turn rounds.
+
+    Parsers feed events in conversation order. A user message opens a new turn
+    unless the current turn has no agent response yet, in which case the
+    message joins it (consecutive messages of one speaker form one round).
+    """
+
+    def __init__(self) -> None:
+        self.turns: list[TurnRound] = []
+        self.skipped: list[str] = []
+        self._orphan_span: tuple[int, int] | None = None
+
+    def user(self, text: str, start: int, end: int | None = None) -> None:
+        """Record a human message spanning lines ``start``..``end``."""
+        text = text.strip()
+        if not text:
+            return
+        current = self.turns[-1] if self.turns else None
+        if current is not None and not current.agent_responses:
+            self._extend(current, text, end or start)
+            return
+        self.turns.append(
+            TurnRound(
+                turn=len(self.turns) + 1,
+                user_messages=[text],
+                agent_responses=[],
+                start_line=start,
+                end_line=end or start,
+            )
+        )
+
+    def repeat(self, text: str, start: int, end: int | None = None) -> None:
+        """Record a re-sent request as another message of the current turn."""
+        text = text.strip()
+        if not self.turns:
+            self.user(text, start, end)
+        elif text:
+            self._extend(self.turns[-1], text, end or start)
+
+    def agent(self, text: str, start: int, end: int | None = None) -> None:
+        """Record agent output; output before the first user message is noted as skipped."""
+        text = text.strip()
+        if not text:
+            return
+        if not self.turns:
+            self._note_orphan(start, end or start)
+            return
+        current = self.turns[-1]
+        current.agent_responses.append(text)
+        current.end_line = max(current.end_line, end or start)
+
+    def artifact(self, raw_path: str, action: ArtifactAction, line: int) -> None:
+        """Attach a file action to the current turn (deduplicated per turn)."""
+        path = clean_path(raw_path)
+        if path is None or not self.turns:
+            return
+        current = self.turns[-1]
+        for known in current.artifacts:
+            same_path = known.path == path
+            if same_path and (known.action == action or (known.action, action) == ("created", "edited")):
+                return
+        current.artifacts.append(Artifact(path=path, action=action, line=line))
+        current.end_line = max(current.end_line, line)
+
+    def note(self, line: int, message: str) -> None:
+        """Record a one-line, human-readable note about something skipped."""
+        self.skipped.append(f"line {line}: {message}")
+
+    def result(self, fmt: str, *, cwd: str | None = None, title: str | None = None) -> ParsedTranscript:
+        """Finish and return the parsed transcript."""
+        skipped = list(self.skipped)
+        if self._orphan_span is not None:
+            first, last = self._orphan_span
+            skipped.insert(0, f"lines {first}-{last}: agent output before the first user message")
+        return ParsedTranscript(format=fmt, turns=self.turns, skipped=skipped, cwd=cwd, title=title)
+
+    @staticmethod
+    def _extend(turn: TurnRound, text: str, end: int) -> None:
+        turn.user_messages.append(text)
+        turn.end_line = max(turn.end_line, end)
+
+    def _note_orphan(self, start: int, end: int) -> None:
+        if self._orphan_span is None:
+            self._orphan_span = (start, end)
+        else:
+            self._orphan_span = (self._orphan_span[0], max(self._orphan_span[1], end))

@@ -1,0 +1,38 @@
+"""Shared test setup: offline litellm, isolated config/data dirs, a fake LLM server."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# litellm must never hit the network at import (model cost map) or for tokenizers.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+if "TIKTOKEN_CACHE_DIR" not in os.environ:
+    _spec = importlib.util.find_spec("litellm")  # locate without importing litellm
+    if _spec is not None and _spec.submodule_search_locations:
+        os.environ["TIKTOKEN_CACHE_DIR"] = os.path.join(
+            list(_spec.submodule_search_locations)[0], "litellm_core_utils", "tokenizers"
+        )
+
+from tests.fakes.openai_server import FakeLLMServer  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    home: Path = tmp_path_factory.mktemp("ccm-env")
+    for var, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("CCM_HOME", "ccm")):
+        (home / sub).mkdir()
+        monkeypatch.setenv(var, str(home / sub))
+    for var in ("CCM_MODEL", "CCM_API_BASE", "CCM_TOKEN_BUDGET"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-fake")
+
+
+@pytest.fixture
+def llm_server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as server:
+        yield server
