@@ -15,6 +15,7 @@ from .context import assemble
 from .llm import LLMClient
 from .orchestrator import Emit, Orchestrator
 from .search import EffortIndex, SearchHit
+from .salience import IdIndex
 from .session import Session
 from .tokens import TokenCounter
 from .turn_events import EffortChanged, TurnEvent
@@ -75,10 +76,24 @@ class Engine:
             self.index.sync_effort_log(effort.id, self.session.effort_path(effort.id))
 
     async def run_turn(self, text: str, emit: Emit | None = None):
-        return await self.orchestrator.run_turn(text, self.emit_through(emit))
+        async with self.session.writing():
+            self._after_refresh()
+            return await self.orchestrator.run_turn(text, self.emit_through(emit))
 
     async def run_action(self, tool_name: str, arguments: dict[str, Any], emit: Emit | None = None):
-        return await self.orchestrator.run_action(tool_name, arguments, self.emit_through(emit))
+        async with self.session.writing():
+            self._after_refresh()
+            return await self.orchestrator.run_action(tool_name, arguments, self.emit_through(emit))
+
+    def refresh(self) -> bool:
+        """Re-read the session if another process changed it (the TUI's watcher calls this)."""
+        changed = self.session.refresh_if_changed()
+        if changed:
+            self._after_refresh()
+        return changed
+
+    def _after_refresh(self) -> None:
+        self.orchestrator.ids = IdIndex.build(self.session.efforts.ids())
 
 
 def open_engine(
@@ -88,16 +103,24 @@ def open_engine(
     budget: int | None = None,
     retry_base: float = 1.0,
     lock_wait: float = 2.0,
+    hold_lock: bool = True,
+    llm: LLMClient | None = None,
     sleep=None,
 ) -> Engine:
-    """Open a session for writing, with its search index and an orchestrator."""
+    """Open a session for writing, with its search index and an orchestrator.
+
+    ``hold_lock=False`` (the TUI) takes the writer lock only around each turn or
+    action (:meth:`Engine.run_turn`), so ``ccm-tui send`` from another terminal
+    can write between them; the TUI sees those changes through the watcher.
+    ``llm`` replaces the litellm client (the offline demo's scripted model).
+    """
     counter = TokenCounter(settings.model)
-    session = Session.open(session_dir, ambient_window=settings.ambient_window, lock_wait=lock_wait, counter=counter)
+    session = Session.open(session_dir, ambient_window=settings.ambient_window, lock_wait=lock_wait,
+                           hold_lock=hold_lock, counter=counter)
     try:
         index = open_index(session.dir)
         sync_index(index, session)
-        llm = None
-        if settings.model:
+        if llm is None and settings.model:
             llm = LLMClient(
                 settings.model, api_base=settings.api_base, summary_model=settings.summary_model,
                 timeout=settings.request_timeout,

@@ -15,6 +15,7 @@ state files, the tail of the ambient log and the raw logs of open efforts.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import json
@@ -109,8 +110,8 @@ class SessionLock:
     """An exclusive ``flock`` on ``<session>/.lock``; the kernel drops it when the process dies,
     so a lock left by a killed process is never stale."""
 
-    def __init__(self, directory: Path) -> None:
-        self.path = directory / LOCK_FILE
+    def __init__(self, directory: Path, name: str = LOCK_FILE) -> None:
+        self.path = directory / name
         self._fd: int | None = None
 
     def holder_pid(self) -> int | None:
@@ -120,25 +121,41 @@ class SessionLock:
         except (OSError, ValueError, IndexError):
             return None
 
-    def acquire(self, wait: float = 2.0) -> None:
+    def try_acquire(self) -> bool:
+        """Take the lock if it is free; never waits."""
+        if self._fd is not None:
+            return True
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                    os.close(fd)
-                    raise
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    raise SessionLocked(self.path.parent, self.holder_pid()) from None
-                time.sleep(0.05)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+            return False
+        self._fd = fd
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         os.fsync(fd)
-        self._fd = fd
+        return True
+
+    def acquire(self, wait: float = 2.0) -> None:
+        """Take the lock, waiting up to ``wait`` seconds for another process to finish."""
+        deadline = time.monotonic() + wait
+        while not self.try_acquire():
+            if time.monotonic() >= deadline:
+                raise SessionLocked(self.path.parent, self.holder_pid())
+            time.sleep(0.05)
+
+    async def acquire_async(self, wait: float = 10.0) -> None:
+        """Like :meth:`acquire` without blocking the event loop."""
+        import asyncio
+
+        deadline = time.monotonic() + wait
+        while not self.try_acquire():
+            if time.monotonic() >= deadline:
+                raise SessionLocked(self.path.parent, self.holder_pid())
+            await asyncio.sleep(0.05)
 
     def release(self) -> None:
         if self._fd is None:
@@ -179,6 +196,7 @@ class Session:
         self.load_notes: list[str] = []
         self._logs: dict[str, list[dict[str, Any]]] = {}
         self._ambient: deque[dict[str, Any]] = deque()
+        self._seen_events_size = 0
 
     # ------------------------------------------------------------------ paths
     @property
@@ -201,8 +219,11 @@ class Session:
         ambient_window: int = 10,
         readonly: bool = False,
         lock_wait: float = 2.0,
+        hold_lock: bool = True,
         counter: TokenCounter | None = None,
     ) -> "Session":
+        """Open a session. Writers hold the lock for the session's lifetime (``send``) or,
+        with ``hold_lock=False`` (the TUI), take it around each operation via :meth:`writing`."""
         session = cls(directory, ambient_window=ambient_window, readonly=readonly, counter=counter)
         if not readonly:
             session.dir.mkdir(parents=True, exist_ok=True)
@@ -215,7 +236,39 @@ class Session:
         except BaseException:
             session.lock.release()
             raise
+        session._seen_events_size = file_size(session.events.path)
+        if not readonly and not hold_lock:
+            session.lock.release()
         return session
+
+    def changed_on_disk(self) -> bool:
+        """True when another process wrote to the session since we last looked.
+
+        Every write operation appends to ``events.jsonl``, so its size is the change marker.
+        """
+        return file_size(self.events.path) != self._seen_events_size
+
+    def refresh_if_changed(self) -> bool:
+        if not self.changed_on_disk():
+            return False
+        self.load()
+        self._seen_events_size = file_size(self.events.path)
+        return True
+
+    @contextlib.asynccontextmanager
+    async def writing(self, wait: float = 10.0):
+        """Hold the writer lock around one operation, reloading first if someone else wrote."""
+        if self.lock.held:
+            yield self
+            self._seen_events_size = file_size(self.events.path)
+            return
+        await self.lock.acquire_async(wait=wait)
+        try:
+            self.refresh_if_changed()
+            yield self
+        finally:
+            self._seen_events_size = file_size(self.events.path)
+            self.lock.release()
 
     def load(self) -> None:
         """(Re)read the snapshots and the parts of the logs the working context needs."""
@@ -266,11 +319,18 @@ class Session:
         )
 
     def close(self, *, clean: bool = True) -> None:
-        if self.lock.held:
+        """Mark a clean end (if we can take the lock) and release it."""
+        if self.readonly:
+            return
+        if not self.lock.held and not self.lock.try_acquire():
+            return  # another process is mid-operation; it will mark its own end
+        try:
             if clean:
+                self.refresh_if_changed()
                 self.state.clean_shutdown = True
                 self.save_state()
                 self.log_event(ev.SESSION_END)
+        finally:
             self.lock.release()
 
     def __enter__(self) -> "Session":

@@ -1,0 +1,338 @@
+"""aider chat history (``.aider.chat.history.md``).
+
+One file appends many sessions, each opened by ``# aider chat started at ...``.
+User input is a run of ``#### `` lines; aider's own messages are ``> `` lines;
+everything else is assistant markdown. Traps handled here:
+
+* Old aider writes each prompt line as ``#### line`` + blank line, so runs
+  separated only by blank lines are merged. New aider ends every input line
+  with two spaces, which tells input apart from assistant ``#### `` headings;
+  in both styles input never directly follows assistant prose.
+* Slash commands are logged as input. Bare commands (``/add``, ``/clear``...)
+  are not turns; ``/ask``, ``/code``, ``/architect`` and ``/context`` with a
+  request are, and the echo of that request on the next input line is dropped.
+  ``/help <question>`` goes to aider's documentation bot and is not a turn.
+* Architect mode copies the architect's answer back as input for the editor
+  model; input equal to the preceding assistant answer is such an echo.
+* A request re-sent after ``/clear``, ``/reset`` or a restart joins the turn it
+  repeats instead of counting as a new one.
+
+Artifacts: ``> Applied edit to X`` (edited, or created when the edit block had an
+empty SEARCH part), ``> Create new file?`` confirmations (created), and
+``/add``, ``/read-only``, ``> Added X to the chat`` and "Add file to the chat?"
+confirmations (read). Files added between turns belong to the next turn.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ccm_tui.restore.formats._common import TurnBuilder, split_lines, squash
+from ccm_tui.restore.turns import ArtifactAction, ParsedTranscript
+
+NAME = "aider"
+
+_SESSION = re.compile(r"^# aider chat started at ")
+_INPUT = re.compile(r"^####(?: |$)")
+_INFO = re.compile(r"^>(?: |$)")
+_COMMAND = re.compile(r"^/(?P<name>[a-z][\w-]*|!)(?:\s+(?P<arg>.*))?$")
+_KNOWN_COMMANDS = frozenset(
+    "add architect ask chat-mode clear code commit context copy copy-context diff drop edit editor "
+    "editor-model exit git help lint load ls map map-refresh model models multiline-mode ok paste "
+    "quit read-only reasoning-effort report reset run save settings test think-tokens tokens undo "
+    "voice weak-model web !".split()
+)
+_REQUEST_COMMANDS = frozenset({"ask", "code", "architect", "context"})
+_FILE_COMMANDS = frozenset({"add", "read-only"})
+_RESET_COMMANDS = frozenset({"clear", "reset"})
+_APPLIED = re.compile(r"^Applied edit to (?P<path>.+)$")
+_ADDED = re.compile(r"^Added (?P<path>.+?) to the chat(?: \(read-only\))?\.?$")
+_ALLOW_CREATION = re.compile(r"^Allow creation of new file (?P<path>.+?)\?(?P<answer>.*)$")
+_CONFIRM_CREATE = re.compile(r"^Create new file\?(?P<answer>.*)$")
+_CONFIRM_ADD = re.compile(r"^Add (?:file|these files) to the chat\?(?P<answer>.*)$")
+_ECHO_PREFIX = 200
+_MIN_ECHO = 20
+_MIN_REPEAT = 10
+
+
+@dataclass
+class _Segment:
+    """A piece of one input run: a slash command or the lines of a message."""
+
+    line: int
+    end: int
+    text: str
+    command: str | None = None
+    argument: str = ""
+
+
+@dataclass
+class _State:
+    """Parser state carried across the lines of the history file."""
+
+    builder: TurnBuilder = field(default_factory=TurnBuilder)
+    prose: list[tuple[int, str]] = field(default_factory=list)
+    last_answer: str = ""
+    context_reset: bool = True
+    between_turns: bool = True
+    pending: list[tuple[str, ArtifactAction, int]] = field(default_factory=list)
+    new_files: set[str] = field(default_factory=set)
+
+
+def sniff(head: str, path: Path) -> float:
+    """Confidence that ``head`` is an aider chat history."""
+    if re.search(r"^# aider chat started at ", head, re.MULTILINE):
+        return 0.95
+    if path.name.endswith(".aider.chat.history.md"):
+        return 0.9
+    if re.search(r"^#### ", head, re.MULTILINE) and re.search(r"^> Tokens: ", head, re.MULTILINE):
+        return 0.6
+    return 0.0
+
+
+def parse(text: str) -> ParsedTranscript:
+    """Parse an aider chat history into turn rounds."""
+    lines = split_lines(text)
+    new_style = _new_style_lines(lines)
+    state = _State()
+    previous_kind = "start"
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if _INPUT.match(line) and previous_kind != "prose" and (not new_style[index] or _is_new_input(line)):
+            _flush_prose(state)
+            index = _handle_input_run(state, lines, index)
+            previous_kind = "input"
+            continue
+        if _SESSION.match(line):
+            _flush_prose(state)
+            state.context_reset = state.between_turns = True
+            previous_kind = "session"
+        elif _INFO.match(line) or (line.strip() and previous_kind == "info" and _is_info_tail(lines, index)):
+            _flush_prose(state)
+            _handle_info(state, lines, index)
+            previous_kind = "info"
+        elif line.strip():
+            state.prose.append((index + 1, line))
+            previous_kind = "prose"
+        elif state.prose:
+            state.prose.append((index + 1, line))
+        index += 1
+    _flush_prose(state)
+    return state.builder.result(NAME)
+
+
+def _new_style_lines(lines: list[str]) -> list[bool]:
+    """Per line: does its session use new-style input (every line ends with two spaces)?"""
+    flags: list[bool] = []
+    session_start = 0
+    for index in range(len(lines) + 1):
+        if index == len(lines) or (index > session_start and _SESSION.match(lines[index])):
+            inputs = [line for line in lines[session_start:index] if _INPUT.match(line)]
+            trailing = sum(1 for line in inputs if _is_new_input(line))
+            flags.extend([trailing * 2 > len(inputs)] * (index - session_start))
+            session_start = index
+    return flags
+
+
+def _is_new_input(line: str) -> bool:
+    return line.endswith("  ")
+
+
+def _is_info_tail(lines: list[str], index: int) -> bool:
+    """A wrapped continuation of an aider message (e.g. the ``Cost:`` line after ``> Tokens:``)."""
+    previous = lines[index - 1] if index else ""
+    return bool(previous.strip()) and not lines[index].startswith("#")
+
+
+def _handle_input_run(state: _State, lines: list[str], start: int) -> int:
+    """Process a run of input lines starting at ``start``; returns the index after it."""
+    run: list[tuple[int, str]] = []
+    index = start
+    while index < len(lines):
+        if _INPUT.match(lines[index]):
+            run.append((index + 1, lines[index][5:].rstrip()))
+            index += 1
+        elif not lines[index].strip() and index + 1 < len(lines) and _INPUT.match(lines[index + 1]):
+            index += 1
+        else:
+            break
+    for segment in _split_run(run):
+        if segment.command is None:
+            _handle_message(state, segment)
+        else:
+            _handle_command(state, segment)
+    return index
+
+
+def _split_run(run: list[tuple[int, str]]) -> list[_Segment]:
+    """Split an input run into slash commands and messages, dropping request echoes."""
+    segments: list[_Segment] = []
+    message: list[tuple[int, str]] = []
+    echo: str | None = None
+    for number, content in run:
+        command = _COMMAND.match(content.strip())
+        if command and command.group("name") in _KNOWN_COMMANDS:
+            _close_message(segments, message)
+            argument = (command.group("arg") or "").strip()
+            segments.append(_Segment(number, number, content.strip(), command.group("name"), argument))
+            if command.group("name") == "help" and argument:
+                break  # the rest of the run is the prompt aider generated for its help bot
+            echo = squash(argument) if command.group("name") in _REQUEST_COMMANDS and argument else None
+            continue
+        if echo is not None and squash(content) in ("", echo):
+            echo = None if content.strip() else echo
+            continue
+        echo = None
+        message.append((number, content))
+    _close_message(segments, message)
+    return segments
+
+
+def _close_message(segments: list[_Segment], message: list[tuple[int, str]]) -> None:
+    text = "\n".join(content for _, content in message).strip()
+    if text:
+        segments.append(_Segment(message[0][0], message[-1][0], text))
+    message.clear()
+
+
+def _handle_command(state: _State, segment: _Segment) -> None:
+    name = segment.command or ""
+    if name in _REQUEST_COMMANDS and segment.argument:
+        _handle_message(state, segment)
+        return
+    if name == "help" and segment.argument:
+        state.builder.note(segment.line, "/help question to aider's documentation bot")
+    else:
+        state.builder.note(segment.line, f"slash command {segment.text}")
+    if name in _FILE_COMMANDS:
+        for path in segment.argument.split():
+            state.pending.append((path, "read", segment.line))
+    if name in _RESET_COMMANDS:
+        state.context_reset = True
+    state.between_turns = True
+
+
+def _handle_message(state: _State, segment: _Segment) -> None:
+    builder = state.builder
+    if _is_echo(segment.text, state.last_answer):
+        builder.note(segment.line, "architect→editor echo of the previous answer")
+    elif state.context_reset and builder.turns and _repeats(segment.text, builder.turns[-1].user_messages):
+        builder.note(segment.line, "request re-sent after a context reset")
+        builder.repeat(segment.text, segment.line, segment.end)
+    else:
+        builder.user(segment.text, segment.line, segment.end)
+        state.new_files.clear()
+    for path, action, line in state.pending:
+        builder.artifact(path, action, line)
+    state.pending.clear()
+    state.last_answer = ""
+    state.context_reset = state.between_turns = False
+
+
+def _is_echo(text: str, answer: str) -> bool:
+    """Is ``text`` a copy of the assistant answer just before it?"""
+    message = squash(text)
+    size = min(len(message), len(answer), _ECHO_PREFIX)
+    return size >= _MIN_ECHO and message[:size] == answer[:size]
+
+
+def _repeats(text: str, previous: list[str]) -> bool:
+    """Does ``text`` re-send (a prefix of, or an extension of) one of ``previous``?"""
+    compact = "".join(text.split()).lower()
+    for message in previous:
+        other = "".join(message.split()).lower()
+        if min(len(compact), len(other)) >= _MIN_REPEAT and (compact.startswith(other) or other.startswith(compact)):
+            return True
+    return False
+
+
+def _flush_prose(state: _State) -> None:
+    if not state.prose:
+        return
+    text = "\n".join(line for _, line in state.prose)
+    state.builder.agent(text, state.prose[0][0], state.prose[-1][0])
+    state.last_answer = squash(text)
+    state.new_files.update(_new_file_blocks([line for _, line in state.prose]))
+    state.prose.clear()
+
+
+def _new_file_blocks(prose: list[str]) -> set[str]:
+    """Paths of SEARCH/REPLACE blocks with an empty SEARCH part (file creation)."""
+    paths: set[str] = set()
+    for index, line in enumerate(prose):
+        if line.strip() == "<<<<<<< SEARCH" and index + 1 < len(prose) and prose[index + 1].strip() == "=======":
+            path = _block_path(prose, index)
+            if path:
+                paths.add(_normalize(path))
+    return paths
+
+
+def _block_path(prose: list[str], search_index: int) -> str | None:
+    """The file name line above the opening fence of an edit block."""
+    index = search_index - 1
+    if index >= 0 and prose[index].lstrip().startswith("```"):
+        index -= 1
+    while index >= 0 and not prose[index].strip():
+        index -= 1
+    return prose[index].strip() if index >= 0 else None
+
+
+def _handle_info(state: _State, lines: list[str], index: int) -> None:
+    """Record artifacts from one ``> `` line of aider output."""
+    message = lines[index][1:].strip()
+    applied = _APPLIED.match(message)
+    if applied:
+        path = applied.group("path")
+        action: ArtifactAction = "created" if _normalize(path) in state.new_files else "edited"
+        _add_artifact(state, path, action, index + 1)
+        return
+    added = _ADDED.match(message)
+    if added:
+        _add_artifact(state, added.group("path"), "read", index + 1)
+        return
+    creation = _ALLOW_CREATION.match(message)
+    if creation and _accepted(creation.group("answer")):
+        _add_artifact(state, creation.group("path"), "created", index + 1)
+        return
+    confirm_create = _CONFIRM_CREATE.match(message)
+    if confirm_create and _accepted(confirm_create.group("answer")):
+        for path in _listed_paths(lines, index)[-1:]:
+            _add_artifact(state, path, "created", index + 1)
+        return
+    confirm_add = _CONFIRM_ADD.match(message)
+    if confirm_add and _accepted(confirm_add.group("answer")):
+        for path in _listed_paths(lines, index):
+            _add_artifact(state, path, "read", index + 1)
+
+
+def _accepted(answer: str) -> bool:
+    """The user's reply to an aider yes/no question (default Yes)."""
+    reply = answer.rsplit(":", 1)[-1].strip().lower() if "]:" in answer else answer.strip().lower()
+    return not reply or reply.startswith(("y", "a"))
+
+
+def _listed_paths(lines: list[str], index: int) -> list[str]:
+    """The single-word ``> path`` lines right above an aider question."""
+    paths: list[str] = []
+    previous = index - 1
+    while previous >= 0 and _INFO.match(lines[previous]):
+        candidate = lines[previous][1:].strip()
+        if not candidate or " " in candidate or candidate.endswith(("?", ":")):
+            break
+        paths.insert(0, candidate)
+        previous -= 1
+    return paths
+
+
+def _add_artifact(state: _State, path: str, action: ArtifactAction, line: int) -> None:
+    if state.between_turns:
+        state.pending.append((path, action, line))
+    else:
+        state.builder.artifact(path, action, line)
+
+
+def _normalize(path: str) -> str:
+    return path.strip().strip("`").replace("\\", "/")
