@@ -121,28 +121,31 @@ def _validate(t: Tool, args: dict[str, Any]) -> None:
 
 
 async def execute(ctx: ToolContext, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolOutcome:
-    """Run one tool call; never raises for the model's mistakes."""
+    """Run one tool call and log it; never raises for the model's mistakes."""
+    outcome = await _run(ctx, name, raw_arguments)
+    extra = {} if outcome.ok else {"error": outcome.result.get("error")}
+    ctx.session.log_event(ev.TOOL_CALLED, tool=name, arguments=outcome.arguments, ok=outcome.ok,
+                          source=ctx.source, **extra)
+    return outcome
+
+
+async def _run(ctx: ToolContext, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolOutcome:
     if isinstance(raw_arguments, dict):
         args, problem = raw_arguments, None
     else:
         args, problem = parse_arguments(raw_arguments or "")
     t = REGISTRY.get(name)
     if t is None:
-        result = {"error": f"unknown tool '{name}'", "available": sorted(REGISTRY)}
-        return ToolOutcome(name, args or {}, result, ok=False)
+        return ToolOutcome(name, args or {}, {"error": f"unknown tool '{name}'", "available": sorted(REGISTRY)}, False)
     if problem or args is None:
-        return ToolOutcome(name, {}, {"error": f"{name}: {problem}"}, ok=False)
+        return ToolOutcome(name, {}, {"error": f"{name}: {problem}"}, False)
     try:
         _validate(t, args)
-        result = await t.handler(ctx, args)
-        ok = True
+        return ToolOutcome(name, args, await t.handler(ctx, args), True)
     except ToolError as exc:
-        result, ok = {"error": f"{name}: {exc}"}, False
+        return ToolOutcome(name, args, {"error": f"{name}: {exc}"}, False)
     except LLMError as exc:
-        result, ok = {"error": f"{name}: the summary model failed: {exc}"}, False
-    ctx.session.log_event(ev.TOOL_CALLED, tool=name, arguments=args, ok=ok,
-                          **({} if ok else {"error": result.get("error")}), source=ctx.source)
-    return ToolOutcome(name, args, result, ok)
+        return ToolOutcome(name, args, {"error": f"{name}: the summary model failed: {exc}"}, False)
 
 
 # --------------------------------------------------------------------------- helpers

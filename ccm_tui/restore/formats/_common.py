@@ -26,6 +26,14 @@ def clean_path(raw: str) -> str | None:
     return path
 
 
+def same_file(first: str, second: str) -> bool:
+    """Whether two spellings name the same file (slash style, or one is a suffix path)."""
+    first, second = first.replace("\\", "/"), second.replace("\\", "/")
+    if len(first) < len(second):
+        first, second = second, first
+    return first == second or first.endswith("/" + second.removeprefix("./"))
+
+
 class TurnBuilder:
     """Accumulates user messages, agent output and artifacts into turn rounds.
 
@@ -38,6 +46,7 @@ class TurnBuilder:
         self.turns: list[TurnRound] = []
         self.skipped: list[str] = []
         self._orphan_span: tuple[int, int] | None = None
+        self._seen_paths: set[str] = set()
 
     def user(self, text: str, start: int, end: int | None = None) -> None:
         """Record a human message spanning lines ``start``..``end``."""
@@ -67,7 +76,7 @@ class TurnBuilder:
             self._extend(self.turns[-1], text, end or start)
 
     def agent(self, text: str, start: int, end: int | None = None) -> None:
-        """Record agent output; output before the first user message is noted as skipped."""
+        """Record agent output; text before the first user message is noted as skipped."""
         text = text.strip()
         if not text:
             return
@@ -79,14 +88,22 @@ class TurnBuilder:
         current.end_line = max(current.end_line, end or start)
 
     def artifact(self, raw_path: str, action: ArtifactAction, line: int) -> None:
-        """Attach a file action to the current turn (deduplicated per turn)."""
+        """Attach a file action to the current turn.
+
+        Writing a file already seen in the transcript is an edit, not a creation;
+        an edit right after creating the file in the same turn adds nothing; the
+        same action on the same file (however the path is spelled) is kept once.
+        """
         path = clean_path(raw_path)
         if path is None or not self.turns:
             return
+        key = path.replace("\\", "/")
+        if action == "created" and any(same_file(key, seen) for seen in self._seen_paths):
+            action = "edited"
+        self._seen_paths.add(key)
         current = self.turns[-1]
         for known in current.artifacts:
-            same_path = known.path == path
-            if same_path and (known.action == action or (known.action, action) == ("created", "edited")):
+            if same_file(known.path, key) and (known.action == action or (known.action, action) == ("created", "edited")):
                 return
         current.artifacts.append(Artifact(path=path, action=action, line=line))
         current.end_line = max(current.end_line, line)
@@ -100,7 +117,7 @@ class TurnBuilder:
         skipped = list(self.skipped)
         if self._orphan_span is not None:
             first, last = self._orphan_span
-            skipped.insert(0, f"lines {first}-{last}: agent output before the first user message")
+            skipped.insert(0, f"lines {first}-{last}: text before the first user message")
         return ParsedTranscript(format=fmt, turns=self.turns, skipped=skipped, cwd=cwd, title=title)
 
     @staticmethod

@@ -11,7 +11,8 @@ everything else is assistant markdown. Traps handled here:
 * Slash commands are logged as input. Bare commands (``/add``, ``/clear``...)
   are not turns; ``/ask``, ``/code``, ``/architect`` and ``/context`` with a
   request are, and the echo of that request on the next input line is dropped.
-  ``/help <question>`` goes to aider's documentation bot and is not a turn.
+  ``/help <question>`` goes to aider's documentation bot: neither it nor the
+  answer is part of the conversation.
 * Architect mode copies the architect's answer back as input for the editor
   model; input equal to the preceding assistant answer is such an echo.
 * A request re-sent after ``/clear``, ``/reset`` or a restart joins the turn it
@@ -79,6 +80,7 @@ class _State:
     between_turns: bool = True
     pending: list[tuple[str, ArtifactAction, int]] = field(default_factory=list)
     new_files: set[str] = field(default_factory=set)
+    help_answer: bool = False
 
 
 def sniff(head: str, path: Path) -> float:
@@ -204,7 +206,8 @@ def _handle_command(state: _State, segment: _Segment) -> None:
         _handle_message(state, segment)
         return
     if name == "help" and segment.argument:
-        state.builder.note(segment.line, "/help question to aider's documentation bot")
+        state.builder.note(segment.line, "/help question to aider's documentation bot (answer skipped)")
+        state.help_answer = True
     else:
         state.builder.note(segment.line, f"slash command {segment.text}")
     if name in _FILE_COMMANDS:
@@ -229,7 +232,7 @@ def _handle_message(state: _State, segment: _Segment) -> None:
         builder.artifact(path, action, line)
     state.pending.clear()
     state.last_answer = ""
-    state.context_reset = state.between_turns = False
+    state.context_reset = state.between_turns = state.help_answer = False
 
 
 def _is_echo(text: str, answer: str) -> bool:
@@ -250,7 +253,8 @@ def _repeats(text: str, previous: list[str]) -> bool:
 
 
 def _flush_prose(state: _State) -> None:
-    if not state.prose:
+    if not state.prose or state.help_answer:
+        state.prose.clear()
         return
     text = "\n".join(line for _, line in state.prose)
     state.builder.agent(text, state.prose[0][0], state.prose[-1][0])

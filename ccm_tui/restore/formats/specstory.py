@@ -13,7 +13,8 @@ Artifacts:
   ``data-tool-type="read"`` is a read, ``"write"`` an edit, or a creation when
   the tool reports a new file; failed calls are ignored.
 * Legacy ``Read file: path`` lines (read) and ```` ```diff ```` blocks, which do
-  not name their file: it is taken from the last file the response mentioned.
+  not name their file: it is taken from the last file the response mentioned
+  (created when the diff only adds lines to an empty file, else edited).
 """
 
 from __future__ import annotations
@@ -46,7 +47,14 @@ _FAILED = re.compile(
 _CREATED = re.compile(r"^Result:\s*Successfully created", re.MULTILINE)
 _READ_FILE = re.compile(r"^Read file: (?P<path>\S.*?)\s*$")
 _DIFF_FENCE = re.compile(r"^```diff\s*$")
-_MENTIONED_FILE = re.compile(r"`(?P<path>[^`\s]*[/\\][^`\s]+|[^`\s/\\]+\.[A-Za-z][A-Za-z0-9]{0,7})`")
+_SOURCE_EXTENSIONS = (
+    "c cc cpp cs css gradle go h html java js json jsx kt md php properties py rb rs scss sh sql swift "
+    "toml ts tsx txt vue xml yaml yml"
+).split()
+# A backticked file name in prose: a path with a slash, or a bare name with a source extension.
+_MENTIONED_FILE = re.compile(
+    r"`(?P<path>[^`\s]*[/\\][^`\s]+\.\w+|[\w.-]+\.(?:" + "|".join(_SOURCE_EXTENSIONS) + r"))`"
+)
 
 
 def sniff(head: str, path: Path) -> float:
@@ -112,9 +120,10 @@ def _add_artifacts(builder: TurnBuilder, body: list[str], body_start: int) -> No
             mentioned = read.group("path")
             builder.artifact(mentioned, "read", number)
         elif _DIFF_FENCE.match(line):
+            end = _fence_end(body, index)
             if mentioned:
-                builder.artifact(mentioned, "edited", number)
-            index = _fence_end(body, index)
+                builder.artifact(mentioned, "created" if _is_new_file_diff(body[index + 1 : end - 1]) else "edited", number)
+            index = end
             continue
         else:
             mentioned = _last_mention(line) or mentioned
@@ -134,6 +143,11 @@ def _fence_end(body: list[str], start: int) -> int:
         if body[index].strip() == "```":
             return index + 1
     return len(body)
+
+
+def _is_new_file_diff(diff: list[str]) -> bool:
+    """A legacy diff that adds a whole file: one empty removed line, then only additions."""
+    return len(diff) > 1 and diff[0].strip() == "-" and all(line.startswith("+") for line in diff[1:])
 
 
 def _add_tool_use(builder: TurnBuilder, attrs: str, block: list[str], line: int) -> None:

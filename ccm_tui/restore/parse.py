@@ -1,0 +1,110 @@
+"""Read a transcript file, detect its format and parse it into turn rounds.
+
+Each format is a module of ``ccm_tui.restore.formats`` exposing ``NAME``,
+``sniff(head, path) -> float`` and ``parse(text) -> ParsedTranscript``. Adding a
+format means writing such a module and listing it in ``_FORMAT_MODULES``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from ccm_tui.restore.formats import aider, claude_code, claude_code_terminal, opencode, opencode_export, specstory
+from ccm_tui.restore.turns import ParsedTranscript, TranscriptError
+
+
+class TranscriptFormat(Protocol):
+    """The interface of a format module."""
+
+    NAME: str
+
+    def sniff(self, head: str, path: Path) -> float: ...
+
+    def parse(self, text: str) -> ParsedTranscript: ...
+
+
+_FORMAT_MODULES: tuple[TranscriptFormat, ...] = (
+    aider,
+    claude_code,
+    claude_code_terminal,
+    opencode,
+    opencode_export,
+    specstory,
+)
+
+FORMATS: dict[str, TranscriptFormat] = {module.NAME: module for module in _FORMAT_MODULES}
+
+SNIFF_BYTES = 64 * 1024
+_MIN_CONFIDENCE = 0.3
+_UTF8_BOM = "\ufeff"
+_REPLACEMENT = "\ufffd"
+
+
+def read_transcript_text(path: Path | str) -> tuple[str, list[str]]:
+    """Read a transcript as text, tolerating any bytes.
+
+    Invalid UTF-8 is replaced with U+FFFD and NUL bytes are removed; the notes
+    list says how many of each (empty when the file was clean).
+    """
+    data = _read_bytes(Path(path))
+    return _decode(data)
+
+
+def detect_format(path: Path | str) -> str:
+    """Name of the most likely format of the transcript at ``path``."""
+    path = Path(path)
+    head, _ = _decode(_read_bytes(path, SNIFF_BYTES))
+    return _detect(head, path)
+
+
+def parse_transcript(path: Path | str, fmt: str = "auto", max_turns: int | None = None) -> ParsedTranscript:
+    """Parse the transcript at ``path`` (format ``fmt`` or auto-detected).
+
+    ``max_turns`` keeps only the first N turns. Raises :class:`TranscriptError`
+    for unreadable files, unknown format names and undetectable formats.
+    """
+    path = Path(path)
+    if max_turns is not None and max_turns < 0:
+        raise TranscriptError(f"max_turns must be zero or more, not {max_turns}")
+    text, notes = read_transcript_text(path)
+    name = _detect(text[: SNIFF_BYTES], path) if fmt == "auto" else fmt
+    module = FORMATS.get(name)
+    if module is None:
+        raise TranscriptError(f"unknown transcript format {name!r}; known: auto, {', '.join(sorted(FORMATS))}")
+    parsed = module.parse(text)
+    parsed.skipped[:0] = notes
+    if max_turns is not None:
+        parsed.turns = parsed.turns[:max_turns]
+    return parsed
+
+
+def _read_bytes(path: Path, limit: int = -1) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(limit)
+    except OSError as error:
+        raise TranscriptError(f"cannot read transcript {path}: {error.strerror or error}") from error
+
+
+def _decode(data: bytes) -> tuple[str, list[str]]:
+    notes: list[str] = []
+    nul_count = data.count(b"\x00")
+    if nul_count:
+        data = data.replace(b"\x00", b"")
+        notes.append(f"removed {nul_count} NUL byte(s)")
+    text = data.decode("utf-8", errors="replace")
+    replaced = text.count(_REPLACEMENT) - data.count(_REPLACEMENT.encode("utf-8"))
+    if replaced:
+        notes.append(f"replaced {replaced} invalid UTF-8 sequence(s) with U+FFFD")
+    return text.removeprefix(_UTF8_BOM), notes
+
+
+def _detect(head: str, path: Path) -> str:
+    scores = {name: module.sniff(head, path) for name, module in FORMATS.items()}
+    best = max(scores, key=lambda name: scores[name])
+    if scores[best] < _MIN_CONFIDENCE:
+        raise TranscriptError(
+            f"cannot detect the transcript format of {path.name}; pass --format (one of {', '.join(sorted(FORMATS))})"
+        )
+    return best

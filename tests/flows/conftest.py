@@ -1,0 +1,86 @@
+"""Drive ``ccm-tui`` commands in-process against the fake LLM server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from ccm_tui.cli import main
+
+MODEL = "openai/fake-model"
+
+
+def is_summary_request(body: dict[str, Any]) -> bool:
+    """close_effort's summary call: no tools, the summarize prompt as system message."""
+    messages = body.get("messages") or []
+    return not body.get("tools") and bool(messages) and "You write the summary" in str(messages[0].get("content"))
+
+
+class CCM:
+    """One session directory, driven through the real CLI entry point."""
+
+    def __init__(self, server, session_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.server = server
+        self.dir = session_dir
+        self.capsys = capsys
+
+    def run(self, *argv: str) -> tuple[int, str, str]:
+        self.capsys.readouterr()
+        rc = main(list(argv))
+        out, err = self.capsys.readouterr()
+        return rc, out, err
+
+    def send(self, message: str, *extra: str, expect: int = 0) -> dict[str, Any]:
+        rc, out, err = self.run(
+            "send", "--session-dir", str(self.dir), "--model", MODEL, "--api-base", self.server.base_url,
+            "--json", *extra, message,
+        )
+        assert rc == expect, f"send exited {rc}: {err}\n{out}"
+        return json.loads(out)
+
+    def status(self) -> dict[str, Any]:
+        rc, out, err = self.run("status", "--session-dir", str(self.dir), "--json")
+        assert rc == 0, err
+        return json.loads(out)
+
+    def search(self, query: str, *extra: str) -> dict[str, Any]:
+        rc, out, err = self.run("search", "--session-dir", str(self.dir), "--json", *extra, query)
+        assert rc == 0, err
+        return json.loads(out)
+
+    # files ------------------------------------------------------------------
+    def lines(self, relative: str) -> list[dict[str, Any]]:
+        path = self.dir / relative
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+    def manifest(self) -> dict[str, Any]:
+        return yaml.safe_load((self.dir / "manifest.yaml").read_text())
+
+    def effort(self, effort_id: str) -> dict[str, Any]:
+        return next(e for e in self.manifest()["efforts"] if e["id"] == effort_id)
+
+    def events(self, name: str | None = None) -> list[dict[str, Any]]:
+        records = self.lines("events.jsonl")
+        return [r for r in records if name is None or r["event"] == name]
+
+    # requests ---------------------------------------------------------------
+    def chat_requests(self) -> list[dict[str, Any]]:
+        return [b for b in self.server.chat_requests() if not is_summary_request(b)]
+
+    def summary_requests(self) -> list[dict[str, Any]]:
+        return [b for b in self.server.chat_requests() if is_summary_request(b)]
+
+    def last_context_text(self) -> str:
+        """All message contents of the last chat request, joined (what the model saw)."""
+        return "\n".join(str(m.get("content") or "") for m in self.chat_requests()[-1]["messages"])
+
+
+@pytest.fixture
+def ccm(llm_server, tmp_path, capsys) -> CCM:
+    return CCM(llm_server, tmp_path / "session", capsys)
