@@ -83,9 +83,18 @@ class TextGen:
 
 
 def write_session(root: Path, efforts: int, messages: int, seed: int) -> tuple[list[tuple[str, str, str | None]], list[str]]:
-    """Create efforts/<id>.jsonl logs; return the manifest tuples and the vocabulary."""
+    """Create efforts/<id>.jsonl logs; return the manifest tuples and the vocabulary.
+
+    A session generated earlier with the same parameters (``--keep``) is reused.
+    """
     rng = random.Random(seed)
     vocab = make_vocabulary(rng, 20_000)
+    saved = root / "bench-manifest.json"
+    params = [efforts, messages, seed]
+    if saved.exists():
+        data = json.loads(saved.read_text(encoding="utf-8"))
+        if data["params"] == params:
+            return [tuple(m) for m in data["manifest"]], vocab  # type: ignore[misc]
     gen = TextGen(rng, vocab)
     logs = root / "efforts"
     logs.mkdir(parents=True, exist_ok=True)
@@ -101,6 +110,7 @@ def write_session(root: Path, efforts: int, messages: int, seed: int) -> tuple[l
             for j in range(messages)
         ]
         (logs / f"{effort_id}.jsonl").write_text("".join(lines), encoding="utf-8")
+    saved.write_text(json.dumps({"params": params, "manifest": manifest}), encoding="utf-8")
     return manifest, vocab
 
 
@@ -128,8 +138,8 @@ def timed(fn: Callable[[], object]) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-def db_size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+def file_size(path: Path) -> int:
+    return path.stat().st_size if path.exists() else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(("  = messages indexed per second", f"{added / build:,.0f}"))
             if args.optimize:
                 rows.append(("optimize (segment merge)", f"{timed(index.optimize) / 1000:.1f} s"))
-            rows.append(("db size", f"{db_size(db_path) / 2**20:,.0f} MiB"))
+            wal = Path(f"{db_path}-wal")
+            rows.append(("db size (+ WAL)", f"{file_size(db_path) / 2**20:,.0f} (+{file_size(wal) / 2**20:,.0f}) MiB"))
 
             rng = random.Random(args.seed + 1)
             queries = make_queries(rng, vocab, manifest, args.queries)

@@ -99,7 +99,7 @@ def summaries_block(session: Session) -> str:
 
 def efforts_block(session: Session) -> str:
     open_efforts = session.efforts.open_efforts()
-    evicted = sum(1 for e in session.efforts.concluded() if e.id not in session.view.summaries)
+    evicted = session.efforts.concluded_count - len(session.view.summaries)
     lines = ["## Effort state"]
     if open_efforts:
         for e in open_efforts:

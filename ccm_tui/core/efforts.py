@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -175,14 +175,17 @@ def save_manifest(path: Path, efforts: list[Effort]) -> None:
     atomic_write_text(path, dump_manifest(efforts))
 
 
-@dataclass
 class EffortTable:
-    """The efforts of a session in manifest order, with lookups by id."""
+    """The efforts of a session in manifest order, with lookups by id.
 
-    efforts: list[Effort] = field(default_factory=list)
+    Open efforts are indexed separately so per-turn work does not scan every
+    concluded effort: change an effort's status only through :meth:`set_status`.
+    """
 
-    def __post_init__(self) -> None:
+    def __init__(self, efforts: list[Effort] | None = None) -> None:
+        self.efforts: list[Effort] = list(efforts or [])
         self._by_id = {e.id: e for e in self.efforts}
+        self._open = {e.id: e for e in self.efforts if e.is_open}
 
     def __iter__(self):
         return iter(self.efforts)
@@ -199,20 +202,36 @@ class EffortTable:
     def add(self, effort: Effort) -> None:
         self.efforts.append(effort)
         self._by_id[effort.id] = effort
+        if effort.is_open:
+            self._open[effort.id] = effort
+
+    def set_status(self, effort: Effort, status: str) -> None:
+        if status not in STATUSES:
+            raise ValueError(f"unknown status {status!r}")
+        effort.status = status
+        if status == OPEN:
+            self._open[effort.id] = effort
+        else:
+            self._open.pop(effort.id, None)
+            effort.active = False
 
     @property
     def active(self) -> Effort | None:
-        for e in reversed(self.efforts):
+        for e in self._open.values():
             if e.active:
                 return e
         return None
 
     def open_efforts(self) -> list[Effort]:
-        return [e for e in self.efforts if e.is_open]
+        return list(self._open.values())
+
+    @property
+    def concluded_count(self) -> int:
+        return len(self.efforts) - len(self._open)
 
     def concluded(self) -> list[Effort]:
         return [e for e in self.efforts if e.is_concluded]
 
     def set_active(self, effort: Effort | None) -> None:
-        for e in self.efforts:
+        for e in self._open.values():
             e.active = e is effort

@@ -15,7 +15,6 @@ from .context import assemble
 from .llm import LLMClient
 from .orchestrator import Emit, Orchestrator
 from .search import EffortIndex, SearchHit
-from .salience import IdIndex
 from .session import Session
 from .tokens import TokenCounter
 from .turn_events import EffortChanged, TurnEvent
@@ -77,23 +76,15 @@ class Engine:
 
     async def run_turn(self, text: str, emit: Emit | None = None):
         async with self.session.writing():
-            self._after_refresh()
             return await self.orchestrator.run_turn(text, self.emit_through(emit))
 
     async def run_action(self, tool_name: str, arguments: dict[str, Any], emit: Emit | None = None):
         async with self.session.writing():
-            self._after_refresh()
             return await self.orchestrator.run_action(tool_name, arguments, self.emit_through(emit))
 
     def refresh(self) -> bool:
         """Re-read the session if another process changed it (the TUI's watcher calls this)."""
-        changed = self.session.refresh_if_changed()
-        if changed:
-            self._after_refresh()
-        return changed
-
-    def _after_refresh(self) -> None:
-        self.orchestrator.ids = IdIndex.build(self.session.efforts.ids())
+        return self.session.refresh_if_changed()
 
 
 def open_engine(

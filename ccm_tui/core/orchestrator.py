@@ -54,7 +54,7 @@ from .turn_events import (
 
 Emit = Callable[[TurnEvent], None]
 MAX_USER_CHARS = 200_000
-HISTORY_LIMIT = 500
+HISTORY_LIMIT = 300
 
 
 def clean_user_text(text: str) -> str:
@@ -111,6 +111,7 @@ class Orchestrator:
         self.system_prompt = paths.prompt("system")
         self.tool_defs = toolbox.definitions()
         self.ids = IdIndex.build(session.efforts.ids())
+        self.ids_generation = session.generation
         self.compactor = Compactor(session, settings, llm)
         self.usage_total: dict[str, int] = {}
         self.cost_total: float | None = None
@@ -125,6 +126,13 @@ class Orchestrator:
             turn=self.session.state.turn, layers=dict(wc.layers), total=wc.total, naive=wc.naive,
             budget=self.budget, cost=self.cost_total,
         )
+
+    def id_index(self) -> IdIndex:
+        """Every effort id as a phrase, rebuilt only after the session was reloaded from disk."""
+        if self.ids_generation != self.session.generation:
+            self.ids = IdIndex.build(self.session.efforts.ids())
+            self.ids_generation = self.session.generation
+        return self.ids
 
     # ------------------------------------------------------------------- turn
     async def run_turn(self, text: str, emit: Emit | None = None) -> TurnResult:
@@ -155,7 +163,7 @@ class Orchestrator:
             for round_no in range(self.settings.max_tool_rounds + 1):
                 last_round = round_no == self.settings.max_tool_rounds
                 tools = None if last_round else self.tool_defs
-                wc = await self._fit(in_turn, tools, turn, emit)
+                wc = await self._fit(in_turn, tools, ctx, emit)
                 result.request = self.figures(wc)
                 streamed.clear()
 
@@ -188,7 +196,7 @@ class Orchestrator:
                         emit(Banner(turn=turn, text=banner))
                     for effort_id, change in ctx.changes[changes:]:
                         if change == "opened":
-                            self.ids.add(effort_id)
+                            self.id_index().add(effort_id)
                         emit(EffortChanged(turn=turn, effort_id=effort_id, change=change))
         except asyncio.CancelledError:
             partial = "\n\n".join(reply_parts + (["".join(streamed)] if streamed else [])).strip()
@@ -209,15 +217,20 @@ class Orchestrator:
         return result
 
     # ------------------------------------------------------------- internals
-    async def _fit(self, in_turn, tools, turn: int, emit: Emit) -> WorkingContext:
+    async def _fit(self, in_turn, tools, ctx: toolbox.ToolContext, emit: Emit) -> WorkingContext:
         """The working context for this request, compacted to the budget if needed."""
-        wc = assemble(self.session, self.system_prompt, in_turn, tools=tools)
+        turn = ctx.turn
+
+        def build() -> WorkingContext:
+            return assemble(self.session, self.system_prompt, in_turn, tools=tools)
+
+        self.compactor.relax(build, self.budget)
+        wc = build()
         if wc.total <= self.budget:
             return wc
-        report = await self.compactor.compact(
-            lambda: assemble(self.session, self.system_prompt, in_turn, tools=tools), self.budget, turn
-        )
+        report = await self.compactor.compact(build, self.budget, turn)
         for banner in report.banners:
+            ctx.banners.append(banner)
             emit(Banner(turn=turn, text=banner, kind="compaction"))
         for effort_id, change in report.changes:
             emit(EffortChanged(turn=turn, effort_id=effort_id, change=change))
@@ -298,7 +311,7 @@ class Orchestrator:
             session.save_manifest()  # token and message counts of the efforts this turn touched
         result.reply = reply
         session.state.turn = turn
-        referenced = referenced_efforts(session, self.ids, [user_msg["content"], reply], ctx.touched)
+        referenced = referenced_efforts(session, self.id_index(), [user_msg["content"], reply], ctx.touched)
         report = end_of_turn(
             session, turn, referenced,
             decay_threshold=self.settings.decay_threshold,
@@ -348,7 +361,7 @@ class Orchestrator:
             emit(Banner(turn=turn, text=banner))
         for effort_id, change in ctx.changes:
             if change == "opened":
-                self.ids.add(effort_id)
+                self.id_index().add(effort_id)
             emit(EffortChanged(turn=turn, effort_id=effort_id, change=change))
         if outcome.ok:
             referenced = set(ctx.touched)

@@ -52,6 +52,7 @@ are not a JSON object are skipped but still count.
 from __future__ import annotations
 
 import functools
+import heapq
 import json
 import math
 import os
@@ -61,7 +62,7 @@ import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, ParamSpec, TypeVar
 
@@ -84,18 +85,23 @@ MAX_MESSAGE_CHARS = 64_000  # a giant tool dump is indexed by its head only
 
 #: bm25 weights of the meta columns: effort_id, id_words, summary, name.
 META_COLUMN_WEIGHTS = (3.0, 3.0, 4.0, 5.0)
-META_COVERAGE_WEIGHT = 3.0
+META_COVERAGE_WEIGHT = 3.0  # all query terms in id/summary/name (IDF-weighted share)
 META_BM25_WEIGHT = 1.0
-META_BM25_HALF = 8.0  # bm25 value that earns half of META_BM25_WEIGHT
-MESSAGE_WEIGHT = 1.0
-MESSAGE_HALF = 12.0  # combined message bm25 that earns half of MESSAGE_WEIGHT
+META_BM25_HALF = 8.0  # meta bm25 value that earns half of META_BM25_WEIGHT
+MESSAGE_WEIGHT = 1.0  # cap of the whole log's contribution: below any full meta match
 MESSAGE_FLOOR = 0.05  # share of MESSAGE_WEIGHT earned by any message hit
-MESSAGE_TOP_HITS = 3
-MESSAGE_HIT_DECAY = 0.5
+BM25_K1 = 1.2  # BM25 saturation over "messages of the effort containing the term"
+BM25_B = 0.5  # ... normalised by the effort's log length
 
-SELECTIVE_MESSAGE_DOCS = 2_000  # terms in more messages than this are "frequent"
-GLOBAL_MESSAGE_ROWS = 200  # messages ranked globally to find candidate efforts
-MIN_CANDIDATES = 20
+MESSAGE_WINDOW = 2_000  # newest message postings read per term
+MESSAGE_ROW_BUDGET = 12_000  # ... and for all terms together
+META_WINDOW = 3_000
+META_ROW_BUDGET = 12_000
+MIN_WINDOW = 500
+META_BM25_ROWS = 4_000  # meta rows ranked by bm25() per search at most
+MIN_CANDIDATES = 30  # efforts scored exactly per search: max(this, 3 * limit)
+
+SYNC_BATCH_LINES = 20_000  # sync_session commits after about this many new lines
 
 SNIPPET_CHARS = 160
 SNIPPET_TOKENS = 26
@@ -116,6 +122,7 @@ CREATE TABLE efforts (
     log_ino INTEGER,
     indexed_lines INTEGER NOT NULL DEFAULT 0  -- lines 0..n-1 are in msg_fts
 );
+CREATE INDEX efforts_status ON efforts (status);
 CREATE VIRTUAL TABLE meta_fts USING fts5(effort_id, id_words, summary, name, tokenize='{tok}');
 CREATE VIRTUAL TABLE msg_fts USING fts5(content, role UNINDEXED, tokenize='{tok}');
 """
@@ -211,12 +218,7 @@ def _format_snippet(raw: str, width: int = SNIPPET_CHARS) -> str:
     return text.replace(_MARK_OPEN, "**").replace(_MARK_CLOSE, "**")
 
 
-def _squash(value: float, half: float) -> float:
-    """Map ``[0, inf)`` onto ``[0, 1)``; ``half`` maps to 0.5."""
-    return value / (value + half) if value > 0 else 0.0
-
-
-def _idf(docs: int, matching: int) -> float:
+def _idf(docs: float, matching: float) -> float:
     """Smoothed (always positive) inverse document frequency."""
     return math.log(1.0 + (docs - matching + 0.5) / (matching + 0.5))
 
@@ -340,23 +342,78 @@ def _row_from_tuple(t: Sequence[Any]) -> _EffortRow:
 
 
 @dataclass
-class _Candidate:
-    num: int
-    coverage: float = 0.0
-    meta_bm25: float = 0.0
-    message_hits: tuple[tuple[int, float], ...] = ()  # (rowid, -bm25) best first
+class _Postings:
+    """The efforts containing one query term in one table.
+
+    Postings are read newest-first and capped, so for a frequent term they
+    cover only recent efforts: ``counts`` is exact for efforts with
+    ``num >= floor`` (``floor == 0``: complete). ``docs`` is the number of
+    documents holding the term — exact when complete, else extrapolated from
+    the window.
+    """
+
+    docs: float
+    counts: dict[int, int]
+    floor: int
 
     @property
-    def score(self) -> float:
-        combined = 0.0
-        for rank, (_, value) in enumerate(self.message_hits):
-            combined += value * MESSAGE_HIT_DECAY**rank
-        messages = MESSAGE_FLOOR + (1 - MESSAGE_FLOOR) * _squash(combined, MESSAGE_HALF) if self.message_hits else 0.0
-        return (
-            META_COVERAGE_WEIGHT * self.coverage
-            + META_BM25_WEIGHT * _squash(self.meta_bm25, META_BM25_HALF)
-            + MESSAGE_WEIGHT * messages
-        )
+    def complete(self) -> bool:
+        return self.floor == 0
+
+
+@dataclass
+class _Plan:
+    """Per-search state: terms, their postings, and per-term score weights."""
+
+    terms: list[str]
+    meta: list[_Postings]
+    messages: list[_Postings]
+    meta_idf: list[float]
+    message_idf: list[float]
+    avg_lines: float
+    meta_weight: list[float] = field(init=False)  # coverage score earned per term found in meta
+    message_weight: list[float] = field(init=False)  # share of the message score per term
+
+    def __post_init__(self) -> None:
+        meta_total, message_total = sum(self.meta_idf), sum(self.message_idf) * (BM25_K1 + 1)
+        self.meta_weight = [META_COVERAGE_WEIGHT * idf / meta_total for idf in self.meta_idf]
+        self.message_weight = [idf / message_total for idf in self.message_idf]
+
+    @property
+    def expression(self) -> str:
+        return _or_expression(self.terms)
+
+
+@dataclass
+class _Candidate:
+    """Evidence gathered for one effort during a search."""
+
+    num: int
+    meta_terms: set[int] = field(default_factory=set)  # indices of terms in id/summary/name
+    meta_bm25: float = 0.0  # -bm25() of the meta document (selective terms only)
+    message_counts: dict[int, int] = field(default_factory=dict)  # term index -> messages containing it
+    lines: float = 0.0  # messages in the effort's log (0: use the corpus average)
+
+    def score(self, plan: _Plan) -> float:
+        """Meta coverage + squashed meta bm25 + bounded message contribution (see module doc)."""
+        total = 0.0
+        for i in self.meta_terms:
+            total += plan.meta_weight[i]
+        if self.meta_bm25 > 0:
+            total += META_BM25_WEIGHT * self.meta_bm25 / (self.meta_bm25 + META_BM25_HALF)
+        if self.message_counts:
+            lines = self.lines or plan.avg_lines
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * lines / plan.avg_lines)
+            share = 0.0
+            for i, n in self.message_counts.items():
+                share += plan.message_weight[i] * n * (BM25_K1 + 1) / (n + norm)
+            total += MESSAGE_WEIGHT * (MESSAGE_FLOOR + (1 - MESSAGE_FLOOR) * share)
+        return total
+
+
+def _safe_file_name(effort_id: str) -> bool:
+    """True when ``<id>.jsonl`` names a file inside efforts/ (never a path out of it)."""
+    return bool(effort_id) and effort_id not in (".", "..") and "/" not in effort_id and os.sep not in effort_id
 
 
 def _effort_entry(entry: Any) -> tuple[str, str, str | None, str | None]:
@@ -383,6 +440,8 @@ class EffortIndex:
         self._depth = 0  # nesting of _write_txn
         self._conn: sqlite3.Connection | None = None
         self._closed = False
+        self._corpus_cache: tuple[tuple[int, int], tuple[int, int, int]] | None = None
+        self._sync_cache: tuple[tuple[int, int], dict[str, tuple[Any, ...]]] | None = None
         self.recreated = False
         """True when this instance created the db from scratch (new, corrupt or
         foreign file): the caller should run :meth:`sync_session`."""
@@ -441,6 +500,7 @@ class EffortIndex:
             conn.execute("PRAGMA busy_timeout = 5000")
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
             conn.execute("PRAGMA synchronous = NORMAL")  # derived data: durability of the last commit is optional
+            conn.execute("PRAGMA journal_size_limit = 33554432")  # shrink the WAL after big syncs
             conn.execute("PRAGMA cache_size = -32000")
             if not self._schema_present(conn):
                 self._create_schema(conn)
@@ -499,6 +559,7 @@ class EffortIndex:
                 pass
         self._conn = None
         self._depth = 0
+        self._corpus_cache = self._sync_cache = None
         self._discard_file()
         self._conn = self._open()
         self.recreated = True
@@ -526,6 +587,12 @@ class EffortIndex:
         if self._depth == 0:
             db.execute("COMMIT")
 
+    def _commit_point(self) -> None:
+        """Commit the outermost write transaction so far and start the next one."""
+        if self._depth == 1:
+            self._db.execute("COMMIT")
+            self._db.execute("BEGIN IMMEDIATE")
+
     @contextmanager
     def _read_txn(self) -> Iterator[sqlite3.Connection]:
         """A read snapshot, so a search sees one consistent state."""
@@ -542,10 +609,6 @@ class EffortIndex:
     def _row(self, effort_id: str) -> _EffortRow | None:
         found = self._db.execute(f"SELECT {_ROW_COLUMNS} FROM efforts WHERE effort_id = ?", (effort_id,)).fetchone()
         return _row_from_tuple(found) if found else None
-
-    def _all_rows(self) -> dict[str, _EffortRow]:
-        rows = self._db.execute(f"SELECT {_ROW_COLUMNS} FROM efforts").fetchall()
-        return {t[1]: _row_from_tuple(t) for t in rows}
 
     def _ensure_row(self, effort_id: str) -> _EffortRow:
         """The effort's row, created as an open effort without summary if unknown."""
@@ -658,7 +721,7 @@ class EffortIndex:
         """
         with self._write_txn():
             row = self._ensure_row(effort_id)
-            return self._sync_log(row, Path(log_path), check_unchanged=True)
+            return self._sync_log(row, log_path)
 
     @_recovering
     def sync_session(self, session_dir: Path, efforts: Iterable[Any]) -> int:
@@ -674,44 +737,84 @@ class EffortIndex:
         for entry in efforts:
             effort_id, status, summary, name = _effort_entry(entry)
             wanted[effort_id] = (status, summary, name)
-        logs = Path(session_dir) / "efforts"
-        added = 0
+        logs = os.path.join(os.fspath(session_dir), "efforts", "")
+        added = pending = 0
         with self._write_txn():
-            stored = self._all_rows()
+            version = self._state_version()
+            stored = self._sync_state(version)
             for effort_id in stored.keys() - wanted.keys():
-                self._delete_effort(stored[effort_id])
+                self._delete_effort(self._ensure_row(effort_id))
             for effort_id, (status, summary, name) in wanted.items():
-                row = stored.get(effort_id)
-                keep_name = row.name if (row is not None and name is None) else name
-                row = self._write_meta(row, effort_id, status, summary, keep_name)
-                if Path(effort_id).name == effort_id:  # never follow a path out of efforts/
-                    added += self._sync_log(row, logs / f"{effort_id}.jsonl", check_unchanged=True)
+                lines = self._sync_entry(stored.get(effort_id), effort_id, status, summary, name, logs)
+                added, pending = added + lines, pending + lines
+                if pending >= SYNC_BATCH_LINES:  # bound the WAL and memory of a big (re)build
+                    self._commit_point()
+                    pending = 0
+            unchanged = self._state_version() == version
+        self._sync_cache = (version, stored) if unchanged else None
         return added
 
+    def _state_version(self) -> tuple[int, int]:
+        """Changes when anyone (this connection included) modified the database."""
+        return self._db.execute("PRAGMA data_version").fetchone()[0], self._db.total_changes
+
+    def _sync_state(self, version: tuple[int, int]) -> dict[str, tuple[Any, ...]]:
+        """id → (status, summary, name, log_size, log_mtime_ns, log_ino), reused while unchanged."""
+        if self._sync_cache is not None and self._sync_cache[0] == version:
+            return self._sync_cache[1]
+        return {
+            t[0]: t[1:]
+            for t in self._db.execute(
+                "SELECT effort_id, status, summary, name, log_size, log_mtime_ns, log_ino FROM efforts"
+            )
+        }
+
+    def _sync_entry(
+        self, stored: tuple[Any, ...] | None, effort_id: str, status: str, summary: str | None, name: str | None, logs: str
+    ) -> int:
+        """sync_session for one manifest entry; the common no-change case costs one stat()."""
+        safe = _safe_file_name(effort_id)
+        path = logs + effort_id + ".jsonl" if safe else None
+        try:
+            st = os.stat(path) if path else None
+        except OSError:
+            st = None
+        if stored is not None and stored[:2] == (status, summary) and name in (None, stored[2]):
+            if st is None and stored[3] is None:
+                return 0
+            if st is not None and stored[3:] == (st.st_size, st.st_mtime_ns, st.st_ino):
+                return 0
+        row = self._row(effort_id)
+        keep_name = row.name if (row is not None and name is None) else name
+        row = self._write_meta(row, effort_id, status, summary, keep_name)
+        return self._sync_log(row, path) if path else 0
+
+    @_recovering
     def optimize(self) -> None:
         """Merge the FTS5 segments (worth it after a large rebuild; takes seconds at 1M rows)."""
-        with self._lock:
-            self._ensure_open()
-            with self._write_txn() as db:
-                db.execute("INSERT INTO meta_fts (meta_fts) VALUES ('optimize')")
-                db.execute("INSERT INTO msg_fts (msg_fts) VALUES ('optimize')")
+        with self._write_txn() as db:
+            db.execute("INSERT INTO meta_fts (meta_fts) VALUES ('optimize')")
+            db.execute("INSERT INTO msg_fts (msg_fts) VALUES ('optimize')")
 
     # ------------------------------------------------------------------ log syncing
 
-    def _open_log(self, path: Path) -> IO[bytes]:
+    def _open_log(self, path: str | Path) -> IO[bytes]:
         """Open a log for reading (a seam for tests counting opened files)."""
         return open(path, "rb")  # noqa: SIM115
 
-    def _sync_log(self, row: _EffortRow, path: Path, *, check_unchanged: bool) -> int:
-        """Index what was appended to ``path`` since ``row.log``; update the stored state."""
+    def _sync_log(self, row: _EffortRow, path: str | Path) -> int:
+        """Index what was appended to ``path`` since ``row.log``; update the stored state.
+
+        A log whose (size, mtime_ns, inode) match the last sync is not opened.
+        """
         try:
-            st = path.stat()
+            st = os.stat(path)
         except FileNotFoundError:
             if row.log.offset or row.log.indexed_lines or row.log.size is not None:
                 self._reset_log(row)
                 self._save_log_state(row.num, row.log)
             return 0
-        if check_unchanged and row.log.unchanged(st):
+        if row.log.unchanged(st):
             return 0
         with self._open_log(path) as fh:
             st = os.fstat(fh.fileno())
@@ -783,123 +886,205 @@ class EffortIndex:
             return self._search(terms, limit, status)
 
     def _search(self, terms: list[str], limit: int, status: str | None) -> list[SearchHit]:
-        expression = _or_expression(terms)
-        wanted = max(MIN_CANDIDATES, 2 * limit)
-        candidates = self._meta_candidates(terms, expression, status, wanted)
-        for num in self._message_candidate_nums(terms, expression, status, wanted):
-            candidates.setdefault(num, _Candidate(num))
-        info = self._effort_info(list(candidates))
-        if status is not None:
-            candidates = {n: c for n, c in candidates.items() if info[n][1] == status}
-        for candidate in candidates.values():
-            candidate.message_hits = self._best_messages(expression, candidate.num)
-        scored = sorted(
-            (c for c in candidates.values() if c.score > 0), key=lambda c: (-c.score, info[c.num][0])
+        plan = self._plan(terms)
+        allowed = self._nums_with_status(status) if status is not None else None
+        shortlist = self._shortlist(plan, allowed, max(MIN_CANDIDATES, 3 * limit))
+        self._complete_evidence(plan, shortlist)
+        info = self._effort_info([c.num for c in shortlist])
+        shortlist = [c for c in shortlist if c.num in info and (c.meta_terms or c.message_counts)]
+        for candidate in shortlist:
+            candidate.lines = info[candidate.num][3]
+        ranked = sorted(
+            ((c.score(plan), info[c.num][0], c) for c in shortlist),
+            key=lambda t: (-t[0], t[1]),
         )
-        return [self._hit(c, info[c.num], expression) for c in scored[:limit]]
+        return [self._hit(plan, c, score, info[c.num]) for score, _, c in ranked[:limit]]
 
-    def _meta_candidates(
-        self, terms: list[str], expression: str, status: str | None, wanted: int
-    ) -> dict[int, _Candidate]:
-        """Efforts whose id/summary/name match, with coverage and bm25; the best ``wanted``."""
-        db = self._db
-        total = db.execute("SELECT count(*) FROM efforts").fetchone()[0]
-        weights: dict[int, float] = {}
-        idf_sum = 0.0
-        for term in terms:
-            nums = [r[0] for r in db.execute("SELECT rowid FROM meta_fts WHERE meta_fts MATCH ?", (_phrase(term),))]
-            idf = _idf(total, len(nums))
-            idf_sum += idf
-            for num in nums:
-                weights[num] = weights.get(num, 0.0) + idf
-        if not weights:
+    # -- planning
+
+    def _plan(self, terms: list[str]) -> _Plan:
+        """Read every term's (windowed) postings in both tables and derive IDFs."""
+        efforts, lines, _ = self._corpus_size()
+        meta_window = max(MIN_WINDOW, min(META_WINDOW, META_ROW_BUDGET // len(terms)))
+        message_window = max(MIN_WINDOW, min(MESSAGE_WINDOW, MESSAGE_ROW_BUDGET // len(terms)))
+        meta = [self._postings("meta_fts", t, meta_window, efforts) for t in terms]
+        messages = [self._postings("msg_fts", t, message_window, lines) for t in terms]
+        return _Plan(
+            terms=terms,
+            meta=meta,
+            messages=messages,
+            meta_idf=[_idf(efforts, p.docs) for p in meta],
+            message_idf=[_idf(lines, p.docs) for p in messages],
+            avg_lines=max(1.0, lines / efforts) if efforts else 1.0,
+        )
+
+    def _corpus_size(self) -> tuple[int, int, int]:
+        """(efforts, log lines indexed, highest effort number), cached until the db changes."""
+        version = self._state_version()
+        if self._corpus_cache is None or self._corpus_cache[0] != version:
+            efforts, lines, top = self._db.execute(
+                "SELECT count(*), total(indexed_lines), max(num) FROM efforts"
+            ).fetchone()
+            self._corpus_cache = (version, (efforts, int(lines), top or 0))
+        return self._corpus_cache[1]
+
+    def _postings(self, table: str, term: str, window: int, total_docs: int) -> _Postings:
+        """Up to ``window`` newest documents of ``table`` containing ``term``, counted per effort."""
+        shift = _LINE_BITS if table == "msg_fts" else 0
+        counts = dict(
+            self._db.execute(
+                f"SELECT rowid >> {shift}, count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ?"
+                " ORDER BY rowid DESC LIMIT ?) GROUP BY 1",
+                (_phrase(term), window),
+            ).fetchall()
+        )
+        seen = sum(counts.values())
+        if seen < window:
+            return _Postings(float(seen), counts, 0)
+        floor = min(counts)
+        if shift:  # the oldest effort in the window may be cut: leave it out
+            del counts[floor]
+            floor += 1
+            # documents in the window ≈ efforts since the floor × average log length
+            window_docs = (self._corpus_size()[2] - floor + 1) * total_docs / max(1, self._corpus_size()[0])
+            docs = sum(counts.values()) * total_docs / window_docs if window_docs > 0 else 0.0
+        else:  # meta tables are small: count exactly
+            sql = f"SELECT count(*) FROM {table} WHERE {table} MATCH ?"
+            docs = float(self._db.execute(sql, (_phrase(term),)).fetchone()[0])
+        return _Postings(min(float(total_docs), max(docs, float(seen))), counts, max(floor, 1))
+
+    def _nums_with_status(self, status: str) -> set[int]:
+        return {num for (num,) in self._db.execute("SELECT num FROM efforts WHERE status = ?", (status,))}
+
+    # -- evidence
+
+    def _shortlist(self, plan: _Plan, allowed: set[int] | None, wanted: int) -> list[_Candidate]:
+        """The ``wanted`` efforts with the best scores on the evidence in the postings.
+
+        Runs over every effort in the postings (thousands for frequent terms),
+        so it sums plain dicts and builds candidates for the winners only.
+        """
+        bm25 = self._meta_bm25(plan)
+        partial: dict[int, float] = {}
+        for weight, postings in zip(plan.meta_weight, plan.meta):
+            for num in postings.counts:
+                partial[num] = partial.get(num, 0.0) + weight
+        for num, value in bm25.items():
+            partial[num] = partial.get(num, 0.0) + META_BM25_WEIGHT * value / (value + META_BM25_HALF)
+        shares: dict[int, float] = {}
+        for weight, postings in zip(plan.message_weight, plan.messages):
+            weight *= BM25_K1 + 1
+            for num, n in postings.counts.items():
+                shares[num] = shares.get(num, 0.0) + weight * n / (n + BM25_K1)
+        floor, rest = MESSAGE_WEIGHT * MESSAGE_FLOOR, MESSAGE_WEIGHT * (1 - MESSAGE_FLOOR)
+        for num, share in shares.items():
+            partial[num] = partial.get(num, 0.0) + floor + rest * share
+        if allowed is not None:
+            partial = {num: partial.get(num, 0.0) for num in allowed} if len(allowed) <= wanted else {
+                num: value for num, value in partial.items() if num in allowed
+            }  # few efforts with that status: judge them all
+        best = heapq.nlargest(wanted, partial.items(), key=lambda item: item[1])
+        return [self._candidate(plan, num, bm25.get(num, 0.0)) for num, _ in best]
+
+    @staticmethod
+    def _candidate(plan: _Plan, num: int, meta_bm25: float) -> _Candidate:
+        """A candidate with the evidence the postings hold for it."""
+        return _Candidate(
+            num,
+            meta_terms={i for i, p in enumerate(plan.meta) if num in p.counts},
+            meta_bm25=meta_bm25,
+            message_counts={i: p.counts[num] for i, p in enumerate(plan.messages) if num in p.counts},
+        )
+
+    def _meta_bm25(self, plan: _Plan) -> dict[int, float]:
+        """FTS5 bm25 (column-weighted) of meta documents, over the selective terms
+        (complete postings), as long as that ranks few rows: num → -bm25."""
+        chosen, rows = [], 0.0
+        for term, postings in sorted(zip(plan.terms, plan.meta), key=lambda tp: tp[1].docs):
+            if postings.complete and postings.docs and rows + postings.docs <= META_BM25_ROWS:
+                chosen.append(term)
+                rows += postings.docs
+        if not chosen:
             return {}
-        w = ", ".join(str(x) for x in META_COLUMN_WEIGHTS)
-        sql = f"SELECT m.rowid, -bm25(meta_fts, {w}) FROM meta_fts m"
-        params: tuple[Any, ...] = (expression,)
-        if status is not None:
-            sql += " JOIN efforts e ON e.num = m.rowid WHERE meta_fts MATCH ? AND e.status = ?"
-            params += (status,)
-        else:
-            sql += " WHERE meta_fts MATCH ?"
-        found = [
-            _Candidate(num, coverage=weights.get(num, 0.0) / idf_sum, meta_bm25=value)
-            for num, value in db.execute(sql, params)
-        ]
-        found.sort(key=lambda c: -c.score)
-        return {c.num: c for c in found[:wanted]}
+        weights = ", ".join(str(w) for w in META_COLUMN_WEIGHTS)
+        return dict(
+            self._db.execute(
+                f"SELECT rowid, -bm25(meta_fts, {weights}) FROM meta_fts WHERE meta_fts MATCH ?",
+                (_or_expression(chosen),),
+            ).fetchall()
+        )
 
-    def _message_candidate_nums(
-        self, terms: list[str], expression: str, status: str | None, wanted: int
-    ) -> list[int]:
-        """Efforts with the best message hits (see the module docstring for the strategy)."""
-        db = self._db
-        if status is not None:
-            nums = [r[0] for r in db.execute("SELECT num FROM efforts WHERE status = ? LIMIT ?", (status, wanted + 1))]
-            if len(nums) <= wanted:  # few efforts with that status: score them all exactly
-                return nums
-        selective = [t for t in terms if self._message_doc_count(t, SELECTIVE_MESSAGE_DOCS + 1) <= SELECTIVE_MESSAGE_DOCS]
-        if selective:
-            sql = "SELECT rowid FROM msg_fts WHERE msg_fts MATCH ? ORDER BY rank LIMIT ?"
-            params: tuple[Any, ...] = (_or_expression(selective), GLOBAL_MESSAGE_ROWS)
-        else:
-            sql = "SELECT rowid FROM msg_fts WHERE msg_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
-            params = (expression, GLOBAL_MESSAGE_ROWS)
-        nums = list(dict.fromkeys(rowid >> _LINE_BITS for (rowid,) in db.execute(sql, params)))
-        return nums[: wanted if status is None else 4 * wanted]
+    def _complete_evidence(self, plan: _Plan, shortlist: list[_Candidate]) -> None:
+        """Look up frequent terms for short-listed efforts older than their postings window."""
+        for i, postings in enumerate(plan.meta):
+            older = [c for c in shortlist if c.num < postings.floor]
+            for start in range(0, len(older), 500):
+                chunk = {c.num: c for c in older[start : start + 500]}
+                marks = ",".join("?" * len(chunk))
+                for (num,) in self._db.execute(
+                    f"SELECT rowid FROM meta_fts WHERE meta_fts MATCH ? AND rowid IN ({marks})",
+                    (_phrase(plan.terms[i]), *chunk),
+                ):
+                    chunk[num].meta_terms.add(i)
+        for i, postings in enumerate(plan.messages):
+            for candidate in shortlist:
+                if candidate.num < postings.floor:
+                    lo = candidate.num << _LINE_BITS
+                    (n,) = self._db.execute(
+                        "SELECT count(*) FROM msg_fts WHERE msg_fts MATCH ? AND rowid BETWEEN ? AND ?",
+                        (_phrase(plan.terms[i]), lo, lo | _LINE_MASK),
+                    ).fetchone()
+                    if n:
+                        candidate.message_counts[i] = n
 
-    def _message_doc_count(self, term: str, cap: int) -> int:
-        """How many messages contain ``term``, counting no further than ``cap``."""
-        sql = "SELECT count(*) FROM (SELECT 1 FROM msg_fts WHERE msg_fts MATCH ? LIMIT ?)"
-        return self._db.execute(sql, (_phrase(term), cap)).fetchone()[0]
-
-    def _best_messages(self, expression: str, num: int) -> tuple[tuple[int, float], ...]:
-        """The effort's top messages for ``expression`` as (rowid, -bm25)."""
-        lo = num << _LINE_BITS
-        rows = self._db.execute(
-            "SELECT rowid, -bm25(msg_fts) FROM msg_fts WHERE msg_fts MATCH ? AND rowid BETWEEN ? AND ?"
-            " ORDER BY rank LIMIT ?",
-            (expression, lo, lo | _LINE_MASK, MESSAGE_TOP_HITS),
-        ).fetchall()
-        return tuple((rowid, value) for rowid, value in rows)
-
-    def _effort_info(self, nums: list[int]) -> dict[int, tuple[str, str, str | None]]:
-        """num → (effort_id, status, summary)."""
-        info: dict[int, tuple[str, str, str | None]] = {}
+    def _effort_info(self, nums: list[int]) -> dict[int, tuple[str, str, str | None, int]]:
+        """num → (effort_id, status, summary, indexed lines)."""
+        info: dict[int, tuple[str, str, str | None, int]] = {}
         for start in range(0, len(nums), 500):
             chunk = nums[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for num, effort_id, status, summary in self._db.execute(
-                f"SELECT num, effort_id, status, summary FROM efforts WHERE num IN ({marks})", chunk
+            for num, *rest in self._db.execute(
+                f"SELECT num, effort_id, status, summary, indexed_lines FROM efforts WHERE num IN ({marks})", chunk
             ):
-                info[num] = (effort_id, status, summary)
+                info[num] = tuple(rest)  # type: ignore[assignment]
         return info
 
-    def _hit(self, candidate: _Candidate, info: tuple[str, str, str | None], expression: str) -> SearchHit:
-        effort_id, status, summary = info
-        return SearchHit(
-            id=effort_id,
-            status=status,
-            summary=summary,
-            score=candidate.score,
-            snippet=self._snippet(candidate, summary, expression) or effort_id,
-        )
+    # -- results
 
-    def _snippet(self, candidate: _Candidate, summary: str | None, expression: str) -> str:
-        """Marked summary if it contains a match, else the marked best message, else the summary."""
+    def _hit(
+        self, plan: _Plan, candidate: _Candidate, score: float, info: tuple[str, str, str | None, int]
+    ) -> SearchHit:
+        effort_id, status, summary, _ = info
+        snippet = self._snippet(plan, candidate, summary) or effort_id
+        return SearchHit(id=effort_id, status=status, summary=summary, score=score, snippet=snippet)
+
+    def _snippet(self, plan: _Plan, candidate: _Candidate, summary: str | None) -> str:
+        """The marked summary if it contains a match, else the marked best message."""
         args = (_MARK_OPEN, _MARK_CLOSE, "…", SNIPPET_TOKENS)
-        if candidate.coverage > 0 and summary:
-            raw = self._db.execute(
+        if candidate.meta_terms and summary:
+            found = self._db.execute(
                 "SELECT snippet(meta_fts, 2, ?, ?, ?, ?) FROM meta_fts WHERE meta_fts MATCH ? AND rowid = ?",
-                (*args, expression, candidate.num),
+                (*args, plan.expression, candidate.num),
             ).fetchone()
-            if raw and _MARK_OPEN in raw[0]:
-                return _format_snippet(raw[0])
-        if candidate.message_hits:
-            raw = self._db.execute(
-                "SELECT snippet(msg_fts, 0, ?, ?, ?, ?) FROM msg_fts WHERE msg_fts MATCH ? AND rowid = ?",
-                (*args, expression, candidate.message_hits[0][0]),
-            ).fetchone()
-            if raw:
-                return _format_snippet(raw[0])
+            if found and _MARK_OPEN in found[0]:
+                return _format_snippet(found[0])
+        if candidate.message_counts:
+            found = self._best_message_snippet(plan, candidate, args)
+            if found:
+                return _format_snippet(found)
         return _format_snippet(summary or "")
+
+    def _best_message_snippet(self, plan: _Plan, candidate: _Candidate, args: tuple[Any, ...]) -> str | None:
+        """Snippet of the effort's best message by FTS5 bm25 over its selective
+        (complete-postings) terms; the newest matching message if it has none."""
+        present = sorted(candidate.message_counts)
+        selective = [plan.terms[i] for i in present if plan.messages[i].complete]
+        lo = candidate.num << _LINE_BITS
+        order = "rank" if selective else "rowid DESC"
+        expression = _or_expression(selective or [plan.terms[i] for i in present])
+        found = self._db.execute(
+            f"SELECT snippet(msg_fts, 0, ?, ?, ?, ?) FROM msg_fts WHERE msg_fts MATCH ?"
+            f" AND rowid BETWEEN ? AND ? ORDER BY {order} LIMIT 1",
+            (*args, expression, lo, lo | _LINE_MASK),
+        ).fetchone()
+        return found[0] if found else None

@@ -197,6 +197,7 @@ class Session:
         self._logs: dict[str, list[dict[str, Any]]] = {}
         self._ambient: deque[dict[str, Any]] = deque()
         self._seen_events_size = 0
+        self.generation = 0  # bumped by every (re)load, so caches built on the efforts know to rebuild
 
     # ------------------------------------------------------------------ paths
     @property
@@ -272,6 +273,7 @@ class Session:
 
     def load(self) -> None:
         """(Re)read the snapshots and the parts of the logs the working context needs."""
+        self.generation += 1
         self.efforts = EffortTable(load_manifest(self.manifest_path))
         self.state = self._read_state()
         self.view = self._read_view()

@@ -214,8 +214,7 @@ async def close_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
         ctx.llm, log, counter=session.counter, max_tokens=ctx.summary_max_tokens, title=effort.name or effort.id
     )
     was_active = effort.active
-    effort.status = CONCLUDED
-    effort.active = False
+    session.efforts.set_status(effort, CONCLUDED)
     effort.summary = summary
     effort.summary_tokens = session.counter.count_text(summary)
     effort.concluded_at = now_iso()
@@ -250,7 +249,7 @@ async def effort_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
         {"id": e.id, "summary": e.summary, "summary_tokens": e.summary_tokens, "raw_tokens": e.raw_tokens}
         for e in session.summaries_in_memory()
     ]
-    evicted = sum(1 for e in session.efforts.concluded() if session.is_evicted(e))
+    evicted = session.efforts.concluded_count - len(session.view.summaries)
     return {"open": open_, "expanded": expanded, "concluded": concluded, "evicted_count": evicted}
 
 
@@ -368,7 +367,7 @@ async def reopen_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
         raise ToolError(f"effort '{effort.id}' is not concluded (status: {effort.status})")
     session = ctx.session
     prior = effort.summary
-    effort.status = OPEN
+    session.efforts.set_status(effort, OPEN)
     session.efforts.set_active(effort)
     effort.reopen_count += 1
     session.view.expanded.pop(effort.id, None)

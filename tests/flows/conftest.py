@@ -81,6 +81,12 @@ class CCM:
         return "\n".join(str(m.get("content") or "") for m in self.chat_requests()[-1]["messages"])
 
 
+@pytest.fixture(autouse=True)
+def _fast_retries(monkeypatch) -> None:
+    """Backoff between retries scales with this; tests of the waits themselves override it."""
+    monkeypatch.setenv("CCM_RETRY_BASE_SECONDS", "0")
+
+
 @pytest.fixture
 def ccm(llm_server, tmp_path, capsys) -> CCM:
     return CCM(llm_server, tmp_path / "session", capsys)

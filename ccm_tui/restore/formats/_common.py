@@ -34,6 +34,23 @@ def same_file(first: str, second: str) -> bool:
     return first == second or first.endswith("/" + second.removeprefix("./"))
 
 
+class FileNames:
+    """Remembers the first spelling of every file so later mentions reuse it."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, list[str]] = {}
+
+    def spelling_of(self, path: str) -> tuple[str, bool]:
+        """The first-seen spelling of ``path`` and whether the file was seen before."""
+        name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+        spellings = self._by_name.setdefault(name, [])
+        for spelling in spellings:
+            if same_file(spelling, path):
+                return spelling, True
+        spellings.append(path)
+        return path, False
+
+
 class TurnBuilder:
     """Accumulates user messages, agent output and artifacts into turn rounds.
 
@@ -46,7 +63,8 @@ class TurnBuilder:
         self.turns: list[TurnRound] = []
         self.skipped: list[str] = []
         self._orphan_span: tuple[int, int] | None = None
-        self._seen_paths: set[str] = set()
+        self._files = FileNames()
+        self._turn_actions: set[tuple[str, ArtifactAction]] = set()
 
     def user(self, text: str, start: int, end: int | None = None) -> None:
         """Record a human message spanning lines ``start``..``end``."""
@@ -57,6 +75,7 @@ class TurnBuilder:
         if current is not None and not current.agent_responses:
             self._extend(current, text, end or start)
             return
+        self._turn_actions = set()
         self.turns.append(
             TurnRound(
                 turn=len(self.turns) + 1,
@@ -90,21 +109,21 @@ class TurnBuilder:
     def artifact(self, raw_path: str, action: ArtifactAction, line: int) -> None:
         """Attach a file action to the current turn.
 
-        Writing a file already seen in the transcript is an edit, not a creation;
-        an edit right after creating the file in the same turn adds nothing; the
-        same action on the same file (however the path is spelled) is kept once.
+        A file keeps the spelling it was first seen with (``app\\x.css`` and
+        ``/repo/app/x.css`` are both ``app/x.css`` once that was seen). Writing
+        a file already seen is an edit, not a creation; an edit right after the
+        creation, or a repeated action, adds nothing to the turn.
         """
         path = clean_path(raw_path)
         if path is None or not self.turns:
             return
-        key = path.replace("\\", "/")
-        if action == "created" and any(same_file(key, seen) for seen in self._seen_paths):
+        path, seen_before = self._files.spelling_of(path)
+        if action == "created" and seen_before:
             action = "edited"
-        self._seen_paths.add(key)
+        if (path, action) in self._turn_actions or (action == "edited" and (path, "created") in self._turn_actions):
+            return
+        self._turn_actions.add((path, action))
         current = self.turns[-1]
-        for known in current.artifacts:
-            if same_file(known.path, key) and (known.action == action or (known.action, action) == ("created", "edited")):
-                return
         current.artifacts.append(Artifact(path=path, action=action, line=line))
         current.end_line = max(current.end_line, line)
 
@@ -117,7 +136,8 @@ class TurnBuilder:
         skipped = list(self.skipped)
         if self._orphan_span is not None:
             first, last = self._orphan_span
-            skipped.insert(0, f"lines {first}-{last}: text before the first user message")
+            where = f"line {first}" if first == last else f"lines {first}-{last}"
+            skipped.insert(0, f"{where}: text before the first user message")
         return ParsedTranscript(format=fmt, turns=self.turns, skipped=skipped, cwd=cwd, title=title)
 
     @staticmethod

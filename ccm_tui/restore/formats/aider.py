@@ -97,15 +97,15 @@ def sniff(head: str, path: Path) -> float:
 def parse(text: str) -> ParsedTranscript:
     """Parse an aider chat history into turn rounds."""
     lines = split_lines(text)
-    new_style = _new_style_lines(lines)
+    is_input = _input_lines(lines)
     state = _State()
     previous_kind = "start"
     index = 0
     while index < len(lines):
         line = lines[index]
-        if _INPUT.match(line) and previous_kind != "prose" and (not new_style[index] or _is_new_input(line)):
+        if is_input[index] and previous_kind != "prose":
             _flush_prose(state)
-            index = _handle_input_run(state, lines, index)
+            index = _handle_input_run(state, lines, is_input, index)
             previous_kind = "input"
             continue
         if _SESSION.match(line):
@@ -126,21 +126,18 @@ def parse(text: str) -> ParsedTranscript:
     return state.builder.result(NAME)
 
 
-def _new_style_lines(lines: list[str]) -> list[bool]:
-    """Per line: does its session use new-style input (every line ends with two spaces)?"""
+def _input_lines(lines: list[str]) -> list[bool]:
+    """Per line: can it be user input? In a new-style session input ends with two spaces."""
     flags: list[bool] = []
     session_start = 0
     for index in range(len(lines) + 1):
         if index == len(lines) or (index > session_start and _SESSION.match(lines[index])):
-            inputs = [line for line in lines[session_start:index] if _INPUT.match(line)]
-            trailing = sum(1 for line in inputs if _is_new_input(line))
-            flags.extend([trailing * 2 > len(inputs)] * (index - session_start))
+            session = lines[session_start:index]
+            inputs = [line for line in session if _INPUT.match(line)]
+            new_style = sum(1 for line in inputs if line.endswith("  ")) * 2 > len(inputs)
+            flags.extend(bool(_INPUT.match(line)) and (not new_style or line.endswith("  ")) for line in session)
             session_start = index
     return flags
-
-
-def _is_new_input(line: str) -> bool:
-    return line.endswith("  ")
 
 
 def _is_info_tail(lines: list[str], index: int) -> bool:
@@ -149,15 +146,15 @@ def _is_info_tail(lines: list[str], index: int) -> bool:
     return bool(previous.strip()) and not lines[index].startswith("#")
 
 
-def _handle_input_run(state: _State, lines: list[str], start: int) -> int:
+def _handle_input_run(state: _State, lines: list[str], is_input: list[bool], start: int) -> int:
     """Process a run of input lines starting at ``start``; returns the index after it."""
     run: list[tuple[int, str]] = []
     index = start
     while index < len(lines):
-        if _INPUT.match(lines[index]):
+        if is_input[index]:
             run.append((index + 1, lines[index][5:].rstrip()))
             index += 1
-        elif not lines[index].strip() and index + 1 < len(lines) and _INPUT.match(lines[index + 1]):
+        elif not lines[index].strip() and index + 1 < len(lines) and is_input[index + 1]:
             index += 1
         else:
             break

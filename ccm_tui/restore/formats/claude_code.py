@@ -132,14 +132,16 @@ def _decode(line: str) -> dict[str, Any] | None:
 
 
 def _main_chain(records: list[_Record]) -> list[_Record]:
-    """Walk back from the last record; a missing parent falls back to the previous record."""
+    """Walk back from the last leaf record; a missing parent falls back to the previous record."""
     if not records:
         return []
     by_uuid = {record.uuid: record for record in records}
     position = {record.uuid: index for index, record in enumerate(records)}
+    parents = {record.parent for record in records}
+    leaves = [record for record in records if record.uuid not in parents]
     chain: list[_Record] = []
     seen: set[str] = set()
-    current: _Record | None = records[-1]
+    current: _Record | None = leaves[-1] if leaves else records[-1]
     while current is not None and current.uuid not in seen:
         seen.add(current.uuid)
         chain.append(current)

@@ -88,13 +88,17 @@ def _signature_of(text: str) -> str | None:
 def _read_box(lines: list[str], start: int) -> tuple[int, str | None]:
     """Return the index after the box starting at ``start`` and its signer, if signed.
 
-    The signature is the box's last non-blank line, or the line right below it.
+    A signature line inside the box closes it (boxes can touch); an unsigned
+    box may be signed by the line right below it.
     """
     end = start
-    while end < len(lines) and _box_inner(lines[end]) is not None:
+    signer: str | None = None
+    while end < len(lines) and signer is None:
+        inner = _box_inner(lines[end])
+        if inner is None:
+            break
+        signer = _signature_of(inner)
         end += 1
-    inner = [text for text in (_box_inner(line) for line in lines[start:end]) if text]
-    signer = _signature_of(inner[-1]) if inner else None
     if signer is None and end < len(lines):
         signer = _signature_of(lines[end].strip())
         if signer is not None:
@@ -128,8 +132,11 @@ def _flush_agent(builder: TurnBuilder, agent_lines: list[tuple[int, str]]) -> No
 
 
 def _is_noise(line: str) -> bool:
-    stripped = line.strip()
-    return bool(_WORKING.match(stripped) or _signature_of(stripped))
+    """Spinner lines and message signatures carry no content."""
+    text = _box_inner(line)
+    if text is None:
+        text = line.strip()
+    return bool(_WORKING.match(text) or _signature_of(text))
 
 
 def _find_cwd(lines: list[str]) -> str | None:

@@ -1,0 +1,133 @@
+"""Per-turn core overhead (everything but the model call) as history grows.
+
+Builds sessions with 0, 100, 1,000 and 10,000 concluded efforts of 100 messages
+each (10,000 × 100 = 1,000,000 logged messages), then runs turns through the
+real orchestrator with an in-process model that answers instantly, and prints
+the median turn time, the ratio to the empty session, start-up time, and the
+latency of ``search_efforts`` at each size.
+
+    python benchmarks/bench_turn.py [--sizes 0,100,1000,10000] [--turns 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ccm_tui.config import Settings  # noqa: E402
+from ccm_tui.core.efforts import CONCLUDED, Effort, save_manifest  # noqa: E402
+from ccm_tui.core.engine import open_engine  # noqa: E402
+from ccm_tui.core.llm import Completion  # noqa: E402
+
+WORDS = (
+    "auth token refresh cache database pool index query latency queue kafka consumer partition deploy "
+    "docker kubernetes helm chart terraform module bucket lambda trace metric alert budget invoice tax "
+    "travel kyoto osaka hotel flight recipe bread flour oven garden tomato soil water python rust golang "
+    "test fixture mock server client router middleware session cookie header cors proxy tls certificate"
+).split()
+
+
+class InstantModel:
+    """Answers at once, so the timing is the core's own work."""
+
+    model = summary_model = "bench/instant"
+
+    async def stream_chat(self, messages, tools, on_delta=None):
+        if on_delta:
+            on_delta("ok")
+        return Completion(content="ok", finish_reason="stop")
+
+    async def complete(self, messages, max_tokens=None, summary=True):
+        return Completion(content="summary", finish_reason="stop")
+
+
+def sentence(rng: random.Random, n: int = 14) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def build_session(directory: Path, efforts: int, messages: int) -> None:
+    rng = random.Random(efforts)
+    (directory / "efforts").mkdir(parents=True)
+    entries = []
+    for i in range(efforts):
+        eid = f"effort-{i:05d}"
+        lines = [
+            json.dumps({"role": "user" if j % 2 == 0 else "assistant", "content": sentence(rng), "ts": "2026-01-01T00:00:00Z"})
+            for j in range(messages)
+        ]
+        (directory / "efforts" / f"{eid}.jsonl").write_text("\n".join(lines) + "\n")
+        entries.append(Effort(id=eid, status=CONCLUDED, summary=sentence(rng, 20), raw_tokens=messages * 20,
+                              summary_tokens=25, messages=messages))
+    save_manifest(directory / "manifest.yaml", entries)
+
+
+async def run_turns(engine, turns: int) -> list[float]:
+    timings = []
+    for i in range(turns):
+        start = time.perf_counter()
+        await engine.run_turn(f"message {i}: what about the {WORDS[i % len(WORDS)]} thing?")
+        timings.append(time.perf_counter() - start)
+    return timings
+
+
+def bench(size: int, messages: int, turns: int, root: Path) -> dict:
+    directory = root / f"s{size}"
+    t0 = time.perf_counter()
+    build_session(directory, size, messages)
+    build = time.perf_counter() - t0
+    settings = Settings(model="bench/instant", token_budget=16_000)
+    t0 = time.perf_counter()
+    engine = open_engine(directory, settings, llm=InstantModel())
+    startup = time.perf_counter() - t0
+    try:
+        timings = asyncio.run(run_turns(engine, turns))[5:]  # drop warm-up turns
+        searches = []
+        for i in range(100):
+            q = f"{WORDS[i % len(WORDS)]} {WORDS[(i * 7) % len(WORDS)]}"
+            s0 = time.perf_counter()
+            engine.orchestrator.search(q, 8)
+            searches.append(time.perf_counter() - s0)
+    finally:
+        engine.close()
+    return {
+        "efforts": size,
+        "messages": size * messages,
+        "build_s": build,
+        "startup_ms": startup * 1000,
+        "turn_ms": statistics.median(timings) * 1000,
+        "turn_p95_ms": sorted(timings)[int(len(timings) * 0.95) - 1] * 1000,
+        "search_ms": statistics.median(searches) * 1000,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="0,100,1000,10000")
+    parser.add_argument("--messages", type=int, default=100)
+    parser.add_argument("--turns", type=int, default=60)
+    args = parser.parse_args()
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ccm-bench-") as tmp:
+        for size in (int(s) for s in args.sizes.split(",")):
+            rows.append(bench(size, args.messages, args.turns, Path(tmp)))
+            print(f"  measured {size} efforts", file=sys.stderr)
+    base = rows[0]["turn_ms"]
+    print(f"{'efforts':>8} {'messages':>10} {'start-up ms':>12} {'turn ms (p50)':>14} {'p95':>7} {'× empty':>8} {'search ms':>10}")
+    for r in rows:
+        print(f"{r['efforts']:>8,} {r['messages']:>10,} {r['startup_ms']:>12.1f} {r['turn_ms']:>14.2f} "
+              f"{r['turn_p95_ms']:>7.2f} {r['turn_ms'] / base:>8.2f} {r['search_ms']:>10.2f}")
+
+
+if __name__ == "__main__":
+    main()

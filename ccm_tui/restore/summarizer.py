@@ -1,0 +1,492 @@
+"""Turn-by-turn summaries of a restored transcript and the final SESSION SUMMARY (seed ``003_…``).
+
+Each turn round is summarized with the seed's TURN SUMMARY schema. Its prompt
+carries the current turn (user messages, agent responses cut to a token cap,
+the artifacts the parser found), the previous turn's summary and the state
+accumulated over all earlier turns (:class:`RestoreState`), which is updated
+from every summary. Error policy of the seed: a turn whose request fails or
+whose answer cannot be parsed is noted and skipped, and the previous state is
+kept. Finally :func:`summarize_session` writes the SESSION SUMMARY from the
+turn summaries, the state and the evidence found by :mod:`.evidence`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ccm_tui import paths
+from ccm_tui.core.llm import AUTH, NOT_FOUND, LLMClient, LLMError
+from ccm_tui.core.summarize import cap_tokens
+from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.restore.turns import ParsedTranscript, TurnRound
+
+# Per-turn prompt caps (tokens).
+USER_TOKENS = 1_500
+AGENT_TOKENS = 2_500
+TURN_REPLY_TOKENS = 700
+TURN_SUMMARY_WORDS = 220
+# Final summary: the effort summary kept in working memory, and the whole report.
+SUMMARY_TOKENS = 300
+REPORT_TOKENS = 1_500
+FINAL_REPLY_TOKENS = 1_600
+DIGEST_TOKENS = 12_000
+# Bounds of the accumulated state, so prompts stay small on long sessions.
+MAX_GOALS = 8
+MAX_DECISIONS = 16
+MAX_CONSTRAINTS = 16
+MAX_QUESTIONS = 10
+MAX_ARTIFACTS_SHOWN = 30
+ITEM_CHARS = 300
+# A session whose first turns all fail this way is not worth going on with.
+FATAL_KINDS = (AUTH, NOT_FOUND)
+MAX_CONSECUTIVE_FAILURES = 5
+
+Progress = Callable[[int, int, str], None]
+"""``progress(done, total, label)``: called before and after each unit of work."""
+
+_NONE_VALUES = {"", "none", "n/a", "na", "-", "—", "nothing", "(none)", "none.", "no", "nil", "null"}
+
+TURN_FIELDS: tuple[tuple[str, str], ...] = (
+    ("turn_number", "Turn number"),
+    ("user_request", "User request summary"),
+    ("agent_response", "Agent response summary"),
+    ("key_outcomes", "Key outcomes"),
+    ("state_changes", "State changes"),
+    ("artifacts_modified", "Artifacts modified"),
+    ("constraints", "Constraints/assumptions added"),
+    ("open_questions", "Open questions after this turn"),
+)
+_TURN_ALIASES = {
+    "constraints/assumptions": "constraints",
+    "constraints and assumptions added": "constraints",
+    "constraints": "constraints",
+    "open questions": "open_questions",
+    "artifacts": "artifacts_modified",
+    "user request": "user_request",
+    "agent response": "agent_response",
+    "outcomes": "key_outcomes",
+}
+
+SESSION_FIELDS: tuple[tuple[str, str], ...] = (
+    ("summary", "Summary"),
+    ("goal", "Goal"),
+    ("outcome", "Outcome"),
+    ("decisions", "Key decisions"),
+    ("artifacts", "Artifacts"),
+    ("constraints", "Constraints"),
+    ("next_steps", "Open questions / next steps"),
+)
+_SESSION_ALIASES = {"open questions": "next_steps", "next steps": "next_steps", "decisions": "decisions"}
+
+
+class SummaryParseError(ValueError):
+    """The model's answer does not follow the requested schema."""
+
+
+class RestoreAborted(Exception):
+    """Summarizing cannot go on (bad key, unknown model, every turn failing); one-line message."""
+
+
+# ----------------------------------------------------------------------------- schema parsing
+def _label_pattern(labels: dict[str, str]) -> re.Pattern[str]:
+    names = sorted(labels, key=len, reverse=True)
+    alternation = "|".join(re.escape(n) for n in names)
+    return re.compile(
+        r"^\s*(?:[-*#>]+\s*)?(?:\*\*|__)?\s*(" + alternation + r")\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.*)$",
+        re.IGNORECASE,
+    )
+
+
+def parse_fields(text: str, fields: Sequence[tuple[str, str]], aliases: dict[str, str] | None = None) -> dict[str, str]:
+    """Read ``Label: value`` lines (values may continue on following lines) into a dict by key.
+
+    Tolerates markdown decoration (``**Label:**``, bullets, headings, code fences)."""
+    labels = {label.lower(): key for key, label in fields}
+    labels.update(aliases or {})
+    pattern = _label_pattern(labels)
+    values: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```") or stripped.strip("*#_ ").upper() in ("TURN SUMMARY", "SESSION SUMMARY"):
+            continue
+        match = pattern.match(line)
+        if match:
+            current = labels[match.group(1).lower()]
+            values.setdefault(current, []).append(match.group(2).strip().rstrip("*_").strip())
+        elif current is not None and stripped:
+            values[current].append(stripped)
+    return {key: "\n".join(part for part in parts if part).strip() for key, parts in values.items()}
+
+
+def split_items(value: str) -> list[str]:
+    """Split a field into items on ``;`` and bullet lines, dropping "none"-like entries."""
+    items = []
+    for line in value.splitlines():
+        for piece in line.split(";"):
+            item = piece.strip().lstrip("-*•").strip().rstrip(".").strip()
+            if item.lower() not in _NONE_VALUES:
+                items.append(item[:ITEM_CHARS])
+    return items
+
+
+def _is_none(value: str) -> bool:
+    return value.strip().rstrip(".").strip().lower() in _NONE_VALUES
+
+
+@dataclass
+class TurnSummary:
+    """One TURN SUMMARY of the seed's schema."""
+
+    turn: int
+    user_request: str = ""
+    agent_response: str = ""
+    key_outcomes: str = ""
+    state_changes: str = ""
+    artifacts_modified: str = ""
+    constraints: str = ""
+    open_questions: str = ""
+
+    @classmethod
+    def parse(cls, text: str, turn: int) -> "TurnSummary":
+        """Parse a model answer; raises :class:`SummaryParseError` when it has no usable fields."""
+        values = parse_fields(text, TURN_FIELDS, _TURN_ALIASES)
+        values.pop("turn_number", None)  # we know which turn we asked about
+        if not any(values.get(k) for k in ("user_request", "agent_response", "key_outcomes")):
+            preview = " ".join(text.split())[:80]
+            raise SummaryParseError(f"the answer is not a TURN SUMMARY ({preview!r})" if preview else "empty answer")
+        return cls(turn=turn, **{k: v for k, v in values.items() if k in cls.__dataclass_fields__})
+
+    def render(self) -> str:
+        """The summary as the seed's TURN SUMMARY text block."""
+        lines = ["TURN SUMMARY", ""]
+        for key, label in TURN_FIELDS:
+            value = str(self.turn) if key == "turn_number" else getattr(self, key) or "none"
+            lines.append(f"{label}: {value}")
+        return "\n".join(lines)
+
+    def one_line(self) -> str:
+        """A compact form for long digests: request → outcome."""
+        outcome = self.key_outcomes if not _is_none(self.key_outcomes) else self.agent_response
+        return f"Turn {self.turn}: {' '.join(self.user_request.split())} → {' '.join(outcome.split())}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {key: getattr(self, key) for key in self.__dataclass_fields__}
+
+
+# ----------------------------------------------------------------------------- accumulated state
+@dataclass
+class ArtifactRecord:
+    """What the session did to one file, in order, and in which turns."""
+
+    actions: list[str] = field(default_factory=list)
+    turns: list[int] = field(default_factory=list)
+    last_turn: int = 0
+
+
+def _append_bounded(items: list[str], new: list[str], cap: int, *, keep_first: bool = False) -> None:
+    seen = {i.casefold() for i in items}
+    for item in new:
+        if item.casefold() not in seen:
+            items.append(item)
+            seen.add(item.casefold())
+    while len(items) > cap:
+        del items[1 if keep_first and cap > 1 else 0]
+
+
+@dataclass
+class RestoreState:
+    """The state accumulated over the turns summarized so far (seed: "accumulated state")."""
+
+    goals: list[str] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+    artifacts: dict[str, ArtifactRecord] = field(default_factory=dict)
+    constraints: list[str] = field(default_factory=list)
+    open_questions: list[str] = field(default_factory=list)
+    summarized_turns: list[int] = field(default_factory=list)
+    skipped_turns: list[int] = field(default_factory=list)
+
+    def note_artifacts(self, turn: TurnRound) -> None:
+        """Record the files the parser found in a turn (facts, kept even if its summary fails)."""
+        for artifact in turn.artifacts:
+            record = self.artifacts.setdefault(artifact.path, ArtifactRecord())
+            if artifact.action not in record.actions:
+                record.actions.append(artifact.action)
+            if turn.turn not in record.turns:
+                record.turns.append(turn.turn)
+            record.last_turn = max(record.last_turn, turn.turn)
+
+    def update(self, summary: TurnSummary) -> None:
+        """Fold one turn summary into the state."""
+        n = summary.turn
+        if not _is_none(summary.user_request):
+            _append_bounded(self.goals, [f"T{n}: {summary.user_request[:ITEM_CHARS]}"], MAX_GOALS, keep_first=True)
+        outcomes = split_items(summary.key_outcomes) + split_items(summary.state_changes)
+        _append_bounded(self.decisions, [f"T{n}: {item}" for item in outcomes], MAX_DECISIONS)
+        _append_bounded(self.constraints, split_items(summary.constraints), MAX_CONSTRAINTS)
+        self.open_questions = split_items(summary.open_questions)[:MAX_QUESTIONS]
+        self.summarized_turns.append(n)
+
+    def render(self) -> str:
+        """The state as a compact text block for prompts."""
+
+        def block(title: str, items: list[str]) -> list[str]:
+            return [f"{title}:"] + ([f"- {i}" for i in items] or ["- none"])
+
+        lines = block("Goals (user requests so far)", self.goals)
+        lines += block("Decisions and outcomes", self.decisions)
+        lines += [f"Artifacts touched ({len(self.artifacts)} file(s)):"]
+        recent = sorted(self.artifacts.items(), key=lambda kv: kv[1].last_turn, reverse=True)
+        for path, record in recent[:MAX_ARTIFACTS_SHOWN]:
+            turns = ", ".join(str(t) for t in record.turns[-6:])
+            lines.append(f"- {path}: {', '.join(record.actions)} (turns {turns})")
+        if len(recent) > MAX_ARTIFACTS_SHOWN:
+            lines.append(f"- … and {len(recent) - MAX_ARTIFACTS_SHOWN} more (list_artifacts shows all)")
+        if not recent:
+            lines.append("- none")
+        lines += block("Constraints/assumptions", self.constraints)
+        lines += block("Open questions", self.open_questions)
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "goals": list(self.goals),
+            "decisions": list(self.decisions),
+            "artifacts": {p: {"actions": r.actions, "turns": r.turns} for p, r in self.artifacts.items()},
+            "constraints": list(self.constraints),
+            "open_questions": list(self.open_questions),
+            "summarized_turns": list(self.summarized_turns),
+            "skipped_turns": list(self.skipped_turns),
+        }
+
+
+# ----------------------------------------------------------------------------- turn prompts
+def truncate_middle(text: str, max_tokens: int, counter: TokenCounter) -> str:
+    """Cut ``text`` to about ``max_tokens``, keeping its start (1/3) and its end (2/3)."""
+    if counter.count_text(text) <= max_tokens:
+        return text
+    tokens = counter.encoding.encode(text, disallowed_special=())
+    head_n = max(1, max_tokens // 3)
+    tail_n = max(1, max_tokens - head_n)
+    head = counter.encoding.decode(tokens[:head_n])
+    tail = counter.encoding.decode(tokens[-tail_n:])
+    return f"{head}\n[… {len(tokens) - head_n - tail_n} tokens omitted …]\n{tail}"
+
+
+def render_turn(turn: TurnRound, counter: TokenCounter, *, user_tokens: int = USER_TOKENS,
+                agent_tokens: int = AGENT_TOKENS) -> str:
+    """The current turn as prompt text: user messages, agent responses (capped) and artifacts."""
+    user = truncate_middle(turn.user.strip() or "(no text)", user_tokens, counter)
+    agent = truncate_middle("\n\n".join(r.strip() for r in turn.agent_responses if r.strip()) or "(no response)",
+                            agent_tokens, counter)
+    artifacts = [f"- {a.action} {a.path} (transcript line {a.line})" for a in turn.artifacts] or ["- none"]
+    return "\n".join([
+        f"USER MESSAGES (transcript lines {turn.start_line}-{turn.end_line}):",
+        "<<<", user, ">>>",
+        f"AGENT RESPONSES (cut to about {agent_tokens} tokens when longer):",
+        "<<<", agent, ">>>",
+        "ARTIFACTS (found by the parser):",
+        *artifacts,
+    ])
+
+
+def turn_messages(turn: TurnRound, total: int, previous: TurnSummary | None, state: RestoreState,
+                  counter: TokenCounter, fmt: str = "") -> list[dict[str, str]]:
+    """The request for one turn: schema instructions + current turn, previous summary, state."""
+    system = (paths.prompt("restore_turn").replace("{turn}", str(turn.turn))
+              .replace("{max_words}", str(TURN_SUMMARY_WORDS)))
+    body = "\n\n".join([
+        f"SESSION FORMAT: {fmt or 'unknown'} — this is turn {turn.turn} of {total}.",
+        "PREVIOUS TURN SUMMARY:\n" + (previous.render() if previous else "(none: this is the first turn summarized)"),
+        "ACCUMULATED STATE:\n" + state.render(),
+        f"CURRENT TURN {turn.turn}:\n" + render_turn(turn, counter),
+    ])
+    return [{"role": "system", "content": system}, {"role": "user", "content": body}]
+
+
+# ----------------------------------------------------------------------------- turn summarizer
+@dataclass
+class TurnSummaries:
+    """The outcome of summarizing every turn: summaries, final state and what was skipped."""
+
+    summaries: list[TurnSummary]
+    state: RestoreState
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[int]:
+        return list(self.state.skipped_turns)
+
+
+async def summarize_turns(
+    llm: LLMClient,
+    parsed: ParsedTranscript,
+    counter: TokenCounter,
+    *,
+    progress: Progress | None = None,
+    retries: int = 0,
+    retry_base: float = 1.0,
+    max_consecutive_failures: int = MAX_CONSECUTIVE_FAILURES,
+) -> TurnSummaries:
+    """Summarize each turn in order, feeding the previous summary and the accumulated state.
+
+    A failed turn (provider error after ``retries`` transient retries, or an
+    answer that is not a TURN SUMMARY) is noted and skipped; the state is kept.
+    Raises :class:`RestoreAborted` on errors no later turn can fix (bad key,
+    unknown model) or after ``max_consecutive_failures`` failures in a row with
+    no success yet.
+    """
+    state = RestoreState()
+    result = TurnSummaries([], state)
+    previous: TurnSummary | None = None
+    total = len(parsed.turns)
+    streak = 0
+    for index, turn in enumerate(parsed.turns):
+        if progress:
+            progress(index, total, f"summarizing turn {turn.turn}")
+        state.note_artifacts(turn)
+        try:
+            summary = await _summarize_one(llm, turn, total, previous, state, counter, parsed.format,
+                                           retries=retries, retry_base=retry_base)
+        except LLMError as err:
+            if err.kind in FATAL_KINDS:
+                raise RestoreAborted(str(err)) from None
+            result.notes.append(f"turn {turn.turn} skipped: {err}")
+        except SummaryParseError as err:
+            result.notes.append(f"turn {turn.turn} skipped: {err}")
+        else:
+            state.update(summary)
+            result.summaries.append(summary)
+            previous = summary
+            streak = 0
+            continue
+        state.skipped_turns.append(turn.turn)
+        streak += 1
+        if streak >= max_consecutive_failures and not result.summaries:
+            raise RestoreAborted(f"the first {streak} turns all failed to summarize (last: {result.notes[-1]})")
+    if progress:
+        progress(total, total, "turns summarized")
+    return result
+
+
+async def _summarize_one(llm: LLMClient, turn: TurnRound, total: int, previous: TurnSummary | None,
+                         state: RestoreState, counter: TokenCounter, fmt: str, *, retries: int,
+                         retry_base: float) -> TurnSummary:
+    messages = turn_messages(turn, total, previous, state, counter, fmt)
+    attempt = 0
+    while True:
+        try:
+            completion = await llm.complete(messages, max_tokens=TURN_REPLY_TOKENS)
+            break
+        except LLMError as err:
+            if not err.transient or attempt >= retries:
+                raise
+            attempt += 1
+            await asyncio.sleep(retry_base * 2 ** (attempt - 1))
+    return TurnSummary.parse(completion.content, turn.turn)
+
+
+# ----------------------------------------------------------------------------- final summary
+def turn_digest(summaries: Sequence[TurnSummary], counter: TokenCounter, budget: int = DIGEST_TOKENS) -> str:
+    """Turn summaries within a token budget: the latest in full, older ones as one line each,
+    the oldest dropped with a note if even that does not fit."""
+    if not summaries:
+        return "(no turn could be summarized)"
+    parts: list[str] = []
+    used = 0
+    index = len(summaries) - 1
+    while index >= 0:
+        text = summaries[index].render()
+        cost = counter.count_text(text)
+        if used + cost > budget * 2 // 3 and parts:
+            break
+        parts.append(text)
+        used += cost
+        index -= 1
+    while index >= 0:
+        line = summaries[index].one_line()[:400]
+        cost = counter.count_text(line)
+        if used + cost > budget:
+            parts.append(f"({index + 1} earlier turn(s) omitted here; the accumulated state covers them)")
+            break
+        parts.append(line)
+        used += cost
+        index -= 1
+    return "\n\n".join(reversed(parts))
+
+
+@dataclass
+class SessionSummary:
+    """The final SESSION SUMMARY: ``summary`` (short, for working memory) and the full ``report``."""
+
+    summary: str
+    report: str
+    fields: dict[str, str] = field(default_factory=dict)
+    offline: bool = False  # True when built without the model (the final request failed)
+
+
+def final_messages(parsed: ParsedTranscript, result: TurnSummaries, evidence: str | None,
+                   counter: TokenCounter, name: str) -> list[dict[str, str]]:
+    """The request for the final SESSION SUMMARY."""
+    system = (paths.prompt("restore_final").replace("{summary_words}", str(int(SUMMARY_TOKENS * 0.6)))
+              .replace("{max_words}", str(int(REPORT_TOKENS * 0.6))))
+    skipped = result.state.skipped_turns
+    body = "\n\n".join([
+        f"SESSION: {name} ({parsed.format}, {len(parsed.turns)} turn(s)"
+        + (f"; turns {', '.join(map(str, skipped))} could not be summarized" if skipped else "") + ")",
+        "TURN SUMMARIES:\n" + turn_digest(result.summaries, counter),
+        "ACCUMULATED STATE:\n" + result.state.render(),
+        "EVIDENCE:\n" + (evidence.strip() if evidence and evidence.strip() else "(no evidence search was run)"),
+    ])
+    return [{"role": "system", "content": system}, {"role": "user", "content": body}]
+
+
+async def summarize_session(llm: LLMClient, parsed: ParsedTranscript, result: TurnSummaries,
+                            evidence: str | None, counter: TokenCounter, *, name: str = "",
+                            summary_tokens: int = SUMMARY_TOKENS) -> SessionSummary:
+    """Write the SESSION SUMMARY. Raises LLMError; callers may fall back to :func:`offline_summary`."""
+    messages = final_messages(parsed, result, evidence, counter, name or parsed.title or "session")
+    completion = await llm.complete(messages, max_tokens=FINAL_REPLY_TOKENS)
+    text = completion.content.strip()
+    if not text:
+        raise LLMError("other", "the summary model returned an empty session summary")
+    values = parse_fields(text, SESSION_FIELDS, _SESSION_ALIASES)
+    short = values.get("summary") or text
+    report = text if text.lstrip().upper().startswith("SESSION SUMMARY") else "SESSION SUMMARY\n\n" + text
+    return SessionSummary(
+        summary=cap_tokens(short, summary_tokens, counter),
+        report=_cap_report(report, counter),
+        fields=values,
+    )
+
+
+def offline_summary(parsed: ParsedTranscript, result: TurnSummaries, counter: TokenCounter, *,
+                    name: str = "", summary_tokens: int = SUMMARY_TOKENS) -> SessionSummary:
+    """A SESSION SUMMARY assembled from the accumulated state alone (no model call)."""
+    state = result.state
+    files = sorted(state.artifacts, key=lambda p: state.artifacts[p].last_turn, reverse=True)[:8]
+    parts = [f"Restored {parsed.format} session {name or parsed.title or ''}".rstrip()
+             + f" ({len(parsed.turns)} turns)."]
+    if state.goals:
+        parts.append("Requests: " + "; ".join(g.split(": ", 1)[-1] for g in state.goals) + ".")
+    elif parsed.turns:
+        parts.append("First request: " + " ".join(parsed.turns[0].user.split())[:300] + ".")
+    if state.decisions:
+        parts.append("Outcomes: " + "; ".join(d.split(": ", 1)[-1] for d in state.decisions[-6:]) + ".")
+    if files:
+        parts.append("Files: " + ", ".join(files) + ".")
+    if state.open_questions:
+        parts.append("Open: " + "; ".join(state.open_questions) + ".")
+    summary = cap_tokens(" ".join(parts), summary_tokens, counter)
+    report = "\n".join(["SESSION SUMMARY", "", f"Summary: {summary}", "", "Accumulated state:", state.render()])
+    return SessionSummary(summary=summary, report=_cap_report(report, counter), offline=True)
+
+
+def _cap_report(report: str, counter: TokenCounter) -> str:
+    if counter.count_text(report) <= REPORT_TOKENS:
+        return report.strip()
+    return truncate_middle(report.strip(), REPORT_TOKENS, counter)

@@ -1,0 +1,129 @@
+"""The Textual application: a thin shell around the chat screen.
+
+``run_app`` is what the CLI calls. The app sets the theme, pushes the chat
+screen (which owns the session) and, on a first launch without a model, the
+welcome screen. Everything else lives in ``screens/`` and ``widgets/``.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+
+from .. import paths
+from ..config import ConfigError, Settings, load_settings, save_config_file
+from .commands import CcmCommands
+from .screens.chat import ChatScreen, demo_autoplay_default
+
+DEMO_BUDGET = 6_000
+
+
+def stylesheets() -> list[Path]:
+    """Every ``styles/*.tcss`` (absolute paths: found in the checkout and in the installed wheel)."""
+    return sorted(paths.styles_dir().glob("*.tcss"))
+
+
+def demo_settings() -> Settings:
+    from ..demo import DEMO_MODEL
+
+    try:
+        theme = load_settings().theme
+    except ConfigError:
+        theme = Settings().theme
+    return Settings(model=DEMO_MODEL, token_budget=DEMO_BUDGET, theme=theme)
+
+
+class CcmApp(App[int]):
+    """ccm-tui. ``demo`` runs the offline scripted model in a temporary session."""
+
+    TITLE = "ccm-tui"
+    CSS_PATH = stylesheets()
+    COMMANDS = App.COMMANDS | {CcmCommands}
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+        Binding("ctrl+p", "command_palette", "Commands", id="command_palette", show=False),
+    ]
+
+    def __init__(self, settings: Settings | None, session_dir: Path, *, demo: bool = False,
+                 demo_delay: float = 0.03, watch: bool = True, warm_up: bool = True,
+                 autoplay: bool | None = None) -> None:
+        super().__init__()
+        self.demo = demo
+        self.settings = settings or (demo_settings() if demo else Settings())
+        self.session_dir = Path(session_dir)
+        self.demo_delay = demo_delay
+        self.options: dict[str, Any] = {
+            "watch": watch, "warm_up": warm_up,
+            "autoplay": demo_autoplay_default() if autoplay is None else autoplay,
+        }
+
+    @property
+    def chat_screen(self) -> ChatScreen | None:
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, ChatScreen):
+                return screen
+        return None
+
+    def on_mount(self) -> None:
+        if self.settings.theme in self.available_themes:
+            self.theme = self.settings.theme
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self.push_screen(self._new_chat())
+        if not self.demo and not self.settings.model:
+            self.show_welcome()
+
+    def _new_chat(self) -> ChatScreen:
+        llm = None
+        if self.demo:
+            from ..demo import DemoModel
+
+            llm = DemoModel(delay=self.demo_delay)
+        return ChatScreen(self.settings, self.session_dir, demo=self.demo, llm=llm, **self.options)
+
+    def _remember_theme(self, theme: Any) -> None:
+        try:
+            save_config_file({"theme": self.theme})
+        except (ConfigError, OSError) as exc:
+            self.notify(f"The theme was not saved: {exc}", severity="warning")
+
+    def show_welcome(self) -> None:
+        from .screens.welcome import WelcomeScreen
+
+        self.push_screen(WelcomeScreen(), self._welcome_done)
+
+    def _welcome_done(self, choice: str | None) -> None:
+        if choice is None:
+            self.exit(0)
+        elif choice == "settings" and self.chat_screen is not None:
+            self.chat_screen.action_settings()
+        elif choice == "demo":
+            self.start_demo()
+
+    def start_demo(self) -> None:
+        """Leave the real session and run the offline demo in a temporary one."""
+        self._demo_dir = tempfile.TemporaryDirectory(prefix="ccm-demo-")
+        self.demo = True
+        self.settings = demo_settings()
+        self.session_dir = Path(self._demo_dir.name) / "demo"
+        self.switch_screen(self._new_chat())
+
+    async def action_quit(self) -> None:
+        chat = self.chat_screen
+        if chat is not None:
+            await chat.wait_idle()
+            chat.close_engine()
+        self.exit(0)
+
+
+def run_app(*, settings: Settings | None = None, session_dir: Path | None = None, demo: bool = False) -> int:
+    """Run the TUI until the user quits; returns the exit code."""
+    with tempfile.TemporaryDirectory(prefix="ccm-demo-") as scratch:
+        if demo or session_dir is None:
+            demo, session_dir = True, Path(scratch) / "demo"
+        app = CcmApp(settings, session_dir, demo=demo)
+        result = app.run()
+        return int(result or app.return_code or 0)

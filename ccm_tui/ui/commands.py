@@ -1,0 +1,89 @@
+"""Command palette providers: every action of the app, and live effort search.
+
+``CcmCommands`` lists the app's actions and, for each effort, the actions valid
+for its state. ``EffortSearch`` (Ctrl+F) runs the same ranked search as the
+model's ``search_efforts`` tool as you type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from .actions import valid_actions
+
+SEARCH_LIMIT = 8
+
+
+def _chat(provider: Provider):
+    return getattr(provider.app, "chat_screen", None)
+
+
+def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
+    yield "Open effort…", chat.action_open_effort, "start a new effort by name (Ctrl+O)"
+    yield "Search efforts…", chat.action_search_efforts, "ranked search over all efforts, live results (Ctrl+F)"
+    yield "Context inspector", chat.action_inspector, "exactly what the model will see, per section (F2)"
+    yield "Settings", chat.action_settings, "model, API base, budget, thresholds, theme (F4)"
+    yield "Switch model…", chat.action_switch_model, "use another model for this run"
+    yield "Toggle sidebar", chat.action_toggle_sidebar, "show or hide the efforts and the meter (Ctrl+B)"
+    yield "Focus the efforts", chat.action_focus_efforts, "move the keyboard to the effort list (Ctrl+G)"
+    yield "Copy last reply", chat.action_copy_reply, "the assistant's last message, as Markdown"
+    yield "Copy last code block", chat.action_copy_code, "the last fenced code block of the chat"
+    yield "Cancel the running turn", chat.action_cancel_turn, "stop the model; the partial reply is kept (Esc)"
+    if chat.demo:
+        yield "Demo: autoplay on/off", chat.action_demo_autoplay, "let the scripted demo type and send by itself (F6)"
+
+
+def effort_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
+    for effort in chat.sidebar_efforts():
+        for action in valid_actions(effort):
+            label = f"{action.label}: {effort['id']}"
+            yield label, partial(chat.run_effort_action, effort["id"], action.name), action.help
+
+
+class CcmCommands(Provider):
+    """All actions of the chat screen and the valid actions of every listed effort."""
+
+    def _all(self) -> list[tuple[str, Callable[[], object], str]]:
+        chat = _chat(self)
+        if chat is None:
+            return []
+        return [*app_commands(chat), *effort_commands(chat)]
+
+    async def discover(self) -> Hits:
+        for text, command, help in self._all():
+            yield DiscoveryHit(text, command, help=help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        chat = _chat(self)
+        for text, command, help in self._all():
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), command, help=help)
+        if chat is not None and query.strip():
+            async for hit in search_hits(chat, query, base=0.2):
+                yield hit
+
+
+async def search_hits(chat, query: str, *, base: float) -> Hits:
+    """Ranked effort search results, and an 'open a new effort' entry."""
+    for rank, hit in enumerate(chat.search_efforts(query, SEARCH_LIMIT)):
+        summary = " ".join((hit.summary or hit.snippet or "").split())
+        yield Hit(base - rank * 0.01, f"Effort {hit.id}  [{hit.status}]", partial(chat.activate_effort, hit.id),
+                  text=f"Effort {hit.id}", help=summary[:160] or None)
+    name = query.strip()
+    yield Hit(base / 4, f"Open a new effort: {name}", partial(chat.open_effort, name),
+              help="start a new effort with this name")
+
+
+class EffortSearch(Provider):
+    """Live ranked search over all efforts (open, concluded, evicted)."""
+
+    async def search(self, query: str) -> Hits:
+        chat = _chat(self)
+        if chat is not None and query.strip():
+            async for hit in search_hits(chat, query, base=1.0):
+                yield hit

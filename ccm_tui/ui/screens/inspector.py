@@ -1,0 +1,93 @@
+"""The context inspector: exactly the messages the next request will carry, section by section."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+
+def section_text(messages: list[dict[str, Any]], count) -> str:
+    """Messages as plain text, each headed by its role and token count."""
+    blocks = []
+    for i, m in enumerate(messages, 1):
+        head = f"── [{i}] {m.get('role')} · {count(m):,} tokens "
+        extra = ""
+        if m.get("tool_calls"):
+            extra = "\ntool_calls: " + json.dumps(m["tool_calls"], ensure_ascii=False)
+        if m.get("tool_call_id"):
+            head += f"· tool_call_id {m['tool_call_id']} "
+        blocks.append(head.ljust(60, "─") + "\n" + str(m.get("content") or "") + extra)
+    return "\n\n".join(blocks)
+
+
+class InspectorScreen(Screen[None]):
+    """Built from a WorkingContext, the tool definitions and the budget."""
+
+    BINDINGS = [
+        Binding("escape,f2", "close", "Close", id="inspector.close"),
+        Binding("y", "copy_section", "Copy section", id="inspector.copy"),
+    ]
+
+    def __init__(self, context: Any, tools: list[dict[str, Any]], budget: int, counter: Any, *, draft: bool) -> None:
+        super().__init__()
+        self.context = context
+        self.tools = tools
+        self.budget = budget
+        self.counter = counter
+        self.draft = draft
+        self.texts: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        wc = self.context
+        messages = len(wc.messages)
+        share = wc.total / self.budget if self.budget else 0
+        summary = Content.assemble(
+            "The next request carries ", (f"{wc.total:,}", "bold"), f" tokens of the {self.budget:,} budget ",
+            (f"({share:.0%})", "$accent"), f" in {messages} messages + {len(self.tools)} tool definitions. ",
+            ("Naive context: ", "$text-muted"), (f"{wc.naive:,}", "$text-muted"),
+            (" (with your draft as the new message)" if self.draft else " (shown with an empty new message)", "$text-muted"),
+        )
+        options = []
+        for section in wc.sections:
+            options.append(Option(Content.assemble((section.title, "bold"), "\n",
+                                                   (f"{section.layer} · {section.tokens:,} tokens · "
+                                                    f"{len(section.messages)} msg", "$text-muted"))))
+            self.texts.append(section_text(section.messages, self.counter.count_message))
+        if self.tools:
+            options.append(Option(Content.assemble(("Tool definitions", "bold"), "\n",
+                                                   (f"tools · {wc.tools_tokens:,} tokens · {len(self.tools)} tools",
+                                                    "$text-muted"))))
+            self.texts.append(json.dumps(self.tools, ensure_ascii=False, indent=2))
+        with Vertical(id="inspector"):
+            yield Static("Context inspector — what the model will see", classes="screen-title")
+            yield Static(summary, classes="screen-subtitle")
+            with Horizontal(id="inspector-body"):
+                yield OptionList(*options, id="inspector-sections")
+                yield TextArea(self.texts[0] if self.texts else "", read_only=True, soft_wrap=True,
+                               show_line_numbers=False, id="inspector-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        sections = self.query_one("#inspector-sections", OptionList)
+        sections.highlighted = 0
+        sections.focus()
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        text = self.query_one("#inspector-text", TextArea)
+        text.load_text(self.texts[event.option_index])
+        text.scroll_home(animate=False)
+
+    def action_copy_section(self) -> None:
+        self.app.copy_to_clipboard(self.query_one("#inspector-text", TextArea).text)
+        self.notify("Section copied to the clipboard")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

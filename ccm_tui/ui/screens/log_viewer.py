@@ -1,0 +1,61 @@
+"""The effort log viewer: an effort's whole raw log, read-only, with its summary on top."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Markdown, Static
+
+from ..export import effort_markdown
+
+MAX_RECORDS = 400
+
+
+class EffortLogScreen(Screen[str | None]):
+    """Dismisses with "export" when the user asks to export from here."""
+
+    BINDINGS = [
+        Binding("escape,q", "close", "Close", id="log.close"),
+        Binding("x", "export", "Export to Markdown", id="log.export"),
+        Binding("y", "copy", "Copy log", id="log.copy"),
+    ]
+
+    def __init__(self, effort: dict[str, Any], records: list[dict[str, Any]], bad_lines: int = 0) -> None:
+        super().__init__()
+        self.effort = effort
+        self.records = records
+        self.bad_lines = bad_lines
+
+    def compose(self) -> ComposeResult:
+        e = self.effort
+        shown = self.records[-MAX_RECORDS:]
+        status = "open" if e["status"] == "open" else "concluded" + (" · expanded" if e.get("expanded") else "")
+        sub = Content.assemble((status, "$accent"), f" · {len(self.records)} log lines · {e['raw_tokens']:,} tokens",
+                               (f" · showing the last {MAX_RECORDS}" if len(self.records) > MAX_RECORDS else "", "$warning"),
+                               (f" · {self.bad_lines} unreadable line(s) skipped" if self.bad_lines else "", "$warning"),
+                               ("  (read-only)", "$text-muted"))
+        body = effort_markdown(e, shown).split("\n", 1)[1]  # the title is in the screen header
+        with Vertical(id="log-viewer"):
+            yield Static(f"Effort log — {e['id']}", classes="screen-title", markup=False)
+            yield Static(sub, classes="screen-subtitle")
+            with VerticalScroll(id="log-scroll"):
+                yield Markdown(body, id="log-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#log-scroll").focus()
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard(effort_markdown(self.effort, self.records))
+        self.notify("Log copied to the clipboard")
+
+    def action_export(self) -> None:
+        self.dismiss("export")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,66 @@
+"""The chat pane: messages and banners, kept scrolled to the newest line while it streams."""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from ..history import LoggedLine
+from .banner import BannerLine
+from .message import ChatMessage
+
+MAX_WIDGETS = 400  # older widgets are dropped from the pane (they stay in the logs)
+
+
+class ChatLog(VerticalScroll):
+    """Messages and banners in order. ``anchor`` keeps the view at the bottom as text streams."""
+
+    can_focus = False
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    async def add(self, widget: Widget, *, before: Widget | None = None) -> Widget:
+        if before is not None and before.parent is self:
+            await self.mount(widget, before=before)
+        else:
+            await self.mount(widget)
+        await self._trim()
+        return widget
+
+    async def add_message(self, role: str, text: str = "", **kwargs) -> ChatMessage:
+        message = ChatMessage(role, text, **kwargs)
+        await self.add(message)
+        return message
+
+    async def add_banner(self, text: str, kind: str = "effort", *, before: Widget | None = None) -> BannerLine:
+        banner = BannerLine(text, kind)
+        await self.add(banner, before=before)
+        return banner
+
+    async def add_history(self, lines: list[LoggedLine]) -> None:
+        """Earlier lines from the logs (start-up, or written by another process)."""
+        widgets: list[Widget] = []
+        for line in lines:
+            if line.role == "system":
+                widgets.append(BannerLine(f"--- {line.content.strip(' -')} ({line.logged_to}) ---", "info"))
+            else:
+                widgets.append(ChatMessage(line.role, line.content, earlier=True,
+                                           logged_to=line.logged_to if line.role == "assistant" else None))
+                if line.interrupted:
+                    widgets[-1].note = "(interrupted)"
+        if widgets:
+            await self.mount_all(widgets)
+            await self._trim()
+
+    async def add_divider(self, text: str) -> None:
+        await self.add(Static(text, classes="divider"))
+
+    async def _trim(self) -> None:
+        extra = len(self.children) - MAX_WIDGETS
+        if extra > 0:
+            await self.remove_children(list(self.children)[:extra])
+
+    def messages(self, role: str | None = None) -> list[ChatMessage]:
+        return [m for m in self.query(ChatMessage) if role is None or m.role == role]

@@ -1,0 +1,178 @@
+"""The efforts in the sidebar: Open (active marked), Expanded (with decay counters), Concluded.
+
+Each effort is a focusable row. Click or Enter opens its actions; the action
+keys of the focused row (only those valid for its state) show in the footer.
+Concluded summaries show as a tooltip on hover and in the detail panel on select.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Static
+
+from ..actions import ACTIONS, is_valid
+from ..messages import EffortActionRequested, EffortActivated, EffortSelected
+
+MAX_CONCLUDED_ROWS = 30
+
+
+@dataclass(frozen=True)
+class Row:
+    """What one sidebar row shows (compared to skip redundant redraws)."""
+
+    effort_id: str
+    section: str  # open | expanded | concluded
+    title: Content
+    detail: Content
+    tooltip: str | None
+    classes: str
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def build_rows(efforts: list[dict[str, Any]], decay_threshold: int) -> tuple[list[Row], int]:
+    """Rows per section and the number of concluded efforts left out (only the newest are listed)."""
+    rows: list[Row] = []
+    for e in efforts:
+        if e["status"] == "open":
+            mark = "▶" if e["active"] else "•"
+            title = Content.assemble((f"{mark} ", "$accent" if e["active"] else "$text-muted"), (e["id"], "bold"))
+            if e["active"]:
+                title = Content.assemble(title, ("  active", "$success"))
+            detail = Content.styled(f"{e['raw_tokens']:,} tokens · {_plural(e['messages'], 'line')} in context",
+                                    "$text-muted")
+            rows.append(Row(e["id"], "open", title, detail, e.get("summary"),
+                            "effort -open" + (" -active" if e["active"] else "")))
+    for e in efforts:
+        if e["status"] == "concluded" and e["expanded"]:
+            left = max(0, decay_threshold - (e["turns_since_reference"] or 0))
+            title = Content.assemble(("◆ ", "$warning"), (e["id"], "bold"))
+            detail = Content.styled(
+                f"expanded · collapses in {_plural(left, 'turn')} · {e['raw_tokens']:,} tokens", "$warning"
+            )
+            rows.append(Row(e["id"], "expanded", title, detail, e.get("summary"), "effort -expanded"))
+    concluded = [e for e in reversed(efforts) if e["status"] == "concluded" and not e["expanded"]]
+    concluded.sort(key=lambda e: bool(e["evicted"]))  # in working memory first, newest first
+    for e in concluded[:MAX_CONCLUDED_ROWS]:
+        summary = " ".join((e.get("summary") or "no summary").split())
+        if e["evicted"]:
+            title = Content.assemble(("○ ", "$text-muted"), (e["id"], "$text-muted"), ("  not in memory", "$text-muted italic"))
+        else:
+            title = Content.assemble(("✓ ", "$success"), (e["id"], "bold"))
+        detail = Content.styled(summary, "$text-muted")
+        rows.append(Row(e["id"], "concluded", title, detail, e.get("summary"),
+                        "effort -concluded" + (" -evicted" if e["evicted"] else "")))
+    return rows, max(0, len(concluded) - MAX_CONCLUDED_ROWS)
+
+
+class EffortItem(Static):
+    """One effort row."""
+
+    can_focus = True
+
+    BINDINGS = [
+        Binding("enter", "activate", "Actions", id="effort.actions"),
+        *[
+            Binding(a.key, f"effort('{a.name}')", a.short, id=f"effort.{a.name}")
+            for a in ACTIONS.values()
+        ],
+        Binding("up", "move(-1)", "Previous", id="effort.previous", show=False),
+        Binding("down", "move(1)", "Next", id="effort.next", show=False),
+    ]
+
+    def __init__(self, row: Row, effort: dict[str, Any]) -> None:
+        super().__init__(Content.assemble(row.title, "\n", row.detail), classes=row.classes)
+        self.row = row
+        self.effort = effort
+        self.tooltip = row.tooltip
+
+    @property
+    def effort_id(self) -> str:
+        return self.row.effort_id
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "effort" and parameters:
+            return is_valid(self.effort, str(parameters[0]))
+        return True
+
+    def on_click(self) -> None:
+        self.focus()
+        self.post_message(EffortActivated(self.effort_id))
+
+    def on_focus(self) -> None:
+        self.post_message(EffortSelected(self.effort_id))
+
+    def action_activate(self) -> None:
+        self.post_message(EffortActivated(self.effort_id))
+
+    def action_effort(self, name: str) -> None:
+        self.post_message(EffortActionRequested(self.effort_id, name))
+
+    def action_move(self, step: int) -> None:
+        items = list(self.screen.query(EffortItem))
+        if self in items:
+            items[(items.index(self) + step) % len(items)].focus()
+
+
+SECTION_TITLES = {"open": "OPEN", "expanded": "EXPANDED", "concluded": "CONCLUDED"}
+EMPTY_TEXT = (
+    "No efforts yet.\n\nAn effort opens when you start a focused topic (\"let's plan …\", "
+    "\"help me debug …\"), or with Ctrl+O. Greetings and quick questions stay ambient."
+)
+
+
+class EffortList(VerticalScroll):
+    """The three sections of efforts; redrawn only when something visible changed."""
+
+    can_focus = False
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._shown: tuple = ()
+
+    def on_mount(self) -> None:
+        self.mount(Static(EMPTY_TEXT, classes="efforts-empty"))
+
+    async def show(self, efforts: list[dict[str, Any]], decay_threshold: int) -> None:
+        rows, hidden = build_rows(efforts, decay_threshold)
+        shown = (tuple(rows), hidden)
+        if shown == self._shown:
+            return
+        self._shown = shown
+        focused = self.app.focused
+        focused_id = focused.effort_id if isinstance(focused, EffortItem) else None
+        by_id = {e["id"]: e for e in efforts}
+        widgets: list[Widget] = []
+        section = None
+        for row in rows:
+            if row.section != section:
+                section = row.section
+                count = sum(1 for r in rows if r.section == section) + (hidden if section == "concluded" else 0)
+                widgets.append(Static(f"{SECTION_TITLES[section]}  {count}", classes=f"section-title -{section}"))
+            widgets.append(EffortItem(row, by_id[row.effort_id]))
+        if hidden:
+            widgets.append(Static(f"+ {hidden} older — Ctrl+F searches them all", classes="efforts-more"))
+        if not widgets:
+            widgets.append(Static(EMPTY_TEXT, classes="efforts-empty"))
+        with self.app.batch_update():
+            await self.remove_children()
+            await self.mount_all(widgets)
+        if focused_id is not None:
+            for item in self.query(EffortItem):
+                if item.effort_id == focused_id:
+                    item.focus()
+                    break
+
+    def item(self, effort_id: str) -> EffortItem | None:
+        for item in self.query(EffortItem):
+            if item.effort_id == effort_id:
+                return item
+        return None

@@ -1,0 +1,108 @@
+"""One chat message: a header line and a Markdown body that can stream.
+
+Streaming goes through Textual's ``MarkdownStream`` (it batches fragments when
+they come faster than the widget can render); when the reply is complete the
+body gets one final ``update`` with the authoritative text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+ROLE_TITLES = {"user": "You", "assistant": "Assistant", "system": "System"}
+_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
+
+
+def code_blocks(markdown: str) -> list[str]:
+    """The fenced code blocks of a Markdown text, in order."""
+    return [m.group(1).rstrip("\n") for m in _FENCE.finditer(markdown)]
+
+
+class ChatMessage(Vertical):
+    """A user or assistant message. Assistant messages may stream in."""
+
+    def __init__(self, role: str, text: str = "", *, logged_to: str | None = None,
+                 streaming: bool = False, earlier: bool = False) -> None:
+        classes = f"message -{role}" + (" -streaming" if streaming else "") + (" -earlier" if earlier else "")
+        super().__init__(classes=classes)
+        self.role = role
+        self.text = text
+        self.logged_to = logged_to
+        self.note = ""
+        self.tools: list[tuple[str, bool]] = []
+        self._stream: MarkdownStream | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._header(), classes="message-header")
+        yield Static("", classes="message-tools")
+        yield Static("thinking…", classes="message-thinking")
+        yield Markdown(self.text, classes="message-body")
+
+    # ------------------------------------------------------------------ view
+    def _header(self) -> Content:
+        parts: list[tuple[str, str] | str] = [(ROLE_TITLES.get(self.role, self.role), "bold")]
+        if self.logged_to:
+            where = "ambient" if self.logged_to == "ambient" else f"effort {self.logged_to}"
+            parts += ["  ", (f"→ {where}", "$text-muted")]
+        if self.note:
+            parts += ["  ", (self.note, "$text-warning italic")]
+        return Content.assemble(*parts)
+
+    def _refresh_header(self) -> None:
+        self.query_one(".message-header", Static).update(self._header())
+
+    @property
+    def body(self) -> Markdown:
+        return self.query_one(".message-body", Markdown)
+
+    # -------------------------------------------------------------- streaming
+    async def append(self, piece: str) -> None:
+        """Add streamed text."""
+        if not piece:
+            return
+        if self._stream is None:
+            self.remove_class("-waiting")
+            self._stream = Markdown.get_stream(self.body)
+        self.text += piece
+        self.add_class("-has-text")
+        await self._stream.write(piece)
+
+    async def _stop_stream(self) -> None:
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+
+    async def replace_text(self, text: str) -> None:
+        """Drop what streamed and show ``text`` instead (a retried round, a final reply)."""
+        await self._stop_stream()
+        self.text = text
+        self.set_class(bool(text.strip()), "-has-text")
+        await self.body.update(text)
+
+    async def finish(self, text: str | None = None, *, logged_to: str | None = None, note: str = "") -> None:
+        """The message is complete: one final update with the authoritative text."""
+        await self.replace_text(self.text if text is None else text)
+        self.remove_class("-streaming")
+        if logged_to is not None:
+            self.logged_to = logged_to
+        self.note = note
+        self.set_class(bool(note), "-noted")
+        self._refresh_header()
+
+    def add_tool(self, name: str, ok: bool) -> None:
+        """Show a tool call of this turn on the message's tool line."""
+        self.tools.append((name, ok))
+        line = "  ".join(f"⚙ {n} {'✓' if good else '✗'}" for n, good in self.tools)
+        tools = self.query_one(".message-tools", Static)
+        tools.update(line)
+        self.add_class("-has-tools")
+
+    @property
+    def streaming(self) -> bool:
+        return self.has_class("-streaming")

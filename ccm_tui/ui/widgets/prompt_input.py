@@ -1,0 +1,53 @@
+"""The multi-line prompt: Enter sends, Shift+Enter / Ctrl+J / Alt+Enter insert a newline."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.binding import Binding
+from textual.widgets import TextArea
+
+from ..messages import PromptSubmitted
+
+NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "alt+enter", "ctrl+enter"})
+
+
+class PromptInput(TextArea):
+    """A TextArea for chat input. Enter posts :class:`PromptSubmitted` with the text."""
+
+    BINDINGS = [
+        Binding("enter", "submit", "Send", id="prompt.submit", show=False),
+        Binding("ctrl+j", "newline", "Newline", id="prompt.newline", key_display="^j", show=False),
+    ]
+
+    def __init__(self, *, placeholder: str = "", id: str | None = None) -> None:
+        super().__init__(
+            id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus", compact=True,
+            placeholder=placeholder, highlight_cursor_line=False,
+        )
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.action_submit()
+            return
+        if event.key in NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.action_newline()
+            return
+        await super()._on_key(event)
+
+    def action_submit(self) -> None:
+        text = self.text
+        if text.strip():
+            self.post_message(PromptSubmitted(text))
+
+    def action_newline(self) -> None:
+        start, end = self.selection
+        self._replace_via_keyboard("\n", start, end)
+
+    def set_text(self, text: str) -> None:
+        """Replace the content and put the cursor at its end."""
+        self.text = text
+        self.move_cursor(self.document.end)

@@ -1,0 +1,55 @@
+"""The sidebar: efforts (open / expanded / concluded), the selected effort's details, the token meter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from .effort_detail import EffortDetail
+from .effort_list import EffortItem, EffortList
+from .token_meter import TokenMeter
+
+
+class Sidebar(Vertical):
+    """Holds the latest status so the detail panel can follow the selection."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.efforts: dict[str, dict[str, Any]] = {}
+        self.decay_threshold = 3
+
+    def compose(self) -> ComposeResult:
+        yield Static("EFFORTS", classes="sidebar-title")
+        yield EffortList(id="effort-list")
+        yield EffortDetail(id="effort-detail")
+        yield Static("CONTEXT", classes="sidebar-title")
+        yield TokenMeter(id="meter")
+
+    async def show_efforts(self, efforts: list[dict[str, Any]], decay_threshold: int) -> None:
+        self.efforts = {e["id"]: e for e in efforts}
+        self.decay_threshold = decay_threshold
+        await self.query_one(EffortList).show(efforts, decay_threshold)
+        detail = self.query_one(EffortDetail)
+        focused = self.app.focused
+        selected = focused.effort_id if isinstance(focused, EffortItem) else detail.effort_id
+        detail.show(self.efforts.get(selected) if selected else None, decay_threshold)
+
+    def select(self, effort_id: str | None) -> None:
+        self.query_one(EffortDetail).show(self.efforts.get(effort_id) if effort_id else None, self.decay_threshold)
+
+    def focus_effort(self, effort_id: str | None = None) -> bool:
+        """Focus an effort row (the given one, else the first); False when there is none."""
+        items = list(self.query(EffortItem))
+        for item in items:
+            if effort_id is None or item.effort_id == effort_id:
+                item.focus()
+                item.scroll_visible()
+                return True
+        return False
+
+    @property
+    def meter(self) -> TokenMeter:
+        return self.query_one(TokenMeter)

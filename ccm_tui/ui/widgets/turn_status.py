@@ -1,0 +1,45 @@
+"""The line above the prompt: what a running turn is doing, with elapsed time and how to cancel."""
+
+from __future__ import annotations
+
+import time
+
+from textual.timer import Timer
+from textual.widgets import Static
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+class TurnStatus(Static):
+    """Hidden when idle; ``start(label)`` shows a spinner until ``stop()``."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id, markup=False)
+        self.label = ""
+        self._started = 0.0
+        self._frame = 0
+        self._timer: Timer | None = None
+
+    def start(self, label: str) -> None:
+        self.label = label
+        self._started = time.monotonic()
+        self.add_class("-running")
+        if self._timer is None:
+            self._timer = self.set_interval(0.1, self._tick)
+        self._tick()
+
+    def set_label(self, label: str) -> None:
+        self.label = label
+        self._tick()
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.remove_class("-running")
+        self.update("")
+
+    def _tick(self) -> None:
+        self._frame = (self._frame + 1) % len(SPINNER)
+        elapsed = time.monotonic() - self._started
+        self.update(f"{SPINNER[self._frame]} {self.label} · {elapsed:.1f} s · Esc cancels")

@@ -1,0 +1,141 @@
+"""aider chat history: turns, traps and artifacts."""
+
+from __future__ import annotations
+
+import pytest
+
+from ccm_tui.restore.formats import aider
+from ccm_tui.restore.turns import ParsedTranscript
+
+from ._paths import fixture_text
+
+
+@pytest.fixture(scope="module")
+def parsed() -> ParsedTranscript:
+    return aider.parse(fixture_text("aider.chat.history.md"))
+
+
+def _artifacts(parsed: ParsedTranscript, turn: int) -> list[tuple[str, str]]:
+    return [(artifact.path, artifact.action) for artifact in parsed.turns[turn - 1].artifacts]
+
+
+def test_finds_the_human_turns(parsed: ParsedTranscript) -> None:
+    assert [turn.user.splitlines()[0] for turn in parsed.turns] == [
+        "pojdme podle zadání v instructions md modifikovat naši hydrogen šablonu, dělejme to krok po kroku",
+        "okkey pokračujme",
+        "pokračujme",
+        "jak zprovoznit přihlašování ? An error occured",
+        "/code uprav to",
+        "Create a plan for how to make this command line app into a webservice using FastAPI.",
+        "/ask I nodes.py used in the backend project?",
+    ]
+
+
+def test_old_style_lines_separated_by_blanks_form_one_message(parsed: ParsedTranscript) -> None:
+    assert parsed.turns[3].user_messages == [
+        'jak zprovoznit přihlašování ? An error occured\ninvalid_request\nThe error was: "redirect_uri" mismatch'
+        "\n\n\nRequest ID: 98503908-7d5f-4e0c-9fb8-95d7acf32346-1724180701"
+    ]
+
+
+def test_new_style_multi_line_prompt_is_one_message(parsed: ParsedTranscript) -> None:
+    assert parsed.turns[5].user_messages == [
+        "Create a plan for how to make this command line app into a webservice using FastAPI.\n"
+        "Put the webservice project inside backend folder."
+    ]
+
+
+def test_assistant_heading_lookalikes_are_not_turns(parsed: ParsedTranscript) -> None:
+    response = "\n".join(parsed.turns[3].agent_responses)
+    assert "#### 1. Upravit soubor `app/routes/($locale).account_.login.tsx`" in response
+    assert "#### Summary" in "\n".join(parsed.turns[6].agent_responses)
+
+
+def test_architect_echo_is_not_a_turn(parsed: ParsedTranscript) -> None:
+    assert any("architect→editor echo" in note for note in parsed.skipped)
+    assert not any(message.startswith("Changes to implement") for t in parsed.turns for message in t.user_messages)
+
+
+def test_request_command_echo_is_dropped(parsed: ParsedTranscript) -> None:
+    assert parsed.turns[4].user_messages == ["/code uprav to"]
+    assert parsed.turns[6].user_messages == ["/ask I nodes.py used in the backend project?"]
+
+
+def test_bare_slash_commands_are_skipped_and_noted(parsed: ParsedTranscript) -> None:
+    notes = [note for note in parsed.skipped if "slash command" in note]
+    assert "line 11: slash command /add instructions.md" in notes
+    assert any(note.endswith("slash command /ask") for note in notes)
+    assert not any(message.startswith(("/clear", "/drop", "/exit")) for t in parsed.turns for message in t.user_messages)
+
+
+def test_help_question_and_its_generated_prompt_are_skipped(parsed: ParsedTranscript) -> None:
+    assert any("/help question" in note for note in parsed.skipped)
+    assert not any("What is this repo" in turn.user for turn in parsed.turns)
+    assert not any("Repository map" in response for turn in parsed.turns for response in turn.agent_responses)
+
+
+def test_request_resent_after_clear_joins_its_turn(parsed: ParsedTranscript) -> None:
+    first = parsed.turns[0]
+    assert len(first.user_messages) == 2
+    assert first.user_messages[1].endswith("požádej o vhodné soubory abys je měl k dispozici")
+    assert any("re-sent after a context reset" in note for note in parsed.skipped)
+
+
+def test_consecutive_identical_requests_without_reset_stay_separate(parsed: ParsedTranscript) -> None:
+    assert [t.user for t in parsed.turns[1:3]] == ["okkey pokračujme", "pokračujme"]
+
+
+def test_artifacts_of_an_old_style_session(parsed: ParsedTranscript) -> None:
+    # A file keeps its first spelling: "> Added C:\\...\\instructions.md" is the /add'ed one.
+    assert _artifacts(parsed, 1) == [
+        ("instructions.md", "read"),
+        ("app/styles/app.css", "edited"),
+        ("app\\root.tsx", "read"),
+        ("app/styles/app.css", "read"),
+        ("app/styles/home.css", "created"),
+        ("app\\root.tsx", "edited"),
+    ]
+
+
+def test_artifacts_of_an_architect_session(parsed: ParsedTranscript) -> None:
+    assert _artifacts(parsed, 6) == [
+        ("LLM.md", "read"),
+        ("backend/settings.py", "created"),
+        ("backend/app.py", "created"),
+    ]
+    assert _artifacts(parsed, 7) == [("backend/app.py", "read")]
+
+
+def test_empty_search_block_marks_created_file() -> None:
+    text = (
+        "# aider chat started at 2025-01-01 10:00:00\n\n"
+        "#### add a logger  \n\n"
+        "src/log.py\n```python\n<<<<<<< SEARCH\n=======\nimport logging\n>>>>>>> REPLACE\n```\n\n"
+        "> Tokens: 1k sent, 100 received.  \n"
+        "> Applied edit to src/log.py  \n"
+    )
+
+    parsed = aider.parse(text)
+
+    assert [(a.path, a.action) for a in parsed.turns[0].artifacts] == [("src/log.py", "created")]
+
+
+def test_new_style_heading_without_trailing_spaces_is_prose() -> None:
+    text = (
+        "# aider chat started at 2025-01-01 10:00:00\n\n"
+        "#### explain the plan  \n"
+        "#### in two steps  \n\n"
+        "#### Step 1\n\nDo the thing.\n\n"
+        "> Tokens: 1k sent, 100 received.  \n"
+    )
+
+    parsed = aider.parse(text)
+
+    assert [turn.user for turn in parsed.turns] == ["explain the plan\nin two steps"]
+    assert parsed.turns[0].agent_responses == ["#### Step 1\n\nDo the thing."]
+
+
+def test_sniff_recognises_session_header_and_file_name(tmp_path) -> None:
+    assert aider.sniff("# aider chat started at 2024-08-20 14:08:19\n", tmp_path / "x.md") > 0.9
+    assert aider.sniff("", tmp_path / ".aider.chat.history.md") > 0.5
+    assert aider.sniff("# Title\n\nplain markdown\n", tmp_path / "notes.md") == 0.0

@@ -1,0 +1,475 @@
+"""EffortIndex: ranking, incremental log sync, robustness of queries and of the db file."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ccm_tui.core import search as search_mod
+from ccm_tui.core.search import EffortIndex, SearchHit, SearchIndexError, query_terms
+
+FILLER = [
+    ("weekly-notes", "concluded", "Weekly planning notes and calendar review"),
+    ("css-layout", "concluded", "Adjusted the sidebar layout and colours"),
+    ("release-1-2", "concluded", "Tagged release 1.2 and wrote the changelog"),
+    ("docs-typos", "concluded", "Fixed typos in the installation guide"),
+]
+
+
+def record(content: Any, role: str = "user") -> dict[str, Any]:
+    return {"role": role, "content": content, "ts": "2025-01-01T00:00:00Z"}
+
+
+def line(content: Any, role: str = "user") -> str:
+    return json.dumps(record(content, role)) + "\n"
+
+
+class Session:
+    """A session directory with efforts/<id>.jsonl logs and a manifest list."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        (root / "efforts").mkdir(parents=True)
+        self.manifest: dict[str, tuple[str, str | None]] = {}
+
+    def log(self, effort_id: str) -> Path:
+        return self.root / "efforts" / f"{effort_id}.jsonl"
+
+    def add(self, effort_id: str, status: str, summary: str | None, messages: list[str] = ()) -> None:  # type: ignore[assignment]
+        self.manifest[effort_id] = (status, summary)
+        self.append(effort_id, *messages)
+
+    def append(self, effort_id: str, *messages: str) -> None:
+        with self.log(effort_id).open("a", encoding="utf-8") as fh:
+            fh.write("".join(line(m) for m in messages))
+
+    def entries(self) -> list[tuple[str, str, str | None]]:
+        return [(eid, status, summary) for eid, (status, summary) in self.manifest.items()]
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Session:
+    s = Session(tmp_path / "session")
+    for effort_id, status, summary in FILLER:
+        s.add(effort_id, status, summary, ["nothing relevant here", "just some chatter about plans"])
+    return s
+
+
+@pytest.fixture
+def index(session: Session) -> Iterator[EffortIndex]:
+    with EffortIndex(session.root / "search.sqlite") as idx:
+        yield idx
+
+
+def ids(hits: list[SearchHit]) -> list[str]:
+    return [h.id for h in hits]
+
+
+# --------------------------------------------------------------------------- ranking
+
+
+def test_summary_match_beats_a_passing_mention_in_a_long_log(session: Session, index: EffortIndex) -> None:
+    session.add("oauth-fix", "concluded", "Fixed the OAuth token refresh race")
+    session.add("big-log", "open", None, ["long discussion about unrelated things"] * 80 + ["by the way, oauth"])
+    index.sync_session(session.root, session.entries())
+    hits = index.search("oauth")
+    assert ids(hits) == ["oauth-fix", "big-log"]
+    assert hits[0].score > hits[1].score > 0
+
+
+def test_summary_match_wins_even_in_a_tiny_session(tmp_path: Path) -> None:
+    s = Session(tmp_path / "s")
+    s.add("a", "concluded", "Migrated the billing database")
+    s.add("b", "open", None, ["we should look at billing later"])
+    with EffortIndex(s.root / "search.sqlite") as idx:
+        idx.sync_session(s.root, s.entries())
+        assert ids(idx.search("billing")) == ["a", "b"]
+
+
+def test_more_matched_terms_rank_higher(session: Session, index: EffortIndex) -> None:
+    session.add("one-term", "concluded", "Investigated websocket behaviour")
+    session.add("two-terms", "concluded", "Investigated websocket reconnect storms")
+    session.add("log-one", "open", None, ["the reconnect logic needs work"])
+    session.add("log-two", "open", None, ["reconnect of the websocket fails"])
+    index.sync_session(session.root, session.entries())
+    hits = ids(index.search("websocket reconnect"))
+    assert hits.index("two-terms") < hits.index("one-term")
+    assert hits.index("log-two") < hits.index("log-one")
+    assert hits.index("one-term") < hits.index("log-two")  # any summary match beats log-only matches
+
+
+def test_stemming_matches_inflections(session: Session, index: EffortIndex) -> None:
+    session.add("pool", "concluded", "Tuned the database connection pool")
+    index.sync_session(session.root, session.entries())
+    assert ids(index.search("connections")) == ["pool"]
+    assert ids(index.search("pooling")) == ["pool"]
+
+
+def test_diacritics_are_ignored(session: Session, index: EffortIndex) -> None:
+    session.add("menu", "concluded", "Designed the café menu")
+    session.add("resume", "open", None, ["update the resume template"])
+    index.sync_session(session.root, session.entries())
+    assert ids(index.search("cafe")) == ["menu"]
+    assert ids(index.search("CAFÉ")) == ["menu"]
+    assert ids(index.search("résumé")) == ["resume"]
+
+
+def test_hyphenated_id_is_found_by_its_words(session: Session, index: EffortIndex) -> None:
+    session.add("fix-auth-bug", "concluded", "Repaired the sign-in flow")
+    session.add("refactorLoginPage", "concluded", "Cleaned up components")
+    index.sync_session(session.root, session.entries())
+    assert ids(index.search("auth bug"))[0] == "fix-auth-bug"
+    assert ids(index.search("fix-auth-bug"))[0] == "fix-auth-bug"
+    assert ids(index.search("login page")) == ["refactorLoginPage"]
+
+
+def test_name_is_searchable_and_kept_when_not_given(session: Session, index: EffortIndex) -> None:
+    index.upsert_effort("e1", status="open", summary=None, name="Quarterly budget")
+    assert ids(index.search("budget")) == ["e1"]
+    index.upsert_effort("e1", status="concluded", summary="Done")
+    assert ids(index.search("budget")) == ["e1"]
+    index.upsert_effort("e1", status="concluded", summary="Done", name="")
+    assert index.search("budget") == []
+
+
+def test_ties_are_broken_by_id(tmp_path: Path) -> None:
+    with EffortIndex(tmp_path / "i.sqlite") as idx:
+        for effort_id in ("c-effort", "a-effort", "b-effort"):
+            idx.upsert_effort(effort_id, status="concluded", summary="Same words exactly")
+        hits = idx.search("words")
+        assert ids(hits) == ["a-effort", "b-effort", "c-effort"]
+        assert len({h.score for h in hits}) == 1
+
+
+def test_limit_and_order(session: Session, index: EffortIndex) -> None:
+    for i in range(15):
+        session.add(f"e{i:02}", "concluded", "parser work " + "parser " * (i % 3))
+    index.sync_session(session.root, session.entries())
+    hits = index.search("parser", limit=5)
+    assert len(hits) == 5
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert index.search("parser", limit=0) == []
+
+
+# --------------------------------------------------------------------------- status, snippets
+
+
+def test_concluded_efforts_are_found_and_status_filters(session: Session, index: EffortIndex) -> None:
+    session.add("old", "concluded", "Archived kafka consumer tuning")  # long evicted from working memory
+    session.add("new", "open", None, ["kafka consumer lag again"])
+    index.sync_session(session.root, session.entries())
+    assert ids(index.search("kafka")) == ["old", "new"]
+    assert ids(index.search("kafka", status="open")) == ["new"]
+    assert ids(index.search("kafka", status="concluded")) == ["old"]
+    assert index.search("kafka", status="nonexistent") == []
+    hit = index.search("kafka")[0]
+    assert (hit.status, hit.summary) == ("concluded", "Archived kafka consumer tuning")
+
+
+def test_status_change_updates_in_place(session: Session, index: EffortIndex) -> None:
+    session.add("e", "open", None, ["draft of the rollout"])
+    index.sync_session(session.root, session.entries())
+    index.upsert_effort("e", status="concluded", summary="Rolled out the feature flags")
+    assert index.search("flags")[0].status == "concluded"
+    index.upsert_effort("e", status="open", summary=None)  # reopened
+    assert index.search("flags") == []
+    assert index.search("rollout")[0].status == "open"
+    index.upsert_effort("e", status="concluded", summary="Rolled out feature toggles")  # re-concluded
+    assert ids(index.search("toggles")) == ["e"]
+
+
+def test_snippet_marks_terms_in_summary_or_best_message(session: Session, index: EffortIndex) -> None:
+    session.add("s", "concluded", "Benchmarked the **bold** tokenizer against the old one")
+    session.add("m", "open", None, ["intro " * 60, "the tokenizer crashed on emoji input", "outro " * 60])
+    index.sync_session(session.root, session.entries())
+    by_id = {h.id: h for h in index.search("tokenizer")}
+    assert "**tokenizer**" in by_id["s"].snippet
+    assert by_id["m"].snippet.startswith("…") or "**tokenizer**" in by_id["m"].snippet
+    assert "the **tokenizer** crashed" in by_id["m"].snippet
+    assert len(by_id["m"].snippet) <= 200
+    long = "word " * 100 + "needle " + "word " * 100
+    session.add("long", "concluded", long)
+    index.sync_session(session.root, session.entries())
+    snippet = index.search("needle")[0].snippet
+    assert "**needle**" in snippet and len(snippet) <= 200
+
+
+def test_stemmed_match_is_marked(session: Session, index: EffortIndex) -> None:
+    session.add("e", "concluded", "Handled dropped connections gracefully")
+    index.sync_session(session.root, session.entries())
+    assert "**connections**" in index.search("connection")[0].snippet
+
+
+# --------------------------------------------------------------------------- queries never raise
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"', '"unbalanced', "auth*", "*", "NEAR(", "NEAR(a b", "-auth", "auth:bug", "summary:auth", "^auth",
+     "(auth", "auth)", "a AND", "OR", "NOT auth", "{summary}: x", "auth + bug", "'; DROP TABLE efforts; --",
+     "\x00", "é", "🙂 auth 🙂", "a" * 5000, " ".join(f"w{i}" for i in range(200))],
+)
+def test_fts_syntax_in_queries_never_raises(session: Session, index: EffortIndex, query: str) -> None:
+    session.add("fix-auth-bug", "concluded", "Auth bug fixed")
+    index.sync_session(session.root, session.entries())
+    hits = index.search(query)
+    assert isinstance(hits, list)
+    if "auth" in query.lower().replace("-auth", " auth"):
+        assert "fix-auth-bug" in ids(hits)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "!!!", "-- ** ()", "_", '""'])
+def test_queries_without_words_return_nothing(index: EffortIndex, query: str) -> None:
+    assert index.search(query) == []
+
+
+def test_query_terms() -> None:
+    assert query_terms('Fix "auth"-bug* NEAR(x)') == ["fix", "auth", "bug", "near", "x"]
+    assert query_terms("snake_case Café café") == ["snake", "case", "café"]
+    assert len(query_terms(" ".join(f"t{i}" for i in range(100)))) == search_mod.MAX_QUERY_TERMS
+
+
+# --------------------------------------------------------------------------- incremental logs
+
+
+def test_torn_last_line_is_indexed_once_completed(tmp_path: Path) -> None:
+    log = tmp_path / "e.jsonl"
+    full = line("zeppelin arrives")
+    log.write_text(line("first line") + full[:15], encoding="utf-8")
+    with EffortIndex(tmp_path / "i.sqlite") as idx:
+        assert idx.sync_effort_log("e", log) == 1
+        assert idx.search("zeppelin") == []
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(full[15:])
+        assert idx.sync_effort_log("e", log) == 1
+        assert ids(idx.search("zeppelin")) == ["e"]
+        assert idx.sync_effort_log("e", log) == 0
+
+
+def test_invalid_lines_are_skipped_but_counted(tmp_path: Path) -> None:
+    log = tmp_path / "e.jsonl"
+    log.write_text(line("alpha") + "{not json\n" + "\n" + '"a string"\n' + line("omega"), encoding="utf-8")
+    with EffortIndex(tmp_path / "i.sqlite") as idx:
+        assert idx.sync_effort_log("e", log) == 2
+        assert ids(idx.search("omega")) == ["e"]
+        idx.add_messages("e", [record("psi")], start_line=5)  # numbering continues after the 5 lines
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(line("psi"))
+        assert idx.sync_effort_log("e", log) == 0  # already indexed by add_messages
+
+
+def test_multipart_content_is_indexed(tmp_path: Path) -> None:
+    with EffortIndex(tmp_path / "i.sqlite") as idx:
+        idx.add_messages("e", [record([{"type": "text", "text": "quasar"}, "pulsar"]), {"role": "user"}], 0)
+        assert ids(idx.search("quasar")) == ["e"]
+        assert ids(idx.search("pulsar")) == ["e"]
+
+
+def test_add_messages_then_sync_does_not_duplicate(tmp_path: Path) -> None:
+    log = tmp_path / "e.jsonl"
+    with EffortIndex(tmp_path / "i.sqlite") as idx:
+        for n, text in enumerate(["kiwi one", "kiwi two", "kiwi three"]):
+            log.open("a", encoding="utf-8").write(line(text))
+            assert idx.add_messages("e", [record(text)], start_line=n) == 1
+        assert idx.sync_effort_log("e", log) == 0
+        rows = idx._db.execute("SELECT count(*) FROM msg_fts").fetchone()[0]
+        assert rows == 3
+
+
+def test_truncated_log_is_reindexed(tmp_path: Path) -> None:
+    log = tmp_path / "e.jsonl"
+    log.write_text(line("mango") + line("papaya"), encoding="utf-8")
+    with EffortIndex(tmp_path / "i.sqlite") as idx:
+        assert idx.sync_effort_log("e", log) == 2
+        with log.open("r+b") as fh:
+            fh.truncate(0)
+        log.write_text(line("guava"), encoding="utf-8")
+        assert idx.sync_effort_log("e", log) == 1
+        assert idx.search("mango papaya") == []
+        assert ids(idx.search("guava")) == ["e"]
+
+
+def test_replaced_log_is_reindexed(tmp_path: Path) -> None:
+    log = tmp_path / "e.jsonl"
+    log.write_text(line("mango") + line("papaya"), encoding="utf-8")
+    with EffortIndex(tmp_path / "i.sqlite") as idx:
+        idx.sync_effort_log("e", log)
+        tmp = tmp_path / "new.jsonl"
+        tmp.write_text(line("lychee") + line("papaya") + line("durian"), encoding="utf-8")
+        os.replace(tmp, log)  # new inode, longer file
+        assert idx.sync_effort_log("e", log) == 3
+        assert idx.search("mango") == []
+        assert ids(idx.search("lychee durian")) == ["e"]
+
+
+def test_log_rewritten_in_place_is_reindexed(tmp_path: Path) -> None:
+    log = tmp_path / "e.jsonl"
+    log.write_text(line("mango"), encoding="utf-8")
+    with EffortIndex(tmp_path / "i.sqlite") as idx:
+        idx.sync_effort_log("e", log)
+        with log.open("r+", encoding="utf-8") as fh:  # same inode, same prefix length, new bytes
+            fh.write(line("melon") + line("fig"))
+        assert idx.sync_effort_log("e", log) == 2
+        assert idx.search("mango") == []
+        assert ids(idx.search("melon")) == ["e"]
+
+
+def test_deleted_log_drops_its_messages(session: Session, index: EffortIndex) -> None:
+    session.add("e", "open", None, ["ephemeral content"])
+    index.sync_session(session.root, session.entries())
+    session.log("e").unlink()
+    index.sync_session(session.root, session.entries())
+    assert index.search("ephemeral") == []
+
+
+def test_sync_session_skips_unchanged_logs(session: Session, index: EffortIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    opened: list[str] = []
+    real_open = EffortIndex._open_log
+
+    def counting_open(self: EffortIndex, path: Any) -> Any:
+        opened.append(Path(path).stem)
+        return real_open(self, path)
+
+    monkeypatch.setattr(EffortIndex, "_open_log", counting_open)
+    session.add("a", "open", None, ["apricot"])
+    assert index.sync_session(session.root, session.entries()) == 2 * len(FILLER) + 1
+    assert len(opened) == len(FILLER) + 1
+    opened.clear()
+    assert index.sync_session(session.root, session.entries()) == 0
+    assert opened == []
+    session.append("a", "blueberry")
+    assert index.sync_session(session.root, session.entries()) == 1
+    assert opened == ["a"]
+    assert ids(index.search("blueberry")) == ["a"]
+    opened.clear()
+    session.manifest["a"] = ("concluded", "Apricot harvest summary")  # summary change: no log read
+    assert index.sync_session(session.root, session.entries()) == 0
+    assert opened == []
+    assert index.search("harvest")[0].status == "concluded"
+
+
+def test_sync_session_adds_and_removes_efforts(session: Session, index: EffortIndex) -> None:
+    session.add("gone", "concluded", "Obsolete walrus effort", ["walrus"])
+    index.sync_session(session.root, session.entries())
+    assert ids(index.search("walrus")) == ["gone"]
+    del session.manifest["gone"]
+    index.sync_session(session.root, session.entries())
+    assert index.search("walrus") == []
+    assert index._db.execute("SELECT count(*) FROM msg_fts").fetchone()[0] == 2 * len(FILLER)
+
+
+def test_remove_effort(index: EffortIndex) -> None:
+    index.upsert_effort("x", status="open", summary="narwhal")
+    index.add_messages("x", [record("narwhal tusk")], start_line=0)
+    index.remove_effort("x")
+    index.remove_effort("never-existed")
+    assert index.search("narwhal") == []
+
+
+def test_index_persists_across_reopen(session: Session) -> None:
+    session.add("p", "concluded", "Persistent platypus")
+    db = session.root / "search.sqlite"
+    with EffortIndex(db) as idx:
+        idx.sync_session(session.root, session.entries())
+        assert idx.recreated
+    with EffortIndex(db) as idx:
+        assert not idx.recreated
+        assert ids(idx.search("platypus")) == ["p"]
+        assert idx.sync_session(session.root, session.entries()) == 0
+
+
+def test_small_postings_windows_give_exact_scores(session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Frequent terms are read through capped windows; short-listed efforts get exact evidence."""
+    for i in range(30):
+        words = ["common"] * (1 + i % 4) + (["rare"] if i % 7 == 0 else [])
+        session.add(f"e{i:02}", "concluded" if i % 2 else "open", "summary " + " ".join(words[:2]), [" ".join(words)] * 3)
+    with EffortIndex(session.root / "search.sqlite") as idx:
+        idx.sync_session(session.root, session.entries())
+        exact = {h.id: h.score for h in idx.search("common rare summary", limit=50)}
+        for name in ("MESSAGE_WINDOW", "META_WINDOW", "MIN_WINDOW"):
+            monkeypatch.setattr(search_mod, name, 4)
+        windowed = idx.search("common rare summary", limit=50)
+        assert windowed
+        for hit in windowed:
+            assert hit.score == pytest.approx(exact[hit.id], rel=0.25)  # IDFs are estimated, evidence exact
+
+
+# --------------------------------------------------------------------------- the database file
+
+
+def test_corrupt_db_file_is_rebuilt(session: Session) -> None:
+    db = session.root / "search.sqlite"
+    db.write_bytes(b"this is not a database at all" * 200)
+    with EffortIndex(db) as idx:
+        assert idx.recreated
+        idx.sync_session(session.root, session.entries())
+        assert ids(idx.search("changelog")) == ["release-1-2"]
+
+
+def test_foreign_sqlite_db_is_replaced(session: Session) -> None:
+    db = session.root / "search.sqlite"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE precious (x)")
+    conn.commit()
+    conn.close()
+    with EffortIndex(db) as idx:
+        idx.sync_session(session.root, session.entries())
+        assert ids(idx.search("typos")) == ["docs-typos"]
+
+
+def test_corruption_found_later_is_recovered(session: Session) -> None:
+    db = session.root / "search.sqlite"
+    with EffortIndex(db) as idx:
+        idx.sync_session(session.root, session.entries())
+    data = bytearray(db.read_bytes())
+    page = 4096
+    for offset in range(page, len(data), 7):  # keep the header page, smash the rest
+        data[offset] = 0xA5
+    db.write_bytes(bytes(data))
+    with EffortIndex(db) as idx:
+        assert isinstance(idx.search("changelog"), list)  # no exception, whatever was left
+        idx.sync_session(session.root, session.entries())
+        assert ids(idx.search("changelog")) == ["release-1-2"]
+
+
+def test_unwritable_location_raises_search_index_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(SearchIndexError):
+        EffortIndex(blocker / "sub" / "search.sqlite")
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores permissions")
+def test_read_only_directory_raises_search_index_error(tmp_path: Path) -> None:
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        with pytest.raises(SearchIndexError, match="not writable"):
+            EffortIndex(ro / "search.sqlite")
+    finally:
+        ro.chmod(0o700)
+
+
+def test_closed_index_raises(tmp_path: Path) -> None:
+    idx = EffortIndex(tmp_path / "i.sqlite")
+    idx.close()
+    idx.close()
+    with pytest.raises(SearchIndexError):
+        idx.search("x")
+
+
+def test_missing_fts5_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_mod, "_has_fts5", lambda conn: False)
+    with pytest.raises(SearchIndexError, match="FTS5"):
+        EffortIndex(tmp_path / "i.sqlite")
+
+
+def test_wal_mode(index: EffortIndex) -> None:
+    assert index._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
