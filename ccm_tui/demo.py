@@ -117,10 +117,11 @@ SCRIPT: tuple[Step, ...] = (
     ),
     _step(
         "Remind me: which day did we put Nara on, in the Japan trip?",
-        Round("", (_call("expand_effort", id="japan-trip"),)),
+        Round("", (_call("expand_effort", id="japan-trip"), _call("route_to_ambient"))),
         Round(
             "I loaded the trip's full log back into context: **Nara is day 6**, a day trip from Kyoto "
-            "on the Kintetsu line. The expansion collapses by itself after a few turns without mention."
+            "on the Kintetsu line. (An aside: it goes to the ambient log, and the expansion collapses by "
+            "itself after a few turns without mention.)"
         ),
     ),
     _step(
@@ -246,13 +247,12 @@ class DemoModel:
                        summary: bool = True) -> Completion:
         """Summaries (and compaction checkpoints), picked by what the transcript is about."""
         body = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user").casefold()
+        title = body.split("\n", 1)[0]  # "effort: <name>" heads the summarizer's request
         if self.delay:
             await self._sleep(self.delay * 10)
-        if "hiroshima" in body:
-            text = SUMMARIES["japan-hiroshima"]
-        elif "japan" in body:
-            text = SUMMARIES["japan"]
-        elif "login" in body or "fixture" in body:
+        if "japan" in title:
+            text = SUMMARIES["japan-hiroshima" if "hiroshima" in body else "japan"]
+        elif "login" in title or "fixture" in body:
             text = SUMMARIES["login"]
         else:
             text = "A short exchange in the offline demo; nothing was decided."

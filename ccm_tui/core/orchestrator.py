@@ -213,7 +213,7 @@ class Orchestrator:
             return result
 
         reply = "\n\n".join(reply_parts)
-        self._commit(turn, user_msg, reply, ctx, result, emit)
+        await self._commit(turn, user_msg, reply, ctx, result, emit)
         return result
 
     # ------------------------------------------------------------- internals
@@ -300,7 +300,7 @@ class Orchestrator:
             self.on_logged(to, records)
         return to
 
-    def _commit(self, turn, user_msg, reply, ctx, result: TurnResult, emit: Emit) -> None:
+    async def _commit(self, turn, user_msg, reply, ctx, result: TurnResult, emit: Emit) -> None:
         session = self.session
         assistant = {"role": "assistant", "content": reply, "ts": now_iso()}
         if result.tool_calls:
@@ -325,6 +325,7 @@ class Orchestrator:
             emit(EffortChanged(turn=turn, effort_id=effort_id, change="evicted"))
         for effort_id in report.restored:
             emit(EffortChanged(turn=turn, effort_id=effort_id, change="restored"))
+        await self._compact_after_turn(ctx, emit)
         figures = self.figures()
         session.state.history.append({"turn": turn, "ccm": figures.total, "naive": figures.naive})
         del session.state.history[:-HISTORY_LIMIT]
@@ -336,6 +337,14 @@ class Orchestrator:
         emit(figures)
         emit(TurnDone(turn=turn, reply=reply, logged_to=result.logged_to, banners=tuple(ctx.banners),
                       usage=dict(self.usage_total), context=figures))
+
+    async def _compact_after_turn(self, ctx: toolbox.ToolContext, emit: Emit) -> None:
+        """Keep the working context (what the next request starts from) within the budget,
+        so the meter never shows more than the budget allows."""
+        try:
+            await self._fit([], self.tool_defs, ctx, emit)
+        except (ContextTooLarge, LLMError):
+            pass  # the next request compacts again, or reports why it cannot
 
     def _finish_cancelled(self, turn, user_msg, partial: str, ctx) -> None:
         """Escape: keep the exchange as far as it got, marked, as complete log lines."""

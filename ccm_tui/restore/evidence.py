@@ -69,6 +69,7 @@ _SECRET_NAMES = (".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*"
                  "*.keystore", "secrets.*", ".htpasswd")
 
 Progress = Callable[[int, int, str], None]
+_DRIVE = re.compile(r"^[A-Za-z]:/")
 
 
 class ToolError(Exception):
@@ -101,6 +102,9 @@ def choose_root(explicit: Path | None, recorded_cwd: str | None) -> tuple[Path |
         return Path(real), f"files under {real} (--root)"
     if not recorded_cwd:
         return None, "no file access: the transcript records no working directory and no --root was given"
+    if _DRIVE.match(recorded_cwd.replace("\\", "/")):
+        return None, (f"no file access: the recorded working directory {recorded_cwd} is a Windows path "
+                      "(pass --root to point at the project here)")
     if not os.path.isabs(recorded_cwd) or "\x00" in recorded_cwd:
         return None, f"no file access: the recorded working directory {recorded_cwd!r} is not an absolute path"
     real = os.path.realpath(recorded_cwd)
@@ -132,9 +136,6 @@ class OpenedFile:
     truncated: bool
 
 
-_DRIVE = re.compile(r"^[A-Za-z]:/")
-
-
 def _recorded(cwd: str | None) -> str | None:
     """The transcript's cwd with forward slashes; None unless absolute (POSIX or drive letter)."""
     if not cwd or "\x00" in cwd:
@@ -163,11 +164,11 @@ class FileAccess:
             raise ToolError("'path' is not a usable file name")
         given = self._from_recorded_cwd(path.strip().replace("\\", "/"))
         candidate = given if os.path.isabs(given) else os.path.join(self.root, given)
-        if not _within(os.path.normpath(candidate), self.root):
-            raise ToolError(f"refused: {path} is outside the readable root")
         real = os.path.realpath(candidate)
         if not _within(real, self.root):
-            raise ToolError(f"refused: {path} leads outside the readable root (through a symlink)")
+            if _within(os.path.normpath(candidate), self.root):
+                raise ToolError(f"refused: {path} leads outside the readable root (through a symlink)")
+            raise ToolError(f"refused: {path} is outside the readable root")
         if _in_forbidden_tree(real):
             raise ToolError(f"refused: {path} is a system or device path")
         relative = os.path.relpath(real, self.root)

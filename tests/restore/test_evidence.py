@@ -69,6 +69,18 @@ def test_file_tools_refuse_every_way_out(project: Path, path: str) -> None:
             tools.run(name, args)
 
 
+def test_refusals_say_why(project: Path) -> None:
+    files = ev.FileAccess(project)
+    with pytest.raises(ev.ToolError, match="through a symlink"):
+        files.open("link.txt")
+    with pytest.raises(ev.ToolError, match="is outside the readable root"):
+        files.open("/etc/passwd")
+    with pytest.raises(ev.ToolError, match="may hold secrets"):
+        files.open(".env")
+    with pytest.raises(ev.ToolError, match="not a regular file"):
+        files.open("pipe")
+
+
 def test_proc_and_dev_refused_even_when_root_is_slash() -> None:
     files = ev.FileAccess(Path("/"))
     for path in ("/proc/self/environ", "/proc/self/cmdline", "/dev/null", "/sys/kernel/hostname"):

@@ -473,3 +473,34 @@ def test_missing_fts5_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_wal_mode(index: EffortIndex) -> None:
     assert index._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_corruption_during_an_operation_rebuilds_and_retries(
+    session: Session, index: EffortIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index.sync_session(session.root, session.entries())
+    real = EffortIndex._sync_entry
+    calls = {"n": 0}
+
+    def flaky(self: EffortIndex, *args: Any) -> int:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise sqlite3.DatabaseError("database disk image is malformed")
+        return real(self, *args)
+
+    monkeypatch.setattr(EffortIndex, "_sync_entry", flaky)
+    session.add("late", "concluded", "Added after the corruption")
+    entries = iter(session.entries())  # a one-shot iterator must survive the retry
+    assert index.sync_session(session.root, entries) == 2 * len(FILLER)
+    assert index.recreated
+    assert ids(index.search("corruption")) == ["late"]
+    assert ids(index.search("changelog")) == ["release-1-2"]
+
+
+def test_other_sqlite_errors_surface_as_search_index_error(index: EffortIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    def locked(self: EffortIndex, *args: Any) -> Any:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(EffortIndex, "_search", locked)
+    with pytest.raises(SearchIndexError, match="locked"):
+        index.search("anything")

@@ -6,6 +6,7 @@ from ccm_tui.restore.turns import Artifact, ArtifactAction, ParsedTranscript, Tu
 
 _PATH_STRIP = " \t\"'`"
 _MAX_PATH_LENGTH = 1024
+_MAX_TAIL_PARTS = 32
 
 
 def split_lines(text: str) -> list[str]:
@@ -26,29 +27,39 @@ def clean_path(raw: str) -> str | None:
     return path
 
 
-def same_file(first: str, second: str) -> bool:
-    """Whether two spellings name the same file (slash style, or one is a suffix path)."""
-    first, second = first.replace("\\", "/"), second.replace("\\", "/")
-    if len(first) < len(second):
-        first, second = second, first
-    return first == second or first.endswith("/" + second.removeprefix("./"))
-
-
 class FileNames:
-    """Remembers the first spelling of every file so later mentions reuse it."""
+    """Remembers the first spelling of every file so later mentions reuse it.
+
+    Two spellings name the same file when, with ``/`` for ``\\``, one equals
+    the other or ends with ``/`` plus the other (a relative path and the
+    absolute path of the same file).
+    """
 
     def __init__(self) -> None:
-        self._by_name: dict[str, list[str]] = {}
+        self._by_path: dict[str, str] = {}
+        self._by_suffix: dict[str, str] = {}
 
     def spelling_of(self, path: str) -> tuple[str, bool]:
         """The first-seen spelling of ``path`` and whether the file was seen before."""
-        name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-        spellings = self._by_name.setdefault(name, [])
-        for spelling in spellings:
-            if same_file(spelling, path):
-                return spelling, True
-        spellings.append(path)
+        parts = path.replace("\\", "/").removeprefix("./").split("/")
+        normalized = "/".join(parts)
+        tails = _tails(parts)
+        known = self._by_suffix.get(normalized)
+        if known is None:
+            known = next((self._by_path[tail] for tail in tails[1:] if tail in self._by_path), None)
+        if known is not None:
+            return known, True
+        self._by_path[normalized] = path
+        for tail in tails:
+            self._by_suffix.setdefault(tail, path)
         return path, False
+
+
+def _tails(parts: list[str]) -> list[str]:
+    """The path and its trailing sub-paths, longest first: a/b/c, b/c, c (at most 32 parts deep)."""
+    start = max(0, len(parts) - _MAX_TAIL_PARTS)
+    tails = ["/".join(parts[index:]) for index in range(start, len(parts))]
+    return tails if start == 0 else ["/".join(parts), *tails]
 
 
 class TurnBuilder:

@@ -181,10 +181,12 @@ def _split_run(run: list[tuple[int, str]]) -> list[_Segment]:
                 break  # the rest of the run is the prompt aider generated for its help bot
             echo = squash(argument) if command.group("name") in _REQUEST_COMMANDS and argument else None
             continue
-        if echo is not None and squash(content) in ("", echo):
-            echo = None if content.strip() else echo
-            continue
-        echo = None
+        if echo is not None:
+            if not content.strip():
+                continue  # blank input line between the command and its echo
+            is_echo, echo = squash(content) == echo, None
+            if is_echo:
+                continue
         message.append((number, content))
     _close_message(segments, message)
     return segments
@@ -310,9 +312,12 @@ def _handle_info(state: _State, lines: list[str], index: int) -> None:
 
 
 def _accepted(answer: str) -> bool:
-    """The user's reply to an aider yes/no question (default Yes)."""
-    reply = answer.rsplit(":", 1)[-1].strip().lower() if "]:" in answer else answer.strip().lower()
-    return not reply or reply.startswith(("y", "a"))
+    """The user's reply to an aider question such as ``(Y)es/(N)o [Yes]: y``; empty takes the default."""
+    question, separator, reply = answer.rpartition("]:")
+    reply = reply.strip().lower()
+    if reply:
+        return reply.startswith(("y", "a"))
+    return not separator or question.lower().endswith(("[yes", "[y", "[all"))
 
 
 def _listed_paths(lines: list[str], index: int) -> list[str]:
@@ -323,9 +328,9 @@ def _listed_paths(lines: list[str], index: int) -> list[str]:
         candidate = lines[previous][1:].strip()
         if not candidate or " " in candidate or candidate.endswith(("?", ":")):
             break
-        paths.insert(0, candidate)
+        paths.append(candidate)
         previous -= 1
-    return paths
+    return paths[::-1]
 
 
 def _add_artifact(state: _State, path: str, action: ArtifactAction, line: int) -> None:

@@ -70,6 +70,8 @@ class _Record:
 
 @dataclass
 class _ToolOutcome:
+    """How a tool call ended: failed or not, and ``toolUseResult.type`` (create/update)."""
+
     is_error: bool
     kind: str | None
 

@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from ..actions import valid_actions
 
-HINT = "Tab to the efforts · Enter or click for actions"
+HINT = "Select an effort (Ctrl+G or click) to see its summary and actions."
 
 
 def describe(effort: dict[str, Any], decay_threshold: int) -> Content:

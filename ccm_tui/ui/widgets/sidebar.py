@@ -25,6 +25,7 @@ class Sidebar(Vertical):
         yield Static("EFFORTS", classes="sidebar-title")
         yield EffortList(id="effort-list")
         yield EffortDetail(id="effort-detail")
+        yield Static("", classes="sidebar-spacer")
         yield Static("CONTEXT", classes="sidebar-title")
         yield TokenMeter(id="meter")
 

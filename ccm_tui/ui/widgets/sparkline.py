@@ -25,7 +25,8 @@ class DualSparkline(Widget):
 
     def render_line(self, y: int) -> Strip:
         width, height = self.size.width, self.size.height
-        points = self.points[-width:] if width > 0 else []
+        bar, gap = self._geometry(width, len(self.points))
+        points = self.points[-max(1, width // (bar + gap)):] if width > 0 else []
         ccm_style = self.get_component_rich_style("sparkline--ccm")
         naive_style = self.get_component_rich_style("sparkline--naive")
         if not points:
@@ -40,18 +41,29 @@ class DualSparkline(Widget):
             c = self._level(ccm, top, height, row_from_bottom)
             n = self._level(naive, top, height, row_from_bottom)
             if c == 8:
-                segments.append(Segment("█", ccm_style))
+                segments.append(Segment("█" * bar, ccm_style))
             elif c > 0:
                 background = naive_style.color if n == 8 else None
-                segments.append(Segment(EIGHTHS[c], ccm_style + Style(bgcolor=background)))
+                segments.append(Segment(EIGHTHS[c] * bar, ccm_style + Style(bgcolor=background)))
             elif n > 0:
-                segments.append(Segment(EIGHTHS[n], naive_style))
+                segments.append(Segment(EIGHTHS[n] * bar, naive_style))
             else:
-                segments.append(Segment(" "))
-        pad = width - len(points)
+                segments.append(Segment(" " * bar))
+            if gap:
+                segments.append(Segment(" " * gap))
+        pad = width - len(points) * (bar + gap)
         if pad > 0:
             segments.append(Segment(" " * pad))
         return Strip(segments)
+
+    @staticmethod
+    def _geometry(width: int, count: int) -> tuple[int, int]:
+        """Bar and gap widths: wider bars while there are few turns."""
+        if count and count * 3 <= width:
+            return 2, 1
+        if count and count * 2 <= width:
+            return 1, 1
+        return 1, 0
 
     @staticmethod
     def _level(value: int, top: int, height: int, row: int) -> int:

@@ -50,7 +50,7 @@ class TokenMeter(Vertical):
         yield DualSparkline(id="sparkline")
         yield Static(
             Content.assemble(("━ ", "$accent"), ("sent to the model   ", "$text-muted"),
-                             ("━ ", "$panel-lighten-3"), ("naive (everything)", "$text-muted")),
+                             ("━ ", "$secondary"), ("naive (everything)", "$text-muted")),
             classes="meter-legend",
         )
         yield Static("", classes="meter-cost")
