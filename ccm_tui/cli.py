@@ -18,15 +18,16 @@ from typing import Any
 
 from . import __version__, paths
 
-EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
-
-
-class CliError(Exception):
-    """A runtime failure reported as one line on stderr (exit 1)."""
-
-
-class UsageError(Exception):
-    """Bad arguments (exit 2)."""
+from .cli_common import (  # noqa: F401  (re-exported for the command modules)
+    EXIT_OK,
+    EXIT_RUNTIME,
+    EXIT_USAGE,
+    CliError,
+    UsageError,
+    load_settings_from,
+    print_json,
+    session_dir_from,
+)
 
 
 # ----------------------------------------------------------------------------- parser
@@ -103,36 +104,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="offline scripted demo of the TUI (no key, no network)")
     _debug_option(p)
+
+    p = sub.add_parser("repair", help="rebuild a broken manifest.yaml from the event log (keeps the broken file)")
+    _session_options(p)
+    _debug_option(p)
     return parser
 
 
 # ----------------------------------------------------------------------------- helpers
-def session_dir_from(args: argparse.Namespace) -> Path:
-    if getattr(args, "session_dir", None):
-        return Path(args.session_dir).expanduser()
-    if os.environ.get("CCM_SESSION_DIR"):
-        return Path(os.environ["CCM_SESSION_DIR"]).expanduser()
-    try:
-        return paths.session_dir_for(getattr(args, "session", None) or paths.DEFAULT_SESSION)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def load_settings_from(args: argparse.Namespace):
-    from .config import load_settings
-
-    return load_settings(model=getattr(args, "model", None), api_base=getattr(args, "api_base", None))
-
-
 def _retry_base() -> float:
     try:
         return max(0.0, float(os.environ.get("CCM_RETRY_BASE_SECONDS", "1")))
     except ValueError:
         return 1.0
-
-
-def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 # ----------------------------------------------------------------------------- send
@@ -351,7 +335,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return run_replay(args)
 
 
+def cmd_repair(args: argparse.Namespace) -> int:
+    from .core.repair import rebuild_manifest
+
+    directory = session_dir_from(args)
+    if not directory.is_dir():
+        raise CliError(f"no session at {directory}")
+    report = rebuild_manifest(directory)
+    for line in report.lines():
+        print(line)
+    return EXIT_OK
+
+
 COMMANDS = {
+    "repair": cmd_repair,
     "send": cmd_send,
     "status": cmd_status,
     "search": cmd_search,
@@ -382,6 +379,11 @@ def main(argv: list[str] | None = None) -> int:
 
         message = str(exc) if isinstance(exc, (CliError, OSError, ValueError)) or _is_ours(exc) else (
             f"{type(exc).__name__}: {exc}")
+        from .core.efforts import ManifestError
+
+        if isinstance(exc, ManifestError):
+            where = getattr(args, "session_dir", None) or "<session dir>"
+            message += f" — fix it by hand, or run 'ccm-tui repair --session-dir {where}' to rebuild it from the event log (nothing is lost)"
         sys.stderr.write(f"ccm-tui: {redact(' '.join(message.split()))}\n")
         return EXIT_RUNTIME
 

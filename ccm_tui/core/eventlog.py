@@ -39,7 +39,12 @@ RECOVERED = "recovered"
 
 TERMINAL_TURN_EVENTS = {TURN_DONE, TURN_FAILED, TURN_CANCELLED}
 
-_SECRET_RE = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|(?:api[_-]?key|authorization|bearer)\s*[:=]?\s*\S+)", re.I)
+_SECRET_RE = re.compile(
+    r"(?:\bsk-[A-Za-z0-9_\-]{8,}"  # OpenAI/Anthropic style keys
+    r"|\b(?:api[_-]?key|x-api-key|authorization|bearer|token)\b(?:\s*[:=]\s*|\s+)[\"']?[A-Za-z0-9_\-\.]{16,}"
+    r"|\bAIza[0-9A-Za-z_\-]{20,})",  # Google keys
+    re.I,
+)
 
 
 def now_iso() -> str:

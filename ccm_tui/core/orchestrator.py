@@ -55,6 +55,7 @@ from .turn_events import (
 Emit = Callable[[TurnEvent], None]
 MAX_USER_CHARS = 200_000
 HISTORY_LIMIT = 300
+MAX_PARTIAL_KEPT = 20_000  # characters of a cut-off reply kept in the event log
 
 
 def clean_user_text(text: str) -> str:
@@ -206,13 +207,19 @@ class Orchestrator:
         except (LLMError, ContextTooLarge) as exc:
             partial = getattr(exc, "partial", "") or ""
             session.log_event(ev.TURN_FAILED, error=str(exc), kind=getattr(exc, "kind", "budget"),
-                              partial_chars=len(partial))
+                              partial=partial[:MAX_PARTIAL_KEPT], partial_chars=len(partial))
             result.error = str(exc)
             result.banners = list(ctx.banners)
             emit(TurnFailed(turn=turn, message=str(exc), partial=partial, retryable=True))
             return result
 
         reply = "\n\n".join(reply_parts)
+        if not reply and not result.tool_calls:
+            message = "the model returned an empty reply; try again (your message is kept)"
+            session.log_event(ev.TURN_FAILED, error=message, kind="empty_reply", partial="", partial_chars=0)
+            result.error = message
+            emit(TurnFailed(turn=turn, message=message, retryable=True))
+            return result
         await self._commit(turn, user_msg, reply, ctx, result, emit)
         return result
 

@@ -122,7 +122,7 @@ MIN_WINDOW = 500
 META_BM25_ROWS = 4_000  # meta rows ranked by bm25() per search at most
 MIN_CANDIDATES = 30  # efforts scored exactly per search: max(this, 3 * limit)
 
-SYNC_BATCH_LINES = 20_000  # sync_session commits after about this many new lines
+SYNC_BATCH_LINES = 100_000  # sync_session commits after about this many new lines
 
 SNIPPET_CHARS = 160
 SNIPPET_TOKENS = 26
@@ -264,7 +264,8 @@ def _discardable(exc: BaseException) -> bool:
     if isinstance(exc, _ForeignDatabase):
         return True
     code = getattr(exc, "sqlite_errorcode", None)
-    return _is_corruption(exc) or (code is not None and code & 0xFF == sqlite3.SQLITE_READONLY)  # type: ignore[arg-type]
+    read_only = isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_READONLY
+    return read_only or _is_corruption(exc)
 
 
 def _has_fts5(conn: sqlite3.Connection) -> bool:
@@ -516,11 +517,12 @@ class EffortIndex:
         try:
             if not _has_fts5(conn):
                 raise SearchIndexError(
-                    f"this Python's SQLite {sqlite3.sqlite_version} lacks FTS5; search needs an FTS5-enabled SQLite"
+                    f"this Python's SQLite {sqlite3.sqlite_version} lacks FTS5;"
+                    " effort search needs an FTS5-enabled SQLite"
                 )
             conn.execute("PRAGMA busy_timeout = 5000")
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
-            conn.execute("PRAGMA synchronous = NORMAL")  # derived data: durability of the last commit is optional
+            conn.execute("PRAGMA synchronous = NORMAL")  # derived data: losing the last commit is fine
             conn.execute("PRAGMA journal_size_limit = 33554432")  # shrink the WAL after big syncs
             conn.execute("PRAGMA cache_size = -32000")
             if not self._schema_present(conn):
@@ -628,7 +630,8 @@ class EffortIndex:
     # ------------------------------------------------------------------ effort rows
 
     def _row(self, effort_id: str) -> _EffortRow | None:
-        found = self._db.execute(f"SELECT {_ROW_COLUMNS} FROM efforts WHERE effort_id = ?", (effort_id,)).fetchone()
+        sql = f"SELECT {_ROW_COLUMNS} FROM efforts WHERE effort_id = ?"
+        found = self._db.execute(sql, (effort_id,)).fetchone()
         return _row_from_tuple(found) if found else None
 
     def _ensure_row(self, effort_id: str) -> _EffortRow:
@@ -657,9 +660,13 @@ class EffortIndex:
                 "UPDATE efforts SET status = ?, summary = ?, name = ? WHERE num = ?",
                 (status, summary, name, row.num),
             )
+            text_changed = (row.summary, row.name) != (summary, name)
             row.status, row.summary, row.name = status, summary, name
+            if not text_changed:  # the status lives in `efforts` only
+                return row
         db.execute(
-            "INSERT OR REPLACE INTO meta_fts (rowid, effort_id, id_words, summary, name) VALUES (?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO meta_fts (rowid, effort_id, id_words, summary, name)"
+            " VALUES (?, ?, ?, ?, ?)",
             (row.num, effort_id, _id_words(effort_id), _normalise(summary or ""), _normalise(name or "")),
         )
         return row
@@ -696,7 +703,9 @@ class EffortIndex:
     # ------------------------------------------------------------------ public: updates
 
     @_recovering
-    def upsert_effort(self, effort_id: str, *, status: str, summary: str | None, name: str | None = None) -> None:
+    def upsert_effort(
+        self, effort_id: str, *, status: str, summary: str | None, name: str | None = None
+    ) -> None:
         """Create or update an effort's meta document (id, status, summary, name).
 
         ``name=None`` keeps the name already stored; pass ``""`` to clear it.
@@ -778,6 +787,8 @@ class EffortIndex:
                     pending = 0
             unchanged = self._state_version() == version
         self._sync_cache = (version, stored) if unchanged else None
+        if added >= SYNC_BATCH_LINES:  # a big (re)build: give the WAL's disk space back
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         return added
 
     def _state_version(self) -> tuple[int, int]:
@@ -796,7 +807,13 @@ class EffortIndex:
         }
 
     def _sync_entry(
-        self, stored: tuple[Any, ...] | None, effort_id: str, status: str, summary: str | None, name: str | None, logs: str
+        self,
+        stored: tuple[Any, ...] | None,
+        effort_id: str,
+        status: str,
+        summary: str | None,
+        name: str | None,
+        logs: str,
     ) -> int:
         """sync_session for one manifest entry; the common no-change case costs one stat()."""
         safe = _safe_file_name(effort_id)
@@ -1069,9 +1086,8 @@ class EffortIndex:
         for start in range(0, len(nums), 500):
             chunk = nums[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for num, *rest in self._db.execute(
-                f"SELECT num, effort_id, status, summary, indexed_lines FROM efforts WHERE num IN ({marks})", chunk
-            ):
+            sql = f"SELECT num, effort_id, status, summary, indexed_lines FROM efforts WHERE num IN ({marks})"
+            for num, *rest in self._db.execute(sql, chunk):
                 info[num] = tuple(rest)  # type: ignore[assignment]
         return info
 

@@ -300,12 +300,23 @@ class Session:
         except FileNotFoundError:
             return {}
         except (OSError, ValueError, UnicodeDecodeError) as exc:
-            self.load_notes.append(f"{path}: unreadable ({exc.__class__.__name__}); rebuilt from the logs")
-            return {}
+            return self._set_aside(path, f"unreadable ({exc.__class__.__name__})")
         if not isinstance(data, dict):
-            self.load_notes.append(f"{path}: not a JSON object; rebuilt from the logs")
-            return {}
+            return self._set_aside(path, "not a JSON object")
         return data
+
+    def _set_aside(self, path: Path, problem: str) -> dict[str, Any]:
+        """A broken snapshot is kept as ``<name>.corrupt-<ts>`` and rebuilt from the logs."""
+        note = f"{path.name}: {problem}; rebuilt from the logs"
+        if not self.readonly:
+            from .repair import set_aside
+
+            try:
+                note += f" (the broken file is kept as {set_aside(path).name})"
+            except OSError:
+                pass
+        self.load_notes.append(note)
+        return {}
 
     def _read_state(self) -> SessionState:
         return SessionState.from_dict(self._read_json_file(STATE_FILE))

@@ -223,7 +223,7 @@ async def close_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
     session.view.expanded.pop(effort.id, None)
     session.save_manifest()
     session.save_view()
-    session.log_event(ev.EFFORT_CONCLUDED, effort_id=effort.id, summary_tokens=effort.summary_tokens,
+    session.log_event(ev.EFFORT_CONCLUDED, effort_id=effort.id, summary=summary, summary_tokens=effort.summary_tokens,
                       raw_tokens=effort.raw_tokens)
     if ctx.route is None and was_active:
         ctx.route = effort.id

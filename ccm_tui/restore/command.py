@@ -122,7 +122,7 @@ async def restore_pipeline(
 # ----------------------------------------------------------------------------- command
 def run_restore(args: argparse.Namespace) -> int:
     """Entry point of ``ccm-tui restore`` (see the module docstring)."""
-    from ccm_tui.cli import CliError, print_json
+    from ccm_tui.cli_common import CliError, print_json
 
     _check_flags(args)
     transcript = Path(args.transcript).expanduser()
@@ -141,7 +141,7 @@ def run_restore(args: argparse.Namespace) -> int:
 
 
 def _check_flags(args: argparse.Namespace) -> None:
-    from ccm_tui.cli import UsageError
+    from ccm_tui.cli_common import UsageError
     from ccm_tui.restore.parse import FORMATS
 
     fmt = getattr(args, "format", "auto") or "auto"
@@ -156,7 +156,7 @@ def _check_flags(args: argparse.Namespace) -> None:
 
 
 def _parse(transcript: Path, args: argparse.Namespace) -> ParsedTranscript:
-    from ccm_tui.cli import CliError
+    from ccm_tui.cli_common import CliError
     from ccm_tui.restore.parse import parse_transcript
 
     try:
@@ -188,7 +188,7 @@ def render_parse_table(parsed: ParsedTranscript) -> str:
 
 def _restore(args: argparse.Namespace, transcript: Path, parsed: ParsedTranscript) -> int:
     """Run the model pipeline and land the result."""
-    from ccm_tui.cli import CliError, load_settings_from, print_json, session_dir_from
+    from ccm_tui.cli_common import CliError, load_settings_from, print_json, session_dir_from
     from ccm_tui.config import ConfigError
     from ccm_tui.core.efforts import ManifestError
     from ccm_tui.core.llm import LLMClient
