@@ -20,7 +20,7 @@ from ccm_tui.restore.turns import ArtifactAction, ParsedTranscript
 
 NAME = "opencode"
 
-_BOX_LINE = re.compile(r"^\s*┃(?P<inner>.*?)┃?\s*$")
+_BORDER = "┃"
 _SIGNATURE = re.compile(r"^(?P<name>[\w.@-]+)\s+\(\d{1,2}:\d{2}(?::\d{2})?\s*[AaPp][Mm]\)$")
 _WORKING = re.compile(r"^\W*[Gg]enerating\b")
 _CWD = re.compile(r"^\W*cwd:\s*(?P<cwd>\S.*?)\s*[│┃]?\s*$")
@@ -41,7 +41,7 @@ def sniff(head: str, path: Path) -> float:
     """Confidence that ``head`` is an opencode terminal log."""
     text = strip_ansi(head)
     lines = split_lines(text)
-    boxes = sum(1 for line in lines if _BOX_LINE.match(line) and line.rstrip().endswith("┃"))
+    boxes = sum(1 for line in lines if line.strip().startswith(_BORDER) and line.rstrip().endswith(_BORDER))
     signatures = sum(1 for line in lines if _signature_of(_box_inner(line) or line.strip()))
     if boxes and signatures:
         return 0.85
@@ -76,8 +76,11 @@ def parse(text: str) -> ParsedTranscript:
 
 
 def _box_inner(line: str) -> str | None:
-    match = _BOX_LINE.match(line)
-    return match.group("inner").strip() if match else None
+    """The text inside ``┃ ... ┃`` (right border optional), or None for other lines."""
+    stripped = line.strip()
+    if not stripped.startswith(_BORDER):
+        return None
+    return stripped[1:].removesuffix(_BORDER).strip()
 
 
 def _signature_of(text: str) -> str | None:
