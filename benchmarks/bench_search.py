@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import statistics
@@ -82,7 +83,10 @@ class TextGen:
         return " ".join(words) + self.rng.choice(".!?")
 
 
-def write_session(root: Path, efforts: int, messages: int, seed: int) -> tuple[list[tuple[str, str, str | None]], list[str]]:
+Manifest = list[tuple[str, str, "str | None"]]
+
+
+def write_session(root: Path, efforts: int, messages: int, seed: int) -> tuple[Manifest, list[str]]:
     """Create efforts/<id>.jsonl logs; return the manifest tuples and the vocabulary.
 
     A session generated earlier with the same parameters (``--keep``) is reused.
@@ -98,7 +102,7 @@ def write_session(root: Path, efforts: int, messages: int, seed: int) -> tuple[l
     gen = TextGen(rng, vocab)
     logs = root / "efforts"
     logs.mkdir(parents=True, exist_ok=True)
-    manifest = []
+    manifest: Manifest = []
     roles = ("user", "assistant", "assistant", "system")
     for i in range(efforts):
         effort_id = "-".join(gen.words(rng.randint(2, 3))).lower() + f"-{i}"
@@ -106,15 +110,15 @@ def write_session(root: Path, efforts: int, messages: int, seed: int) -> tuple[l
         summary = gen.sentence(10, 30) if concluded else None
         manifest.append((effort_id, "concluded" if concluded else "open", summary))
         lines = [
-            json.dumps({"role": roles[j % 4], "content": gen.sentence(8, 60), "ts": "2025-01-01T00:00:00Z"}) + "\n"
+            json.dumps({"role": roles[j % 4], "content": gen.sentence(8, 60), "ts": "2025-01-01T00:00:00Z"})
             for j in range(messages)
         ]
-        (logs / f"{effort_id}.jsonl").write_text("".join(lines), encoding="utf-8")
+        (logs / f"{effort_id}.jsonl").write_text("\n".join(lines) + "\n" if lines else "", encoding="utf-8")
     saved.write_text(json.dumps({"params": params, "manifest": manifest}), encoding="utf-8")
     return manifest, vocab
 
 
-def make_queries(rng: random.Random, vocab: list[str], manifest: list[tuple[str, str, str | None]], n: int) -> list[tuple[str, str]]:
+def make_queries(rng: random.Random, vocab: list[str], manifest: Manifest, n: int) -> list[tuple[str, str]]:
     """(kind, query) pairs: rare, common, mixed, id-like and noisy."""
     common, rare = vocab[:50], vocab[5_000:]
     kinds: list[tuple[str, Callable[[], str]]] = [
@@ -132,7 +136,12 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+def p50_p95(values: list[float]) -> str:
+    return f"{percentile(values, .5):.2f} / {percentile(values, .95):.2f} ms"
+
+
 def timed(fn: Callable[[], object]) -> float:
+    """Wall-clock milliseconds of one call."""
     start = time.perf_counter()
     fn()
     return (time.perf_counter() - start) * 1000.0
@@ -142,8 +151,59 @@ def file_size(path: Path) -> int:
     return path.stat().st_size if path.exists() else 0
 
 
+Rows = list[tuple[str, str]]
+
+
+def bench_build(index: EffortIndex, root: Path, manifest: Manifest, optimize: bool, rows: Rows) -> None:
+    start = time.perf_counter()
+    added = index.sync_session(root, manifest)
+    build = time.perf_counter() - start
+    rows.append((f"build: sync_session, {len(manifest):,} efforts / {added:,} messages", f"{build:.1f} s"))
+    rows.append(("  = messages indexed per second", f"{added / build:,.0f}"))
+    if optimize:
+        rows.append(("optimize (segment merge)", f"{timed(index.optimize) / 1000:.1f} s"))
+    db = index.path
+    wal = Path(f"{db}-wal")
+    rows.append(("db size (+ WAL)", f"{file_size(db) / 2**20:,.1f} (+{file_size(wal) / 2**20:,.1f}) MiB"))
+
+
+def bench_search(index: EffortIndex, queries: list[tuple[str, str]], rows: Rows) -> None:
+    for _, q in queries[:10]:  # warm the page cache
+        index.search(q)
+    by_kind: dict[str, list[float]] = {}
+    cpu: list[float] = []
+    for kind, q in queries:
+        start = time.process_time()
+        by_kind.setdefault(kind, []).append(timed(lambda q=q: index.search(q)))
+        cpu.append((time.process_time() - start) * 1000.0)
+    every = [v for values in by_kind.values() for v in values]
+    rows.append((f"search p50 / p95 ({len(every)} queries)", p50_p95(every)))
+    rows.append(("  same, CPU time of this process", p50_p95(cpu)))
+    for kind, values in by_kind.items():
+        rows.append((f"  {kind:8} p50 / p95", p50_p95(values)))
+    filtered = [timed(lambda q=q: index.search(q, status="open")) for _, q in queries[:50]]
+    rows.append(("search status='open' p50 / p95 (50 queries)", p50_p95(filtered)))
+
+
+def bench_sync(index: EffortIndex, root: Path, manifest: Manifest, rows: Rows) -> None:
+    noop = [timed(lambda: index.sync_session(root, manifest)) for _ in range(5)]
+    rows.append(("sync_session, nothing changed (median of 5)", f"{statistics.median(noop):.1f} ms"))
+    with open(root / "efforts" / f"{manifest[0][0]}.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"role": "user", "content": "one more appended line"}) + "\n")
+    rows.append(("sync_session, one line appended", f"{timed(lambda: index.sync_session(root, manifest)):.1f} ms"))
+
+
+def bench_add(index: EffortIndex, manifest: Manifest, gen: TextGen, first_line: int, rows: Rows) -> None:
+    latencies = []
+    for i in range(200):
+        effort_id = manifest[gen.rng.randrange(len(manifest))][0]
+        message = {"role": "assistant", "content": gen.sentence(8, 60)}
+        latencies.append(timed(lambda: index.add_messages(effort_id, [message], start_line=first_line + i)))
+    rows.append(("add_messages, one line p50 / p95 (200 calls)", p50_p95(latencies)))
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--efforts", type=int, default=10_000)
     parser.add_argument("--messages", type=int, default=100)
     parser.add_argument("--queries", type=int, default=200)
@@ -153,63 +213,30 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     root = args.keep or Path(tempfile.mkdtemp(prefix="ccm-bench-search-"))
-    rows: list[tuple[str, str]] = []
+    rows: Rows = []
     try:
-        t0 = time.perf_counter()
+        start = time.perf_counter()
         manifest, vocab = write_session(root, args.efforts, args.messages, args.seed)
-        rows.append(("generate logs", f"{time.perf_counter() - t0:.1f} s"))
+        rows.append(("generate logs", f"{time.perf_counter() - start:.1f} s"))
         db_path = root / "search.sqlite"
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db_path}{suffix}").unlink(missing_ok=True)
-
+        rng = random.Random(args.seed + 1)
         with EffortIndex(db_path) as index:
-            t0 = time.perf_counter()
-            added = index.sync_session(root, manifest)
-            build = time.perf_counter() - t0
-            rows.append((f"build: sync_session of {len(manifest):,} efforts / {added:,} messages", f"{build:.1f} s"))
-            rows.append(("  = messages indexed per second", f"{added / build:,.0f}"))
-            if args.optimize:
-                rows.append(("optimize (segment merge)", f"{timed(index.optimize) / 1000:.1f} s"))
-            wal = Path(f"{db_path}-wal")
-            rows.append(("db size (+ WAL)", f"{file_size(db_path) / 2**20:,.0f} (+{file_size(wal) / 2**20:,.0f}) MiB"))
-
-            rng = random.Random(args.seed + 1)
-            queries = make_queries(rng, vocab, manifest, args.queries)
-            for _, q in queries[:10]:  # warm the page cache
-                index.search(q)
-            by_kind: dict[str, list[float]] = {}
-            for kind, q in queries:
-                by_kind.setdefault(kind, []).append(timed(lambda q=q: index.search(q)))
-            every = [v for vs in by_kind.values() for v in vs]
-            rows.append((f"search p50 / p95 ({len(every)} queries)", f"{percentile(every, .5):.2f} / {percentile(every, .95):.2f} ms"))
-            for kind, values in by_kind.items():
-                rows.append((f"  {kind:8} p50 / p95", f"{percentile(values, .5):.2f} / {percentile(values, .95):.2f} ms"))
-            filtered = [timed(lambda q=q: index.search(q, status="open")) for _, q in queries[:50]]
-            rows.append(("search status='open' p50 / p95", f"{percentile(filtered, .5):.2f} / {percentile(filtered, .95):.2f} ms"))
-
-            noop = [timed(lambda: index.sync_session(root, manifest)) for _ in range(5)]
-            rows.append(("sync_session, nothing changed (median of 5)", f"{statistics.median(noop):.1f} ms"))
-            effort_id = manifest[0][0]
-            with open(root / "efforts" / f"{effort_id}.jsonl", "a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"role": "user", "content": "one more appended line"}) + "\n")
-            rows.append(("sync_session, one line appended", f"{timed(lambda: index.sync_session(root, manifest)):.1f} ms"))
-
-            gen = TextGen(rng, vocab)
-            single = []
-            for i in range(200):
-                eid = manifest[rng.randrange(len(manifest))][0]
-                msg = {"role": "assistant", "content": gen.sentence(8, 60)}
-                single.append(timed(lambda: index.add_messages(eid, [msg], start_line=args.messages + 10 + i)))
-            rows.append(("add_messages, one line p50 / p95 (200 calls)", f"{percentile(single, .5):.2f} / {percentile(single, .95):.2f} ms"))
-
-        width = max(len(label) for label, _ in rows)
-        print(f"EffortIndex benchmark: {args.efforts:,} efforts × {args.messages} messages, seed {args.seed}")
-        print("-" * (width + 22))
-        for label, value in rows:
-            print(f"{label:<{width}}  {value:>18}")
+            bench_build(index, root, manifest, args.optimize, rows)
+            bench_search(index, make_queries(rng, vocab, manifest, args.queries), rows)
+            bench_sync(index, root, manifest, rows)
+            bench_add(index, manifest, TextGen(rng, vocab), args.messages + 10, rows)
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
+    width = max(len(label) for label, _ in rows)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+    print(f"EffortIndex benchmark: {args.efforts:,} efforts × {args.messages} messages, seed {args.seed}")
+    print(f"(machine: {os.cpu_count()} CPUs, load average at the end {load})")
+    print("-" * (width + 22))
+    for label, value in rows:
+        print(f"{label:<{width}}  {value:>18}")
     return 0
 
 

@@ -41,9 +41,9 @@ class Session:
     def log(self, effort_id: str) -> Path:
         return self.root / "efforts" / f"{effort_id}.jsonl"
 
-    def add(self, effort_id: str, status: str, summary: str | None, messages: list[str] = ()) -> None:  # type: ignore[assignment]
+    def add(self, effort_id: str, status: str, summary: str | None, messages: list[str] | None = None) -> None:
         self.manifest[effort_id] = (status, summary)
-        self.append(effort_id, *messages)
+        self.append(effort_id, *(messages or []))
 
     def append(self, effort_id: str, *messages: str) -> None:
         with self.log(effort_id).open("a", encoding="utf-8") as fh:
@@ -76,7 +76,8 @@ def ids(hits: list[SearchHit]) -> list[str]:
 
 def test_summary_match_beats_a_passing_mention_in_a_long_log(session: Session, index: EffortIndex) -> None:
     session.add("oauth-fix", "concluded", "Fixed the OAuth token refresh race")
-    session.add("big-log", "open", None, ["long discussion about unrelated things"] * 80 + ["by the way, oauth"])
+    chatter = ["long discussion about unrelated things"] * 80
+    session.add("big-log", "open", None, chatter + ["by the way, oauth"])
     index.sync_session(session.root, session.entries())
     hits = index.search("oauth")
     assert ids(hits) == ["oauth-fix", "big-log"]
@@ -182,6 +183,8 @@ def test_status_change_updates_in_place(session: Session, index: EffortIndex) ->
     assert index.search("rollout")[0].status == "open"
     index.upsert_effort("e", status="concluded", summary="Rolled out feature toggles")  # re-concluded
     assert ids(index.search("toggles")) == ["e"]
+    index.upsert_effort("e", status="archived", summary="Rolled out feature toggles")  # status only
+    assert [(h.id, h.status) for h in index.search("toggles")] == [("e", "archived")]
 
 
 def test_snippet_marks_terms_in_summary_or_best_message(session: Session, index: EffortIndex) -> None:
@@ -328,7 +331,9 @@ def test_deleted_log_drops_its_messages(session: Session, index: EffortIndex) ->
     assert index.search("ephemeral") == []
 
 
-def test_sync_session_skips_unchanged_logs(session: Session, index: EffortIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sync_session_skips_unchanged_logs(
+    session: Session, index: EffortIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
     opened: list[str] = []
     real_open = EffortIndex._open_log
 
@@ -388,7 +393,8 @@ def test_small_postings_windows_give_exact_scores(session: Session, monkeypatch:
     """Frequent terms are read through capped windows; short-listed efforts get exact evidence."""
     for i in range(30):
         words = ["common"] * (1 + i % 4) + (["rare"] if i % 7 == 0 else [])
-        session.add(f"e{i:02}", "concluded" if i % 2 else "open", "summary " + " ".join(words[:2]), [" ".join(words)] * 3)
+        status = "concluded" if i % 2 else "open"
+        session.add(f"e{i:02}", status, "summary " + " ".join(words[:2]), [" ".join(words)] * 3)
     with EffortIndex(session.root / "search.sqlite") as idx:
         idx.sync_session(session.root, session.entries())
         exact = {h.id: h.score for h in idx.search("common rare summary", limit=50)}
@@ -497,7 +503,9 @@ def test_corruption_during_an_operation_rebuilds_and_retries(
     assert ids(index.search("changelog")) == ["release-1-2"]
 
 
-def test_other_sqlite_errors_surface_as_search_index_error(index: EffortIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_other_sqlite_errors_surface_as_search_index_error(
+    index: EffortIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def locked(self: EffortIndex, *args: Any) -> Any:
         raise sqlite3.OperationalError("database is locked")
 
