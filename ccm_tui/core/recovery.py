@@ -5,8 +5,8 @@ A clean run ends with ``session_end`` and ``clean_shutdown: true`` in
 
 * recounts the ambient totals from ``raw.jsonl`` when the snapshot lags it;
 * advances the turn counter to the last turn the event log says finished;
-* notes torn last lines of JSONL files (appends start on a fresh line, so a
-  torn fragment never merges with new records; the fragment itself is kept);
+* sets torn last lines of JSONL files aside (the unacknowledged fragment is
+  kept in ``<file>.torn-<ts>``; the log is cut back to its last whole record);
 * finds an *orphaned turn* — a ``turn_start`` with no terminal event — whose
   text can be re-sent (TUI prompt, ``ccm-tui send --retry-orphan``);
 * logs ``recovered`` with what it did and returns a report for the user.
@@ -15,6 +15,7 @@ A clean run ends with ``session_end`` and ``clean_shutdown: true`` in
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 
 from . import eventlog as ev
@@ -51,7 +52,7 @@ class RecoveryReport:
         for item in self.repaired:
             out.append(f"Repaired: {item}")
         for item in self.torn_files:
-            out.append(f"Torn last line kept aside in: {item}")
+            out.append(f"Torn last line set aside: {item}")
         for note in self.notes:
             out.append(f"Note: {note}")
         if self.orphan:
@@ -86,16 +87,35 @@ def unanswered_turn(session: Session, events: list[dict] | None = None) -> Unans
     return None
 
 
-def _torn_tail(path) -> bool:
+def _set_torn_tail_aside(path) -> str | None:
+    """A crash mid-append leaves a last line without its newline: a record that was never
+    acknowledged. Keep its bytes in ``<file>.torn-<ts>`` and cut the file back to its last
+    complete line, so the log holds only whole records. Returns the name of the kept file."""
     try:
-        with open(path, "rb") as fh:
+        with open(path, "r+b") as fh:
             size = fh.seek(0, os.SEEK_END)
             if size == 0:
-                return False
-            fh.seek(size - 1)
-            return fh.read(1) != b"\n"
+                return None
+            fh.seek(max(0, size - 65536))
+            tail = fh.read()
+            if tail.endswith(b"\n"):
+                return None
+            cut = tail.rfind(b"\n")
+            if cut < 0 and size > len(tail):
+                return None  # a single enormous torn line: leave it, readers tolerate it
+            keep_to = size - len(tail) + cut + 1
+            fragment = tail[cut + 1 :]
+            aside = path.with_name(f"{path.name}.torn-{time.strftime('%Y%m%dT%H%M%S')}")
+            with open(aside, "ab") as out:
+                out.write(fragment)
+                out.flush()
+                os.fsync(out.fileno())
+            fh.truncate(keep_to)
+            fh.flush()
+            os.fsync(fh.fileno())
+            return aside.name
     except OSError:
-        return False
+        return None
 
 
 def recover(session: Session) -> RecoveryReport:
@@ -121,8 +141,9 @@ def recover(session: Session) -> RecoveryReport:
             report.repaired.append(f"turn counter {state.turn} → {max(finished)}")
             state.turn = max(finished)
         for path in [session.raw_path, session.events.path, *sorted((session.dir / EFFORTS_DIR).glob("*.jsonl"))]:
-            if _torn_tail(path):
-                report.torn_files.append(str(path.relative_to(session.dir)))
+            kept = _set_torn_tail_aside(path)
+            if kept:
+                report.torn_files.append(f"{path.relative_to(session.dir)} → {kept}")
         orphan = unanswered_turn(session, events)
         report.orphan = orphan if orphan is not None and orphan.reason == "orphaned" else None
         session.save_state()
