@@ -225,18 +225,14 @@ def cmd_status(args: argparse.Namespace) -> int:
     from .config import load_settings
     from .core.engine import preview_context
     from .core.session import Session
-    from .core.store import StoreError
     from .core.tokens import TokenCounter
 
     settings = load_settings()
     directory = session_dir_from(args)
     if not directory.is_dir():
         raise CliError(f"no session at {directory} (it is created by the first 'ccm-tui send' or the TUI)")
-    try:
-        session = Session.open(directory, readonly=True, ambient_window=settings.ambient_window,
-                               counter=TokenCounter(settings.model))
-    except StoreError as exc:
-        raise CliError(str(exc)) from None
+    session = Session.open(directory, readonly=True, ambient_window=settings.ambient_window,
+                           counter=TokenCounter(settings.model))
     budget = settings.token_budget or session.state.budget or 16_000
     data = session.status_dict()
     data["context"] = preview_context(session, budget)
@@ -280,17 +276,13 @@ def render_status(data: dict[str, Any]) -> str:
 def cmd_search(args: argparse.Namespace) -> int:
     from .core.efforts import load_manifest
     from .core.search import EffortIndex, SearchIndexError
-    from .core.store import StoreError
 
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
     directory = session_dir_from(args)
     if not directory.is_dir():
         raise CliError(f"no session at {directory}")
-    try:
-        efforts = load_manifest(directory / "manifest.yaml")
-    except StoreError as exc:
-        raise CliError(str(exc)) from None
+    efforts = load_manifest(directory / "manifest.yaml")
     try:
         with EffortIndex(directory / "search.sqlite") as index:
             index.sync_session(directory, ((e.id, e.status, e.summary) for e in efforts))

@@ -98,6 +98,8 @@ def read_config_file(path: Path | None = None) -> dict[str, Any]:
         return {}
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not valid UTF-8 text") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
     return {k: _coerce(k, v, str(path)) for k, v in data.items()}
