@@ -101,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", default="auto")
     p.add_argument("--json", action="store_true")
     p.add_argument("--plot", type=Path, metavar="FILE", help="write an SVG (or PNG) plot of naive vs ccm tokens")
+    p.add_argument("--keep-session", type=Path, metavar="DIR",
+                   help="keep the replayed session in DIR (new or empty) to open it with ccm-tui --session-dir")
 
     p = sub.add_parser("demo", help="offline scripted demo of the TUI (no key, no network)")
     _debug_option(p)
@@ -235,7 +237,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                            counter=TokenCounter(settings.model))
     budget = settings.token_budget or session.state.budget or 16_000
     data = session.status_dict()
-    data["context"] = preview_context(session, budget)
+    data["context"] = preview_context(session, budget, settings.message_max_tokens)
     data["session_dir"] = str(directory)
     data["clean_shutdown"] = session.state.clean_shutdown
     data["compactions"] = session.state.compaction_count

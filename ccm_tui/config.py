@@ -29,6 +29,7 @@ class Settings:
     ambient_window: int = 10
     max_tool_rounds: int = 8
     summary_max_tokens: int = 150
+    message_max_tokens: int | None = None  # one logged message's share of the context; None: budget/4
     request_timeout: float = 120.0
     max_retries: int = 3  # transient provider errors (5xx, timeouts)
     max_rate_limit_wait: float = 900.0  # seconds a paused session waits before giving up
@@ -56,6 +57,7 @@ INT_KEYS = {
     "ambient_window": 0,
     "max_tool_rounds": 1,
     "summary_max_tokens": 16,
+    "message_max_tokens": 100,
     "max_retries": 0,
 }
 FLOAT_KEYS = {"request_timeout": 1.0, "max_rate_limit_wait": 0.0}

@@ -61,7 +61,30 @@ def _clean(message: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def effort_messages(session: Session, effort: Effort, *, read_only: bool) -> list[dict[str, Any]]:
+def fit_message(message: dict[str, Any], cap: int | None, counter: TokenCounter) -> dict[str, Any]:
+    """A logged message as the working context shows it: whole, or — when it alone is larger
+    than ``cap`` tokens — its head and tail around a marker. The raw log keeps the full text."""
+    if not cap:
+        return message
+    content = message.get("content") or ""
+    total = counter.count_text(content)
+    if total <= cap:
+        return message
+    tokens = counter.encoding.encode(content, disallowed_special=())
+    head_n = (cap * 2) // 3
+    tail_n = max(0, cap - head_n - 40)
+    marker = (
+        f"\n\n[… {total - head_n - tail_n:,} tokens of this message are left out of the working context; "
+        f"the full text stays in the raw log …]\n\n"
+    )
+    head = counter.encoding.decode(tokens[:head_n])
+    tail = counter.encoding.decode(tokens[len(tokens) - tail_n :]) if tail_n else ""
+    return {**message, "content": head + marker + tail}
+
+
+def effort_messages(
+    session: Session, effort: Effort, *, read_only: bool, message_cap: int | None = None
+) -> list[dict[str, Any]]:
     """An effort's raw log as chat messages, headed by a system line that names it.
 
     If an open effort was checkpointed by compaction, its oldest part is replaced
@@ -84,7 +107,11 @@ def effort_messages(session: Session, effort: Effort, *, read_only: bool) -> lis
                 "content": f"[Checkpoint summary of the first {start} messages of '{effort.id}': {effort.checkpoint}]",
             }
         )
-    messages.extend(_clean(m) for m in log[start:] if m.get("role") in ("user", "assistant", "system"))
+    messages.extend(
+        fit_message(_clean(m), message_cap, session.counter)
+        for m in log[start:]
+        if m.get("role") in ("user", "assistant", "system")
+    )
     return messages
 
 
@@ -124,8 +151,14 @@ def assemble(
     *,
     tools: list[dict[str, Any]] | None = None,
     counter: TokenCounter | None = None,
+    message_cap: int | None = None,
 ) -> WorkingContext:
-    """Build the working context for the next request and count it, layer by layer."""
+    """Build the working context for the next request and count it, layer by layer.
+
+    ``message_cap`` bounds how many tokens one *logged* message may take in the context
+    (a giant pasted log or agent reply would otherwise crowd out everything else and
+    could not be compacted away while its effort is open).
+    """
     counter = counter or session.counter
     state_text = efforts_block(session)
     summaries_text = summaries_block(session)
@@ -136,18 +169,20 @@ def assemble(
     sections = [
         Section("system", "System prompt", [{"role": "system", "content": system_text}]),
     ]
-    ambient = [_clean(m) for m in session.ambient_messages()]
+    ambient = [fit_message(_clean(m), message_cap, counter) for m in session.ambient_messages()]
     if ambient:
         sections.append(Section("ambient", f"Ambient window (last {session.ambient_window} exchanges)", ambient))
     for effort in session.expanded_efforts():
         sections.append(
-            Section("expanded", f"Expanded: {effort.id}", effort_messages(session, effort, read_only=True), effort_id=effort.id)
+            Section("expanded", f"Expanded: {effort.id}",
+                    effort_messages(session, effort, read_only=True, message_cap=message_cap), effort_id=effort.id)
         )
     open_efforts = session.efforts.open_efforts()
     for effort in sorted(open_efforts, key=lambda e: e.active):  # backgrounded first, active last
         title = f"{'Active' if effort.active else 'Open'}: {effort.id}"
         sections.append(
-            Section("open", title, effort_messages(session, effort, read_only=False), effort_id=effort.id)
+            Section("open", title, effort_messages(session, effort, read_only=False, message_cap=message_cap),
+                    effort_id=effort.id)
         )
     if turn_messages:
         sections.append(Section("turn", "This turn", [_clean(m) for m in turn_messages]))

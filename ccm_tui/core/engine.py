@@ -138,10 +138,11 @@ def open_engine(
     return Engine(session=session, orchestrator=orchestrator, index=index)
 
 
-def preview_context(session: Session, budget: int) -> dict[str, Any]:
+def preview_context(session: Session, budget: int, message_cap: int | None = None) -> dict[str, Any]:
     """Context figures of a session without a model (``status``)."""
     from . import tools
 
-    wc = assemble(session, paths.prompt("system"), [], tools=tools.definitions())
+    wc = assemble(session, paths.prompt("system"), [], tools=tools.definitions(),
+                  message_cap=message_cap or max(500, budget // 4))
     savings = 0.0 if wc.naive <= 0 else max(0.0, 1 - wc.total / wc.naive)
     return {"total": wc.total, "naive": wc.naive, "budget": budget, "savings": round(savings, 4), "layers": wc.layers}

@@ -118,8 +118,16 @@ class Orchestrator:
         self.cost_total: float | None = None
 
     # ---------------------------------------------------------------- context
+    @property
+    def message_cap(self) -> int:
+        """Most tokens one logged message may take in the working context."""
+        return self.settings.message_max_tokens or max(500, self.budget // 4)
+
+    def assemble(self, turn_messages: list[dict[str, Any]], tools) -> WorkingContext:
+        return assemble(self.session, self.system_prompt, turn_messages, tools=tools, message_cap=self.message_cap)
+
     def working_context(self, turn_messages: list[dict[str, Any]] | None = None) -> WorkingContext:
-        return assemble(self.session, self.system_prompt, list(turn_messages or []), tools=self.tool_defs)
+        return self.assemble(list(turn_messages or []), self.tool_defs)
 
     def figures(self, wc: WorkingContext | None = None) -> ContextFigures:
         wc = wc or self.working_context()
@@ -178,6 +186,8 @@ class Orchestrator:
                     reply_parts.append(completion.content.strip())
                 if not completion.tool_calls:
                     break
+                # text said alongside tool calls is part of the exchange (close_effort summarizes it too)
+                ctx.pending[1:] = [{"role": "assistant", "content": "\n\n".join(reply_parts)}] if reply_parts else []
                 in_turn.append(
                     {
                         "role": "assistant",
@@ -229,7 +239,7 @@ class Orchestrator:
         turn = ctx.turn
 
         def build() -> WorkingContext:
-            return assemble(self.session, self.system_prompt, in_turn, tools=tools)
+            return self.assemble(in_turn, tools)
 
         self.compactor.relax(build, self.budget)
         wc = build()

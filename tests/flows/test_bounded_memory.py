@@ -246,3 +246,29 @@ def test_open_efforts_are_checkpointed_when_nothing_else_is_left(ccm, monkeypatc
     assert any(e["steps"] and "checkpointed novel" in " ".join(e["steps"]) for e in ccm.events("compaction_complete"))
     fulls = [e["full_reload"] for e in ccm.events("compaction_complete")]
     assert fulls[:2] == [False, True]
+
+
+def test_a_giant_pasted_message_does_not_lock_the_effort_out_of_the_budget(ccm, monkeypatch):
+    monkeypatch.setenv("CCM_TOKEN_BUDGET", "8000")
+    ccm.server.push(tool_calls(call("open_effort", {"name": "log dive"})), text("ok"))
+    ccm.send("let's look at this log")
+    giant = "ERROR connection reset by peer" + " reset" * 5000
+    ccm.server.push(text("That is a lot of resets."))
+    out = ccm.send(giant)  # fits the budget as a new message, but would crowd out everything once logged
+    for i in range(3):
+        ccm.server.push(text(f"answer {i}"))
+        out = ccm.send(f"follow-up {i}")
+        assert out["request"]["total"] <= 8000
+    seen = ccm.last_context_text()
+    assert "tokens of this message are left out of the working context" in seen
+    assert ccm.lines("efforts/log-dive.jsonl")[2]["content"] == giant  # the raw log keeps it all
+
+
+def test_text_said_alongside_close_effort_is_summarized(ccm):
+    ccm.server.push(tool_calls(call("open_effort", {"name": "alpha"})), text("ok"))
+    ccm.send("work on alpha")
+    ccm.server.push(tool_calls(call("close_effort", {}), content="Final fix: bumped the timeout to 30 s."),
+                    text("Alpha: timeout bumped to 30 s."), text("Closed."))
+    ccm.send("alpha is done")
+    body = "\n".join(m["content"] for m in ccm.summary_requests()[-1]["messages"])
+    assert "bumped the timeout to 30 s" in body
