@@ -68,7 +68,7 @@ def parse_transcript(path: Path | str, fmt: str = "auto", max_turns: int | None 
     if max_turns is not None and max_turns < 0:
         raise TranscriptError(f"max_turns must be zero or more, not {max_turns}")
     text, notes = read_transcript_text(path)
-    name = _detect(text[: SNIFF_BYTES], path) if fmt == "auto" else fmt
+    name = _detect(text[:SNIFF_BYTES], path) if fmt == "auto" else fmt
     module = FORMATS.get(name)
     if module is None:
         raise TranscriptError(f"unknown transcript format {name!r}; known: auto, {', '.join(sorted(FORMATS))}")

@@ -65,7 +65,8 @@ def test_bare_slash_commands_are_skipped_and_noted(parsed: ParsedTranscript) -> 
     notes = [note for note in parsed.skipped if "slash command" in note]
     assert "line 11: slash command /add instructions.md" in notes
     assert any(note.endswith("slash command /ask") for note in notes)
-    assert not any(message.startswith(("/clear", "/drop", "/exit")) for t in parsed.turns for message in t.user_messages)
+    messages = [message for turn in parsed.turns for message in turn.user_messages]
+    assert not any(message.startswith(("/clear", "/drop", "/exit")) for message in messages)
 
 
 def test_help_question_and_its_generated_prompt_are_skipped(parsed: ParsedTranscript) -> None:

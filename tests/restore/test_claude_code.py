@@ -52,7 +52,7 @@ def test_fixture_turns_are_the_human_prompts(fixture_parsed: ParsedTranscript) -
 
 
 def test_fixture_notes_broken_lines_and_slash_commands(fixture_parsed: ParsedTranscript) -> None:
-    assert fixture_parsed.skipped == ["line 16: invalid JSON", "line 25: slash command /security-review"]
+    assert fixture_parsed.skipped == ["line 13: invalid JSON", "line 21: slash command /security-review"]
 
 
 def test_streamed_blocks_of_one_message_form_one_response(fixture_parsed: ParsedTranscript) -> None:
@@ -112,7 +112,7 @@ def test_non_human_user_records_are_skipped() -> None:
         _record("d", "c", "user", "<local-command-stdout></local-command-stdout>"),
         _record("e", "d", "user", [{"type": "text", "text": "[Request interrupted by user for tool use]"}]),
         _record("f", "e", "user", "<task-notification>\n<task-id>bd2176a</task-id>\n</task-notification>"),
-        _record("g", "f", "user", "This session is being continued from a previous conversation...", isCompactSummary=True),
+        _record("g", "f", "user", "This session is being continued from a previous...", isCompactSummary=True),
         _record("h", "g", "user", "<bash-input>ls</bash-input>"),
         _record("i", "h", "user", "side", isSidechain=True),
     )

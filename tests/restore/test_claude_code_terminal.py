@@ -59,4 +59,5 @@ def test_read_and_nested_calls_are_reads() -> None:
 
     parsed = claude_code_terminal.parse(text)
 
-    assert [(a.path, a.action) for a in parsed.turns[0].artifacts] == [("pyproject.toml", "read"), ("src/app.py", "read")]
+    artifacts = [(a.path, a.action) for a in parsed.turns[0].artifacts]
+    assert artifacts == [("pyproject.toml", "read"), ("src/app.py", "read")]

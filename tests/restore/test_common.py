@@ -71,3 +71,14 @@ def test_file_names_match_relative_and_absolute_spellings() -> None:
     assert names.spelling_of("./app/styles/app.css") == ("app/styles/app.css", True)
     assert names.spelling_of("other/styles/app.css") == ("other/styles/app.css", False)
     assert names.spelling_of("styles/app.css") == ("app/styles/app.css", True)
+
+
+def test_a_bare_slash_command_is_not_a_turn() -> None:
+    builder = TurnBuilder()
+    builder.user("/compact", 4)
+    builder.user("/review the parser changes", 6)
+
+    parsed = builder.result("test")
+
+    assert [turn.user for turn in parsed.turns] == ["/review the parser changes"]
+    assert parsed.skipped == ["line 4: slash command /compact"]

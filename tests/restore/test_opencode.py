@@ -17,7 +17,10 @@ def parsed() -> ParsedTranscript:
 
 def test_signed_boxes_are_user_messages(parsed: ParsedTranscript) -> None:
     assert [turn.user_messages for turn in parsed.turns] == [
-        ["Add a --verbose flag to the CLI so that every HTTP request is logged\nto stderr with its method, path and status code."],
+        [
+            "Add a --verbose flag to the CLI so that every HTTP request is logged\n"
+            "to stderr with its method, path and status code."
+        ],
         ["Now add a test for the verbose logging.", "And document the flag in the README."],
     ]
 

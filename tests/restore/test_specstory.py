@@ -105,7 +105,8 @@ def test_v2_agent_steps_are_grouped_between_user_headers() -> None:
         "How many tests did you write.  Did they pass?",
     ]
     assert parsed.turns[0].user.startswith("I want a highly customizable android date widget")
-    assert len(parsed.turns[0].agent_responses) == 4
+    (response,) = parsed.turns[0].agent_responses
+    assert response.count("<tool-use ") == 3 and "Envisioning the Widget" in response
     assert parsed.title == "i-want-a-highly"
 
 
@@ -123,7 +124,8 @@ def test_gemini_tool_uses_give_artifacts_and_failures_are_ignored() -> None:
 def test_cursor_v2_summaries_name_files_and_empty_duplicates_are_ignored() -> None:
     parsed = specstory.parse(CURSOR_V2)
 
-    assert [turn.user for turn in parsed.turns] == ["请根据我们前面的对话内容，将相关知识整理并沉淀为文档。"]
+    (turn,) = parsed.turns
+    assert turn.user == "请根据我们前面的对话内容，将相关知识整理并沉淀为文档。"
     assert [(a.path, a.action) for a in parsed.turns[0].artifacts] == [
         ("src/strategy.py", "read"),
         ("e:\\quant\\docs\\tasks\\task.md", "edited"),
@@ -137,4 +139,4 @@ def test_empty_user_block_is_not_a_turn() -> None:
     parsed = specstory.parse(text)
 
     assert [turn.user for turn in parsed.turns] == ["hi"]
-    assert parsed.skipped == ["line 9: text before the first user message", "line 1: empty user message"]
+    assert parsed.skipped == ["line 1: empty user message", "line 9: text before the first user message"]

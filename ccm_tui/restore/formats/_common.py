@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from ccm_tui.restore.turns import Artifact, ArtifactAction, ParsedTranscript, TurnRound
 
 _PATH_STRIP = " \t\"'`"
 _MAX_PATH_LENGTH = 1024
 _MAX_TAIL_PARTS = 32
+_BARE_SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w:-]*$")
 
 
 def split_lines(text: str) -> list[str]:
@@ -67,12 +70,13 @@ class TurnBuilder:
 
     Parsers feed events in conversation order. A user message opens a new turn
     unless the current turn has no agent response yet, in which case the
-    message joins it (consecutive messages of one speaker form one round).
+    message joins it (consecutive messages of one speaker form one round). A
+    message that is only a slash command (``/compact``) is noted, not a turn.
     """
 
     def __init__(self) -> None:
         self.turns: list[TurnRound] = []
-        self.skipped: list[str] = []
+        self._notes: list[tuple[int, int, str]] = []
         self._orphan_span: tuple[int, int] | None = None
         self._files = FileNames()
         self._turn_actions: set[tuple[str, ArtifactAction]] = set()
@@ -81,6 +85,9 @@ class TurnBuilder:
         """Record a human message spanning lines ``start``..``end``."""
         text = text.strip()
         if not text:
+            return
+        if _BARE_SLASH_COMMAND.match(text):
+            self.note(start, f"slash command {text}")
             return
         current = self.turns[-1] if self.turns else None
         if current is not None and not current.agent_responses:
@@ -138,17 +145,16 @@ class TurnBuilder:
         current.artifacts.append(Artifact(path=path, action=action, line=line))
         current.end_line = max(current.end_line, line)
 
-    def note(self, line: int, message: str) -> None:
+    def note(self, line: int, message: str, last_line: int | None = None) -> None:
         """Record a one-line, human-readable note about something skipped."""
-        self.skipped.append(f"line {line}: {message}")
+        self._notes.append((line, last_line or line, message))
 
     def result(self, fmt: str, *, cwd: str | None = None, title: str | None = None) -> ParsedTranscript:
-        """Finish and return the parsed transcript."""
-        skipped = list(self.skipped)
+        """Finish and return the parsed transcript (notes in line order)."""
+        notes = list(self._notes)
         if self._orphan_span is not None:
-            first, last = self._orphan_span
-            where = f"line {first}" if first == last else f"lines {first}-{last}"
-            skipped.insert(0, f"{where}: text before the first user message")
+            notes.append((*self._orphan_span, "text before the first user message"))
+        skipped = [f"{_where(first, last)}: {message}" for first, last, message in sorted(notes, key=lambda n: n[0])]
         return ParsedTranscript(format=fmt, turns=self.turns, skipped=skipped, cwd=cwd, title=title)
 
     @staticmethod
@@ -161,3 +167,7 @@ class TurnBuilder:
             self._orphan_span = (start, end)
         else:
             self._orphan_span = (self._orphan_span[0], max(self._orphan_span[1], end))
+
+
+def _where(first: int, last: int) -> str:
+    return f"line {first}" if first == last else f"lines {first}-{last}"

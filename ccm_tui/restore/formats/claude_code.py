@@ -110,19 +110,33 @@ def _load_records(text: str, builder: TurnBuilder) -> tuple[list[_Record], dict[
     """Decode every line; returns conversation records and summaries by leaf uuid."""
     records: list[_Record] = []
     summaries: dict[str, str] = {}
+    invalid: list[int] = []
     for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         data = _decode(line)
         if data is None:
-            builder.note(number, "invalid JSON")
+            invalid.append(number)
             continue
         kind = data.get("type")
         if kind == "summary" and _str(data.get("leafUuid")) and _str(data.get("summary")):
             summaries[data["leafUuid"]] = data["summary"]
         elif kind in _CONVERSATION_TYPES and _str(data.get("uuid")) and not data.get("isSidechain"):
             records.append(_Record(number, data["uuid"], data))
+    for first, last in _runs(invalid):
+        builder.note(first, "invalid JSON", last)
     return records, summaries
+
+
+def _runs(numbers: list[int]) -> list[tuple[int, int]]:
+    """Group ascending line numbers into runs of consecutive lines: [1, 2, 5] -> [(1, 2), (5, 5)]."""
+    runs: list[tuple[int, int]] = []
+    for number in numbers:
+        if runs and runs[-1][1] == number - 1:
+            runs[-1] = (runs[-1][0], number)
+        else:
+            runs.append((number, number))
+    return runs
 
 
 def _decode(line: str) -> dict[str, Any] | None:

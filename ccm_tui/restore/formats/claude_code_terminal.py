@@ -27,7 +27,7 @@ _RESULT_MARK = "⎿"
 _SLASH_COMMAND = re.compile(r"^/[\w:-]+(?:\s|$)")
 _COMPACTION = "This session is being continued from a previous conversation"
 _WELCOME = "Welcome to Claude Code"
-_CWD = re.compile(r"^\s*│\s*cwd:\s*(?P<cwd>\S.*?)\s*│?\s*$")
+_CWD = re.compile(r"^\s*│\s*cwd:(?P<cwd>.*)$")
 _TOOL_CALL = re.compile(
     r"^(?:⏺|\s+⎿)\s+(?P<tool>Update|Edit|MultiEdit|NotebookEdit|Write|Create|Read)\((?P<args>.+)\)…?\s*$"
 )
@@ -79,11 +79,10 @@ def _prompt_end(lines: list[str], start: int) -> int:
     """Index after a prompt: indented lines continue it, also across single blank lines."""
     end = start + 1
     while end < len(lines):
-        line = lines[end]
-        if line.startswith(_CONTINUATION) and not line.lstrip().startswith(_RESULT_MARK):
+        if _is_continuation(lines[end]):
             end += 1
-        elif not line.strip() and end + 1 < len(lines) and _is_continuation(lines[end + 1]):
-            end += 1
+        elif not lines[end].strip() and end + 1 < len(lines) and _is_continuation(lines[end + 1]):
+            end += 2
         else:
             break
     return end
@@ -97,7 +96,7 @@ def _add_prompt(builder: TurnBuilder, lines: list[str], start: int, end: int) ->
     first = _PROMPT.match(lines[start])
     head = first.group("text").strip() if first else ""
     if head.startswith(_COMPACTION):
-        builder.note(start + 1, f"compaction summary (lines {start + 1}-{end})")
+        builder.note(start + 1, "compaction summary", end)
         return
     if _SLASH_COMMAND.match(head):
         builder.note(start + 1, f"slash command {head.split()[0]}")
@@ -116,13 +115,10 @@ def _add_agent_output(builder: TurnBuilder, lines: list[str], start: int, end: i
 
 def _was_rejected(lines: list[str], start: int, end: int) -> bool:
     """Whether the ``⎿`` result right under a tool call reports it did nothing."""
-    for line in lines[start:end]:
-        if not line.strip():
-            continue
-        result = line.strip()
-        if not result.startswith(_RESULT_MARK):
-            return False
-        return result.lstrip(_RESULT_MARK).strip().startswith(_REJECTED)
+    for index in range(start, end):
+        result = lines[index].strip()
+        if result:
+            return result.startswith(_RESULT_MARK) and result.lstrip(_RESULT_MARK).strip().startswith(_REJECTED)
     return False
 
 
@@ -134,6 +130,6 @@ def _first_argument(args: str) -> str:
 def _find_cwd(lines: list[str]) -> str | None:
     for line in lines:
         match = _CWD.match(line)
-        if match:
-            return match.group("cwd")
+        if match and match.group("cwd").strip(" │"):
+            return match.group("cwd").strip(" │")
     return None

@@ -23,7 +23,7 @@ NAME = "opencode"
 _BORDER = "┃"
 _SIGNATURE = re.compile(r"^(?P<name>[\w.@-]+)\s+\(\d{1,2}:\d{2}(?::\d{2})?\s*[AaPp][Mm]\)$")
 _WORKING = re.compile(r"^\W*[Gg]enerating\b")
-_CWD = re.compile(r"^\W*cwd:\s*(?P<cwd>\S.*?)\s*[│┃]?\s*$")
+_CWD = re.compile(r"^\W*cwd:(?P<cwd>.*)$")
 _PATH = r"(?P<path>[~\w.\\/:-]*[\w-]\.[A-Za-z0-9]{1,10}|[~\w.-]*[/\\][\w.\\/-]+)"
 _TOOL = re.compile(r"^\s*(?:[┃│]\s*)?(?P<tool>Read|Edit|Patch|Write|Create)\s+" + _PATH + r"\s*[┃│]?\s*$")
 _TOOL_ACTIONS: dict[str, ArtifactAction] = {
@@ -33,7 +33,6 @@ _TOOL_ACTIONS: dict[str, ArtifactAction] = {
     "Write": "created",
     "Create": "created",
 }
-_SLASH_COMMAND = re.compile(r"^/[\w:-]+$")
 _CWD_SEARCH_LINES = 60
 
 
@@ -113,11 +112,7 @@ def _add_user_box(builder: TurnBuilder, lines: list[str], start: int, end: int) 
     content = [_box_inner(line) or "" for line in lines[start:end]]
     while content and (not content[-1] or _signature_of(content[-1])):
         content.pop()
-    message = "\n".join(content).strip()
-    if _SLASH_COMMAND.match(message):
-        builder.note(start + 1, f"slash command {message}")
-        return
-    builder.user(message, start + 1, end)
+    builder.user("\n".join(content), start + 1, end)
 
 
 def _flush_agent(builder: TurnBuilder, agent_lines: list[tuple[int, str]]) -> None:
@@ -145,6 +140,6 @@ def _is_noise(line: str) -> bool:
 def _find_cwd(lines: list[str]) -> str | None:
     for line in lines[:_CWD_SEARCH_LINES]:
         match = _CWD.match(line)
-        if match:
-            return match.group("cwd")
+        if match and match.group("cwd").strip(" │┃"):
+            return match.group("cwd").strip(" │┃")
     return None

@@ -26,7 +26,7 @@ _USER_HEADING = "## User"
 _ASSISTANT_HEADING = re.compile(r"^## Assistant(?: \((?P<info>.*)\))?\s*$")
 _SEPARATOR = "---"
 _SESSION_ID = re.compile(r"^\*\*Session ID:\*\*\s*ses_", re.MULTILINE)
-_TITLE = re.compile(r"^# (?P<title>\S.*?)\s*$")
+_TITLE = re.compile(r"^# (?P<title>\S.*)$")
 _TOOL = re.compile(r"^(?:\*\*)?Tool: (?P<tool>\w+)(?:\*\*)?\s*$")
 _FILE_PATH = re.compile(r'"filePath"\s*:\s*"(?P<path>(?:[^"\\]|\\.)*)"')
 _OUTPUT_MARK = "**Output:**"
@@ -147,5 +147,5 @@ def _find_title(lines: list[str]) -> str | None:
     for line in lines[:5]:
         match = _TITLE.match(line)
         if match:
-            return match.group("title")
+            return match.group("title").strip()
     return None
