@@ -1,0 +1,238 @@
+"""Replaying a parsed transcript through the real engine, turn by turn, measuring tokens.
+
+For every human turn the runner plans the lifecycle calls from the effort
+boundaries, hands the plan to the :class:`~.model.ReplayModel`, and runs
+``engine.run_turn(user text)`` — the same orchestrator, context assembly,
+salience, budget and compaction code as a live chat. It records per turn:
+
+* ``ccm``: tokens of the request the engine actually sent this turn (the
+  last request of the turn's tool loop: ``TurnResult.request.total``);
+* ``naive``: tokens a naive chat would send for the same turn — system prompt
+  and tool definitions (as sent on an empty session), every earlier
+  user/assistant message *as in the transcript* (uncapped) and this turn's
+  message, each counted like the engine counts a message. It does not depend on
+  the boundaries. ``naive_logged`` is the engine's own naive figure (every raw
+  log of the session in context: the capped messages), without the turn's
+  tool plumbing;
+* ``open`` / ``concluded`` / ``evicted``: effort counts after the turn;
+* ``after``: the working context between turns (what the next request starts
+  from); the end figure ``ccm`` is this value after the last turn.
+
+Nothing is estimated: every count is the session's tiktoken counter.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from ..core.engine import open_engine, resolve_budget
+from ..core.orchestrator import clean_user_text
+from ..core.tokens import TokenCounter
+from ..restore.turns import ParsedTranscript
+from .boundaries import EffortSpan, turn_plan
+from .capping import Caps, CapStats, cap_text
+from .model import ReplayModel, TurnPlan
+
+EMPTY_USER = "(empty message)"
+
+
+class ReplayFailed(RuntimeError):
+    """The engine refused a replayed turn (e.g. over the budget); the message is one line."""
+
+
+@dataclass
+class TurnFigures:
+    turn: int
+    naive: int
+    ccm: int
+    open: int
+    concluded: int
+    evicted: int
+    after: int
+    naive_logged: int
+    logged_to: str
+    effort: str | None = None
+    compactions: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "turn": self.turn, "naive": self.naive, "ccm": self.ccm, "open": self.open,
+            "concluded": self.concluded, "evicted": self.evicted, "after": self.after,
+            "naive_logged": self.naive_logged, "logged_to": self.logged_to,
+        }
+
+
+@dataclass
+class ReplayResult:
+    transcript: str
+    format: str
+    segmenter: str
+    summarizer: str
+    budget: int
+    encoding: str
+    caps: Caps
+    cap_stats: CapStats
+    turns: list[TurnFigures] = field(default_factory=list)
+    spans: list[EffortSpan] = field(default_factory=list)
+    efforts: list[dict[str, Any]] = field(default_factory=list)
+    end_ccm: int = 0
+    end_naive: int = 0
+    end_naive_logged: int = 0
+    end_layers: dict[str, int] = field(default_factory=dict)
+    compactions: int = 0
+    checkpoints: int = 0
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def savings(self) -> float:
+        return 0.0 if self.end_naive <= 0 else max(0.0, 1 - self.end_ccm / self.end_naive)
+
+    @property
+    def savings_logged(self) -> float:
+        return 0.0 if self.end_naive_logged <= 0 else max(0.0, 1 - self.end_ccm / self.end_naive_logged)
+
+    @property
+    def max_ccm(self) -> int:
+        return max([t.ccm for t in self.turns] + [t.after for t in self.turns] + [0])
+
+    @property
+    def over_budget(self) -> list[int]:
+        return [t.turn for t in self.turns if t.ccm > self.budget or t.after > self.budget]
+
+
+Progress = Callable[[int, int], None]
+
+
+def _counts(session) -> tuple[int, int, int]:
+    efforts = list(session.efforts)
+    open_ = sum(1 for e in efforts if e.is_open)
+    concluded = sum(1 for e in efforts if e.is_concluded)
+    evicted = sum(1 for e in efforts if session.is_evicted(e))
+    return open_, concluded, evicted
+
+
+async def replay(
+    parsed: ParsedTranscript,
+    spans: list[EffortSpan],
+    settings: Settings,
+    *,
+    transcript: str = "",
+    segmenter: str = "offline",
+    summarizer: Any | None = None,
+    session_dir: Path | None = None,
+    progress: Progress | None = None,
+) -> ReplayResult:
+    """Replay ``parsed`` with efforts at ``spans``; ``summarizer`` is an LLMClient or None (offline)."""
+    started = time.monotonic()
+    keep = session_dir is not None
+    directory = Path(session_dir) if keep else Path(tempfile.mkdtemp(prefix="ccm-replay-"))
+    counter = TokenCounter(settings.model)
+    model = ReplayModel(counter, summarizer)
+    budget = resolve_budget(settings, probe_model=summarizer is not None)
+    engine = open_engine(directory, settings, llm=model, budget=budget, retry_base=0)
+    try:
+        counter = model.counter = engine.session.counter  # one tokenizer cache for the whole replay
+        figures = engine.orchestrator.figures()
+        fixed = figures.layers.get("system", 0) + figures.layers.get("tools", 0)
+        caps = Caps.for_budget(budget, fixed)
+        result = ReplayResult(
+            transcript=transcript, format=parsed.format, segmenter=segmenter,
+            summarizer="offline" if summarizer is None else "model", budget=budget,
+            encoding=counter.encoding_name, caps=caps, cap_stats=CapStats(), spans=list(spans),
+        )
+        plan_of = turn_plan(spans)
+        effort_at: dict[int, str] = {}
+        for span in spans:
+            for t in range(span.first_turn, span.last_turn + 1):
+                effort_at[t] = span.id
+        stats = result.cap_stats
+        cut_so_far = 0
+        # naive = system prompt + tool definitions (as sent on an empty session) + every message so far
+        naive_base = fixed
+        history = 0
+        total = len(parsed.turns)
+        session = engine.session
+        for index, turn in enumerate(parsed.turns, 1):
+            user = clean_user_text(turn.user) or EMPTY_USER
+            user_sent, user_cut = cap_text(user, caps.user, counter, "user message")
+            reply_full = "\n\n".join(r.strip() for r in turn.agent_responses if r and r.strip()).strip()
+            reply_sent, reply_cut = cap_text(reply_full, caps.reply, counter, "agent response")
+            reply_sent = reply_sent.strip()
+            if user_cut:
+                stats.user_capped += 1
+                stats.user_tokens_cut += user_cut
+            if reply_cut:
+                stats.replies_capped += 1
+                stats.reply_tokens_cut += reply_cut
+            step = plan_of.get(index, {})
+            plan = TurnPlan(
+                turn=index, user=clean_user_text(user_sent), reply=reply_sent,
+                open=step.get("open"), reopen=step.get("reopen"), close="close" in step,
+            )
+            model.start_turn(plan)
+            compactions_before = session.state.compaction_count
+            outcome = await engine.run_turn(user_sent)
+            if outcome.error:
+                raise ReplayFailed(f"turn {index}: {outcome.error}")
+            request = outcome.request
+            after = outcome.context
+            open_, concluded, evicted = _counts(session)
+            # The engine's naive figure also counts this turn's tool plumbing (the lifecycle calls
+            # and their results) and the effort-state lines of the system prompt; a naive chat has
+            # neither. ``naive`` is counted directly, from the transcript as it is (uncapped).
+            user_tokens = counter.count_message({"role": "user", "content": clean_user_text(user_sent)})
+            naive_request = request.naive - request.layers.get("turn", 0) + user_tokens
+            user_full = counter.count_message({"role": "user", "content": user})
+            result.turns.append(
+                TurnFigures(
+                    turn=index,
+                    naive=naive_base + history + user_full,
+                    ccm=request.total,
+                    open=open_, concluded=concluded, evicted=evicted,
+                    after=after.total,
+                    naive_logged=naive_request,
+                    logged_to=outcome.logged_to,
+                    effort=effort_at.get(index),
+                    compactions=session.state.compaction_count - compactions_before,
+                )
+            )
+            cut_so_far += user_cut + reply_cut
+            history += user_full + counter.count_message({"role": "assistant", "content": reply_full})
+            if progress is not None:
+                progress(index, total)
+        final = engine.orchestrator.figures()
+        result.end_ccm = final.total
+        result.end_layers = dict(final.layers)
+        result.end_naive_logged = final.naive
+        result.end_naive = naive_base + history
+        result.compactions = session.state.compaction_count
+        result.checkpoints = model.stats.checkpoints
+        status = session.status_dict()
+        first_turn = {}
+        last_turn = {}
+        for span in spans:
+            first_turn.setdefault(span.id, span.first_turn)
+            last_turn[span.id] = span.last_turn
+        result.efforts = [
+            {
+                "id": e["id"], "status": e["status"], "evicted": e["evicted"],
+                "first_turn": first_turn.get(e["id"]), "last_turn": last_turn.get(e["id"]),
+                "raw_tokens": e["raw_tokens"], "reopen_count": e["reopen_count"],
+                "summary_tokens": counter.count_text(e["summary"] or ""), "summary": e["summary"],
+            }
+            for e in status["efforts"]
+        ]
+        result.seconds = time.monotonic() - started
+        return result
+    finally:
+        engine.close()
+        if not keep:
+            shutil.rmtree(directory, ignore_errors=True)
