@@ -99,7 +99,7 @@ def land(directory: Path, parsed: ParsedTranscript, transcript: Path, summary: s
         session.save_manifest()
         session.view.summaries[effort_id] = session.state.turn  # in working memory, with the usual grace period
         session.save_view()
-        session.log_event(EFFORT_RESTORED, effort_id=effort_id, source=source["file"], format=parsed.format,
+        session.log_event(EFFORT_RESTORED, effort_id=effort_id, summary=summary, source=source["file"], format=parsed.format,
                           turns=len(parsed.turns), summary_tokens=effort.summary_tokens, raw_tokens=effort.raw_tokens)
         with open_index(session.dir) as index:
             sync_index(index, session)
