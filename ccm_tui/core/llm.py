@@ -252,38 +252,28 @@ class LLMClient:
             raise LLMError(STREAM_CUT, "the reply stream was cut off before it finished", partial=out.content)
         return out
 
-    async def complete(self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True) -> Completion:
-        """A plain (non-streamed, tool-less) request, used for summaries."""
+    async def _request(self, model: str, **kwargs: Any) -> Any:
+        """One non-streamed request; provider failures become LLMError."""
         litellm = import_litellm()
-        model = self.summary_model if summary else self.model
-        kwargs = self._kwargs(model)
-        kwargs["messages"] = messages
-        if max_tokens:
-            kwargs["max_tokens"] = max_tokens
         try:
-            response = await litellm.acompletion(**kwargs)
+            return await litellm.acompletion(**self._kwargs(model), **kwargs)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - every provider failure becomes an LLMError
             raise classify(exc, model) from None
+
+    async def complete(self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True) -> Completion:
+        """A plain (non-streamed, tool-less) request, used for summaries."""
+        model = self.summary_model if summary else self.model
+        response = await self._request(model, messages=messages, **({"max_tokens": max_tokens} if max_tokens else {}))
         choice = response.choices[0]
-        content = getattr(choice.message, "content", None) or ""
-        return Completion(content=content, usage=_usage_dict(getattr(response, "usage", None)),
+        return Completion(content=getattr(choice.message, "content", None) or "",
+                          usage=_usage_dict(getattr(response, "usage", None)),
                           finish_reason=getattr(choice, "finish_reason", None))
 
     async def chat_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Completion:
         """A non-streamed request with tools (restore's evidence loop)."""
-        litellm = import_litellm()
-        kwargs = self._kwargs(self.summary_model)
-        kwargs["messages"] = messages
-        if tools:
-            kwargs["tools"] = tools
-        try:
-            response = await litellm.acompletion(**kwargs)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise classify(exc, self.summary_model) from None
+        response = await self._request(self.summary_model, messages=messages, **({"tools": tools} if tools else {}))
         msg = response.choices[0].message
         calls = [
             ToolCall(id=tc.id or f"call_{i}", name=tc.function.name or "", arguments=tc.function.arguments or "")
