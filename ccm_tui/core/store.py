@@ -27,15 +27,18 @@ class StoreError(RuntimeError):
     """A session file could not be read or written; the message names the file."""
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` atomically (temp file + fsync + rename)."""
+def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``text`` atomically (temp file + fsync + rename).
+
+    ``durable=False`` skips the fsyncs, for derived files (caches) that can be rebuilt."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -43,7 +46,8 @@ def atomic_write_text(path: Path, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def atomic_write_json(path: Path, data: Any) -> None:
