@@ -131,6 +131,9 @@ def classify(exc: BaseException, model: str | None) -> LLMError:
     status = getattr(exc, "status_code", None)
     raw = getattr(exc, "message", None) or str(exc) or name
     detail = _first_line(raw)
+    if "Missing credentials" in raw or "api_key client option must be set" in raw:
+        return LLMError(AUTH, f"no API key found for {model}: set the provider's key variable "
+                        f"(e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY); a local server accepts any value")
     if name == "RateLimitError" or status == 429:
         return LLMError(RATE_LIMIT, f"rate limited by the provider: {detail}", retry_after=_retry_after(exc))
     if name in ("AuthenticationError", "PermissionDeniedError") or status in (401, 403):
@@ -180,6 +183,10 @@ class LLMClient:
         kwargs: dict[str, Any] = {"model": model, "timeout": self.timeout, "num_retries": 0, "max_retries": 0}
         if self.api_base:
             kwargs["api_base"] = self.api_base
+            if model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+                # OpenAI-compatible local servers (vLLM, LM Studio, llama.cpp) need no key,
+                # but the client insists on one; a real endpoint answers 401, reported clearly.
+                kwargs["api_key"] = "no-key"
         kwargs.update(self.extra)
         return kwargs
 
