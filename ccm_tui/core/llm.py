@@ -44,6 +44,9 @@ def import_litellm():
 
         litellm.suppress_debug_info = True
         litellm.drop_params = True  # providers that lack an option (e.g. stream_options) still work
+        # httpx's transport closes cleanly with each event loop; the aiohttp one leaves
+        # "Unclosed client session" warnings behind when a loop ends (every `send`, every test).
+        litellm.disable_aiohttp_transport = True
         _litellm = litellm
     return _litellm
 
