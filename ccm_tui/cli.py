@@ -163,17 +163,17 @@ def cmd_send(args: argparse.Namespace) -> int:
     from .core.orchestrator import UserInputError
     from .core.recovery import recover, unanswered_turn
 
-    settings = load_settings_from(args)
-    if not settings.model:
-        raise CliError("no model configured: pass --model, set CCM_MODEL, or add model = \"...\" to "
-                       f"{paths.config_file()} (see README: Configuration)")
     message = args.message
-    if message == "-":
-        message = sys.stdin.read()
     if args.retry_orphan and message:
         raise UsageError("give either a message or --retry-orphan, not both")
     if not args.retry_orphan and not message:
         raise UsageError("send needs a message (or '-' to read standard input)")
+    if message == "-":
+        message = sys.stdin.read()
+    settings = load_settings_from(args)
+    if not settings.model:
+        raise CliError("no model configured: pass --model, set CCM_MODEL, or add model = \"...\" to "
+                       f"{paths.config_file()} (see README: Configuration)")
     engine = open_engine(session_dir_from(args), settings, retry_base=_retry_base())
     try:
         report = recover(engine.session)
