@@ -69,20 +69,38 @@ SCRIPT: tuple[Step, ...] = (
             "| 4 | Hakone | onsen ryokan, Lake Ashi |\n"
             "| 5–8 | Kyoto | Fushimi Inari, Arashiyama, Gion |\n"
             "| 9–10 | Osaka | Dotonbori, Osaka Castle, fly home from KIX |\n\n"
-            "Book the ryokan early: April weekends sell out."
+            "**Day by day**\n\n"
+            "1. Arrive at Haneda, check in near Shinjuku, evening walk in Omoide Yokocho.\n"
+            "2. Shinjuku Gyoen at opening time for the blossoms, then Harajuku and Meiji Jingu.\n"
+            "3. Asakusa and Senso-ji early, the Sumida river cruise, teamLab Planets at night.\n"
+            "4. Romancecar to Hakone-Yumoto, the Hakone loop (ropeway, Lake Ashi boat), ryokan dinner.\n"
+            "5. Shinkansen to Kyoto, Higashiyama walk from Kiyomizu-dera to Gion at dusk.\n"
+            "6. Fushimi Inari before 8 am to beat the crowds, then Tofuku-ji.\n"
+            "7. Arashiyama bamboo grove, Tenryu-ji garden, the Hozugawa river.\n"
+            "8. Philosopher's Path under the cherry trees, Ginkaku-ji, Nishiki market.\n"
+            "9. Osaka: castle park, Kuromon market, Dotonbori at night.\n"
+            "10. Morning in Nakazakicho, fly home from Kansai (KIX).\n\n"
+            "Book the ryokan early: April weekends sell out, and so do the Kyoto hotels around the "
+            "blossom peak (usually the first week of April)."
         ),
     ),
     _step(
         "Add a day trip from Kyoto to Nara, and keep the budget under 3,000 euros.",
         Round(
             "Done: **day 6** becomes a Nara day trip (Tōdai-ji, the deer park, Kasuga Taisha) — "
-            "45 minutes on the Kintetsu line from Kyoto.\n\n"
+            "45 minutes on the Kintetsu line from Kyoto; Fushimi Inari moves to the morning of day 7, "
+            "it is on the way back from Nara anyway.\n\n"
             "Budget per person, roughly:\n\n"
-            "- flights: 1,050 €\n"
-            "- hotels (9 nights, one ryokan): 1,150 €\n"
-            "- trains and IC card top-ups: 320 €\n"
-            "- food and entries: 430 €\n\n"
-            "**Total ≈ 2,950 €** — under the cap. A 7-day JR Pass does *not* pay off for this route."
+            "| Item | Cost |\n"
+            "|---|---|\n"
+            "| Flights (Europe–Tokyo, back from Osaka) | 1,050 € |\n"
+            "| Hotels, 8 nights business hotel | 880 € |\n"
+            "| Ryokan in Hakone, 1 night with dinner | 270 € |\n"
+            "| Trains: Romancecar, 2 Shinkansen legs, Kintetsu, IC card | 320 € |\n"
+            "| Food (about 35 € a day) | 350 € |\n"
+            "| Entries, teamLab, river cruise | 80 € |\n\n"
+            "**Total ≈ 2,950 €** — under the cap. A 7-day JR Pass does *not* pay off for this route: "
+            "the two Shinkansen legs cost about 170 € as single tickets, the pass about 380 €."
         ),
     ),
     _step(
@@ -108,10 +126,16 @@ SCRIPT: tuple[Step, ...] = (
         "New topic: our login test is flaky in CI, about one run in ten fails.",
         Round("Let's track that down in its own effort.", (_call("open_effort", name="flaky login test"),)),
         Round(
-            "One failure in ten usually means a **race**. Run it in a loop to reproduce it locally:\n\n"
+            "One failure in ten usually means a **race** or leaked state between tests. Three things to "
+            "try, cheapest first:\n\n"
+            "1. Reproduce it locally in a loop, with the same worker count as CI:\n\n"
             "```bash\n"
-            "for i in $(seq 50); do pytest tests/test_login.py -x -q || break; done\n"
+            "for i in $(seq 50); do pytest tests/test_login.py -x -q -p xdist -n 4 || break; done\n"
             "```\n\n"
+            "2. Run it alone and in random order (`pytest -p random_order`), to tell a race from "
+            "order-dependent state.\n"
+            "3. Turn on asyncio debug mode (`PYTHONASYNCIODEBUG=1`): it reports coroutines that were "
+            "never awaited and slow callbacks.\n\n"
             "What does the failing run print — an assertion, or a timeout?"
         ),
     ),

@@ -17,7 +17,8 @@ from textual.binding import Binding
 from .. import paths
 from ..config import ConfigError, Settings, load_settings, save_config_file
 from .commands import CcmCommands
-from .screens.chat import ChatScreen, demo_autoplay_default
+from .demo_driver import autoplay_from_env
+from .screens.chat import ChatScreen
 
 DEMO_BUDGET = 6_000
 
@@ -41,7 +42,6 @@ class CcmApp(App[int]):
     """ccm-tui. ``demo`` runs the offline scripted model in a temporary session."""
 
     TITLE = "ccm-tui"
-    CSS_PATH = stylesheets()
     COMMANDS = App.COMMANDS | {CcmCommands}
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
@@ -51,14 +51,14 @@ class CcmApp(App[int]):
     def __init__(self, settings: Settings | None, session_dir: Path, *, demo: bool = False,
                  demo_delay: float = 0.03, watch: bool = True, warm_up: bool = True,
                  autoplay: bool | None = None) -> None:
-        super().__init__()
+        super().__init__(css_path=stylesheets())
         self.demo = demo
         self.settings = settings or (demo_settings() if demo else Settings())
         self.session_dir = Path(session_dir)
         self.demo_delay = demo_delay
         self.options: dict[str, Any] = {
             "watch": watch, "warm_up": warm_up,
-            "autoplay": demo_autoplay_default() if autoplay is None else autoplay,
+            "autoplay": autoplay_from_env() if autoplay is None else autoplay,
         }
 
     @property
@@ -109,13 +109,16 @@ class CcmApp(App[int]):
         self.demo = True
         self.settings = demo_settings()
         self.session_dir = Path(self._demo_dir.name) / "demo"
-        self.switch_screen(self._new_chat())
+        if self.chat_screen is not None:
+            from ..demo import DemoModel
+
+            self.chat_screen.restart(self.settings, self.session_dir, demo=True, llm=DemoModel(delay=self.demo_delay))
 
     async def action_quit(self) -> None:
         chat = self.chat_screen
         if chat is not None:
-            await chat.wait_idle()
-            chat.close_engine()
+            await chat.host.wait_idle()
+            chat.host.close()
         self.exit(0)
 
 

@@ -15,6 +15,7 @@ from ..core.session import EFFORTS_DIR, Session
 from ..core.store import read_jsonl_tail
 
 RECENT_EFFORT_FILES = 6
+ROLE_ORDER = {"user": 0, "system": 1, "assistant": 2}
 
 
 @dataclass(frozen=True)
@@ -49,5 +50,5 @@ def recent_lines(session: Session, limit: int = 40) -> list[LoggedLine]:
         files = []
     for path in files[:RECENT_EFFORT_FILES]:
         lines += _lines(read_jsonl_tail(path, limit), path.stem)
-    lines.sort(key=lambda line: line.ts)
+    lines.sort(key=lambda line: (line.ts, ROLE_ORDER.get(line.role, 1)))
     return lines[-limit:]

@@ -102,11 +102,13 @@ def for_event(event: te.TurnEvent) -> TurnMessage:
 class EngineReady(Message):
     """The session is open (opened in a thread after the first paint)."""
 
-    def __init__(self, engine: Any, report: Any, history: list[Any]) -> None:
+    def __init__(self, engine: Any, report: Any, history: list[Any], figures: Any, *, first: bool) -> None:
         super().__init__()
         self.engine = engine
         self.report = report
         self.history = history
+        self.figures = figures
+        self.first = first  # the first open of this session in this app (not a reopen with new settings)
 
 
 class EngineFailed(Message):
@@ -122,6 +124,15 @@ class SessionChangedOnDisk(Message):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, SessionChangedOnDisk)
+
+
+class WorkEnded(Message):
+    """A turn or an effort action finished (done, failed or cancelled)."""
+
+    def __init__(self, kind: str, error: str | None) -> None:
+        super().__init__()
+        self.kind = kind
+        self.error = error
 
 
 class BackgroundNotice(Message):

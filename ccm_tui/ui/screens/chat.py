@@ -1,34 +1,32 @@
 """The main screen: chat pane, prompt, live effort sidebar and token meter.
 
-It owns the session's :class:`~ccm_tui.core.engine.Engine`. Turns and effort
-actions run in async workers on the UI's event loop; the engine's events come
-back through :mod:`..messages` and update the widgets. The session is opened in
-a thread after the first paint, litellm is warmed up in another, and the
-session directory is watched so writes from other processes show up live.
+The session lives in a :class:`~ccm_tui.ui.session_host.SessionHost` child; its
+messages (turn events, session opened, disk changes, finished work) bubble up
+here and update the widgets. This screen draws and dispatches user actions.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static
-from textual.worker import Worker, WorkerState
 
 from ...config import ConfigError, Settings, load_settings
 from ...core import turn_events as te
+from ...core.eventlog import now_iso
 from .. import messages as msg
 from ..actions import ACTIONS, valid_actions
+from ..demo_driver import DemoDriver
 from ..history import recent_lines
+from ..session_host import SessionHost
 from ..widgets.banner import PauseBanner
 from ..widgets.chat_log import ChatLog
 from ..widgets.effort_detail import describe
@@ -42,7 +40,6 @@ from .prompt import PromptDialog
 
 HINT = "Enter send · Ctrl+J newline · Esc cancel a reply · Ctrl+P all commands"
 DEMO_HINT = "DEMO · Enter sends the scripted message (edit it if you like) · F6 autoplay · Ctrl+P all commands"
-DEFAULT_BUDGET = 16_000
 
 
 @dataclass
@@ -65,7 +62,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "open_effort", "Open effort", id="open_effort", priority=True),
         Binding("ctrl+f", "search_efforts", "Search", id="search_efforts", priority=True),
         Binding("ctrl+g", "focus_efforts", "Efforts", id="focus_efforts", priority=True),
-        Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="toggle_sidebar", priority=True),
+        Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="toggle_sidebar", priority=True, show=False),
         Binding("alt+c", "copy_reply", "Copy reply", id="copy_reply", show=False),
         Binding("alt+k", "copy_code", "Copy code", id="copy_code", show=False),
         Binding("f6", "demo_autoplay", "Autoplay", id="demo_autoplay", priority=True),
@@ -73,32 +70,37 @@ class ChatScreen(Screen[None]):
 
     busy: reactive[bool] = reactive(False, init=False)
     show_sidebar: reactive[bool] = reactive(True, init=False)
-    autoplay: reactive[bool] = reactive(False, init=False)
 
     def __init__(self, settings: Settings, session_dir: Path, *, demo: bool = False, llm: Any = None,
                  watch: bool = True, warm_up: bool = True, autoplay: bool = False) -> None:
-        super().__init__(id="chat-screen")
-        self.settings = settings
-        self.session_dir = Path(session_dir)
+        super().__init__()
         self.demo = demo
-        self.llm = llm
-        self.watch_files = watch
-        self.warm = warm_up
-        self.engine: Any = None
+        self.host = SessionHost(settings, session_dir, llm=llm, watch=watch, warm_up=warm_up)
+        self.driver = DemoDriver(self, autoplay=autoplay)
         self.turn: RunningTurn | None = None
-        self.last_error: str | None = None
-        self._started = False
-        self._disk_pending = False
         self._seen_ts = ""
-        self._stop_watch: asyncio.Event | None = None
         self._sidebar_queued = False
-        self._demo_next = 0
-        self._demo_typed = 0
-        self._demo_wait = 0
-        self.set_reactive(ChatScreen.autoplay, autoplay)
+        self._pending_send: str | None = None
+
+    @property
+    def settings(self) -> Settings:
+        return self.host.settings
+
+    @property
+    def engine(self) -> Any:
+        return self.host.engine
+
+    @property
+    def last_error(self) -> str | None:
+        return self.host.last_error
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
+        yield self.host
         yield AppHeader(id="header")
         with Horizontal(id="body"):
             with Vertical(id="chat-pane"):
@@ -107,17 +109,20 @@ class ChatScreen(Screen[None]):
                 yield PromptInput(id="prompt", placeholder="Message the model…")
                 yield Static(DEMO_HINT if self.demo else HINT, id="prompt-hint")
             yield Sidebar(id="sidebar")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self._show_identity()
+        self.prompt.focus()
+        self.host.open()
+        self.set_interval(0.05, self.driver.tick)
+
+    def _show_identity(self) -> None:
         header = self.query_one(AppHeader)
-        header.session_name = "demo" if self.demo else self.session_dir.name
+        header.session_name = "demo" if self.demo else self.host.session_dir.name
         header.model = self.settings.model or ""
         header.demo = self.demo
-        self.query_one(PromptInput).focus()
-        self.open_session()
-        if self.demo:
-            self.set_interval(0.05, self._demo_tick)
+        self.query_one("#prompt-hint", Static).update(DEMO_HINT if self.demo else HINT)
 
     def watch_show_sidebar(self, show: bool) -> None:
         self.query_one(Sidebar).display = show
@@ -133,59 +138,32 @@ class ChatScreen(Screen[None]):
         return True
 
     # ----------------------------------------------------------------- session
-    @work(thread=True, exclusive=True, group="session", exit_on_error=False, description="open the session")
-    def open_session(self) -> None:
-        from ...core.engine import open_engine
-        from ...core.recovery import recover
-
-        settings = self.settings
-        budget = settings.token_budget or DEFAULT_BUDGET
-        try:
-            engine = open_engine(self.session_dir, settings, hold_lock=False, budget=budget, llm=self.llm)
-            session = engine.session
-            session.lock.acquire(wait=5.0)
-            try:
-                report = recover(session)
-                session.refresh_if_changed()
-            finally:
-                session.lock.release()
-            if not settings.token_budget and session.state.budget:
-                engine.orchestrator.budget = session.state.budget
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
-            self.post_message(msg.EngineFailed(f"{exc}"))
-            return
-        history = [] if self._started else recent_lines(session)
-        self.post_message(msg.EngineReady(engine, report, history))
-
     async def on_engine_ready(self, message: msg.EngineReady) -> None:
-        self.engine = message.engine
-        report = message.report
         log = self.query_one(ChatLog)
-        first = not self._started
-        self._started = True
-        if first and message.history:
+        if message.history:
             await log.add_divider("earlier in this session")
             await log.add_history(message.history)
             self._seen_ts = message.history[-1].ts
             await log.add_divider("now")
-        if report.changed:
-            await log.add_banner("\n".join(report.lines()), "recovery")
+        if message.report.changed:
+            await log.add_banner("\n".join(message.report.lines()), "recovery")
         await self.refresh_sidebar()
-        self.show_figures()
-        if first and self.demo:
-            await log.add_banner(
-                "DEMO — an offline scripted model drives the real core: no key, no network. "
-                "Press Enter to send each scripted message and watch the sidebar and the meter.", "demo")
-        self._demo_prefill()
-        if first and self.watch_files:
-            self.watch_session()
-        if first and self.warm and not self.demo and self.settings.model:
-            self.warm_up()
-        if report.orphan is not None:
-            self._offer_retry(report.orphan.text)
+        self.show_figures(message.figures)
+        if self.demo and message.first:
+            intro = self.driver.start(self.engine.session.state.turn)
+            if intro:
+                await log.add_banner(intro, "demo")
+        await self._demo_prefill()
+        if message.report.orphan is not None:
+            self._offer_retry(message.report.orphan.text)
+        if self._pending_send:
+            text, self._pending_send = self._pending_send, None
+            self.query_one(TurnStatus).stop()
+            self.send(text)
 
     async def on_engine_failed(self, message: msg.EngineFailed) -> None:
-        self.last_error = message.error
+        self._pending_send = None
+        self.query_one(TurnStatus).stop()
         await self.query_one(ChatLog).add_banner(f"Cannot open the session: {message.error}", "error")
         self.notify(message.error, title="Cannot open the session", severity="error", timeout=15)
 
@@ -197,7 +175,7 @@ class ChatScreen(Screen[None]):
             if choice == "retry":
                 self.send(text)
             elif choice == "edit":
-                self.query_one(PromptInput).set_text(text)
+                self.prompt.set_text(text)
 
         self.app.push_screen(ChoiceDialog("Your last message got no reply", [
             Choice("retry", "Retry now", "send it to the model again", "r"),
@@ -205,52 +183,14 @@ class ChatScreen(Screen[None]):
             Choice("dismiss", "Dismiss", "it stays in the event log", "d"),
         ], text=f"The last run ended before this message was answered:\n\n“{preview}”"), chosen)
 
-    @work(thread=True, exclusive=True, group="warmup", exit_on_error=False, description="load litellm in the background")
-    def warm_up(self) -> None:
-        from ...core.engine import resolve_budget
-        from ...core.llm import import_litellm
-
-        litellm = import_litellm()
-        budget = None if self.settings.token_budget else resolve_budget(self.settings)
-        warning = None
-        if not self.settings.api_base:
-            try:
-                missing = litellm.validate_environment(model=self.settings.model).get("missing_keys") or []
-            except Exception:  # noqa: BLE001 - unknown providers: let the first request tell
-                missing = []
-            if missing:
-                warning = (f"No API key found for {self.settings.model}: set {', '.join(missing)} in the "
-                           "environment (or use --api-base for a local server). See the welcome screen: F4 → Settings.")
-        self.post_message(msg.BackgroundNotice(budget=budget, warning=warning))
-
     async def on_background_notice(self, message: msg.BackgroundNotice) -> None:
-        if message.budget and self.engine is not None and not self.busy:
-            self.engine.orchestrator.budget = message.budget
-            self.show_figures()
+        self.show_figures()
         if message.warning:
             await self.query_one(ChatLog).add_banner(message.warning, "error")
             self.notify(message.warning, title="No API key", severity="warning", timeout=12)
 
-    @work(exclusive=True, group="watch", exit_on_error=False, description="watch the session directory")
-    async def watch_session(self) -> None:
-        from watchfiles import awatch
-
-        self._stop_watch = asyncio.Event()
-        async for _changes in awatch(self.session_dir, watch_filter=lambda change, path: path.endswith("events.jsonl"),
-                                     debounce=100, step=50, recursive=False, stop_event=self._stop_watch):
-            self.post_message(msg.SessionChangedOnDisk())
-
     async def on_session_changed_on_disk(self, message: msg.SessionChangedOnDisk) -> None:
-        if self.busy or self.engine is None:
-            self._disk_pending = True
-            return
-        await self.reload_from_disk()
-
-    async def reload_from_disk(self) -> None:
-        """Another process wrote: re-read the session and show what it added."""
-        self._disk_pending = False
-        if self.engine is None or not self.engine.refresh():
-            return
+        """Another process wrote (the host has re-read the session): show what it added."""
         lines = [line for line in recent_lines(self.engine.session) if line.ts > self._seen_ts]
         if lines:
             log = self.query_one(ChatLog)
@@ -260,25 +200,34 @@ class ChatScreen(Screen[None]):
         await self.refresh_sidebar()
         self.show_figures()
 
-    def close_engine(self) -> None:
-        if self._stop_watch is not None:
-            self._stop_watch.set()
-        if self.engine is not None:
-            engine, self.engine = self.engine, None
-            engine.close()
+    def restart(self, settings: Settings, session_dir: Path, *, demo: bool, llm: Any = None) -> None:
+        """Switch to another session (the first-run screen starting the demo)."""
+        self.demo = demo
+        self._show_identity()
+        self.query_one(ChatLog).remove_children()
+        self.refresh_bindings()
+        self.host.reopen(settings, session_dir, llm, fresh=True)
 
-    def on_unmount(self) -> None:
-        self.close_engine()
+    def apply_settings(self, settings: Settings) -> None:
+        """Reopen the session with new settings (model, thresholds ...)."""
+        if settings == self.settings or not self._ready("change settings"):
+            return
+        self.host.reopen(settings)
+        self._show_identity()
 
-    # -------------------------------------------------------------- sidebar
+    # ----------------------------------------------------------------- sidebar
     def sidebar_efforts(self) -> list[dict[str, Any]]:
         return list(self.query_one(Sidebar).efforts.values())
 
     async def refresh_sidebar(self) -> None:
         self._sidebar_queued = False
-        if self.engine is not None:
-            status = self.engine.session.status_dict()
-            await self.query_one(Sidebar).show_efforts(status["efforts"], self.settings.decay_threshold)
+        if self.engine is None:
+            return
+        status = self.host.status()
+        await self.query_one(Sidebar).show_efforts(status["efforts"], self.settings.decay_threshold)
+        active = next((e["id"] for e in status["efforts"] if e["active"]), None)
+        where = f"active effort  {active}" if active else "no active effort: ambient chat"
+        self.query_one(AppHeader).status = f"turn {status['turn']}  ·  {where}"
 
     def queue_sidebar_refresh(self) -> None:
         if not self._sidebar_queued:
@@ -286,10 +235,9 @@ class ChatScreen(Screen[None]):
             self.call_after_refresh(self.refresh_sidebar)
 
     def show_figures(self, figures: te.ContextFigures | None = None) -> None:
-        if self.engine is None:
-            return
-        figures = figures or self.engine.orchestrator.figures()
-        self.query_one(Sidebar).meter.show(figures, self.engine.session.state.history)
+        figures = figures or self.host.figures()
+        if figures is not None:
+            self.query_one(Sidebar).meter.show(figures, self.engine.session.state.history)
 
     def on_effort_selected(self, message: msg.EffortSelected) -> None:
         self.query_one(Sidebar).select(message.effort_id)
@@ -300,14 +248,9 @@ class ChatScreen(Screen[None]):
     def on_effort_action_requested(self, message: msg.EffortActionRequested) -> None:
         self.run_effort_action(message.effort_id, message.action)
 
-    def _effort(self, effort_id: str) -> dict[str, Any] | None:
-        if self.engine is None:
-            return None
-        return next((e for e in self.engine.session.status_dict()["efforts"] if e["id"] == effort_id), None)
-
     def activate_effort(self, effort_id: str) -> None:
         """Offer the actions valid for the effort's state."""
-        effort = self._effort(effort_id)
+        effort = self.host.effort(effort_id)
         if effort is None:
             self.notify(f"There is no effort '{effort_id}'", severity="warning")
             return
@@ -319,9 +262,9 @@ class ChatScreen(Screen[None]):
                 self.run_effort_action(effort_id, action)
 
         self.app.push_screen(ChoiceDialog(f"Effort {effort_id}", choices,
-                                          text=describe(effort, self.settings.decay_threshold)), chosen)
+                                          text=describe(effort, self.settings.decay_threshold, keys=False)), chosen)
 
-    # --------------------------------------------------------------- actions
+    # ----------------------------------------------------------------- actions
     def _ready(self, what: str) -> bool:
         if self.engine is None:
             self.notify(self.last_error or "The session is still opening…", severity="warning")
@@ -339,7 +282,7 @@ class ChatScreen(Screen[None]):
         if action == "export":
             self.export_effort(effort_id)
             return
-        effort = self._effort(effort_id)
+        effort = self.host.effort(effort_id)
         if effort is None or not any(a.name == action for a in valid_actions(effort)):
             self.notify(f"Cannot {action} '{effort_id}' in its current state", severity="warning")
             return
@@ -351,31 +294,18 @@ class ChatScreen(Screen[None]):
             self._start_action("open_effort", {"name": name.strip()}, f"Opening {name.strip()}")
 
     def search_efforts(self, query: str, limit: int) -> list[Any]:
-        if self.engine is None or not query.strip():
-            return []
-        try:
-            return self.engine.index.search(query, limit=limit)
-        except Exception as exc:  # noqa: BLE001 - a broken index must not break the palette
-            self.log.warning(f"search failed: {exc}")
-            return []
+        return self.host.search(query, limit)
 
     def _start_action(self, tool: str, args: dict[str, str], label: str) -> None:
         self.busy = True
-        self.query_one(TurnStatus).start(label)
-        self.run_action(tool, args)
-
-    @work(exclusive=True, group="action", exit_on_error=False, description="effort action")
-    async def run_action(self, tool: str, args: dict[str, str]) -> None:
-        outcome = await self.engine.run_action(tool, args, self._emit)
-        if not outcome.ok:
-            error = str(outcome.result.get("error", "the action failed"))
-            self.notify(error, title="Not done", severity="error")
+        self.query_one(TurnStatus).start(label, cancellable=tool == "close_effort")
+        self.host.run_action(tool, args)
 
     def show_log(self, effort_id: str) -> None:
         from ...core.store import read_jsonl
         from .log_viewer import EffortLogScreen
 
-        effort = self._effort(effort_id)
+        effort = self.host.effort(effort_id)
         if effort is None:
             return
         result = read_jsonl(self.engine.session.effort_path(effort_id))
@@ -389,11 +319,8 @@ class ChatScreen(Screen[None]):
     def export_effort(self, effort_id: str) -> None:
         from ..export import export_effort
 
-        if self.engine is None:
-            return
-
         def chosen(target: str | None) -> None:
-            if not target:
+            if not target or self.engine is None:
                 return
             try:
                 path = export_effort(self.engine.session, effort_id, Path(target))
@@ -405,23 +332,26 @@ class ChatScreen(Screen[None]):
         self.app.push_screen(PromptDialog(f"Export {effort_id} to Markdown", value=str(Path.cwd() / f"{effort_id}.md"),
                                           help="A file path, or a directory (the file is then <id>.md)."), chosen)
 
-    # ----------------------------------------------------------------- turns
+    # ------------------------------------------------------------------- turns
     @on(msg.PromptSubmitted)
     def on_prompt_submitted(self, message: msg.PromptSubmitted) -> None:
         self.send(message.text)
 
     def send(self, text: str) -> None:
+        if self.engine is None and self.last_error is None:
+            self._pending_send = text  # sent as soon as the session is open
+            self.query_one(TurnStatus).start("Opening the session — your message is sent next", cancellable=False)
+            return
         if not self._ready("send another message"):
             return
         if self.engine.orchestrator.llm is None:
             self.notify("No model is configured: open Settings (F4) or start with --model.", severity="warning")
             self.app.show_welcome()
             return
-        prompt = self.query_one(PromptInput)
-        if prompt.text.strip() == text.strip():
-            prompt.clear()
+        if self.prompt.text.strip() == text.strip():
+            self.prompt.clear()
         if self.demo:
-            self._demo_sent(text)
+            self.driver.sent(text)
         self.busy = True
         self.call_next(self._begin_turn, text)
 
@@ -433,20 +363,7 @@ class ChatScreen(Screen[None]):
         log.scroll_end(animate=False)
         self.turn = RunningTurn(text, user, assistant)
         self.query_one(TurnStatus).start("Thinking")
-        self.run_turn(text)
-
-    @work(exclusive=True, group="turn", exit_on_error=False, description="LLM turn")
-    async def run_turn(self, text: str) -> None:
-        from ...core.orchestrator import UserInputError
-        from ...core.store import StoreError
-
-        try:
-            await self.engine.run_turn(text, self._emit)
-        except (UserInputError, StoreError) as exc:
-            self._emit(te.TurnFailed(turn=0, message=str(exc), retryable=False))
-
-    def _emit(self, event: te.TurnEvent) -> None:
-        self.post_message(msg.for_event(event))
+        self.host.run_turn(text)
 
     async def on_text_delta_message(self, message: msg.TextDeltaMessage) -> None:
         turn = self.turn
@@ -511,12 +428,10 @@ class ChatScreen(Screen[None]):
                 self.turn.pause.resolve("cancelled")
 
     async def on_turn_failed_message(self, message: msg.TurnFailedMessage) -> None:
-        error = message.event.message
-        await self._fail_turn(error)
+        await self._fail_turn(message.event.message)
 
     async def _fail_turn(self, error: str) -> None:
         turn, self.turn = self.turn, None
-        log = self.query_one(ChatLog)
         if turn is not None:
             if turn.assistant.text.strip():
                 await turn.assistant.finish(note="(failed)")
@@ -525,62 +440,38 @@ class ChatScreen(Screen[None]):
             if turn.pause is not None:
                 turn.pause.resolve("gave up")
             turn.user.add_class("-unanswered")
-            prompt = self.query_one(PromptInput)
-            if not prompt.text.strip():
-                prompt.set_text(turn.text)
-        await log.add_banner(f"The reply failed: {error} — your message is back in the input.", "error")
+            if not self.prompt.text.strip():
+                self.prompt.set_text(turn.text)
+        await self.query_one(ChatLog).add_banner(
+            f"The reply failed: {error} — your message is back in the input.", "error")
         self.notify(error, title="The reply failed", severity="error", timeout=10)
 
-    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The one place worker outcomes are handled: failures are shown, turns are closed."""
-        worker = event.worker
-        if event.state == WorkerState.ERROR:
-            error = f"{type(worker.error).__name__}: {worker.error}" if worker.error else "unknown error"
-            if worker.group == "turn" and self.turn is not None:
-                await self._fail_turn(error)
-            else:
-                self.notify(error, title=f"{worker.description} failed", severity="error", timeout=10)
-        if worker.group in ("turn", "action") and worker.is_finished:
-            await self._end_turn()
-
-    async def _end_turn(self) -> None:
+    async def on_work_ended(self, message: msg.WorkEnded) -> None:
+        if message.error and self.turn is not None:
+            await self._fail_turn(message.error)
         turn, self.turn = self.turn, None
         if turn is not None and turn.assistant.streaming:
             await turn.assistant.finish(note="(interrupted)")
         self.query_one(TurnStatus).stop()
         self.busy = False
-        from ...core.eventlog import now_iso
-
         self._seen_ts = now_iso()
         await self.refresh_sidebar()
         self.show_figures()
-        if self._disk_pending:
-            await self.reload_from_disk()
-        self._demo_prefill()
+        await self._demo_prefill()
 
     def action_cancel_turn(self) -> None:
         if self.busy:
-            self.workers.cancel_group(self, "turn")
+            self.host.cancel()
             self.query_one(TurnStatus).set_label("Cancelling")
 
-    async def wait_idle(self) -> None:
-        """Cancel a running turn and wait until it has written its partial exchange (quit)."""
-        for worker in list(self.workers):
-            if worker.group in ("turn", "action") and not worker.is_finished:
-                worker.cancel()
-                try:
-                    await worker.wait()
-                except Exception:  # noqa: BLE001 - cancelled or failed: both are fine here
-                    pass
-
-    # ---------------------------------------------------------------- screens
+    # ----------------------------------------------------------------- screens
     def action_inspector(self) -> None:
         from .inspector import InspectorScreen
 
         if self.engine is None:
             self.notify(self.last_error or "The session is still opening…", severity="warning")
             return
-        draft = self.query_one(PromptInput).text.strip()
+        draft = self.prompt.text.strip()
         orchestrator = self.engine.orchestrator
         context = orchestrator.working_context([{"role": "user", "content": draft}] if draft else [])
         self.app.push_screen(InspectorScreen(context, orchestrator.tool_defs, orchestrator.budget,
@@ -610,19 +501,6 @@ class ChatScreen(Screen[None]):
         self.notify("Settings saved", title="Settings")
         self.apply_settings(replace(self.settings, **changed))
 
-    def apply_settings(self, settings: Settings) -> None:
-        """Reopen the session with new settings (model, thresholds ...)."""
-        if settings == self.settings and self.engine is not None:
-            return
-        if not self._ready("change settings"):
-            return
-        self.settings = settings
-        self.close_engine()
-        self.query_one(AppHeader).model = settings.model or ""
-        self.open_session()
-        if settings.model and self.warm:
-            self.warm_up()
-
     def action_switch_model(self) -> None:
         if self.demo:
             self.notify("The demo runs its scripted model only.", severity="warning")
@@ -649,8 +527,7 @@ class ChatScreen(Screen[None]):
         self.app.push_screen(CommandPalette(providers=[EffortSearch], placeholder="Search all efforts…"))
 
     def action_focus_efforts(self) -> None:
-        if not self.show_sidebar:
-            self.show_sidebar = True
+        self.show_sidebar = True
         if not self.query_one(Sidebar).focus_effort():
             self.notify("No efforts yet", severity="information")
 
@@ -672,61 +549,13 @@ class ChatScreen(Screen[None]):
                 return
         self.notify("No code block in the chat yet", severity="warning")
 
-    # ------------------------------------------------------------------ demo
-    def _demo_prefill(self) -> None:
-        from ...demo import script_messages
-
-        if not self.demo or self.busy:
-            return
-        script = script_messages()
-        prompt = self.query_one(PromptInput)
-        if self._demo_next < len(script):
-            if not prompt.text.strip() and not self.autoplay:
-                prompt.set_text(script[self._demo_next])
-        elif self._demo_next == len(script):
-            self._demo_next += 1
-            self.autoplay = False
-            self.call_next(self.query_one(ChatLog).add_banner,
-                           "End of the demo script. Look around: Tab to the efforts (Enter for actions), "
-                           "F2 shows what the model sees, Ctrl+P lists every command.", "demo")
-
-    def _demo_sent(self, text: str) -> None:
-        from ...demo import script_messages
-
-        script = script_messages()
-        if self._demo_next < len(script) and " ".join(text.split()) == " ".join(script[self._demo_next].split()):
-            self._demo_next += 1
+    # -------------------------------------------------------------------- demo
+    async def _demo_prefill(self) -> None:
+        if self.demo and not self.busy:
+            outro = self.driver.prefill()
+            if outro:
+                await self.query_one(ChatLog).add_banner(outro, "demo")
 
     def action_demo_autoplay(self) -> None:
-        self.autoplay = not self.autoplay
-        self._demo_typed = 0
-        self._demo_wait = 0
-        self.notify("Autoplay on: the demo types and sends by itself" if self.autoplay else "Autoplay off")
-
-    def _demo_tick(self) -> None:
-        """Autoplay: pause, type the next scripted message, pause, send it."""
-        from ...demo import script_messages
-
-        if self.app.screen is not self or not self.autoplay or self.busy or self.engine is None:
-            return
-        script = script_messages()
-        if self._demo_next >= len(script):
-            return
-        if self._demo_wait > 0:
-            self._demo_wait -= 1
-            return
-        target = script[self._demo_next]
-        prompt = self.query_one(PromptInput)
-        if self._demo_typed < len(target):
-            self._demo_typed = min(len(target), self._demo_typed + 2)
-            prompt.set_text(target[: self._demo_typed])
-            if self._demo_typed == len(target):
-                self._demo_wait = 16
-            return
-        self._demo_typed = 0
-        self._demo_wait = 40
-        self.send(prompt.text)
-
-
-def demo_autoplay_default() -> bool:
-    return os.environ.get("CCM_DEMO_AUTOPLAY", "") not in ("", "0")
+        on = self.driver.toggle()
+        self.notify("Autoplay on: the demo types and sends by itself" if on else "Autoplay off")

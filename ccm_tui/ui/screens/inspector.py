@@ -55,16 +55,20 @@ class InspectorScreen(Screen[None]):
             ("Naive context: ", "$text-muted"), (f"{wc.naive:,}", "$text-muted"),
             (" (with your draft as the new message)" if self.draft else " (shown with an empty new message)", "$text-muted"),
         )
-        options = []
+        options: list[Option | None] = []
         for section in wc.sections:
+            if options:
+                options.append(None)
             options.append(Option(Content.assemble((section.title, "bold"), "\n",
                                                    (f"{section.layer} · {section.tokens:,} tokens · "
-                                                    f"{len(section.messages)} msg", "$text-muted"))))
+                                                    f"{len(section.messages)} msg", "$text-muted")),
+                                  id=f"section-{len(self.texts)}"))
             self.texts.append(section_text(section.messages, self.counter.count_message))
         if self.tools:
+            options.append(None)
             options.append(Option(Content.assemble(("Tool definitions", "bold"), "\n",
                                                    (f"tools · {wc.tools_tokens:,} tokens · {len(self.tools)} tools",
-                                                    "$text-muted"))))
+                                                    "$text-muted")), id=f"section-{len(self.texts)}"))
             self.texts.append(json.dumps(self.tools, ensure_ascii=False, indent=2))
         with Vertical(id="inspector"):
             yield Static("Context inspector — what the model will see", classes="screen-title")
@@ -82,7 +86,8 @@ class InspectorScreen(Screen[None]):
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         text = self.query_one("#inspector-text", TextArea)
-        text.load_text(self.texts[event.option_index])
+        index = int(str(event.option.id).rsplit("-", 1)[1])
+        text.load_text(self.texts[index])
         text.scroll_home(animate=False)
 
     def action_copy_section(self) -> None:

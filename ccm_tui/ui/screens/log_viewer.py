@@ -1,4 +1,4 @@
-"""The effort log viewer: an effort's whole raw log, read-only, with its summary on top."""
+"""The effort log viewer: an effort's raw log, read-only, with its summary on top."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Footer, Static
 
 from ..export import effort_markdown
+from ..widgets.banner import BannerLine
+from ..widgets.message import ChatMessage
 
-MAX_RECORDS = 400
+MAX_RECORDS = 300
 
 
 class EffortLogScreen(Screen[str | None]):
@@ -35,20 +37,37 @@ class EffortLogScreen(Screen[str | None]):
         e = self.effort
         shown = self.records[-MAX_RECORDS:]
         status = "open" if e["status"] == "open" else "concluded" + (" · expanded" if e.get("expanded") else "")
-        sub = Content.assemble((status, "$accent"), f" · {len(self.records)} log lines · {e['raw_tokens']:,} tokens",
-                               (f" · showing the last {MAX_RECORDS}" if len(self.records) > MAX_RECORDS else "", "$warning"),
-                               (f" · {self.bad_lines} unreadable line(s) skipped" if self.bad_lines else "", "$warning"),
-                               ("  (read-only)", "$text-muted"))
-        body = effort_markdown(e, shown).split("\n", 1)[1]  # the title is in the screen header
+        sub = Content.assemble(
+            (status, "$text-accent"), f" · {len(self.records)} log lines · {e['raw_tokens']:,} tokens",
+            (f" · showing the last {MAX_RECORDS}" if len(self.records) > MAX_RECORDS else "", "$text-warning"),
+            (f" · {self.bad_lines} unreadable line(s) skipped" if self.bad_lines else "", "$text-warning"),
+            (" · read-only", "$text-muted"),
+        )
         with Vertical(id="log-viewer"):
             yield Static(f"Effort log — {e['id']}", classes="screen-title", markup=False)
             yield Static(sub, classes="screen-subtitle")
             with VerticalScroll(id="log-scroll"):
-                yield Markdown(body, id="log-text")
+                if e.get("summary"):
+                    summary = Static(e["summary"], id="log-summary", markup=False)
+                    summary.border_title = "Summary"
+                    yield summary
+                for record in shown:
+                    role, content = record.get("role"), str(record.get("content") or "")
+                    if role == "system":
+                        yield BannerLine(content, "info")
+                    elif role in ("user", "assistant"):
+                        message = ChatMessage(role, content)
+                        if record.get("interrupted"):
+                            message.note = "(interrupted)"
+                        yield message
+                if not shown:
+                    yield Static("This effort has no messages yet.", classes="banner -info")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#log-scroll").focus()
+        scroll = self.query_one("#log-scroll", VerticalScroll)
+        scroll.focus()
+        scroll.scroll_end(animate=False, immediate=True)
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(effort_markdown(self.effort, self.records))

@@ -6,22 +6,29 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Select, Static
 
 from ... import paths
 from ...config import ConfigError, Settings, read_config_file, save_config_file
 
-FIELDS: list[tuple[str, str, str, str]] = [
-    # key, label, placeholder, input type
-    ("model", "Model", "provider/model, e.g. openai/gpt-4o-mini or ollama/llama3.1", "text"),
-    ("api_base", "API base URL", "only for proxies, Ollama or local servers, e.g. http://localhost:11434", "text"),
-    ("summary_model", "Summary model", "same as the model (a cheaper one works well)", "text"),
-    ("token_budget", "Token budget", "auto: the smaller of 16,000 and 75% of the model's window", "integer"),
-    ("decay_threshold", "Auto-collapse after", "turns without reference (default 3)", "integer"),
-    ("summary_eviction_threshold", "Evict summaries after", "turns without reference (default 20)", "integer"),
-    ("ambient_window", "Ambient window", "exchanges of ambient chat kept in context (default 10)", "integer"),
+FIELDS: list[tuple[str, str, str, str, str]] = [
+    # key, label, placeholder, input type, help
+    ("model", "Model", "e.g. openai/gpt-4o-mini", "text",
+     "provider/model as litellm knows it: anthropic/claude-3-5-haiku-latest, ollama/llama3.1 …"),
+    ("api_base", "API base URL", "empty: the provider's default", "text",
+     "for proxies, Ollama (http://localhost:11434) or other OpenAI-compatible servers"),
+    ("summary_model", "Summary model", "empty: the same as the model", "text",
+     "writes effort summaries when they are concluded; a cheaper model works well"),
+    ("token_budget", "Token budget", "empty: automatic", "integer",
+     "hard cap on the context sent; automatic = min(16,000, 75% of the model's window)"),
+    ("decay_threshold", "Auto-collapse after", "3", "integer",
+     "turns without mention before an expanded effort folds back to its summary"),
+    ("summary_eviction_threshold", "Evict summaries after", "20", "integer",
+     "turns without mention before a summary leaves memory (it stays searchable)"),
+    ("ambient_window", "Ambient window", "10", "integer",
+     "exchanges of ambient chat (greetings, asides) kept in context"),
 ]
 OVERRIDDEN_BY = {"environment": "set by an environment variable", "command line": "set on the command line"}
 
@@ -43,23 +50,28 @@ class SettingsScreen(Screen[dict[str, Any] | None]):
             yield Static("Settings", classes="screen-title")
             yield Static(f"Saved to {paths.config_file()}", classes="screen-subtitle", markup=False)
             with VerticalScroll(id="settings-scroll"):
-                with Grid(id="settings-grid"):
-                    for key, label, placeholder, kind in FIELDS:
+                for key, label, placeholder, kind, help in FIELDS:
+                    value = getattr(self.settings, key)
+                    with Horizontal(classes="field-row"):
                         yield Static(label, classes="field-label")
-                        value = getattr(self.settings, key)
                         with Vertical(classes="field"):
                             yield Input("" if value is None else str(value), placeholder=placeholder, type=kind,
                                         id=f"field-{key}", classes="field-input")
+                            yield Static(help, classes="field-help")
                             source = OVERRIDDEN_BY.get(self.settings.sources.get(key, ""))
                             if source:
                                 yield Static(f"{source}: it wins over the file", classes="field-note")
+                with Horizontal(classes="field-row"):
                     yield Static("Theme", classes="field-label")
-                    themes = sorted(self.app.available_themes)
-                    yield Select([(t, t) for t in themes], value=self.app.theme, allow_blank=False, id="field-theme")
+                    with Vertical(classes="field"):
+                        themes = sorted(self.app.available_themes)
+                        yield Select([(t, t) for t in themes], value=self.app.theme, allow_blank=False,
+                                     id="field-theme")
+                        yield Static("also switchable from the command palette (Ctrl+P → theme)", classes="field-help")
             yield Static("", id="settings-error")
             with Horizontal(id="settings-buttons"):
-                yield Button("Save", id="save", variant="primary")
-                yield Button("Cancel", id="cancel")
+                yield Button("Save", id="settings-save", variant="primary")
+                yield Button("Cancel", id="settings-cancel")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -67,14 +79,14 @@ class SettingsScreen(Screen[dict[str, Any] | None]):
 
     def values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for key, *_ in FIELDS:
+        for key, *_rest in FIELDS:
             out[key] = self.query_one(f"#field-{key}", Input).value.strip() or None
         out["theme"] = self.query_one("#field-theme", Select).value
         return out
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.action_save() if event.button.id == "save" else self.action_cancel()
+        self.action_save() if event.button.id == "settings-save" else self.action_cancel()
 
     def action_save(self) -> None:
         values = self.values()

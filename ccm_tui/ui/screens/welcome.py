@@ -59,18 +59,18 @@ class WelcomeScreen(Screen[str | None]):
             with VerticalScroll(id="welcome-scroll"):
                 yield Markdown(WELCOME.format(config=paths.config_file()), id="welcome-text")
             with Horizontal(id="welcome-buttons"):
-                yield Button("Open settings", id="settings", variant="primary")
-                yield Button("Run the demo", id="demo", variant="success")
-                yield Button("Quit", id="quit")
+                yield Button("Open settings", id="welcome-settings", variant="primary")
+                yield Button("Run the demo", id="welcome-demo", variant="success")
+                yield Button("Quit", id="welcome-quit")
             yield Static("s settings · d demo · q quit", classes="dialog-hint")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#settings", Button).focus()
+        self.query_one("#welcome-settings", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.action_choose(event.button.id or "quit")
+        self.action_choose((event.button.id or "welcome-quit").removeprefix("welcome-"))
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(None if choice == "quit" else choice)

@@ -10,7 +10,7 @@ LAYER_STYLES = {
     "tools": "$primary-lighten-2",
     "summaries": "$success",
     "ambient": "$secondary",
-    "expanded": "$warning",
+    "expanded": "$error-lighten-1",
     "open": "$accent",
     "turn": "$foreground",
 }

@@ -12,7 +12,7 @@ from ..actions import valid_actions
 HINT = "Select an effort (Ctrl+G or click) to see its summary and actions."
 
 
-def describe(effort: dict[str, Any], decay_threshold: int) -> Content:
+def describe(effort: dict[str, Any], decay_threshold: int, *, keys: bool = True) -> Content:
     if effort["status"] == "open":
         state = "open · active" if effort["active"] else "open · backgrounded"
     elif effort["expanded"]:
@@ -22,14 +22,15 @@ def describe(effort: dict[str, Any], decay_threshold: int) -> Content:
         state = "concluded · not in memory (found by search)"
     else:
         state = "concluded · summary in memory"
-    keys = "  ".join(f"{a.key} {a.short.lower()}" for a in valid_actions(effort))
+    key_line = "  ".join(f"{a.key} {a.short.lower()}" for a in valid_actions(effort))
     parts: list[Any] = [(effort["id"], "bold"), "\n", (state, "$text-muted"), "\n"]
     parts.append((f"{effort['raw_tokens']:,} tokens in the raw log · reopened {effort['reopen_count']}×\n"
                   if effort.get("reopen_count") else f"{effort['raw_tokens']:,} tokens in the raw log\n", "$text-muted"))
     if effort.get("summary"):
         parts += ["\n", effort["summary"], "\n"]
-    parts += ["\n", (keys, "$accent")]
-    return Content.assemble(*parts)
+    if keys:
+        parts += ["\n", (key_line, "$accent")]
+    return Content.assemble(*parts).rstrip()
 
 
 class EffortDetail(Static):

@@ -56,7 +56,7 @@ def build_rows(efforts: list[dict[str, Any]], decay_threshold: int) -> tuple[lis
             left = max(0, decay_threshold - (e["turns_since_reference"] or 0))
             title = Content.assemble(("◆ ", "$warning"), (e["id"], "bold"))
             detail = Content.styled(
-                f"expanded · collapses in {_plural(left, 'turn')} · {e['raw_tokens']:,} tokens", "$warning"
+                f"collapses in {_plural(left, 'turn')} · {e['raw_tokens']:,} tokens loaded", "$warning"
             )
             rows.append(Row(e["id"], "expanded", title, detail, e.get("summary"), "effort -expanded"))
     concluded = [e for e in reversed(efforts) if e["status"] == "concluded" and not e["expanded"]]

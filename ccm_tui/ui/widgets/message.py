@@ -70,7 +70,6 @@ class ChatMessage(Vertical):
             self.remove_class("-waiting")
             self._stream = Markdown.get_stream(self.body)
         self.text += piece
-        self.add_class("-has-text")
         await self._stream.write(piece)
 
     async def _stop_stream(self) -> None:
@@ -82,7 +81,6 @@ class ChatMessage(Vertical):
         """Drop what streamed and show ``text`` instead (a retried round, a final reply)."""
         await self._stop_stream()
         self.text = text
-        self.set_class(bool(text.strip()), "-has-text")
         await self.body.update(text)
 
     async def finish(self, text: str | None = None, *, logged_to: str | None = None, note: str = "") -> None:

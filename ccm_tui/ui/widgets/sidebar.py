@@ -34,6 +34,7 @@ class Sidebar(Vertical):
         self.decay_threshold = decay_threshold
         await self.query_one(EffortList).show(efforts, decay_threshold)
         detail = self.query_one(EffortDetail)
+        detail.display = bool(efforts)
         focused = self.app.focused
         selected = focused.effort_id if isinstance(focused, EffortItem) else detail.effort_id
         detail.show(self.efforts.get(selected) if selected else None, decay_threshold)

@@ -16,12 +16,14 @@ class TurnStatus(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, markup=False)
         self.label = ""
+        self.cancellable = True
         self._started = 0.0
         self._frame = 0
         self._timer: Timer | None = None
 
-    def start(self, label: str) -> None:
+    def start(self, label: str, *, cancellable: bool = True) -> None:
         self.label = label
+        self.cancellable = cancellable
         self._started = time.monotonic()
         self.add_class("-running")
         if self._timer is None:
@@ -42,4 +44,5 @@ class TurnStatus(Static):
     def _tick(self) -> None:
         self._frame = (self._frame + 1) % len(SPINNER)
         elapsed = time.monotonic() - self._started
-        self.update(f"{SPINNER[self._frame]} {self.label} · {elapsed:.1f} s · Esc cancels")
+        hint = " · Esc cancels" if self.cancellable else ""
+        self.update(f"{SPINNER[self._frame]} {self.label} · {elapsed:.1f} s{hint}")

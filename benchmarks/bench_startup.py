@@ -1,0 +1,119 @@
+"""Start-up time of the TUI: launch → first paint, median of 5 runs.
+
+Every app is measured the same way: it is started in a detached tmux pane of
+150x45 and the pane is polled (``capture-pane``) until a marker that only the
+painted UI shows appears. The figure includes tmux's own start (a few ms, the
+same for every app). For ccm-tui a second figure, "ready", waits until the
+session is open and the token meter is filled in.
+
+    python benchmarks/bench_startup.py                 # ccm-tui, plus elia / oterm if found
+    python benchmarks/bench_startup.py --runs 9 --elia /tmp/elia-venv/bin/elia
+
+Comparison apps are looked up in /tmp/elia-venv and /tmp/oterm-venv
+(``python -m venv /tmp/elia-venv && /tmp/elia-venv/bin/pip install elia-chat``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TIMEOUT = 30.0
+_runs = 0
+
+
+def tmux(socket: str, *args: str, check: bool = True) -> str:
+    return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, check=check).stdout
+
+
+def time_to_marker(command: str, markers: list[str], env: dict[str, str]) -> list[float]:
+    """Seconds from launching ``command`` until each marker is on screen (in order)."""
+    global _runs
+    _runs += 1
+    socket = f"ccm-bench-{os.getpid()}-{_runs}"  # a fresh tmux server per run
+    exports = " ".join(f"{k}={v}" for k, v in env.items())
+    start = time.perf_counter()
+    tmux(socket, "new-session", "-d", "-s", "bench", "-x", "150", "-y", "45",
+         f"env -u COLUMNS -u LINES {exports} {command}")
+    found: list[float] = []
+    try:
+        while len(found) < len(markers):
+            screen = tmux(socket, "capture-pane", "-p", "-t", "bench", check=False)
+            while len(found) < len(markers) and markers[len(found)] in screen:
+                found.append(time.perf_counter() - start)
+            if time.perf_counter() - start > TIMEOUT:
+                raise RuntimeError(f"{markers[len(found)]!r} not seen after {TIMEOUT} s:\n{screen}")
+            time.sleep(0.002)
+    finally:
+        tmux(socket, "kill-server", check=False)
+    return found
+
+
+def measure(name: str, command: str, markers: list[str], runs: int, env: dict[str, str]) -> dict:
+    time_to_marker(command, markers, env)  # warm the OS file cache; not counted
+    samples = [time_to_marker(command, markers, env) for _ in range(runs)]
+    result = {"app": name, "runs": runs}
+    for i, marker in enumerate(markers):
+        label = "first_paint" if i == 0 else "ready"
+        result[f"{label}_median_s"] = round(statistics.median(s[i] for s in samples), 3)
+        result[f"{label}_samples_s"] = [round(s[i], 3) for s in samples]
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--elia", default="/tmp/elia-venv/bin/elia")
+    parser.add_argument("--oterm", default="/tmp/oterm-venv/bin/oterm")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        sys.exit("tmux is needed to measure start-up")
+
+    scratch = Path(tempfile.mkdtemp(prefix="ccm-bench-"))
+    env = {
+        "XDG_CONFIG_HOME": str(scratch / "config"), "XDG_DATA_HOME": str(scratch / "data"),
+        "HOME": str(scratch / "home"), "OPENAI_API_KEY": "sk-bench", "TERM": "xterm-256color",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OLLAMA_HOST": "http://127.0.0.1:9",
+    }
+    for key in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "HOME"):
+        Path(env[key]).mkdir(parents=True)
+    ccm = Path(sys.executable).with_name("ccm-tui")
+    program = str(ccm) if ccm.exists() else shutil.which("ccm-tui")
+    results = [measure(
+        "ccm-tui", f"{program} --session-dir {scratch / 'session'} --model openai/gpt-4o-mini",
+        ["EFFORTS", "of budget"], args.runs, env,
+    )]
+    for name, path, marker in (("elia", args.elia, "Enter your message"), ("oterm", args.oterm, "Welcome to oterm")):
+        if Path(path).exists():
+            try:
+                results.append(measure(name, path, [marker], args.runs, env))
+            except RuntimeError as exc:
+                results.append({"app": name, "error": str(exc).splitlines()[0]})
+        else:
+            results.append({"app": name, "error": f"not installed at {path}"})
+    shutil.rmtree(scratch, ignore_errors=True)
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    for r in results:
+        if "error" in r:
+            print(f"{r['app']:8} {r['error']}")
+            continue
+        line = f"{r['app']:8} first paint {r['first_paint_median_s'] * 1000:6.0f} ms (median of {r['runs']})"
+        if "ready_median_s" in r:
+            line += f" · session ready {r['ready_median_s'] * 1000:6.0f} ms"
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

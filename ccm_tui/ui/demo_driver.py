@@ -1,0 +1,84 @@
+"""The user's side of the offline demo: each scripted message waits in the prompt for Enter,
+or, with autoplay, is typed and sent by itself."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..demo import script_messages
+
+INTRO = ("DEMO — an offline scripted model drives the real core: no key, no network. "
+         "Press Enter to send each scripted message and watch the sidebar and the meter.")
+OUTRO = ("End of the demo script. Look around: Tab to the efforts (Enter for actions), "
+         "F2 shows what the model sees, Ctrl+P lists every command.")
+TYPE_CHARS = 2  # per tick (50 ms)
+PAUSE_BEFORE_SEND = 16  # ticks
+PAUSE_AFTER_REPLY = 40  # ticks
+
+
+class DemoDriver:
+    """Driven by the chat screen: ``start`` once the session is open, ``tick`` every 50 ms."""
+
+    def __init__(self, screen: Any, *, autoplay: bool = False) -> None:
+        self.screen = screen
+        self.script = script_messages()
+        self.autoplay = autoplay
+        self.next = 0
+        self.finished = False
+        self._typed = 0
+        self._wait = 0
+
+    def start(self, turn: int) -> str | None:
+        """Pick up the script where the session is; the intro banner for a new session."""
+        self.next = min(turn, len(self.script))
+        self.finished = False
+        return INTRO if turn == 0 else None
+
+    def prefill(self) -> str | None:
+        """Offer the next message in the prompt; the outro banner once the script is done."""
+        if self.next < len(self.script):
+            prompt = self.screen.prompt
+            if not prompt.text.strip() and not self.autoplay:
+                prompt.set_text(self.script[self.next])
+            return None
+        if self.finished:
+            return None
+        self.finished = True
+        self.autoplay = False
+        return OUTRO
+
+    def sent(self, text: str) -> None:
+        if self.next < len(self.script) and " ".join(text.split()) == " ".join(self.script[self.next].split()):
+            self.next += 1
+
+    def toggle(self) -> bool:
+        self.autoplay = not self.autoplay
+        self._typed = self._wait = 0
+        return self.autoplay
+
+    def tick(self) -> None:
+        """Autoplay: pause, type the next message, pause, send it."""
+        screen = self.screen
+        if not self.autoplay or screen.busy or screen.engine is None or self.next >= len(self.script):
+            return
+        if screen.app.screen is not screen:
+            return
+        if self._wait > 0:
+            self._wait -= 1
+            return
+        target = self.script[self.next]
+        if self._typed < len(target):
+            self._typed = min(len(target), self._typed + TYPE_CHARS)
+            screen.prompt.set_text(target[: self._typed])
+            if self._typed == len(target):
+                self._wait = PAUSE_BEFORE_SEND
+            return
+        self._typed = 0
+        self._wait = PAUSE_AFTER_REPLY
+        screen.send(screen.prompt.text)
+
+
+def autoplay_from_env() -> bool:
+    """``CCM_DEMO_AUTOPLAY=1`` starts the demo in autoplay (recordings, screenshots)."""
+    return os.environ.get("CCM_DEMO_AUTOPLAY", "") not in ("", "0")

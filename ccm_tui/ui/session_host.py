@@ -1,0 +1,241 @@
+"""The session host: owns the :class:`~ccm_tui.core.engine.Engine` and every worker that touches it.
+
+A non-visual widget on the chat screen. It opens the session in a thread after
+the first paint, warms litellm up in another, watches the session directory,
+and runs turns and effort actions in async workers on the UI's event loop.
+Everything it learns is posted as a message (:mod:`.messages`) that bubbles up
+to the screen, which only draws.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.widget import Widget
+from textual.worker import Worker, WorkerState
+
+from ..config import Settings
+from ..core import turn_events as te
+from . import messages as msg
+from .history import recent_lines
+
+DEFAULT_BUDGET = 16_000
+ENGINE_GROUPS = ("turn", "action")
+
+
+class SessionHost(Widget):
+    """``engine`` is None until :class:`~.messages.EngineReady` (or after a failure)."""
+
+    def __init__(self, settings: Settings, session_dir: Path, *, llm: Any = None, watch: bool = True,
+                 warm_up: bool = True) -> None:
+        super().__init__()
+        self.settings = settings
+        self.session_dir = Path(session_dir)
+        self.llm = llm
+        self.watch_files = watch
+        self.warm = warm_up
+        self.engine: Any = None
+        self.last_error: str | None = None
+        self.running: str | None = None  # "turn" or "action" while one runs
+        self.watching = False
+        self._opened_once = False
+        self._disk_pending = False
+        self._stop_watch: asyncio.Event | None = None
+
+    # ------------------------------------------------------------ lifecycle
+    def open(self) -> None:
+        self.last_error = None
+        self._open(with_history=not self._opened_once)
+
+    def reopen(self, settings: Settings, session_dir: Path | None = None, llm: Any = None, *,
+               fresh: bool = False) -> None:
+        """Close and open again with other settings (a new model) or another session (the demo)."""
+        self.close()
+        self.settings = settings
+        if session_dir is not None:
+            self.session_dir = Path(session_dir)
+            self.llm = llm
+        if fresh:
+            self._opened_once = False
+        self.open()
+
+    @work(thread=True, exclusive=True, group="session", exit_on_error=False, description="open the session")
+    def _open(self, with_history: bool) -> None:
+        from ..core.engine import open_engine
+        from ..core.recovery import recover
+
+        settings = self.settings
+        try:
+            engine = open_engine(self.session_dir, settings, hold_lock=False, llm=self.llm,
+                                 budget=settings.token_budget or DEFAULT_BUDGET)
+            session = engine.session
+            session.lock.acquire(wait=5.0)
+            try:
+                report = recover(session)
+                session.refresh_if_changed()
+            finally:
+                session.lock.release()
+            if not settings.token_budget and session.state.budget:
+                engine.orchestrator.budget = session.state.budget
+            figures = engine.orchestrator.figures()  # loads the tokenizer here, off the event loop
+            history = recent_lines(session) if with_history else []
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
+            self.post_message(msg.EngineFailed(str(exc)))
+            return
+        self.post_message(msg.EngineReady(engine, report, history, figures, first=with_history))
+
+    def on_engine_ready(self, message: msg.EngineReady) -> None:
+        self.engine = message.engine
+        first = not self._opened_once
+        self._opened_once = True
+        if self.watch_files and not self.watching:
+            self._watch()
+        if first and self.warm and self.settings.model and self.llm is None:
+            self._warm_up()
+
+    def on_engine_failed(self, message: msg.EngineFailed) -> None:
+        self.last_error = message.error
+
+    def close(self) -> None:
+        if self._stop_watch is not None:
+            self._stop_watch.set()
+            self._stop_watch = None
+        if self.engine is not None:
+            engine, self.engine = self.engine, None
+            engine.close()
+
+    def on_unmount(self) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ background
+    @work(thread=True, exclusive=True, group="warmup", exit_on_error=False, description="load litellm in the background")
+    def _warm_up(self) -> None:
+        from ..core.engine import resolve_budget
+        from ..core.llm import import_litellm
+
+        litellm = import_litellm()
+        budget = None if self.settings.token_budget else resolve_budget(self.settings)
+        warning = None
+        if not self.settings.api_base:
+            try:
+                missing = litellm.validate_environment(model=self.settings.model).get("missing_keys") or []
+            except Exception:  # noqa: BLE001 - unknown providers: the first request will tell
+                missing = []
+            if missing:
+                warning = (f"No API key found for {self.settings.model}: set {', '.join(missing)} in the "
+                           "environment, or use --api-base for a local server (F4 opens the settings).")
+        self.post_message(msg.BackgroundNotice(budget=budget, warning=warning))
+
+    def on_background_notice(self, message: msg.BackgroundNotice) -> None:
+        if message.budget and self.engine is not None and self.running is None:
+            self.engine.orchestrator.budget = message.budget
+
+    @work(exclusive=True, group="watch", exit_on_error=False, description="watch the session directory")
+    async def _watch(self) -> None:
+        from watchfiles import awatch
+
+        self._stop_watch = stop = asyncio.Event()
+        self.watching = True
+        try:
+            async for _changes in awatch(self.session_dir, watch_filter=lambda _change, path: path.endswith("events.jsonl"),
+                                         debounce=100, step=50, recursive=False, stop_event=stop):
+                self.post_message(msg.SessionChangedOnDisk())
+        finally:
+            self.watching = False
+
+    def on_session_changed_on_disk(self, message: msg.SessionChangedOnDisk) -> None:
+        """Re-read the session if another process wrote (our own writes change nothing here)."""
+        if self.running is not None or self.engine is None:
+            self._disk_pending = True
+            message.stop()
+            return
+        self._disk_pending = False
+        if not self.engine.refresh():
+            message.stop()
+
+    # ----------------------------------------------------------------- work
+    def run_turn(self, text: str) -> None:
+        self.running = "turn"
+        self._turn(text)
+
+    def run_action(self, tool: str, args: dict[str, str]) -> None:
+        self.running = "action"
+        self._action(tool, args)
+
+    @work(exclusive=True, group="turn", exit_on_error=False, description="LLM turn")
+    async def _turn(self, text: str) -> None:
+        from ..core.orchestrator import UserInputError
+        from ..core.store import StoreError
+
+        try:
+            await self._litellm_loaded()
+            await self.engine.run_turn(text, self._emit)
+        except (UserInputError, StoreError) as exc:
+            self._emit(te.TurnFailed(turn=0, message=str(exc), retryable=False))
+
+    @work(exclusive=True, group="action", exit_on_error=False, description="effort action")
+    async def _action(self, tool: str, args: dict[str, str]) -> None:
+        if tool == "close_effort":
+            await self._litellm_loaded()  # the summary is written by the model
+        outcome = await self.engine.run_action(tool, args, self._emit)
+        if not outcome.ok:
+            self.notify(str(outcome.result.get("error", "the action failed")), title="Not done", severity="error")
+
+    async def _litellm_loaded(self) -> None:
+        """Import litellm off the event loop (seconds) before the first request needs it."""
+        from ..core import llm
+
+        if isinstance(self.engine.orchestrator.llm, llm.LLMClient) and llm._litellm is None:
+            await asyncio.to_thread(llm.import_litellm)
+
+    def _emit(self, event: te.TurnEvent) -> None:
+        self.post_message(msg.for_event(event))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place worker outcomes are handled: failures are shown, finished work is reported."""
+        worker = event.worker
+        error = None
+        if event.state == WorkerState.ERROR:
+            error = f"{type(worker.error).__name__}: {worker.error}" if worker.error else "unknown error"
+            self.notify(error, title=f"{worker.description} failed", severity="error", timeout=10)
+        if worker.group in ENGINE_GROUPS and worker.is_finished:
+            self.running = None
+            self.post_message(msg.WorkEnded(worker.group, error))
+            if self._disk_pending:
+                self.post_message(msg.SessionChangedOnDisk())
+
+    def cancel(self) -> None:
+        for group in ENGINE_GROUPS:  # a conclusion waiting for its summary can be cancelled too
+            self.workers.cancel_group(self, group)
+
+    async def wait_idle(self) -> None:
+        """Cancel running work and wait until it has written its partial exchange (quit)."""
+        for worker in list(self.workers):
+            if worker.group in ENGINE_GROUPS and not worker.is_finished:
+                worker.cancel()
+                try:
+                    await worker.wait()
+                except Exception:  # noqa: BLE001 - cancelled or failed: both are fine here
+                    pass
+
+    # --------------------------------------------------------------- queries
+    def status(self) -> dict[str, Any]:
+        return self.engine.session.status_dict() if self.engine is not None else {"turn": 0, "efforts": []}
+
+    def effort(self, effort_id: str) -> dict[str, Any] | None:
+        return next((e for e in self.status()["efforts"] if e["id"] == effort_id), None)
+
+    def search(self, query: str, limit: int) -> list[Any]:
+        if self.engine is None or not query.strip():
+            return []
+        try:
+            return self.engine.index.search(query, limit=limit)
+        except Exception as exc:  # noqa: BLE001 - a broken index must not break the palette
+            self.log.warning(f"search failed: {exc}")
+            return []
+
+    def figures(self) -> te.ContextFigures | None:
+        return self.engine.orchestrator.figures() if self.engine is not None else None

@@ -1,0 +1,109 @@
+"""A real terminal: the installed ``ccm-tui`` in tmux at 150x45 against the fake server.
+
+Starts the app, sends a message with send-keys, waits (polling capture-pane against a
+deadline) for the reply on screen, opens and concludes an effort by keyboard, and
+quits with Ctrl+Q.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _ccm_tui() -> str | None:
+    beside = Path(sys.executable).with_name("ccm-tui")
+    return str(beside) if beside.exists() else shutil.which("ccm-tui")
+
+
+@pytest.fixture
+def tmux(tmp_path):
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    socket = f"ccm-smoke-{os.getpid()}"
+
+    def run(*args: str, check: bool = True) -> str:
+        result = subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, check=check)
+        return result.stdout
+
+    yield run
+    run("kill-server", check=False)
+
+
+def _screen(tmux) -> str:
+    return tmux("capture-pane", "-p", "-t", "smoke")
+
+
+def _wait_for(tmux, text: str, timeout: float = 30.0) -> str:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = _screen(tmux)
+        if text in screen:
+            return screen
+        time.sleep(0.1)
+    raise AssertionError(f"{text!r} did not appear on screen within {timeout} s; the screen was:\n{screen}")
+
+
+def _session_alive(tmux) -> bool:
+    return "smoke" in tmux("ls", check=False)
+
+
+def test_chat_in_a_real_terminal(tmp_path, tmux):
+    program = _ccm_tui()
+    if program is None:
+        pytest.skip("ccm-tui is not installed")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([
+        {"type": "text", "content": "Hello from the fake server!"},
+        {"type": "tool_calls", "calls": [{"name": "open_effort", "arguments": {"name": "smoke test"}}]},
+        {"type": "text", "content": "Effort opened, let's go."},
+    ]))
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "OPENAI_API_KEY": "sk-test-fake", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--port", "0",
+                               "--script", str(script)], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        base_url = server.stdout.readline().strip()
+        assert base_url.startswith("http://")
+        command = (f"{program} --session-dir {tmp_path / 'session'} --model openai/fake-model "
+                   f"--api-base {base_url}")
+        exports = " ".join(f"{k}={v}" for k, v in env.items() if k in (
+            "XDG_CONFIG_HOME", "XDG_DATA_HOME", "OPENAI_API_KEY", "LITELLM_LOCAL_MODEL_COST_MAP"))
+        tmux("new-session", "-d", "-s", "smoke", "-x", "150", "-y", "45",
+             f"env -u COLUMNS -u LINES {exports} {command}")
+        _wait_for(tmux, "model  openai/fake-model")
+        _wait_for(tmux, "of budget")  # the session is open and measured
+
+        tmux("send-keys", "-t", "smoke", "-l", "hello there")
+        tmux("send-keys", "-t", "smoke", "Enter")
+        screen = _wait_for(tmux, "Hello from the fake server!")
+        assert "hello there" in screen
+
+        tmux("send-keys", "-t", "smoke", "-l", "let's run a smoke test")
+        tmux("send-keys", "-t", "smoke", "Enter")
+        screen = _wait_for(tmux, "--- Opened effort: smoke-test ---")
+        _wait_for(tmux, "Effort opened, let's go.")
+        assert "OPEN  1" in _screen(tmux)
+
+        tmux("send-keys", "-t", "smoke", "C-q")
+        deadline = time.monotonic() + 15
+        while _session_alive(tmux) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _session_alive(tmux), "ccm-tui did not quit on Ctrl+Q"
+        events = (tmp_path / "session" / "events.jsonl").read_text().splitlines()
+        assert json.loads(events[-1])["event"] == "session_end"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
