@@ -17,7 +17,7 @@ from typing import Any
 
 from .efforts import Effort
 from .session import Session
-from .tokens import REPLY_PRIMING, TokenCounter
+from .tokens import REPLY_PRIMING, TokenCounter, keep_head_and_tail
 
 LAYERS = ("system", "tools", "summaries", "ambient", "expanded", "open", "turn")
 
@@ -66,20 +66,12 @@ def fit_message(message: dict[str, Any], cap: int | None, counter: TokenCounter)
     than ``cap`` tokens — its head and tail around a marker. The raw log keeps the full text."""
     if not cap:
         return message
-    content = message.get("content") or ""
-    total = counter.count_text(content)
-    if total <= cap:
-        return message
-    tokens = counter.encoding.encode(content, disallowed_special=())
-    head_n = (cap * 2) // 3
-    tail_n = max(0, cap - head_n - 40)
-    marker = (
-        f"\n\n[… {total - head_n - tail_n:,} tokens of this message are left out of the working context; "
-        f"the full text stays in the raw log …]\n\n"
-    )
-    head = counter.encoding.decode(tokens[:head_n])
-    tail = counter.encoding.decode(tokens[len(tokens) - tail_n :]) if tail_n else ""
-    return {**message, "content": head + marker + tail}
+    content, cut = keep_head_and_tail(message.get("content") or "", cap, counter, _context_marker)
+    return message if not cut else {**message, "content": content}
+
+
+def _context_marker(cut: int) -> str:
+    return f"[… {cut:,} tokens of this message are left out of the working context; the full text stays in the raw log …]"
 
 
 def effort_messages(

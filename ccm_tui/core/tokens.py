@@ -13,7 +13,7 @@ import os
 from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 # Per-message framing overhead of the chat format (OpenAI's published rule of thumb).
 MESSAGE_OVERHEAD = 4
@@ -98,3 +98,28 @@ class TokenCounter:
         import json
 
         return self.count_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+def keep_head_and_tail(
+    text: str, cap: int, counter: TokenCounter, marker: Callable[[int], str], head_share: float = 0.6
+) -> tuple[str, int]:
+    """``text`` within ``cap`` tokens: its head and tail around ``marker(tokens_left_out)``.
+
+    Returns the text (unchanged when it fits) and how many tokens were left out. The
+    result's own count includes the marker, so it really is ≤ ``cap``.
+    """
+    total = counter.count_text(text)
+    if total <= cap:
+        return text, 0
+    enc = counter.encoding
+    tokens = enc.encode(text, disallowed_special=())
+    keep = max(8, cap - counter.count_text(marker(len(tokens))) - 4)
+    while True:
+        head_n = int(keep * head_share)
+        tail_n = keep - head_n
+        head = enc.decode(tokens[:head_n]).rstrip()
+        tail = enc.decode(tokens[len(tokens) - tail_n :]).lstrip() if tail_n else ""
+        out = f"{head}\n\n{marker(len(tokens) - head_n - tail_n)}\n\n{tail}".rstrip()
+        if counter.count_text(out) <= cap or keep <= 8:
+            return out, total - counter.count_text(out)
+        keep -= 8  # token boundaries can merge differently after decoding; shave and retry

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.tokens import TokenCounter
+from ..core.tokens import TokenCounter, keep_head_and_tail
 
 RESERVE = 800  # effort headers, checkpoint summary (≤ 300), tool calls and results, effort-state lines
 MARKER = "[… {cut:,} tokens of this {what} left out by the replay (message cap {cap:,} tokens) …]"
@@ -77,26 +77,5 @@ class CapStats:
 
 
 def cap_text(text: str, cap: int, counter: TokenCounter, what: str) -> tuple[str, int]:
-    """``text`` within ``cap`` tokens (head + marker + tail), and how many tokens were left out.
-
-    The count of the result includes the marker, so the result really is ≤ cap.
-    """
-    total = counter.count_text(text)
-    if total <= cap:
-        return text, 0
-    enc = counter.encoding
-    tokens = enc.encode(text, disallowed_special=())
-    marker_room = counter.count_text(MARKER.format(cut=len(tokens), what=what, cap=cap)) + 4
-    keep = max(8, cap - marker_room)
-    head_n = int(keep * HEAD_SHARE)
-    tail_n = keep - head_n
-    while True:
-        head = enc.decode(tokens[:head_n]).rstrip()
-        tail = enc.decode(tokens[len(tokens) - tail_n:]).lstrip() if tail_n else ""
-        cut = len(tokens) - head_n - tail_n
-        out = f"{head}\n\n{MARKER.format(cut=cut, what=what, cap=cap)}\n\n{tail}".rstrip()
-        if counter.count_text(out) <= cap or keep <= 8:
-            return out, total - counter.count_text(out)
-        keep -= 8  # token boundaries can merge differently after decoding; shave and retry
-        head_n = int(keep * HEAD_SHARE)
-        tail_n = keep - head_n
+    """``text`` within ``cap`` tokens (head + marker + tail), and how many tokens were left out."""
+    return keep_head_and_tail(text, cap, counter, lambda cut: MARKER.format(cut=cut, what=what, cap=cap), HEAD_SHARE)
