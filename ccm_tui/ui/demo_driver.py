@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..demo import script_messages
-
 INTRO = ("DEMO — an offline scripted model drives the real core: no key, no network. "
          "Press Enter to send each scripted message and watch the sidebar and the meter.")
 OUTRO = ("End of the demo script. Look around: Tab to the efforts (Enter for actions), "
@@ -22,7 +20,7 @@ class DemoDriver:
 
     def __init__(self, screen: Any, *, autoplay: bool = False) -> None:
         self.screen = screen
-        self.script = script_messages()
+        self.script: list[str] = []  # loaded by start(): the demo module is not needed otherwise
         self.autoplay = autoplay
         self.next = 0
         self.finished = False
@@ -31,12 +29,17 @@ class DemoDriver:
 
     def start(self, turn: int) -> str | None:
         """Pick up the script where the session is; the intro banner for a new session."""
+        from ..demo import script_messages
+
+        self.script = script_messages()
         self.next = min(turn, len(self.script))
         self.finished = False
         return INTRO if turn == 0 else None
 
     def prefill(self) -> str | None:
         """Offer the next message in the prompt; the outro banner once the script is done."""
+        if not self.script:
+            return None
         if self.next < len(self.script):
             prompt = self.screen.prompt
             if not prompt.text.strip() and not self.autoplay:

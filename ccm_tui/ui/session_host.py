@@ -20,7 +20,6 @@ from textual.worker import Worker, WorkerState
 from ..config import Settings
 from ..core import turn_events as te
 from . import messages as msg
-from .history import recent_lines
 
 DEFAULT_BUDGET = 16_000
 ENGINE_GROUPS = ("turn", "action")
@@ -66,6 +65,7 @@ class SessionHost(Widget):
     def _open(self, with_history: bool) -> None:
         from ..core.engine import open_engine
         from ..core.recovery import recover
+        from .history import recent_lines
 
         settings = self.settings
         try:

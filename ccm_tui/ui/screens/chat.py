@@ -25,7 +25,6 @@ from ...core.eventlog import now_iso
 from .. import messages as msg
 from ..actions import ACTIONS, valid_actions
 from ..demo_driver import DemoDriver
-from ..history import recent_lines
 from ..session_host import SessionHost
 from ..widgets.banner import PauseBanner
 from ..widgets.chat_log import ChatLog
@@ -191,6 +190,8 @@ class ChatScreen(Screen[None]):
 
     async def on_session_changed_on_disk(self, message: msg.SessionChangedOnDisk) -> None:
         """Another process wrote (the host has re-read the session): show what it added."""
+        from ..history import recent_lines
+
         lines = [line for line in recent_lines(self.engine.session) if line.ts > self._seen_ts]
         if lines:
             log = self.query_one(ChatLog)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ..history import LoggedLine
+if TYPE_CHECKING:
+    from ..history import LoggedLine
 from .banner import BannerLine
 from .message import ChatMessage
 
