@@ -461,6 +461,8 @@ class Session:
                     "raw_tokens": e.raw_tokens,
                     "messages": e.messages,
                     "reopen_count": e.reopen_count,
+                    "created": e.created,
+                    "concluded_at": e.concluded_at,
                     **({"source": e.source} if e.source else {}),
                 }
                 for e in self.efforts

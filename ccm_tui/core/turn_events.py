@@ -27,7 +27,7 @@ class TextDelta(TurnEvent):
 
 @dataclass(frozen=True)
 class RoundReset(TurnEvent):
-    """Text streamed so far in this round was preamble to tool calls; a new round starts."""
+    """The stream of this round was cut off: the text streamed so far is partial."""
 
 
 @dataclass(frozen=True)
