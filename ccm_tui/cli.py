@@ -31,15 +31,21 @@ from .cli_common import (  # noqa: F401  (re-exported for the command modules)
 
 
 # ----------------------------------------------------------------------------- parser
-def _session_options(p: argparse.ArgumentParser) -> None:
+def _session_options(p: argparse.ArgumentParser, *, sub: bool = True) -> None:
+    # On subcommands the default is SUPPRESS, so `ccm-tui --session-dir X send hi` keeps X.
+    default = argparse.SUPPRESS if sub else None
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--session", metavar="NAME", help="named session under the data directory (default: 'default')")
-    group.add_argument("--session-dir", metavar="PATH", type=Path, help="session directory to use")
+    group.add_argument("--session", metavar="NAME", default=default,
+                       help="named session under the data directory (default: 'default')")
+    group.add_argument("--session-dir", metavar="PATH", type=Path, default=default, help="session directory to use")
 
 
-def _model_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", metavar="M", help="litellm model, e.g. openai/gpt-4o-mini or ollama/llama3.1")
-    p.add_argument("--api-base", metavar="URL", help="API base URL passed to litellm (proxies, Ollama, local servers)")
+def _model_options(p: argparse.ArgumentParser, *, sub: bool = True) -> None:
+    default = argparse.SUPPRESS if sub else None
+    p.add_argument("--model", metavar="M", default=default,
+                   help="litellm model, e.g. openai/gpt-4o-mini or ollama/llama3.1")
+    p.add_argument("--api-base", metavar="URL", default=default,
+                   help="API base URL passed to litellm (proxies, Ollama, local servers)")
 
 
 def _debug_option(p: argparse.ArgumentParser) -> None:
@@ -53,8 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ccm-tui {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
-    _session_options(parser)
-    _model_options(parser)
+    _session_options(parser, sub=False)
+    _model_options(parser, sub=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("send", help="run one turn without the UI and print banners and the reply")
@@ -96,8 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     _debug_option(p)
     p.add_argument("transcript", type=Path)
     p.add_argument("--efforts", type=Path, metavar="BOUNDARIES.yaml", help="effort boundaries (first_turn/last_turn)")
-    p.add_argument("--model", metavar="M")
-    p.add_argument("--api-base", metavar="URL")
+    _model_options(p)
     p.add_argument("--format", default="auto")
     p.add_argument("--json", action="store_true")
     p.add_argument("--plot", type=Path, metavar="FILE", help="write an SVG (or PNG) plot of naive vs ccm tokens")
@@ -190,15 +195,14 @@ def cmd_send(args: argparse.Namespace) -> int:
         except UserInputError as exc:
             raise UsageError(str(exc)) from None
         except KeyboardInterrupt:
-            raise CliError("cancelled; the message is kept (use --retry-orphan to send it again)") from None
+            raise CliError("cancelled; your message and the partial reply were logged") from None
         if printer is not None:
             printer.finish()
         if args.json:
             print_json(send_json(result, engine))
         if result.error:
-            if not args.json:
-                raise CliError(f"{result.error} (your message is kept: ccm-tui send --retry-orphan)")
-            return EXIT_RUNTIME
+            hint = " (your message is kept: ccm-tui send --retry-orphan)" if result.logged_to is None else ""
+            raise CliError(f"{result.error}{hint}")
         return EXIT_OK
     finally:
         engine.close()
@@ -213,7 +217,7 @@ def send_json(result, engine) -> dict[str, Any]:
         "logged_to": result.logged_to,
         "active_effort": active.id if active else None,
         "tool_calls": result.tool_calls,
-        "context": result.context.as_dict() if result.context else None,
+        "context": (result.context or engine.orchestrator.figures()).as_dict(),
         "request": result.request.as_dict() if result.request else None,
         "usage": engine.orchestrator.usage_total,
     }
@@ -278,6 +282,7 @@ def render_status(data: dict[str, Any]) -> str:
 def cmd_search(args: argparse.Namespace) -> int:
     from .core.efforts import load_manifest
     from .core.search import EffortIndex, SearchIndexError
+    from .core.session import SEARCH_DB
 
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
@@ -286,7 +291,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         raise CliError(f"no session at {directory}")
     efforts = load_manifest(directory / "manifest.yaml")
     try:
-        with EffortIndex(directory / "search.sqlite") as index:
+        with EffortIndex(directory / SEARCH_DB) as index:
             index.sync_session(directory, ((e.id, e.status, e.summary) for e in efforts))
             hits = index.search(args.query, limit=args.limit)
     except SearchIndexError as exc:

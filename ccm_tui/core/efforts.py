@@ -277,9 +277,6 @@ class EffortTable:
     def concluded_count(self) -> int:
         return len(self.efforts) - len(self._open)
 
-    def concluded(self) -> list[Effort]:
-        return [e for e in self.efforts if e.is_concluded]
-
     def set_active(self, effort: Effort | None) -> None:
         for e in self._open.values():
             e.active = e is effort

@@ -14,13 +14,13 @@ from ..config import Settings, default_budget
 from .context import assemble
 from .llm import LLMClient
 from .orchestrator import Emit, Orchestrator
-from .search import EffortIndex, SearchHit
-from .session import Session
+from .search import EffortIndex, SearchHit, SearchIndexError
+from .tools import ToolError
+from .session import SEARCH_DB, Session
 from .tokens import TokenCounter
 from .turn_events import EffortChanged, TurnEvent
 from .. import paths
 
-SEARCH_DB = "search.sqlite"
 
 
 def resolve_budget(settings: Settings, *, probe_model: bool = True) -> int:
@@ -67,12 +67,17 @@ class Engine:
         return wrapped
 
     def reindex_effort(self, effort_id: str) -> None:
+        """Bring one effort up to date in the index. The index is derived data: if it is busy
+        (another process syncing it) or broken, the turn goes on and the next sync catches up."""
         effort = self.session.efforts.get(effort_id)
-        if effort is None:
-            self.index.remove_effort(effort_id)
-        else:
-            self.index.upsert_effort(effort.id, status=effort.status, summary=effort.summary, name=effort.name)
-            self.index.sync_effort_log(effort.id, self.session.effort_path(effort.id))
+        try:
+            if effort is None:
+                self.index.remove_effort(effort_id)
+            else:
+                self.index.upsert_effort(effort.id, status=effort.status, summary=effort.summary, name=effort.name)
+                self.index.sync_effort_log(effort.id, self.session.effort_path(effort.id))
+        except SearchIndexError:
+            pass
 
     async def run_turn(self, text: str, emit: Emit | None = None):
         async with self.session.writing():
@@ -118,13 +123,19 @@ def open_engine(
             )
 
         def search(query: str, limit: int) -> list[SearchHit]:
-            return index.search(query, limit=limit)
+            try:
+                return index.search(query, limit=limit)
+            except SearchIndexError as exc:
+                raise ToolError(f"the search index is unavailable right now ({exc}); try again") from None
 
         def on_logged(to: str, records: list[dict[str, Any]]) -> None:
             if to != "ambient":
                 effort = session.efforts.get(to)
                 if effort is not None:
-                    index.sync_effort_log(effort.id, session.effort_path(effort.id))
+                    try:
+                        index.sync_effort_log(effort.id, session.effort_path(effort.id))
+                    except SearchIndexError:
+                        pass  # derived data: the next sync catches up
 
         kwargs = {"sleep": sleep} if sleep is not None else {}
         orchestrator = Orchestrator(

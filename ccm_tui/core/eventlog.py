@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .store import append_jsonl, read_jsonl_tail
+from .store import append_jsonl
 
 # Event types (section 8 of the design).
 TURN_START = "turn_start"
@@ -66,6 +66,3 @@ class EventLog:
         record = {"event": event, "turn": turn, "ts": now_iso(), **fields}
         append_jsonl(self.path, [record])
         return record
-
-    def tail(self, max_records: int = 200) -> list[dict[str, Any]]:
-        return read_jsonl_tail(self.path, max_records)

@@ -154,10 +154,10 @@ def classify(exc: BaseException, model: str | None) -> LLMError:
         return LLMError(CONNECTION, f"cannot reach the provider for {model}: {detail}")
     if name in ("InternalServerError", "BadGatewayError") or (isinstance(status, int) and status >= 500):
         return LLMError(TRANSIENT, f"provider error {status or ''}: {detail}".replace("  ", " "))
+    if "LLM Provider NOT provided" in raw:
+        return LLMError(BAD_REQUEST, f"litellm does not know model {model!r}: use provider/model, e.g. openai/gpt-4o-mini")
     if name in ("BadRequestError", "UnprocessableEntityError", "UnsupportedParamsError") or status == 400:
         return LLMError(BAD_REQUEST, f"the provider rejected the request: {detail}")
-    if name == "BadRequestError" and "LLM Provider NOT provided" in raw:
-        return LLMError(BAD_REQUEST, f"litellm does not know model {model!r}: use provider/model, e.g. openai/gpt-4o-mini")
     return LLMError(OTHER, f"{name}: {detail}")
 
 

@@ -72,7 +72,7 @@ class UserInputError(ValueError):
 class TurnResult:
     turn: int
     reply: str = ""
-    logged_to: str = "ambient"
+    logged_to: str | None = None  # "ambient" or an effort id; None when nothing was logged
     banners: list[str] = field(default_factory=list)
     context: ContextFigures | None = None
     request: ContextFigures | None = None
@@ -210,17 +210,28 @@ class Orchestrator:
                             self.id_index().add(effort_id)
                         emit(EffortChanged(turn=turn, effort_id=effort_id, change=change))
         except asyncio.CancelledError:
+            # Escape: keep the exchange as far as it got, marked, as complete log lines.
             partial = "\n\n".join(reply_parts + (["".join(streamed)] if streamed else [])).strip()
-            self._finish_cancelled(turn, user_msg, partial, ctx)
+            reply_msg = {"role": "assistant", "content": partial, "ts": now_iso(), "interrupted": True}
+            self._finish(turn, user_msg, reply_msg, ctx, ev.TURN_CANCELLED, partial_chars=len(partial))
             emit(TurnCancelled(turn=turn, partial=partial))
             raise
         except (LLMError, ContextTooLarge) as exc:
             partial = getattr(exc, "partial", "") or ""
+            partial = "\n\n".join(reply_parts + ([partial] if partial else [])).strip()
+            retryable = not ctx.changes
+            logged_to = None
+            if not retryable:
+                # Tools already changed efforts this turn: log the exchange so log and state agree,
+                # marked failed; re-sending it would repeat the tool effects, so it is not retryable.
+                reply_msg = {"role": "assistant", "content": partial, "ts": now_iso(), "failed": str(exc)}
+                logged_to = self._finish(turn, user_msg, reply_msg, ctx, None)
+                result.logged_to = logged_to
             session.log_event(ev.TURN_FAILED, error=str(exc), kind=getattr(exc, "kind", "budget"),
-                              partial=partial[:MAX_PARTIAL_KEPT], partial_chars=len(partial))
+                              partial=partial[:MAX_PARTIAL_KEPT], partial_chars=len(partial), logged_to=logged_to)
             result.error = str(exc)
             result.banners = list(ctx.banners)
-            emit(TurnFailed(turn=turn, message=str(exc), partial=partial, retryable=True))
+            emit(TurnFailed(turn=turn, message=str(exc), partial=partial, retryable=retryable))
             return result
 
         reply = "\n\n".join(reply_parts)
@@ -317,15 +328,26 @@ class Orchestrator:
             self.on_logged(to, records)
         return to
 
+    def _finish(self, turn: int, user_msg, reply_msg, ctx, terminal: str | None, **fields: Any) -> str:
+        """The one way a turn's exchange reaches disk: append it where its route says, refresh the
+        manifest's counts if it went to a concluded effort, save the snapshots, log ``terminal``."""
+        session = self.session
+        logged_to = self._log_exchange(turn, user_msg, reply_msg, ctx)
+        destination = session.efforts.get(logged_to)
+        if destination is not None and destination.is_concluded:
+            session.save_manifest()  # the concluded effort's token and message counts
+        session.state.turn = turn
+        session.save_view()
+        session.save_state()
+        if terminal:
+            session.log_event(terminal, logged_to=logged_to, **fields)
+        return logged_to
+
     async def _commit(self, turn, user_msg, reply, ctx, result: TurnResult, emit: Emit) -> None:
         session = self.session
         assistant = {"role": "assistant", "content": reply, "ts": now_iso()}
         if result.tool_calls:
             assistant["tools"] = [c["name"] for c in result.tool_calls]
-        result.logged_to = self._log_exchange(turn, user_msg, assistant, ctx)
-        destination = session.efforts.get(result.logged_to)
-        if ctx.changes or (destination is not None and destination.is_concluded):
-            session.save_manifest()  # token and message counts of the efforts this turn touched
         result.reply = reply
         session.state.turn = turn
         referenced = referenced_efforts(session, self.id_index(), [user_msg["content"], reply], ctx.touched)
@@ -342,13 +364,18 @@ class Orchestrator:
             emit(EffortChanged(turn=turn, effort_id=effort_id, change="evicted"))
         for effort_id in report.restored:
             emit(EffortChanged(turn=turn, effort_id=effort_id, change="restored"))
-        await self._compact_after_turn(ctx, emit)
-        figures = self.figures()
-        session.state.history.append({"turn": turn, "ccm": figures.total, "naive": figures.naive})
-        del session.state.history[:-HISTORY_LIMIT]
-        session.save_view()
-        session.save_state()
-        session.log_event(ev.TURN_DONE, logged_to=result.logged_to, total=figures.total, naive=figures.naive)
+        result.logged_to = self._finish(turn, user_msg, assistant, ctx, None)
+        # The exchange is on disk; compaction for the next request may call the model (and be
+        # cancelled): the turn is recorded as done either way.
+        try:
+            await self._compact_after_turn(ctx, emit)
+        finally:
+            figures = self.figures()
+            session.state.history.append({"turn": turn, "ccm": figures.total, "naive": figures.naive})
+            del session.state.history[:-HISTORY_LIMIT]
+            session.save_view()
+            session.save_state()
+            session.log_event(ev.TURN_DONE, logged_to=result.logged_to, total=figures.total, naive=figures.naive)
         result.banners = list(ctx.banners)
         result.context = figures
         emit(figures)
@@ -357,21 +384,11 @@ class Orchestrator:
 
     async def _compact_after_turn(self, ctx: toolbox.ToolContext, emit: Emit) -> None:
         """Keep the working context (what the next request starts from) within the budget,
-        so the meter never shows more than the budget allows."""
+        so the meter never shows more than the budget allows. Best effort: the turn is done."""
         try:
             await self._fit([], self.tool_defs, ctx, emit)
         except (ContextTooLarge, LLMError):
             pass  # the next request compacts again, or reports why it cannot
-
-    def _finish_cancelled(self, turn, user_msg, partial: str, ctx) -> None:
-        """Escape: keep the exchange as far as it got, marked, as complete log lines."""
-        session = self.session
-        assistant = {"role": "assistant", "content": partial, "ts": now_iso(), "interrupted": True}
-        self._log_exchange(turn, user_msg, assistant, ctx)
-        session.state.turn = turn
-        session.save_view()
-        session.save_state()
-        session.log_event(ev.TURN_CANCELLED, partial_chars=len(partial))
 
     # ---------------------------------------------------------------- actions
     async def run_action(self, tool_name: str, arguments: dict[str, Any], emit: Emit | None = None) -> toolbox.ToolOutcome:

@@ -78,8 +78,8 @@ def unanswered_turn(session: Session, events: list[dict] | None = None) -> Unans
         if not isinstance(text, str) or not text:
             return None
         turn = int(event.get("next_turn") or event.get("turn", 0) + 1)
-        if ev.TURN_DONE in later or ev.TURN_CANCELLED in later:
-            return None
+        if ev.TERMINAL_TURN_EVENTS.intersection(later) - {ev.TURN_FAILED} or ev.MESSAGE_LOGGED in later:
+            return None  # answered (or its exchange was logged before the process ended)
         if ev.TURN_FAILED in later:
             failed = next(e for e in events[i + 1 :] if e.get("event") == ev.TURN_FAILED)
             return UnansweredTurn(text, turn, "failed", failed.get("error"))
@@ -118,17 +118,47 @@ def _set_torn_tail_aside(path) -> str | None:
         return None
 
 
-def recover(session: Session) -> RecoveryReport:
-    """Reconcile a session opened for writing; cheap when the last run ended cleanly.
+def _pid_alive(pid: object) -> bool:
+    if not isinstance(pid, int) or pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
-    The last run ended cleanly when the event log ends with ``session_end``.
-    """
+
+def ended_cleanly(events: list[dict]) -> bool:
+    """The last run ended with ``session_end`` — or is still running: a TUI holds the session
+    open between turns (it takes the writer lock only per turn), so while its process is alive
+    its ``session_start`` without an end is not a crash. (We hold the lock, so it is not
+    mid-write.)"""
+    if not events or events[-1].get("event") == ev.SESSION_END:
+        return True
+    running: set[object] = set()
+    for event in events:
+        if event.get("event") == ev.SESSION_START:
+            running.add(event.get("pid"))
+        elif event.get("event") == ev.SESSION_END:
+            running.discard(event.get("pid"))
+    return any(_pid_alive(pid) for pid in running)
+
+
+def recover(session: Session) -> RecoveryReport:
+    """Reconcile a session opened for writing; cheap when the last run ended cleanly."""
     events = read_jsonl_tail(session.events.path, EVENT_TAIL)
-    last = events[-1].get("event") if events else ev.SESSION_END
-    report = RecoveryReport(unclean=last != ev.SESSION_END or not session.state.clean_shutdown and bool(events))
+    report = RecoveryReport(unclean=not ended_cleanly(events))
     report.notes.extend(session.load_notes)
     session.load_notes.clear()
     state = session.state
+    if report.unclean:
+        # Torn tails first: the ambient totals are then counted on whole records only.
+        for path in [session.raw_path, session.events.path, *sorted((session.dir / EFFORTS_DIR).glob("*.jsonl"))]:
+            kept = _set_torn_tail_aside(path)
+            if kept:
+                report.torn_files.append(f"{path.relative_to(session.dir)} → {kept}")
     raw_size = file_size(session.raw_path)
     if raw_size != state.ambient_bytes:
         _recount_ambient(session, raw_size)
@@ -140,10 +170,6 @@ def recover(session: Session) -> RecoveryReport:
         if finished and max(finished) > state.turn:
             report.repaired.append(f"turn counter {state.turn} → {max(finished)}")
             state.turn = max(finished)
-        for path in [session.raw_path, session.events.path, *sorted((session.dir / EFFORTS_DIR).glob("*.jsonl"))]:
-            kept = _set_torn_tail_aside(path)
-            if kept:
-                report.torn_files.append(f"{path.relative_to(session.dir)} → {kept}")
         orphan = unanswered_turn(session, events)
         report.orphan = orphan if orphan is not None and orphan.reason == "orphaned" else None
         session.save_state()

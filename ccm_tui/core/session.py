@@ -39,6 +39,7 @@ EXPANDED_FILE = "expanded.json"
 STATE_FILE = "session_state.json"
 EVENTS_FILE = "events.jsonl"
 LOCK_FILE = ".lock"
+SEARCH_DB = "search.sqlite"  # derived: safe to delete, rebuilt from the logs
 SCHEMA_VERSION = 1
 
 
@@ -72,10 +73,23 @@ class SessionState:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         state = cls(**known)
         for key in ("turn", "compaction_count", "ambient_messages", "ambient_tokens", "ambient_bytes"):
-            if not isinstance(getattr(state, key), int) or getattr(state, key) < 0:
+            value = getattr(state, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 setattr(state, key, 0)
+        for key in ("ambient_window", "budget"):
+            value = getattr(state, key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                setattr(state, key, None)
+        if not isinstance(state.clean_shutdown, bool):
+            state.clean_shutdown = False
+        if not isinstance(state.saved_at, str):
+            state.saved_at = ""
         if not isinstance(state.history, list):
             state.history = []
+        state.history = [
+            h for h in state.history
+            if isinstance(h, dict) and all(isinstance(h.get(k), int) for k in ("turn", "ccm", "naive"))
+        ]
         return state
 
 
@@ -342,7 +356,7 @@ class Session:
                 self.refresh_if_changed()
                 self.state.clean_shutdown = True
                 self.save_state()
-                self.log_event(ev.SESSION_END)
+                self.log_event(ev.SESSION_END, pid=os.getpid())
         finally:
             self.lock.release()
 

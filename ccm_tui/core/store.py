@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,10 +143,6 @@ def read_jsonl(path: Path) -> JsonlRead:
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
     return _parse_lines(raw)
-
-
-def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    yield from read_jsonl(path).records
 
 
 def read_jsonl_tail(path: Path, max_records: int, *, chunk: int = 65536) -> list[dict[str, Any]]:

@@ -102,3 +102,29 @@ def test_broken_state_snapshot_is_set_aside_and_rebuilt(ccm):
     assert rc == 0
     assert json.loads(out)["turn"] == 2  # turn counter recovered from the event log
     assert list(ccm.dir.glob("session_state.json.corrupt-*"))
+
+
+def test_a_send_while_another_live_process_holds_the_session_open_is_not_a_recovery(ccm):
+    """A TUI keeps the session open between turns; `send` from another terminal must not
+    report a crash that did not happen."""
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        ccm.server.push(text("one"))
+        ccm.send("first")
+        with open(ccm.dir / "events.jsonl", "a") as fh:  # what a live TUI leaves between turns
+            fh.write(json.dumps({"event": "session_start", "turn": 1, "pid": holder.pid, "ts": "x"}) + "\n")
+            fh.write(json.dumps({"event": "turn_done", "turn": 1, "ts": "x"}) + "\n")
+        ccm.server.push(text("two"))
+        rc, out, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
+                               "--api-base", ccm.server.base_url, "second")
+        assert rc == 0 and "RECOVERY" not in err
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_options_before_the_subcommand_are_kept(ccm):
+    ccm.server.push(text("hi"))
+    rc, out, err = ccm.run("--session-dir", str(ccm.dir), "--model", "openai/fake-model",
+                           "--api-base", ccm.server.base_url, "send", "hello")
+    assert rc == 0 and (ccm.dir / "raw.jsonl").exists()

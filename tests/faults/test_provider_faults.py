@@ -112,3 +112,20 @@ def test_unreachable_provider(ccm, tmp_path):
     data = json.loads(out)
     assert data["error"] and data["turn"] == 1
     assert ccm.events("turn_start")[-1]["user"] == "hello"
+
+
+def test_a_failure_after_tools_changed_efforts_logs_the_exchange_and_is_not_retried(ccm):
+    from tests.fakes.openai_server import call, tool_calls
+
+    ccm.server.push(tool_calls(call("open_effort", {"name": "auth bug"})), *[fault(500)] * 4)
+    rc, out, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
+                           "--api-base", ccm.server.base_url, "--json", "let's fix the auth bug")
+    assert rc == 1 and err.startswith("ccm-tui: provider error 500") and "--retry-orphan" not in err
+    data = json.loads(out)
+    assert data["logged_to"] == "auth-bug" and data["context"]["total"] > 0
+    log = ccm.lines("efforts/auth-bug.jsonl")
+    assert log[0]["content"] == "let's fix the auth bug" and "provider error 500" in log[1]["failed"]
+    assert ccm.events("turn_failed")[-1]["logged_to"] == "auth-bug"
+    rc, _, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
+                         "--api-base", ccm.server.base_url, "--retry-orphan")
+    assert rc == 1 and "no unanswered message" in err  # re-sending would open a second effort
