@@ -343,8 +343,8 @@ async def search_efforts(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
     if ctx.search is None:
         raise ToolError("search is not available in this session")
     hits = ctx.search(args["query"], 8)
-    for hit in hits:
-        ctx.touched.add(hit.id)
+    if hits:
+        ctx.touched.add(hits[0].id)  # the best match counts as referenced; the rest were only listed
     return {
         "query": args["query"],
         "results": [
