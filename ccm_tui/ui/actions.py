@@ -49,3 +49,8 @@ def valid_actions(effort: dict[str, Any]) -> list[EffortAction]:
 
 def is_valid(effort: dict[str, Any], action: str) -> bool:
     return any(a.name == action for a in valid_actions(effort))
+
+
+def turns_left(effort: dict[str, Any], decay_threshold: int) -> int:
+    """Turns before an expanded effort collapses back to its summary."""
+    return max(0, decay_threshold - (effort["turns_since_reference"] or 0))

@@ -31,7 +31,8 @@ def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
     yield "Focus the efforts", chat.action_focus_efforts, "move the keyboard to the effort list (Ctrl+G)"
     yield "Copy last reply", chat.action_copy_reply, "the assistant's last message, as Markdown"
     yield "Copy last code block", chat.action_copy_code, "the last fenced code block of the chat"
-    yield "Cancel the running turn", chat.action_cancel_turn, "stop the model; the partial reply is kept (Esc)"
+    if chat.busy:
+        yield "Cancel the running turn", chat.action_cancel_turn, "stop the model; the partial reply is kept (Esc)"
     if chat.demo:
         yield "Demo: autoplay on/off", chat.action_demo_autoplay, "let the scripted demo type and send by itself (F6)"
 

@@ -55,6 +55,11 @@ class DemoDriver:
         if self.next < len(self.script) and " ".join(text.split()) == " ".join(self.script[self.next].split()):
             self.next += 1
 
+    def unsent(self, text: str) -> None:
+        """The message was cancelled before its turn began: offer it again."""
+        if self.next > 0 and " ".join(text.split()) == " ".join(self.script[self.next - 1].split()):
+            self.next -= 1
+
     def toggle(self) -> bool:
         self.autoplay = not self.autoplay
         self._typed = self._wait = 0

@@ -119,6 +119,16 @@ class EngineFailed(Message):
         self.error = error
 
 
+class SessionWaiting(Message):
+    """Another process holds the session's lock: the host tries again in ``retry_in`` seconds."""
+
+    def __init__(self, pid: int | None, retry_in: float, attempt: int) -> None:
+        super().__init__()
+        self.pid = pid
+        self.retry_in = retry_in
+        self.attempt = attempt
+
+
 class SessionChangedOnDisk(Message):
     """Another process wrote to the session directory (seen by the watcher)."""
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import work
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
@@ -28,6 +29,9 @@ ENGINE_GROUPS = ("turn", "action")
 class SessionHost(Widget):
     """``engine`` is None until :class:`~.messages.EngineReady` (or after a failure)."""
 
+    lock_wait = 5.0  # seconds one open attempt waits for another process's lock
+    retry_delays = (1.0, 2.0, 4.0, 8.0, 15.0)  # then every 15 s while the session stays locked
+
     def __init__(self, settings: Settings, session_dir: Path, *, llm: Any = None, watch: bool = True,
                  warm_up: bool = True) -> None:
         super().__init__()
@@ -41,13 +45,29 @@ class SessionHost(Widget):
         self.running: str | None = None  # "turn" or "action" while one runs
         self.watching = False
         self._opened_once = False
+        self._warmed_model: str | None = None  # the model the warm-up last checked
         self._disk_pending = False
         self._stop_watch: asyncio.Event | None = None
+        self._lock_attempts = 0
+        self._retry: Timer | None = None
 
     # ------------------------------------------------------------ lifecycle
+    @property
+    def waiting(self) -> bool:
+        """The session is locked by another process and an open is scheduled."""
+        return self._retry is not None
+
     def open(self) -> None:
         self.last_error = None
+        if self._retry is not None:
+            self._retry.stop()
+            self._retry = None
         self._open(with_history=not self._opened_once)
+
+    def retry_now(self) -> None:
+        """Try the locked session again at once (the user is waiting to send)."""
+        if self._retry is not None:
+            self.open()
 
     def reopen(self, settings: Settings, session_dir: Path | None = None, llm: Any = None, *,
                fresh: bool = False) -> None:
@@ -67,12 +87,15 @@ class SessionHost(Widget):
         from ..core.recovery import recover
         from .history import recent_lines
 
+        from ..core.session import SessionLocked
+
         settings = self.settings
+        engine = None
         try:
             engine = open_engine(self.session_dir, settings, hold_lock=False, llm=self.llm,
                                  budget=settings.token_budget or DEFAULT_BUDGET)
             session = engine.session
-            session.lock.acquire(wait=5.0)
+            session.lock.acquire(wait=self.lock_wait)
             try:
                 report = recover(session)
                 session.refresh_if_changed()
@@ -82,24 +105,41 @@ class SessionHost(Widget):
                 engine.orchestrator.budget = session.state.budget
             figures = engine.orchestrator.figures()  # loads the tokenizer here, off the event loop
             history = recent_lines(session) if with_history else []
+        except SessionLocked as exc:
+            if engine is not None:
+                engine.close(clean=False)
+            delay = self.retry_delays[min(self._lock_attempts, len(self.retry_delays) - 1)]
+            self._lock_attempts += 1
+            self.post_message(msg.SessionWaiting(exc.pid, delay, self._lock_attempts))
+            return
         except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
+            if engine is not None:
+                engine.close(clean=False)
             self.post_message(msg.EngineFailed(str(exc)))
             return
         self.post_message(msg.EngineReady(engine, report, history, figures, first=with_history))
 
+    def on_session_waiting(self, message: msg.SessionWaiting) -> None:
+        self._retry = self.set_timer(message.retry_in, self.open)
+
     def on_engine_ready(self, message: msg.EngineReady) -> None:
+        self._lock_attempts = 0
         self.engine = message.engine
-        first = not self._opened_once
         self._opened_once = True
         if self.watch_files and not self.watching:
             self._watch()
-        if first and self.warm and self.settings.model and self.llm is None:
+        model = self.settings.model
+        if self.warm and model and self.llm is None and model != self._warmed_model:
+            self._warmed_model = model  # a new model: its budget and its key are checked again
             self._warm_up()
 
     def on_engine_failed(self, message: msg.EngineFailed) -> None:
         self.last_error = message.error
 
     def close(self) -> None:
+        if self._retry is not None:
+            self._retry.stop()
+            self._retry = None
         if self._stop_watch is not None:
             self._stop_watch.set()
             self._stop_watch = None

@@ -176,6 +176,10 @@ async def test_palette_lists_every_action(tmp_path):
         for expected in ("Open effort…", "Search efforts…", "Context inspector", "Settings", "Switch model…",
                          "Conclude: japan-trip", "View raw log: japan-trip", "Export to Markdown: japan-trip"):
             assert expected in names
+        assert "Cancel the running turn" not in names  # only while a turn runs
+        screen.busy = True
+        assert "Cancel the running turn" in [name for name, *_ in app_commands(screen)]
+        screen.busy = False
 
 
 async def test_open_effort_by_name_from_the_keyboard(tmp_path):
@@ -401,3 +405,161 @@ async def test_a_broken_session_is_explained_not_a_traceback(tmp_path):
         await pilot.press("enter")  # refused with a notification, no crash
         await pilot.pause()
         assert screen.engine is None and not screen.busy
+
+
+async def test_settings_save_keeps_flags_and_writes_only_what_changed(tmp_path, monkeypatch):
+    from ccm_tui import paths
+    from ccm_tui.config import load_settings, save_config_file
+    from ccm_tui.ui.app import CcmApp
+    from ccm_tui.ui.screens.settings import SettingsScreen
+
+    save_config_file({"model": "openai/file-model"})
+    monkeypatch.setenv("CCM_API_BASE", "http://127.0.0.1:9/v1")
+    app = CcmApp(load_settings(model="openai/flag-model"), tmp_path / "s", watch=False, warm_up=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("f4")
+        settings = await wait_until(pilot, lambda: isinstance(pilot.app.screen, SettingsScreen) and pilot.app.screen)
+        assert settings.query_one("#field-model").value == "openai/file-model"  # the file, not the flag
+        assert settings.query_one("#field-api_base").value == ""  # the environment is not the file
+        notes = [str(n.render()) for n in settings.query(".field-note")]
+        assert any("command line" in n for n in notes) and any("environment" in n for n in notes)
+        settings.query_one("#field-decay_threshold").value = "5"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: pilot.app.screen is screen)
+        written = paths.config_file().read_text()
+        assert "decay_threshold = 5" in written and 'model = "openai/file-model"' in written
+        assert "api_base" not in written
+        await wait_until(pilot, lambda: screen.settings.decay_threshold == 5 and screen.engine is not None)
+        assert screen.settings.model == "openai/flag-model"  # --model still wins for this run
+        assert screen.settings.api_base == "http://127.0.0.1:9/v1"
+
+
+async def test_a_locked_session_is_retried_and_the_queued_message_sent(tmp_path, monkeypatch):
+    from ccm_tui.core.session import SessionLock
+    from ccm_tui.demo import script_messages
+    from ccm_tui.ui.session_host import SessionHost
+
+    monkeypatch.setattr(SessionHost, "lock_wait", 0.1)
+    monkeypatch.setattr(SessionHost, "retry_delays", (0.2, 0.4))
+    directory = await build(tmp_path / "s", 0)
+    other = SessionLock(directory)
+    assert other.try_acquire()
+    try:
+        async with demo_app(directory).run_test(size=SIZE) as pilot:
+            screen = chat(pilot)
+            await wait_until(pilot, lambda: screen.host.waiting, what="a retry to be scheduled")
+            assert screen.last_error is None and screen.engine is None
+            screen.query_one(PromptInput).set_text(script_messages()[0])
+            await pilot.press("enter")  # queued, not refused
+            await wait_until(pilot, lambda: screen.host._lock_attempts >= 2, what="another attempt")
+            assert screen.engine is None and not screen.query(".message.-user")
+            other.release()
+            await wait_until(pilot, lambda: screen.query(".message.-user"), what="the queued message to be sent")
+            await idle(pilot)
+            assert screen.query_one(ChatLog).messages("assistant")[-1].text
+    finally:
+        other.release()
+
+
+async def test_escape_before_the_turn_begins_gives_the_message_back(tmp_path):
+    from ccm_tui.core.session import SessionLock
+    from ccm_tui.demo import script_messages
+
+    first = script_messages()[0]
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        other = SessionLock(tmp_path / "s")
+        assert other.try_acquire()  # the turn waits for the writer lock: it has not begun
+        try:
+            await wait_until(pilot, lambda: screen.query_one(PromptInput).text == first)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: screen.turn is not None and screen.host.running == "turn")
+            await pilot.press("escape")
+            await idle(pilot)
+        finally:
+            other.release()
+        assert screen.query_one(PromptInput).text == first
+        assert not screen.query_one(ChatLog).messages("assistant")
+        assert screen.query_one(ChatLog).messages("user")[-1].has_class("-unanswered")
+        assert screen.driver.next == 0  # the demo offers the same message again
+
+
+async def test_escape_right_after_enter_gives_the_message_back(tmp_path):
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.query_one(PromptInput).set_text("hello there")
+        screen.send("hello there")
+        screen.action_cancel_turn()  # before _begin_turn has run
+        await idle(pilot)
+        assert screen.query_one(PromptInput).text == "hello there"
+        assert not screen.query_one(ChatLog).messages() and screen.host.running is None
+        await pilot.press("enter")  # and it can be sent again
+        await wait_until(pilot, lambda: screen.query_one(ChatLog).messages("assistant"))
+        await idle(pilot)
+
+
+async def test_escape_on_the_welcome_screen_goes_back_to_the_chat(tmp_path):
+    from ccm_tui.config import Settings
+    from ccm_tui.ui.app import CcmApp
+    from ccm_tui.ui.screens.welcome import WelcomeScreen
+
+    app = CcmApp(Settings(), tmp_path / "s", watch=False, warm_up=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, WelcomeScreen))
+        await pilot.press("escape")
+        screen = await ready(pilot)
+        assert pilot.app.is_running and pilot.app.screen is screen
+        screen.query_one(PromptInput).set_text("hello")
+        await pilot.press("enter")  # no model: the welcome screen again
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, WelcomeScreen))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: pilot.app.screen is screen)
+        assert pilot.app.is_running
+
+
+async def test_the_token_meter_stays_visible_with_many_efforts(tmp_path):
+    from ccm_tui.ui.widgets.sidebar import Sidebar
+    from ccm_tui.ui.widgets.token_meter import TokenMeter
+
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        for n in range(9):
+            screen.open_effort(f"topic {n}")
+            await idle(pilot)
+        await wait_until(pilot, lambda: len(screen.query(EffortItem)) >= 9)
+        screen.action_focus_efforts()  # the details of the selected effort show too
+        await pilot.pause()
+        sidebar, meter = screen.query_one(Sidebar).region, screen.query_one(TokenMeter).region
+        assert meter.height > 5 and meter.bottom <= sidebar.bottom
+
+
+def test_effort_details_keep_their_keys_above_a_long_summary():
+    from ccm_tui.ui.widgets.effort_detail import describe
+
+    effort = {"id": "long", "status": "concluded", "active": False, "expanded": False, "evicted": False,
+              "turns_since_reference": 0, "raw_tokens": 900, "reopen_count": 0, "summary": "word " * 200}
+    lines = describe(effort, 3, clip=True).plain.splitlines()
+    assert len(lines) <= 12 and lines[-1].endswith("…")
+    assert "expand" in lines[2]  # the key line is right under the state line
+
+
+async def test_a_model_change_runs_the_warm_up_again(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from ccm_tui.config import Settings
+    from ccm_tui.ui.app import CcmApp
+    from ccm_tui.ui.session_host import SessionHost
+
+    checked: list[str] = []
+    monkeypatch.setattr(SessionHost, "_warm_up", lambda self: checked.append(self.settings.model))
+    settings = Settings().with_overrides("test", model="openai/one", api_base="http://127.0.0.1:9/v1")
+    async with CcmApp(settings, tmp_path / "s", watch=False, warm_up=True).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert checked == ["openai/one"]
+        screen.apply_settings(replace(screen.settings, model="openai/two"))
+        await wait_until(pilot, lambda: checked == ["openai/one", "openai/two"], what="a second warm-up")
+        screen.apply_settings(replace(screen.settings, decay_threshold=7))  # same model: not again
+        await wait_until(pilot, lambda: screen.engine is not None and screen.settings.decay_threshold == 7)
+        await pilot.pause()
+        assert checked == ["openai/one", "openai/two"]

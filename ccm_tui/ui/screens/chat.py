@@ -19,11 +19,11 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ...config import ConfigError, Settings, load_settings
+from ...config import ConfigError, Settings, load_settings, read_config_file
 from ...core import turn_events as te
 from ...core.eventlog import now_iso
 from .. import messages as msg
-from ..actions import ACTIONS, valid_actions
+from ..actions import ACTIONS, is_valid, valid_actions
 from ..demo_driver import DemoDriver
 from ..session_host import SessionHost
 from ..widgets.banner import PauseBanner
@@ -51,6 +51,7 @@ class RunningTurn:
     gap: bool = False  # tool calls happened: the next streamed text starts a new paragraph
     round_start: int = 0
     pause: PauseBanner | None = None
+    started: bool = False  # the core began the turn (TurnStarted): the message is in the log
 
 
 class ChatScreen(Screen[None]):
@@ -80,6 +81,7 @@ class ChatScreen(Screen[None]):
         self._seen_ts = ""
         self._sidebar_queued = False
         self._pending_send: str | None = None
+        self.cancel_requested = False  # Escape between Enter and the start of the turn's worker
 
     @property
     def settings(self) -> Settings:
@@ -138,6 +140,8 @@ class ChatScreen(Screen[None]):
 
     # ----------------------------------------------------------------- session
     async def on_engine_ready(self, message: msg.EngineReady) -> None:
+        if not self.busy:
+            self.query_one(TurnStatus).stop()  # "waiting for pid N" after a locked start
         log = self.query_one(ChatLog)
         if message.history:
             await log.add_divider("earlier in this session")
@@ -159,6 +163,14 @@ class ChatScreen(Screen[None]):
             text, self._pending_send = self._pending_send, None
             self.query_one(TurnStatus).stop()
             self.send(text)
+
+    def on_session_waiting(self, message: msg.SessionWaiting) -> None:
+        who = f"pid {message.pid}" if message.pid else "another process"
+        if message.attempt == 1:
+            self.notify(f"The session is in use by {who}: waiting for it (your message is sent once it is free).",
+                        title="Session locked", severity="warning", timeout=10)
+        self.query_one(TurnStatus).start(f"Waiting for {who} to release the session — retrying in "
+                                         f"{message.retry_in:g} s", cancellable=False)
 
     async def on_engine_failed(self, message: msg.EngineFailed) -> None:
         self._pending_send = None
@@ -233,7 +245,12 @@ class ChatScreen(Screen[None]):
     def queue_sidebar_refresh(self) -> None:
         if not self._sidebar_queued:
             self._sidebar_queued = True
-            self.call_after_refresh(self.refresh_sidebar)
+            self.call_after_refresh(self._refresh_sidebar_and_figures)
+
+    async def _refresh_sidebar_and_figures(self) -> None:
+        """An effort changed mid-turn: the meter moves with the sidebar, not only at the end (~1 ms)."""
+        await self.refresh_sidebar()
+        self.show_figures()
 
     def show_figures(self, figures: te.ContextFigures | None = None) -> None:
         figures = figures or self.host.figures()
@@ -284,7 +301,7 @@ class ChatScreen(Screen[None]):
             self.export_effort(effort_id)
             return
         effort = self.host.effort(effort_id)
-        if effort is None or not any(a.name == action for a in valid_actions(effort)):
+        if effort is None or not is_valid(effort, action):
             self.notify(f"Cannot {action} '{effort_id}' in its current state", severity="warning")
             return
         if self._ready(action):
@@ -341,7 +358,10 @@ class ChatScreen(Screen[None]):
     def send(self, text: str) -> None:
         if self.engine is None and self.last_error is None:
             self._pending_send = text  # sent as soon as the session is open
-            self.query_one(TurnStatus).start("Opening the session — your message is sent next", cancellable=False)
+            if self.host.waiting:
+                self.host.retry_now()
+            else:
+                self.query_one(TurnStatus).start("Opening the session — your message is sent next", cancellable=False)
             return
         if not self._ready("send another message"):
             return
@@ -357,6 +377,11 @@ class ChatScreen(Screen[None]):
         self.call_next(self._begin_turn, text)
 
     async def _begin_turn(self, text: str) -> None:
+        if self.cancel_requested:
+            self.cancel_requested = False
+            self.busy = False
+            self._give_back(text)
+            return
         log = self.query_one(ChatLog)
         user = await log.add_message("user", text)
         assistant = await log.add_message("assistant", streaming=True)
@@ -365,6 +390,17 @@ class ChatScreen(Screen[None]):
         self.turn = RunningTurn(text, user, assistant)
         self.query_one(TurnStatus).start("Thinking")
         self.host.run_turn(text)
+
+    def on_turn_started_message(self, message: msg.TurnStartedMessage) -> None:
+        if self.turn is not None:
+            self.turn.started = True
+
+    def _give_back(self, text: str) -> None:
+        """A message cancelled before its turn began: back in the input (and in the demo's script)."""
+        if not self.prompt.text.strip():
+            self.prompt.set_text(text)
+        if self.demo:
+            self.driver.unsent(text)
 
     async def on_text_delta_message(self, message: msg.TextDeltaMessage) -> None:
         turn = self.turn
@@ -451,6 +487,11 @@ class ChatScreen(Screen[None]):
         if message.error and self.turn is not None:
             await self._fail_turn(message.error)
         turn, self.turn = self.turn, None
+        if turn is not None and not turn.started:  # cancelled before the core began it: nothing was sent
+            await turn.assistant.remove()
+            turn.user.add_class("-unanswered")
+            self._give_back(turn.text)
+            turn = None
         if turn is not None and turn.assistant.streaming:
             await turn.assistant.finish(note="(interrupted)")
         self.query_one(TurnStatus).stop()
@@ -462,6 +503,8 @@ class ChatScreen(Screen[None]):
 
     def action_cancel_turn(self) -> None:
         if self.busy:
+            if self.turn is None and self.host.running is None:
+                self.cancel_requested = True  # Enter was pressed but the turn has not begun yet
             self.host.cancel()
             self.query_one(TurnStatus).set_label("Cancelling")
 
@@ -482,11 +525,11 @@ class ChatScreen(Screen[None]):
         from .settings import SettingsScreen
 
         try:
-            current = load_settings()
+            saved = read_config_file()
         except ConfigError as exc:
             self.notify(f"{exc}", title="The config file is broken", severity="error", timeout=15)
             return
-        self.app.push_screen(SettingsScreen(current), self._settings_saved)
+        self.app.push_screen(SettingsScreen(self.settings, saved), self._settings_saved)
 
     def _settings_saved(self, values: dict[str, Any] | None) -> None:
         if not values:
@@ -497,10 +540,14 @@ class ChatScreen(Screen[None]):
             self.notify("Saved. The demo keeps its scripted model; start ccm-tui without 'demo' to use yours.",
                         title="Settings")
             return
-        defaults = Settings()
-        changed = {k: (v if v is not None else getattr(defaults, k)) for k, v in values.items() if k != "theme"}
+        try:
+            fresh = load_settings()
+        except ConfigError as exc:
+            self.notify(f"{exc}", title="The config file is broken", severity="error", timeout=15)
+            return
+        flags = {k: getattr(self.settings, k) for k, source in self.settings.sources.items() if source == "command line"}
         self.notify("Settings saved", title="Settings")
-        self.apply_settings(replace(self.settings, **changed))
+        self.apply_settings(fresh.with_overrides("command line", **flags))
 
     def action_switch_model(self) -> None:
         if self.demo:

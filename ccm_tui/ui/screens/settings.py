@@ -34,16 +34,22 @@ OVERRIDDEN_BY = {"environment": "set by an environment variable", "command line"
 
 
 class SettingsScreen(Screen[dict[str, Any] | None]):
-    """Edits the config file. Dismisses with the saved values (typed; None = default), or None."""
+    """Edits the config file. Dismisses with the values saved (only those changed; None = removed), or None.
+
+    ``saved`` is what config.toml holds (the inputs show it); ``settings`` are the running ones, whose
+    sources say which fields an environment variable or a command-line flag overrides.
+    """
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="settings.save", priority=True),
         Binding("escape", "cancel", "Cancel", id="settings.cancel"),
     ]
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, saved: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.settings = settings
+        self.saved = dict(saved or {})
+        self.initial = {key: "" if self.saved.get(key) is None else str(self.saved[key]) for key, *_ in FIELDS}
 
     def compose(self) -> ComposeResult:
         with Vertical(id="settings"):
@@ -51,11 +57,10 @@ class SettingsScreen(Screen[dict[str, Any] | None]):
             yield Static(f"Saved to {paths.config_file()}", classes="screen-subtitle", markup=False)
             with VerticalScroll(id="settings-scroll"):
                 for key, label, placeholder, kind, help in FIELDS:
-                    value = getattr(self.settings, key)
                     with Horizontal(classes="field-row"):
                         yield Static(label, classes="field-label")
                         with Vertical(classes="field"):
-                            yield Input("" if value is None else str(value), placeholder=placeholder, type=kind,
+                            yield Input(self.initial[key], placeholder=placeholder, type=kind,
                                         id=f"field-{key}", classes="field-input")
                             yield Static(help, classes="field-help")
                             source = OVERRIDDEN_BY.get(self.settings.sources.get(key, ""))
@@ -78,10 +83,15 @@ class SettingsScreen(Screen[dict[str, Any] | None]):
         self.query_one("#field-model", Input).focus()
 
     def values(self) -> dict[str, Any]:
+        """The fields the user changed (so values from elsewhere are never written to the file)."""
         out: dict[str, Any] = {}
         for key, *_rest in FIELDS:
-            out[key] = self.query_one(f"#field-{key}", Input).value.strip() or None
-        out["theme"] = self.query_one("#field-theme", Select).value
+            value = self.query_one(f"#field-{key}", Input).value.strip()
+            if value != self.initial[key].strip():
+                out[key] = value or None
+        theme = self.query_one("#field-theme", Select).value
+        if theme != self.saved.get("theme", self.app.theme):
+            out["theme"] = theme
         return out
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -46,12 +46,13 @@ opened, concluded, expanded, auto-collapsed and reopened while the token meter m
 
 
 class WelcomeScreen(Screen[str | None]):
-    """Dismisses with "settings", "demo" or None (quit)."""
+    """Dismisses with "settings", "demo", "back" (Escape: to the chat) or None (quit)."""
 
     BINDINGS = [
         Binding("s", "choose('settings')", "Settings", id="welcome.settings"),
         Binding("d", "choose('demo')", "Run the demo", id="welcome.demo"),
-        Binding("q,escape", "choose('quit')", "Quit", id="welcome.quit"),
+        Binding("q", "choose('quit')", "Quit", id="welcome.quit"),
+        Binding("escape", "choose('back')", "Back", id="welcome.back"),
     ]
 
     def compose(self) -> ComposeResult:

@@ -2,21 +2,33 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from textual.content import Content
 from textual.widgets import Static
 
-from ..actions import valid_actions
+from ..actions import turns_left, valid_actions
 
 HINT = "Select an effort (Ctrl+G or click) to see its summary and actions."
 
 
-def describe(effort: dict[str, Any], decay_threshold: int, *, keys: bool = True) -> Content:
+SUMMARY_LINES = 6  # the sidebar's details stay within their max-height; the full text is the tooltip
+SUMMARY_WIDTH = 38
+
+
+def clip_summary(summary: str, lines: int = SUMMARY_LINES, width: int = SUMMARY_WIDTH) -> str:
+    wrapped = textwrap.wrap(" ".join(summary.split()), width)
+    if len(wrapped) <= lines:
+        return summary
+    return "\n".join(wrapped[: lines - 1] + [textwrap.shorten(" ".join(wrapped[lines - 1:]), width - 1, placeholder="") + "…"])
+
+
+def describe(effort: dict[str, Any], decay_threshold: int, *, keys: bool = True, clip: bool = False) -> Content:
     if effort["status"] == "open":
         state = "open · active" if effort["active"] else "open · backgrounded"
     elif effort["expanded"]:
-        left = max(0, decay_threshold - (effort["turns_since_reference"] or 0))
+        left = turns_left(effort, decay_threshold)
         state = f"concluded · expanded, collapses in {left} turn{'s' if left != 1 else ''}"
     elif effort["evicted"]:
         state = "concluded · not in memory (found by search)"
@@ -24,12 +36,12 @@ def describe(effort: dict[str, Any], decay_threshold: int, *, keys: bool = True)
         state = "concluded · summary in memory"
     key_line = "  ".join(f"{a.key} {a.short.lower()}" for a in valid_actions(effort))
     parts: list[Any] = [(effort["id"], "bold"), "\n", (state, "$text-muted"), "\n"]
+    if keys:  # right under the state: never pushed out of sight by a long summary
+        parts += [(key_line, "$accent"), "\n"]
     parts.append((f"{effort['raw_tokens']:,} tokens in the raw log · reopened {effort['reopen_count']}×\n"
                   if effort.get("reopen_count") else f"{effort['raw_tokens']:,} tokens in the raw log\n", "$text-muted"))
     if effort.get("summary"):
-        parts += ["\n", effort["summary"], "\n"]
-    if keys:
-        parts += ["\n", (key_line, "$accent")]
+        parts += ["\n", clip_summary(effort["summary"]) if clip else effort["summary"], "\n"]
     return Content.assemble(*parts).rstrip()
 
 
@@ -43,4 +55,5 @@ class EffortDetail(Static):
     def show(self, effort: dict[str, Any] | None, decay_threshold: int) -> None:
         self.effort_id = effort["id"] if effort else None
         self.set_class(effort is not None, "-selected")
-        self.update(describe(effort, decay_threshold) if effort else Content.styled(HINT, "$text-muted"))
+        self.tooltip = (effort or {}).get("summary") or None
+        self.update(describe(effort, decay_threshold, clip=True) if effort else Content.styled(HINT, "$text-muted"))

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ..actions import ACTIONS, is_valid
+from ..actions import ACTIONS, is_valid, turns_left
 from ..messages import EffortActionRequested, EffortActivated, EffortSelected
 
 MAX_CONCLUDED_ROWS = 30
@@ -53,7 +53,7 @@ def build_rows(efforts: list[dict[str, Any]], decay_threshold: int) -> tuple[lis
                             "effort -open" + (" -active" if e["active"] else "")))
     for e in efforts:
         if e["status"] == "concluded" and e["expanded"]:
-            left = max(0, decay_threshold - (e["turns_since_reference"] or 0))
+            left = turns_left(e, decay_threshold)
             title = Content.assemble(("◆ ", "$warning"), (e["id"], "bold"))
             detail = Content.styled(
                 f"collapses in {_plural(left, 'turn')} · {e['raw_tokens']:,} tokens loaded", "$warning"

@@ -15,7 +15,8 @@ from textual.content import Content
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-ROLE_TITLES = {"user": "You", "assistant": "Assistant", "system": "System"}
+from ..export import ROLE_TITLES
+
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 
 

@@ -31,6 +31,8 @@ class TurnStatus(Static):
         self._tick()
 
     def set_label(self, label: str) -> None:
+        if label == self.label:
+            return  # called on every streamed token: the 0.1 s tick keeps the line current
         self.label = label
         self._tick()
 
