@@ -367,10 +367,11 @@ class Orchestrator:
         result.logged_to = self._finish(turn, user_msg, assistant, ctx, None)
         # The exchange is on disk; compaction for the next request may call the model (and be
         # cancelled): the turn is recorded as done either way.
+        wc = None
         try:
-            await self._compact_after_turn(ctx, emit)
+            wc = await self._compact_after_turn(ctx, emit)
         finally:
-            figures = self.figures()
+            figures = self.figures(wc)
             session.state.history.append({"turn": turn, "ccm": figures.total, "naive": figures.naive})
             del session.state.history[:-HISTORY_LIMIT]
             session.save_view()
@@ -382,13 +383,14 @@ class Orchestrator:
         emit(TurnDone(turn=turn, reply=reply, logged_to=result.logged_to, banners=tuple(ctx.banners),
                       usage=dict(self.usage_total), context=figures))
 
-    async def _compact_after_turn(self, ctx: toolbox.ToolContext, emit: Emit) -> None:
+    async def _compact_after_turn(self, ctx: toolbox.ToolContext, emit: Emit) -> WorkingContext | None:
         """Keep the working context (what the next request starts from) within the budget,
-        so the meter never shows more than the budget allows. Best effort: the turn is done."""
+        so the meter never shows more than the budget allows. Best effort: the turn is done.
+        Returns that context (None if compaction could not finish)."""
         try:
-            await self._fit([], self.tool_defs, ctx, emit)
+            return await self._fit([], self.tool_defs, ctx, emit)
         except (ContextTooLarge, LLMError):
-            pass  # the next request compacts again, or reports why it cannot
+            return None  # the next request compacts again, or reports why it cannot
 
     # ---------------------------------------------------------------- actions
     async def run_action(self, tool_name: str, arguments: dict[str, Any], emit: Emit | None = None) -> toolbox.ToolOutcome:
