@@ -61,6 +61,11 @@ def _clean(message: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def message_cap(configured: int | None, budget: int) -> int:
+    """Most tokens one logged message may take in the working context (default: budget/4)."""
+    return configured or max(500, budget // 4)
+
+
 def fit_message(message: dict[str, Any], cap: int | None, counter: TokenCounter) -> dict[str, Any]:
     """A logged message as the working context shows it: whole, or — when it alone is larger
     than ``cap`` tokens — its head and tail around a marker. The raw log keeps the full text."""
@@ -118,7 +123,7 @@ def summaries_block(session: Session) -> str:
 
 def efforts_block(session: Session) -> str:
     open_efforts = session.efforts.open_efforts()
-    evicted = session.efforts.concluded_count - len(session.view.summaries)
+    evicted = session.evicted_count
     lines = ["## Effort state"]
     if open_efforts:
         for e in open_efforts:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..config import Settings, default_budget
 from .context import assemble
+from .context import message_cap as default_message_cap  # the parameter below shadows the name
 from .llm import LLMClient
 from .orchestrator import Emit, Orchestrator
 from .search import EffortIndex, SearchHit, SearchIndexError
@@ -154,6 +155,6 @@ def preview_context(session: Session, budget: int, message_cap: int | None = Non
     from . import tools
 
     wc = assemble(session, paths.prompt("system"), [], tools=tools.definitions(),
-                  message_cap=message_cap or max(500, budget // 4))
+                  message_cap=default_message_cap(message_cap, budget))
     savings = 0.0 if wc.naive <= 0 else max(0.0, 1 - wc.total / wc.naive)
     return {"total": wc.total, "naive": wc.naive, "budget": budget, "savings": round(savings, 4), "layers": wc.layers}

@@ -31,7 +31,7 @@ from ..config import Settings
 from . import eventlog as ev
 from . import tools as toolbox
 from .compaction import Compactor, ContextTooLarge
-from .context import WorkingContext, assemble
+from .context import WorkingContext, assemble, message_cap
 from .eventlog import now_iso
 from .llm import RATE_LIMIT, LLMClient, LLMError
 from .salience import IdIndex, end_of_turn, referenced_efforts
@@ -121,7 +121,7 @@ class Orchestrator:
     @property
     def message_cap(self) -> int:
         """Most tokens one logged message may take in the working context."""
-        return self.settings.message_max_tokens or max(500, self.budget // 4)
+        return message_cap(self.settings.message_max_tokens, self.budget)
 
     def assemble(self, turn_messages: list[dict[str, Any]], tools) -> WorkingContext:
         return assemble(self.session, self.system_prompt, turn_messages, tools=tools, message_cap=self.message_cap)

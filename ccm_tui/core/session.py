@@ -454,6 +454,11 @@ class Session:
     def summaries_in_memory(self) -> list[Effort]:
         return [e for eid in self.view.summaries if (e := self.efforts.get(eid)) is not None and e.summary]
 
+    @property
+    def evicted_count(self) -> int:
+        """Concluded efforts whose summary is not in working memory (``summaries`` holds only concluded ids)."""
+        return self.efforts.concluded_count - len(self.view.summaries)
+
     def is_evicted(self, effort: Effort) -> bool:
         return effort.is_concluded and effort.id not in self.view.summaries
 

@@ -249,7 +249,7 @@ async def effort_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
         {"id": e.id, "summary": e.summary, "summary_tokens": e.summary_tokens, "raw_tokens": e.raw_tokens}
         for e in session.summaries_in_memory()
     ]
-    evicted = session.efforts.concluded_count - len(session.view.summaries)
+    evicted = session.evicted_count
     return {"open": open_, "expanded": expanded, "concluded": concluded, "evicted_count": evicted}
 
 
