@@ -11,7 +11,7 @@ least harm, re-measuring after each step and stopping as soon as it fits:
    every turn; raw logs are never touched.
 
 Each run logs ``compaction_start``/``compaction_complete`` with its number;
-every second compaction rebuilds working state from disk (the seed's "full
+every second compaction rebuilds working state from disk (a "full
 plan reload"). The user sees ``AUTO-COMPACTION #N: before → after tokens``.
 """
 
@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 
 from ..config import Settings
 from . import eventlog as ev
+from . import lifecycle
+from .chat_model import ChatModel
 from .context import WorkingContext
-from .llm import LLMClient, LLMError
+from .llm import LLMError
 from .session import Session
 from .summarize import summarize_messages
 
@@ -50,7 +52,7 @@ class CompactionReport:
 
 
 class Compactor:
-    def __init__(self, session: Session, settings: Settings, llm: LLMClient | None) -> None:
+    def __init__(self, session: Session, settings: Settings, llm: ChatModel | None) -> None:
         self.session = session
         self.settings = settings
         self.llm = llm
@@ -109,10 +111,8 @@ class Compactor:
         return sorted(ids, key=lambda i: (max(last.get(i, -1), summaries.get(i, -1)), i))
 
     def _collapse_expansions(self, report: CompactionReport, fits) -> bool:
-        from .tools import collapse
-
         for effort_id in self._by_staleness(list(self.session.view.expanded)):
-            collapse(self.session, effort_id, reason="compaction")
+            lifecycle.collapse(self.session, effort_id, reason="compaction")
             report.changes.append((effort_id, "collapsed"))
             report.steps.append(f"collapsed {effort_id}")
             if fits():
@@ -122,8 +122,7 @@ class Compactor:
     def _evict_summaries(self, report: CompactionReport, fits) -> bool:
         view = self.session.view
         for effort_id in self._by_staleness(list(view.summaries)):
-            del view.summaries[effort_id]
-            self.session.log_event(ev.SUMMARY_EVICTED, effort_id=effort_id, reason="compaction")
+            lifecycle.evict_summary(self.session, effort_id, reason="compaction")
             report.changes.append((effort_id, "evicted"))
             report.steps.append(f"evicted {effort_id}")
             if fits():
@@ -169,7 +168,7 @@ class Compactor:
                 except LLMError as exc:
                     report.steps.append(f"checkpoint of {effort.id} failed: {exc}")
                     break
-                effort.checkpoint, effort.checkpoint_upto = text, end
+                lifecycle.checkpoint(effort, text, end)
                 report.steps.append(f"checkpointed {effort.id} up to message {end}")
                 report.changes.append((effort.id, "checkpointed"))
                 if fits():

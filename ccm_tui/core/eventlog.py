@@ -8,13 +8,13 @@ event log is the truth, and recovery reads it to reconcile after a crash.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from .store import append_jsonl
 
-# Event types (section 8 of the design).
+# Every event name the session logs; nothing else defines one.
 TURN_START = "turn_start"
 TURN_DONE = "turn_done"
 TURN_FAILED = "turn_failed"
@@ -27,6 +27,7 @@ EFFORT_EXPANDED = "effort_expanded"
 EFFORT_COLLAPSED = "effort_collapsed"
 EFFORT_REOPENED = "effort_reopened"
 EFFORT_SWITCHED = "effort_switched"
+EFFORT_RESTORED = "effort_restored"  # a transcript imported as a concluded effort
 SUMMARY_EVICTED = "summary_evicted"
 SUMMARY_RESTORED = "summary_restored"
 COMPACTION_START = "compaction_start"
@@ -48,7 +49,7 @@ _SECRET_RE = re.compile(
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def redact(text: str) -> str:

@@ -8,17 +8,20 @@ Raw logs are never rewritten.
 
 from __future__ import annotations
 
-import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import eventlog as ev
-from .efforts import CONCLUDED, OPEN, SLUG_RE, Effort, ManifestError, load_manifest, save_manifest
+from . import lifecycle
+from .efforts import (
+    CONCLUDED,
+    SLUG_RE,
+    Effort,
+    ManifestError,
+    load_manifest,
+    save_manifest,
+)
 from .session import EFFORTS_DIR, EVENTS_FILE, MANIFEST_FILE, SessionLock
-from .store import read_jsonl
-
-RESTORED = "effort_restored"
+from .store import read_jsonl, set_aside
 
 
 @dataclass
@@ -42,51 +45,9 @@ class RepairReport:
         return out
 
 
-def set_aside(path: Path) -> Path:
-    """Rename a broken file to ``<name>.corrupt-<timestamp>`` and return the new path."""
-    target = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%dT%H%M%S')}")
-    n = 1
-    while target.exists():
-        n += 1
-        target = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%dT%H%M%S')}-{n}")
-    os.replace(path, target)
-    return target
-
-
 def efforts_from_events(session_dir: Path) -> dict[str, Effort]:
     """Replay the lifecycle events of a session into manifest entries."""
-    efforts: dict[str, Effort] = {}
-    active: str | None = None
-    for record in read_jsonl(session_dir / EVENTS_FILE).records:
-        kind = record.get("event")
-        effort_id = record.get("effort_id")
-        if not isinstance(effort_id, str) or not SLUG_RE.match(effort_id):
-            continue
-        effort = efforts.get(effort_id)
-        if kind == ev.EFFORT_OPENED:
-            efforts[effort_id] = Effort(id=effort_id, name=str(record.get("name") or effort_id),
-                                        status=OPEN, created=str(record.get("ts", "")))
-            active = effort_id
-        elif kind == RESTORED:
-            efforts[effort_id] = Effort(id=effort_id, name=effort_id, status=CONCLUDED,
-                                        summary=record.get("summary") or None, created=str(record.get("ts", "")))
-        elif effort is None:
-            continue
-        elif kind == ev.EFFORT_CONCLUDED:
-            effort.status = CONCLUDED
-            effort.summary = record.get("summary") or effort.summary
-            effort.concluded_at = str(record.get("ts", ""))
-            if active == effort_id:
-                active = None
-        elif kind == ev.EFFORT_REOPENED:
-            effort.status = OPEN
-            effort.reopen_count += 1
-            active = effort_id
-        elif kind == ev.EFFORT_SWITCHED:
-            active = effort_id
-    for effort in efforts.values():
-        effort.active = effort.id == active and effort.status == OPEN
-    return efforts
+    return lifecycle.efforts_from_events(read_jsonl(session_dir / EVENTS_FILE).records)
 
 
 def _placeholder_summary(session_dir: Path, effort_id: str) -> str:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from . import eventlog as ev
+from . import lifecycle
 from .session import Session
 
 MIN_KEYWORD_MATCHES = 2
@@ -64,7 +64,7 @@ class IdIndex:
     phrases: dict[tuple[str, ...], str] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, ids) -> "IdIndex":
+    def build(cls, ids) -> IdIndex:
         index = cls()
         for effort_id in ids:
             index.add(effort_id)
@@ -131,31 +131,23 @@ def end_of_turn(
 
     The caller saves ``expanded.json`` afterwards.
     """
-    from .tools import collapse  # local import: tools imports this module's users
-
     view = session.view
     report = SalienceReport(referenced=referenced, collapsed=[], evicted=[], restored=[])
     for effort_id in referenced:
-        view.last_referenced[effort_id] = turn
-        effort = session.efforts.get(effort_id)
-        if effort is not None and effort.is_concluded:
-            if effort_id not in view.summaries:
-                report.restored.append(effort_id)
-                session.log_event(ev.SUMMARY_RESTORED, effort_id=effort_id)
-            view.summaries[effort_id] = turn
+        if lifecycle.mark_referenced(session, effort_id, turn):
+            report.restored.append(effort_id)
     for effort_id in list(view.expanded):
         if effort_id in referenced:
             view.expanded[effort_id] = 0
             continue
         view.expanded[effort_id] += 1
         if view.expanded[effort_id] >= decay_threshold:
-            collapse(session, effort_id, reason=f"inactive for {decay_threshold} turns")
+            lifecycle.collapse(session, effort_id, reason=f"inactive for {decay_threshold} turns")
             report.collapsed.append(effort_id)
     for effort_id, last in list(view.summaries.items()):
         if effort_id in view.expanded:
             continue
         if turn - last >= eviction_threshold:
-            del view.summaries[effort_id]
+            lifecycle.evict_summary(session, effort_id, idle_turns=turn - last)
             report.evicted.append(effort_id)
-            session.log_event(ev.SUMMARY_EVICTED, effort_id=effort_id, idle_turns=turn - last)
     return report

@@ -1,6 +1,6 @@
 """A session directory opened for use: files, in-memory state, the writer lock.
 
-Layout (the contract of DESIGN.md §3)::
+Layout (a contract: outside tools read these files; see the README, Configuration)::
 
     raw.jsonl            ambient log, append-only
     manifest.yaml        effort index
@@ -29,8 +29,16 @@ from typing import Any
 from . import eventlog as ev
 from .efforts import CONCLUDED, OPEN, Effort, EffortTable, load_manifest, save_manifest
 from .eventlog import EventLog, now_iso
+from .store import (
+    StoreError,
+    append_jsonl,
+    atomic_write_json,
+    file_size,
+    read_jsonl,
+    read_jsonl_tail,
+    set_aside,
+)
 from .tokens import TokenCounter
-from .store import StoreError, append_jsonl, atomic_write_json, file_size, read_jsonl, read_jsonl_tail
 
 RAW_FILE = "raw.jsonl"
 MANIFEST_FILE = "manifest.yaml"
@@ -69,7 +77,7 @@ class SessionState:
     history: list[dict[str, int]] = field(default_factory=list)  # per-turn context figures (bounded)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "SessionState":
+    def from_dict(cls, data: dict[str, Any]) -> SessionState:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         state = cls(**known)
         for key in ("turn", "compaction_count", "ambient_messages", "ambient_tokens", "ambient_bytes"):
@@ -107,7 +115,7 @@ class ViewState:
     last_referenced: dict[str, int] = field(default_factory=dict)  # open efforts too, for the UI
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "ViewState":
+    def from_dict(cls, data: dict[str, Any]) -> ViewState:
         def int_map(value: Any) -> dict[str, int]:
             if not isinstance(value, dict):
                 return {}
@@ -236,7 +244,7 @@ class Session:
         lock_wait: float = 2.0,
         hold_lock: bool = True,
         counter: TokenCounter | None = None,
-    ) -> "Session":
+    ) -> Session:
         """Open a session. Writers hold the lock for the session's lifetime (``send``) or,
         with ``hold_lock=False`` (the TUI), take it around each operation via :meth:`writing`."""
         session = cls(directory, ambient_window=ambient_window, readonly=readonly, counter=counter)
@@ -299,12 +307,12 @@ class Session:
             effort.messages = len(log)
         self.effort_raw_total = sum(e.raw_tokens for e in self.efforts)
         for effort_id in list(self.view.expanded):
-            effort = self.efforts.get(effort_id)
-            if effort is None or not effort.is_concluded:
+            known = self.efforts.get(effort_id)
+            if known is None or not known.is_concluded:
                 del self.view.expanded[effort_id]
         for effort_id in list(self.view.summaries):
-            effort = self.efforts.get(effort_id)
-            if effort is None or not effort.is_concluded:
+            known = self.efforts.get(effort_id)
+            if known is None or not known.is_concluded:
                 del self.view.summaries[effort_id]
 
     def _read_json_file(self, name: str) -> dict[str, Any]:
@@ -323,8 +331,6 @@ class Session:
         """A broken snapshot is kept as ``<name>.corrupt-<ts>`` and rebuilt from the logs."""
         note = f"{path.name}: {problem}; rebuilt from the logs"
         if not self.readonly:
-            from .repair import set_aside
-
             try:
                 note += f" (the broken file is kept as {set_aside(path).name})"
             except OSError:
@@ -360,7 +366,7 @@ class Session:
         finally:
             self.lock.release()
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -461,32 +467,6 @@ class Session:
 
     def is_evicted(self, effort: Effort) -> bool:
         return effort.is_concluded and effort.id not in self.view.summaries
-
-    def status_dict(self) -> dict[str, Any]:
-        return {
-            "turn": self.state.turn,
-            "efforts": [
-                {
-                    "id": e.id,
-                    "name": e.name,
-                    "status": e.status,
-                    "active": e.active,
-                    "expanded": e.id in self.view.expanded,
-                    "turns_since_reference": self.view.expanded.get(e.id),
-                    "in_memory": e.is_open or e.id in self.view.summaries,
-                    "evicted": self.is_evicted(e),
-                    "summary": e.summary,
-                    "raw_file": e.raw_file,
-                    "raw_tokens": e.raw_tokens,
-                    "messages": e.messages,
-                    "reopen_count": e.reopen_count,
-                    "created": e.created,
-                    "concluded_at": e.concluded_at,
-                    **({"source": e.source} if e.source else {}),
-                }
-                for e in self.efforts
-            ],
-        }
 
 
 __all__ = [

@@ -16,55 +16,21 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..atomic_file import atomic_write_text
 
 
 class StoreError(RuntimeError):
     """A session file could not be read or written; the message names the file."""
 
 
-def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
-    """Replace ``path`` with ``text`` atomically (temp file + fsync + rename).
-
-    ``durable=False`` skips the fsyncs, for derived files (caches) that can be rebuilt."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            if durable:
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    if durable:
-        _fsync_dir(path.parent)
-
-
 def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
 
 
 def encode_line(record: dict[str, Any]) -> str:
@@ -154,7 +120,7 @@ def read_jsonl_tail(path: Path, max_records: int, *, chunk: int = 65536) -> list
     if max_records <= 0:
         return []
     try:
-        fh = open(path, "rb")
+        fh = open(path, "rb")  # noqa: SIM115 - closed by the with block below
     except FileNotFoundError:
         return []
     with fh:
@@ -180,3 +146,15 @@ def file_size(path: Path) -> int:
         return path.stat().st_size
     except FileNotFoundError:
         return 0
+
+
+def set_aside(path: Path) -> Path:
+    """Rename a broken file to ``<name>.corrupt-<timestamp>`` (never overwriting one) and return it."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+    os.replace(path, target)
+    return target

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import eventlog as ev
-from .efforts import CONCLUDED, OPEN, Effort, MAX_NAME_CHARS, unique_slug
-from .eventlog import now_iso
-from .llm import LLMClient, LLMError, parse_arguments
+from . import lifecycle
+from .chat_model import ChatModel
+from .efforts import Effort
+from .lifecycle import LifecycleError
+from .llm import LLMError, parse_arguments
 from .session import Session
 from .summarize import summarize_messages
-
-REOPEN_SEPARATOR = "--- Effort reopened ---"
 
 
 class ToolError(Exception):
@@ -32,7 +32,7 @@ class ToolContext:
     """What a tool call may touch, and what it reports back to the turn."""
 
     session: Session
-    llm: LLMClient | None
+    llm: ChatModel | None
     turn: int
     pending: list[dict[str, Any]] = field(default_factory=list)  # this turn's messages, not yet logged
     summary_max_tokens: int = 150
@@ -130,6 +130,7 @@ async def execute(ctx: ToolContext, name: str, raw_arguments: str | dict[str, An
 
 
 async def _run(ctx: ToolContext, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolOutcome:
+    args: dict[str, Any] | None
     if isinstance(raw_arguments, dict):
         args, problem = raw_arguments, None
     else:
@@ -142,7 +143,7 @@ async def _run(ctx: ToolContext, name: str, raw_arguments: str | dict[str, Any] 
     try:
         _validate(t, args)
         return ToolOutcome(name, args, await t.handler(ctx, args), True)
-    except ToolError as exc:
+    except (ToolError, LifecycleError) as exc:
         return ToolOutcome(name, args, {"error": f"{name}: {exc}"}, False)
     except LLMError as exc:
         return ToolOutcome(name, args, {"error": f"{name}: the summary model failed: {exc}"}, False)
@@ -162,10 +163,6 @@ def _effort(ctx: ToolContext, effort_id: str | None, *, default_active: bool = F
     return effort
 
 
-def _tokens_of(ctx: ToolContext, effort: Effort) -> int:
-    return sum(ctx.session.counter.count_message(m) for m in ctx.session.effort_log(effort.id))
-
-
 # --------------------------------------------------------------------------- tools
 @tool(
     "open_effort",
@@ -175,16 +172,7 @@ def _tokens_of(ctx: ToolContext, effort: Effort) -> int:
     name="Short name for the effort, e.g. 'auth bug' or 'japan trip'; it becomes the effort id.",
 )
 async def open_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    name = args["name"].strip()[:MAX_NAME_CHARS]
-    session = ctx.session
-    effort = Effort(id=unique_slug(name, session.efforts.ids()), name=name, status=OPEN, created=now_iso())
-    session.efforts.add(effort)
-    session.efforts.set_active(effort)
-    session.effort_path(effort.id).touch()
-    session.effort_log(effort.id)
-    session.save_manifest()
-    session.view.last_referenced[effort.id] = ctx.turn
-    session.log_event(ev.EFFORT_OPENED, effort_id=effort.id, name=name)
+    effort = lifecycle.open_effort(ctx.session, args["name"], turn=ctx.turn)
     ctx.route = effort.id
     ctx.banner(f"Opened effort: {effort.id}")
     ctx.changed(effort.id, "opened")
@@ -214,17 +202,7 @@ async def close_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
         ctx.llm, log, counter=session.counter, max_tokens=ctx.summary_max_tokens, title=effort.name or effort.id
     )
     was_active = effort.active
-    session.efforts.set_status(effort, CONCLUDED)
-    effort.summary = summary
-    effort.summary_tokens = session.counter.count_text(summary)
-    effort.concluded_at = now_iso()
-    effort.checkpoint, effort.checkpoint_upto = None, 0
-    session.view.summaries[effort.id] = ctx.turn  # grace period starts now
-    session.view.expanded.pop(effort.id, None)
-    session.save_manifest()
-    session.save_view()
-    session.log_event(ev.EFFORT_CONCLUDED, effort_id=effort.id, summary=summary, summary_tokens=effort.summary_tokens,
-                      raw_tokens=effort.raw_tokens)
+    lifecycle.conclude(session, effort, summary, turn=ctx.turn)
     if ctx.route is None and was_active:
         ctx.route = effort.id
     ctx.banner(f"Concluded effort: {effort.id}")
@@ -273,19 +251,12 @@ async def route_to_ambient(ctx: ToolContext, args: dict[str, Any]) -> dict[str, 
 )
 async def expand_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     effort = _effort(ctx, args["id"])
-    if not effort.is_concluded:
-        raise ToolError(f"effort '{effort.id}' is open, its log is already in context")
-    session = ctx.session
-    already = effort.id in session.view.expanded
-    session.view.expanded[effort.id] = 0
-    session.view.summaries[effort.id] = ctx.turn
-    tokens = _tokens_of(ctx, effort)
-    session.save_view()
-    if not already:
-        session.log_event(ev.EFFORT_EXPANDED, effort_id=effort.id, tokens=tokens)
-        ctx.banner(f"Expanded effort: {effort.id} ({tokens} tokens loaded)")
+    expansion = lifecycle.expand(ctx.session, effort, turn=ctx.turn)
+    if not expansion.already:
+        ctx.banner(f"Expanded effort: {effort.id} ({expansion.tokens} tokens loaded)")
     ctx.changed(effort.id, "expanded")
-    return {"status": "expanded" if not already else "already expanded", "effort_id": effort.id, "tokens": tokens}
+    return {"status": "already expanded" if expansion.already else "expanded", "effort_id": effort.id,
+            "tokens": expansion.tokens}
 
 
 @tool(
@@ -295,21 +266,10 @@ async def expand_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
 )
 async def collapse_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     effort = _effort(ctx, args["id"])
-    session = ctx.session
-    if effort.id not in session.view.expanded:
-        raise ToolError(f"effort '{effort.id}' is not expanded")
-    collapse(session, effort.id)
+    lifecycle.collapse(ctx.session, effort.id)
     ctx.banner(f"Collapsed effort: {effort.id}")
     ctx.changed(effort.id, "collapsed")
     return {"status": "collapsed", "effort_id": effort.id}
-
-
-def collapse(session: Session, effort_id: str, *, reason: str = "tool") -> None:
-    """Drop an expansion (used by the tool, by decay and by compaction)."""
-    session.view.expanded.pop(effort_id, None)
-    session.forget_log(effort_id)
-    session.save_view()
-    session.log_event(ev.EFFORT_COLLAPSED, effort_id=effort_id, reason=reason)
 
 
 @tool(
@@ -319,13 +279,7 @@ def collapse(session: Session, effort_id: str, *, reason: str = "tool") -> None:
 )
 async def switch_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     effort = _effort(ctx, args["id"])
-    if not effort.is_open:
-        raise ToolError(f"effort '{effort.id}' is concluded; use reopen_effort to continue it")
-    session = ctx.session
-    previous = session.efforts.active
-    session.efforts.set_active(effort)
-    session.save_manifest()
-    session.log_event(ev.EFFORT_SWITCHED, effort_id=effort.id, previous=previous.id if previous else None)
+    previous = lifecycle.switch_to(ctx.session, effort)
     if ctx.route not in ("ambient",):
         ctx.route = effort.id
     ctx.banner(f"Switched to effort: {effort.id}")
@@ -363,22 +317,7 @@ async def search_efforts(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
 )
 async def reopen_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     effort = _effort(ctx, args["id"])
-    if not effort.is_concluded:
-        raise ToolError(f"effort '{effort.id}' is not concluded (status: {effort.status})")
-    session = ctx.session
-    prior = effort.summary
-    session.efforts.set_status(effort, OPEN)
-    session.efforts.set_active(effort)
-    effort.reopen_count += 1
-    session.view.expanded.pop(effort.id, None)
-    session.view.summaries.pop(effort.id, None)
-    session.view.last_referenced[effort.id] = ctx.turn
-    session.forget_log(effort.id)
-    session.append_effort(effort, [{"role": "system", "content": REOPEN_SEPARATOR, "ts": now_iso()}])
-    session.effort_log(effort.id)
-    session.save_manifest()
-    session.save_view()
-    session.log_event(ev.EFFORT_REOPENED, effort_id=effort.id, reopen_count=effort.reopen_count)
+    prior = lifecycle.reopen(ctx.session, effort, turn=ctx.turn)
     if ctx.route != "ambient":
         ctx.route = effort.id
     ctx.banner(f"Reopened effort: {effort.id}")

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ccm_tui.core.efforts import CONCLUDED, Effort, ManifestError, load_manifest, unique_slug
+from ccm_tui.core import lifecycle
+from ccm_tui.core.efforts import ManifestError, load_manifest
 from ccm_tui.core.eventlog import now_iso
 from ccm_tui.core.tokens import TokenCounter
 from ccm_tui.restore.turns import ParsedTranscript
 
-EFFORT_RESTORED = "effort_restored"
 NO_RESPONSE = "(no response recorded)"
 
 
@@ -88,19 +88,11 @@ def land(directory: Path, parsed: ParsedTranscript, transcript: Path, summary: s
     clean = False
     try:
         recover(session)
-        effort_id = unique_slug(effort_name(parsed, transcript), session.efforts.ids())
         source = provenance(parsed, transcript, restored_at, report=report, **(extra_source or {}))
-        effort = Effort(id=effort_id, status=CONCLUDED, summary=summary, name=effort_name(parsed, transcript),
-                        created=restored_at, concluded_at=restored_at, source=source)
-        effort.summary_tokens = counter.count_text(summary)
         messages = turn_messages(parsed, restored_at)
-        session.append_effort(effort, messages)  # the log first: the manifest never names a missing file
-        session.efforts.add(effort)
-        session.save_manifest()
-        session.view.summaries[effort_id] = session.state.turn  # in working memory, with the usual grace period
-        session.save_view()
-        session.log_event(EFFORT_RESTORED, effort_id=effort_id, summary=summary, source=source["file"], format=parsed.format,
-                          turns=len(parsed.turns), summary_tokens=effort.summary_tokens, raw_tokens=effort.raw_tokens)
+        effort = lifecycle.land_imported(session, effort_name(parsed, transcript), messages, summary, source,
+                                         restored_at=restored_at)
+        effort_id = effort.id
         with open_index(session.dir) as index:
             sync_index(index, session)
         clean = True

@@ -1,0 +1,47 @@
+"""Whole-file replacement that a crash cannot tear: temporary file, fsync, rename, fsync the directory.
+
+The bottom layer: the configuration file and every session file (through
+:mod:`ccm_tui.core.store`) are written with it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``text`` atomically (temp file + fsync + rename).
+
+    ``durable=False`` skips the fsyncs, for derived files (caches) that can be rebuilt."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            if durable:
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    if durable:
+        fsync_dir(path.parent)
+
+
+def fsync_dir(directory: Path) -> None:
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)

@@ -1,0 +1,227 @@
+"""The effort lifecycle: the only code that changes an effort's state and logs its effort events.
+
+An effort is *open* (one open effort is *active*) or *concluded*. A concluded
+effort may be *expanded* (its raw log back in context, a view state) and its
+summary may be *evicted* from working memory (still on disk, found by search)::
+
+    open_effort ──► open ──conclude──► concluded ──reopen──► open
+                     ▲ │ switch             │ ▲ expand/collapse (view)
+                     └─┘                    │ └ evict/restore summary (view)
+    import/restore ─────────────────────────┘
+
+Every transition here updates the manifest or the view state in memory, saves
+the snapshot it changed, and logs its event (names in :mod:`.eventlog`).
+Callers — the tools (the model's and the user's actions), salience (decay,
+eviction), compaction, restore landing — decide *when*; this module decides
+*what changes*. :func:`efforts_from_events` reads the same events back, for
+``repair``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from . import eventlog as ev
+from .efforts import CONCLUDED, MAX_NAME_CHARS, OPEN, SLUG_RE, Effort, unique_slug
+from .eventlog import now_iso
+from .session import Session
+
+REOPEN_SEPARATOR = "--- Effort reopened ---"
+
+
+class LifecycleError(Exception):
+    """A transition that is not valid from the effort's current state (the message says why)."""
+
+
+# --------------------------------------------------------------------------- open efforts
+def open_effort(session: Session, name: str, *, turn: int) -> Effort:
+    """Create an effort from the name the model (or the user) gave; it becomes the active one."""
+    name = " ".join(name.split())[:MAX_NAME_CHARS]
+    effort = Effort(id=unique_slug(name, session.efforts.ids()), name=name, status=OPEN, created=now_iso())
+    session.efforts.add(effort)
+    session.efforts.set_active(effort)
+    session.effort_path(effort.id).touch()
+    session.effort_log(effort.id)
+    session.save_manifest()
+    session.view.last_referenced[effort.id] = turn
+    session.log_event(ev.EFFORT_OPENED, effort_id=effort.id, name=name)
+    return effort
+
+
+def switch_to(session: Session, effort: Effort) -> Effort | None:
+    """Make another open effort the active one; returns the previously active effort."""
+    if not effort.is_open:
+        raise LifecycleError(f"effort '{effort.id}' is concluded; use reopen_effort to continue it")
+    previous = session.efforts.active
+    session.efforts.set_active(effort)
+    session.save_manifest()
+    session.log_event(ev.EFFORT_SWITCHED, effort_id=effort.id, previous=previous.id if previous else None)
+    return previous
+
+
+def conclude(session: Session, effort: Effort, summary: str, *, turn: int) -> None:
+    """Open → concluded: the summary replaces the raw log in working memory (with its grace period)."""
+    if not effort.is_open:
+        raise LifecycleError(f"effort '{effort.id}' is already concluded")
+    session.efforts.set_status(effort, CONCLUDED)
+    effort.summary = summary
+    effort.summary_tokens = session.counter.count_text(summary)
+    effort.concluded_at = now_iso()
+    effort.checkpoint, effort.checkpoint_upto = None, 0
+    session.view.summaries[effort.id] = turn
+    session.view.expanded.pop(effort.id, None)
+    session.save_manifest()
+    session.save_view()
+    session.log_event(ev.EFFORT_CONCLUDED, effort_id=effort.id, summary=summary,
+                      summary_tokens=effort.summary_tokens, raw_tokens=effort.raw_tokens)
+
+
+def reopen(session: Session, effort: Effort, *, turn: int) -> str | None:
+    """Concluded → open and active; the log gets a separator line. Returns the prior summary.
+
+    The summary stays in the manifest until the effort is concluded again, when
+    it is rewritten from the whole log (original and new messages)."""
+    if not effort.is_concluded:
+        raise LifecycleError(f"effort '{effort.id}' is not concluded (status: {effort.status})")
+    prior = effort.summary
+    session.efforts.set_status(effort, OPEN)
+    session.efforts.set_active(effort)
+    effort.reopen_count += 1
+    session.view.expanded.pop(effort.id, None)
+    session.view.summaries.pop(effort.id, None)
+    session.view.last_referenced[effort.id] = turn
+    session.forget_log(effort.id)
+    session.append_effort(effort, [{"role": "system", "content": REOPEN_SEPARATOR, "ts": now_iso()}])
+    session.effort_log(effort.id)
+    session.save_manifest()
+    session.save_view()
+    session.log_event(ev.EFFORT_REOPENED, effort_id=effort.id, reopen_count=effort.reopen_count)
+    return prior
+
+
+def checkpoint(effort: Effort, text: str, upto: int) -> None:
+    """Record a compaction checkpoint of an open effort's first ``upto`` log lines.
+
+    Compaction saves the manifest and logs ``compaction_complete`` with its steps
+    once it has finished, so one run is one event, not one per checkpoint."""
+    effort.checkpoint, effort.checkpoint_upto = text, upto
+
+
+# --------------------------------------------------------------------------- view states
+@dataclass(frozen=True)
+class Expansion:
+    tokens: int
+    already: bool
+
+
+def expand(session: Session, effort: Effort, *, turn: int) -> Expansion:
+    """Bring a concluded effort's raw log back into working context (read-only)."""
+    if not effort.is_concluded:
+        raise LifecycleError(f"effort '{effort.id}' is open, its log is already in context")
+    already = effort.id in session.view.expanded
+    session.view.expanded[effort.id] = 0
+    session.view.summaries[effort.id] = turn
+    tokens = sum(session.counter.count_message(m) for m in session.effort_log(effort.id))
+    session.save_view()
+    if not already:
+        session.log_event(ev.EFFORT_EXPANDED, effort_id=effort.id, tokens=tokens)
+    return Expansion(tokens=tokens, already=already)
+
+
+def collapse(session: Session, effort_id: str, *, reason: str = "tool") -> None:
+    """Drop an expansion (the collapse tool, decay and compaction all come here)."""
+    if effort_id not in session.view.expanded:
+        raise LifecycleError(f"effort '{effort_id}' is not expanded")
+    session.view.expanded.pop(effort_id, None)
+    session.forget_log(effort_id)
+    session.save_view()
+    session.log_event(ev.EFFORT_COLLAPSED, effort_id=effort_id, reason=reason)
+
+
+def evict_summary(session: Session, effort_id: str, **why: Any) -> None:
+    """A concluded summary leaves working memory (it stays on disk and in the search index).
+
+    The caller saves ``expanded.json`` (salience and compaction batch their changes)."""
+    session.view.summaries.pop(effort_id, None)
+    session.log_event(ev.SUMMARY_EVICTED, effort_id=effort_id, **why)
+
+
+def mark_referenced(session: Session, effort_id: str, turn: int) -> bool:
+    """A turn referenced an effort: note when, and bring an evicted summary back.
+
+    Returns True when the summary was evicted and is now back in working memory."""
+    session.view.last_referenced[effort_id] = turn
+    effort = session.efforts.get(effort_id)
+    if effort is None or not effort.is_concluded:
+        return False
+    restored = effort_id not in session.view.summaries
+    if restored:
+        session.log_event(ev.SUMMARY_RESTORED, effort_id=effort_id)
+    session.view.summaries[effort_id] = turn
+    return restored
+
+
+# --------------------------------------------------------------------------- imports
+def land_imported(session: Session, name: str, messages: list[dict[str, Any]], summary: str,
+                  source: dict[str, Any], *, restored_at: str | None = None) -> Effort:
+    """A transcript from another agent becomes a concluded effort, its summary in working memory.
+
+    The log is written before the manifest names it, so the manifest never points
+    at a missing file."""
+    restored_at = restored_at or now_iso()
+    effort = Effort(id=unique_slug(name, session.efforts.ids()), status=CONCLUDED, summary=summary,
+                    name=name, created=restored_at, concluded_at=restored_at, source=source)
+    effort.summary_tokens = session.counter.count_text(summary)
+    session.append_effort(effort, messages)
+    session.efforts.add(effort)
+    session.save_manifest()
+    session.view.summaries[effort.id] = session.state.turn  # the usual grace period
+    session.save_view()
+    session.log_event(ev.EFFORT_RESTORED, effort_id=effort.id, name=name, summary=summary,
+                      source=source.get("file"), format=source.get("format"), turns=source.get("turns"),
+                      summary_tokens=effort.summary_tokens, raw_tokens=effort.raw_tokens)
+    return effort
+
+
+# --------------------------------------------------------------------------- reading events back
+def efforts_from_events(records: Iterable[dict[str, Any]]) -> dict[str, Effort]:
+    """Replay the lifecycle events of a session into manifest entries (``repair``)."""
+    efforts: dict[str, Effort] = {}
+    active: str | None = None
+    for record in records:
+        kind = record.get("event")
+        effort_id = record.get("effort_id")
+        if not isinstance(effort_id, str) or not SLUG_RE.match(effort_id):
+            continue
+        effort = efforts.get(effort_id)
+        ts = str(record.get("ts", ""))
+        if kind == ev.EFFORT_OPENED:
+            efforts[effort_id] = Effort(id=effort_id, name=str(record.get("name") or effort_id),
+                                        status=OPEN, created=ts)
+            active = effort_id
+        elif kind == ev.EFFORT_RESTORED:
+            efforts[effort_id] = Effort(id=effort_id, name=str(record.get("name") or effort_id), status=CONCLUDED,
+                                        summary=_text_or_none(record.get("summary")), created=ts, concluded_at=ts)
+        elif effort is None:
+            continue
+        elif kind == ev.EFFORT_CONCLUDED:
+            effort.status = CONCLUDED
+            effort.summary = _text_or_none(record.get("summary")) or effort.summary
+            effort.concluded_at = ts
+            if active == effort_id:
+                active = None
+        elif kind == ev.EFFORT_REOPENED:
+            effort.status = OPEN
+            effort.reopen_count += 1
+            active = effort_id
+        elif kind == ev.EFFORT_SWITCHED:
+            active = effort_id
+    for effort in efforts.values():
+        effort.active = effort.id == active and effort.status == OPEN
+    return efforts
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
