@@ -1,17 +1,124 @@
-"""Settings, layered: defaults → config.toml → environment → command-line flags."""
+"""Settings, layered: defaults → config.toml → environment → command-line flags.
+
+This is the one module that reads environment variables (:data:`ENVIRONMENT`
+lists them all) and knows where ccm-tui keeps its files (XDG locations).
+"""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from . import paths
+from .atomic_file import atomic_write_text
 
+APP_DIR = "ccm-tui"
+DEFAULT_SESSION = "default"
 DEFAULT_BUDGET_CAP = 16_000
 BUDGET_WINDOW_FRACTION = 0.75
+MIN_BUDGET = 1_000
+
+ENVIRONMENT: dict[str, str] = {
+    "CCM_MODEL": "the chat model (litellm id), over the config file",
+    "CCM_SUMMARY_MODEL": "a cheaper model for summaries",
+    "CCM_API_BASE": "API base URL passed to litellm",
+    "CCM_TOKEN_BUDGET": "the hard token budget of the working context",
+    "CCM_SESSION_DIR": "the session directory, when no --session/--session-dir is given",
+    "CCM_HOME": "where sessions live (default $XDG_DATA_HOME/ccm-tui)",
+    "CCM_CONFIG": "the config file (default $XDG_CONFIG_HOME/ccm-tui/config.toml)",
+    "CCM_RETRY_BASE_SECONDS": "first back-off delay after a provider fault (tests set 0)",
+    "CCM_DEMO_AUTOPLAY": "the demo types and sends by itself (1)",
+    "XDG_CONFIG_HOME": "base of the config location",
+    "XDG_DATA_HOME": "base of the data location",
+    "TIKTOKEN_CACHE_DIR": "tiktoken's encodings (default: the files litellm ships)",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "litellm reads its bundled model map, never the network (set to True)",
+    "OPENAI_API_KEY": "read by litellm; unset with --api-base and an openai/ model means a keyless local server",
+}
+
+
+def env(name: str) -> str | None:
+    """An environment variable ccm-tui knows (see :data:`ENVIRONMENT`); empty counts as unset."""
+    if name not in ENVIRONMENT:
+        raise KeyError(f"undocumented environment variable {name}")
+    return os.environ.get(name) or None
+
+
+# --------------------------------------------------------------------------- locations
+def _xdg(var: str, fallback: str) -> Path:
+    value = env(var)
+    if value and os.path.isabs(value):
+        return Path(value)
+    return Path.home() / fallback
+
+
+def config_file() -> Path:
+    """``$CCM_CONFIG`` or ``$XDG_CONFIG_HOME/ccm-tui/config.toml``."""
+    override = env("CCM_CONFIG")
+    if override:
+        return Path(override).expanduser()
+    return _xdg("XDG_CONFIG_HOME", ".config") / APP_DIR / "config.toml"
+
+
+def data_home() -> Path:
+    """``$CCM_HOME`` or ``$XDG_DATA_HOME/ccm-tui``."""
+    override = env("CCM_HOME")
+    if override:
+        return Path(override).expanduser()
+    return _xdg("XDG_DATA_HOME", ".local/share") / APP_DIR
+
+
+def sessions_dir() -> Path:
+    return data_home() / "sessions"
+
+
+def session_dir_for(name: str) -> Path:
+    """The directory of a named session. Names are plain words, never paths."""
+    clean = name.strip()
+    if not clean or clean in {".", ".."} or "/" in clean or "\\" in clean or "\x00" in clean:
+        raise ValueError(f"invalid session name {name!r}: use letters, digits, '-' or '_'")
+    return sessions_dir() / clean
+
+
+def session_dir(explicit: Path | None = None, name: str | None = None) -> Path:
+    """``explicit`` (--session-dir), else ``$CCM_SESSION_DIR``, else the named (or default) session."""
+    if explicit:
+        return Path(explicit).expanduser()
+    from_env = env("CCM_SESSION_DIR")
+    if from_env:
+        return Path(from_env).expanduser()
+    return session_dir_for(name or DEFAULT_SESSION)
+
+
+def retry_base_seconds() -> float:
+    """The first back-off delay after a transient provider fault (doubling after that)."""
+    try:
+        return max(0.0, float(env("CCM_RETRY_BASE_SECONDS") or "1"))
+    except ValueError:
+        return 1.0
+
+
+def demo_autoplay() -> bool:
+    return (env("CCM_DEMO_AUTOPLAY") or "0") != "0"
+
+
+def prepare_offline_libraries() -> None:
+    """No network at start-up: litellm reads its bundled model map, and tiktoken the encodings
+    litellm ships (unless the user chose a cache directory)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    if env("TIKTOKEN_CACHE_DIR"):
+        return
+    spec = importlib.util.find_spec("litellm")  # locates the package without importing it
+    if spec is None or not spec.submodule_search_locations:
+        return
+    bundled = Path(list(spec.submodule_search_locations)[0]) / "litellm_core_utils" / "tokenizers"
+    if bundled.is_dir():
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(bundled)
+
+
+# --------------------------------------------------------------------------- settings
 
 
 class ConfigError(ValueError):
@@ -41,7 +148,7 @@ class Settings:
     def effective_summary_model(self) -> str | None:
         return self.summary_model or self.model
 
-    def with_overrides(self, source: str, **values: Any) -> "Settings":
+    def with_overrides(self, source: str, **values: Any) -> Settings:
         clean = {k: v for k, v in values.items() if v is not None}
         if not clean:
             return self
@@ -92,7 +199,7 @@ def _coerce(key: str, value: Any, where: str) -> Any:
 
 def read_config_file(path: Path | None = None) -> dict[str, Any]:
     """The settings in config.toml (unknown keys are an error, so typos are caught)."""
-    path = path or paths.config_file()
+    path = path or config_file()
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -119,12 +226,12 @@ def load_settings(**flags: Any) -> Settings:
     """Defaults, then the config file, then CCM_* variables, then flags (None = not given)."""
     settings = Settings()
     settings = settings.with_overrides("config file", **read_config_file())
-    env = {}
+    from_env = {}
     for var, key in ENV_VARS.items():
-        value = os.environ.get(var)
+        value = env(var)
         if value:
-            env[key] = _coerce(key, value, f"${var}")
-    settings = settings.with_overrides("environment", **env)
+            from_env[key] = _coerce(key, value, f"${var}")
+    settings = settings.with_overrides("environment", **from_env)
     return settings.with_overrides("command line", **{k: v for k, v in flags.items() if k in CONFIG_KEYS})
 
 
@@ -141,9 +248,7 @@ def _toml_value(value: Any) -> str:
 
 def save_config_file(values: dict[str, Any], path: Path | None = None) -> Path:
     """Write the given settings to config.toml (merged with what is there), atomically."""
-    from .core.store import atomic_write_text
-
-    path = path or paths.config_file()
+    path = path or config_file()
     current = read_config_file(path)
     for key, value in values.items():
         if key not in CONFIG_KEYS:
@@ -158,7 +263,8 @@ def save_config_file(values: dict[str, Any], path: Path | None = None) -> Path:
     return path
 
 
-def default_budget(input_window: int | None) -> int:
+def default_budget(input_window: int | None = None) -> int:
+    """The budget when none is configured: min(16,000, 75% of the model's input window)."""
     if not input_window or input_window <= 0:
         return DEFAULT_BUDGET_CAP
-    return max(1_000, min(DEFAULT_BUDGET_CAP, int(input_window * BUDGET_WINDOW_FRACTION)))
+    return max(MIN_BUDGET, min(DEFAULT_BUDGET_CAP, int(input_window * BUDGET_WINDOW_FRACTION)))

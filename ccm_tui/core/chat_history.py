@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.session import EFFORTS_DIR, Session
-from ..core.store import read_jsonl_tail
+from .session import EFFORTS_DIR, Session
+from .store import read_jsonl_tail
 
 RECENT_EFFORT_FILES = 6
 ROLE_ORDER = {"user": 0, "system": 1, "assistant": 2}

@@ -1,6 +1,6 @@
 """Assembling the working context: exactly the messages sent to the model this turn.
 
-Order (DESIGN.md §5): system prompt (+ tool guidance, open efforts, the
+Order: system prompt (+ tool guidance, open efforts, the
 in-memory concluded summaries, a line saying older summaries are searchable)
 → ambient window → expanded efforts' raw logs → backgrounded open efforts'
 raw logs → active effort's raw log → this turn's messages.

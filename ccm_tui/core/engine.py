@@ -1,27 +1,43 @@
-"""Wiring: settings + session directory → an open session, search index and orchestrator.
+"""The Engine: the one core object the UI and the commands use.
 
-The CLI (``send``, ``status``, ``search``) and the TUI build their engine
-here, so both run exactly the same core.
+It opens a session (writer lock, crash recovery, the budget), runs turns and
+effort actions, and answers every question the UI and the commands ask about
+the session with typed, read-only views (:mod:`.views`). Nothing outside the
+core reaches past it to the session, the orchestrator or the search index.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import Settings, default_budget
-from .context import assemble
-from .context import message_cap as default_message_cap  # the parameter below shadows the name
-from .llm import LLMClient
-from .orchestrator import Emit, Orchestrator
+from ..config import Settings, default_budget, retry_base_seconds
+from .chat_history import LoggedLine, recent_lines
+from .chat_model import ChatModel
+from .context import WorkingContext
+from .efforts import ManifestError, load_manifest
+from .eventlog import now_iso, redact
+from .export import export_effort
+from .llm import LLMError
+from .orchestrator import Emit, Orchestrator, TurnResult, UserInputError
+from .recovery import RecoveryReport, UnansweredTurn, recover, unanswered_turn
+from .repair import rebuild_manifest
 from .search import EffortIndex, SearchHit, SearchIndexError
-from .tools import ToolError
-from .session import SEARCH_DB, Session
+from .session import MANIFEST_FILE, SEARCH_DB, Session, SessionLocked
+from .store import JsonlRead, StoreError, read_jsonl
 from .tokens import TokenCounter
-from .turn_events import EffortChanged, TurnEvent
-from .. import paths
+from .tools import ToolError, ToolOutcome
+from .turn_events import ContextFigures, EffortChanged, TurnEvent
+from .views import EffortView, SessionStatus, effort_view, session_status
 
+# What callers handle, from here so that the UI and the commands import only this module of the core.
+__all__ = [
+    "ContextInspection", "Engine", "LLMError", "ManifestError", "RecoveryReport", "SearchIndexError", "SessionLocked", "StoreError",
+    "TokenCounter", "UserInputError", "missing_api_keys", "model_client", "now_iso", "open_engine", "open_read_only",
+    "rebuild_manifest", "redact", "resolve_budget", "search_session", "start_engine",
+]
 
 
 def resolve_budget(settings: Settings, *, probe_model: bool = True) -> int:
@@ -44,32 +60,124 @@ def sync_index(index: EffortIndex, session: Session) -> None:
     index.sync_session(session.dir, ((e.id, e.status, e.summary) for e in session.efforts))
 
 
-@dataclass
+def model_client(settings: Settings) -> ChatModel | None:
+    """The litellm client the settings describe (None without a model). Building it imports nothing."""
+    if not settings.model:
+        return None
+    from .llm import LLMClient
+
+    return LLMClient(settings.model, api_base=settings.api_base, summary_model=settings.summary_model,
+                     timeout=settings.request_timeout)
+
+
+def missing_api_keys(settings: Settings) -> list[str]:
+    """Environment variables the model's provider needs and that are unset (imports litellm: call
+    it off the event loop). Unknown providers answer none: the first request will tell."""
+    if not settings.model:
+        return []
+    from .llm import import_litellm
+
+    try:
+        return list(import_litellm().validate_environment(model=settings.model).get("missing_keys") or [])
+    except Exception:  # noqa: BLE001 - providers litellm cannot check
+        return []
+
+
+@dataclass(frozen=True)
+class ContextInspection:
+    """Exactly what the model would receive next, for the inspector screen."""
+
+    context: WorkingContext
+    tool_defs: list[dict[str, Any]]
+    budget: int
+    counter: TokenCounter
+
+
 class Engine:
-    session: Session
-    orchestrator: Orchestrator
-    index: EffortIndex
+    """An open session with its orchestrator and search index (see :func:`open_engine`)."""
+
+    def __init__(self, session: Session, orchestrator: Orchestrator, index: EffortIndex | None,
+                 settings: Settings) -> None:
+        self.session = session  # core-internal: the UI and the commands use the methods below
+        self.orchestrator = orchestrator
+        self.index = index
+        self.settings = settings
+        self.recovery: RecoveryReport | None = None
+        # where the budget came from: given | settings | model | default | last run
+        self.budget_source = "settings" if settings.token_budget else "default"
+
+    # ------------------------------------------------------------------ opening
+    def start(self, *, lock_wait: float = 2.0) -> RecoveryReport:
+        """Recover from an unclean end (under the writer lock), pick up other processes' writes,
+        and take the budget the last run used when none is configured. Both the TUI and
+        ``send`` open a session this way."""
+        session = self.session
+        held = session.lock.held
+        if not held:
+            session.lock.acquire(wait=lock_wait)
+        try:
+            report = recover(session)
+            session.refresh_if_changed()
+        finally:
+            if not held:
+                session.lock.release()
+        if self.budget_source == "default" and session.state.budget:
+            self.set_budget(session.state.budget)
+            self.budget_source = "last run"
+        self.recovery = report
+        return report
+
+    def adopt_model_budget(self, budget: int | None = None) -> int:
+        """Take the budget from the model's input window (``budget``, or looked up now), unless
+        one was configured or given."""
+        if self.budget_source not in ("given", "settings"):
+            self.set_budget(budget or resolve_budget(self.settings))
+            self.budget_source = "model"
+        return self.budget
 
     def close(self, *, clean: bool = True) -> None:
         try:
-            self.index.close()
+            if self.index is not None:
+                self.index.close()
         finally:
             self.session.close(clean=clean)
 
-    def emit_through(self, emit: Emit | None) -> Emit:
-        """Wrap an emit callback so effort changes also reach the search index."""
+    # ------------------------------------------------------------------ running
+    async def run_turn(self, text: str, emit: Emit | None = None) -> TurnResult:
+        async with self.session.writing():
+            return await self.orchestrator.run_turn(text, self._emit_through(emit))
+
+    async def run_action(self, tool_name: str, arguments: dict[str, Any], emit: Emit | None = None) -> ToolOutcome:
+        async with self.session.writing():
+            return await self.orchestrator.run_action(tool_name, arguments, self._emit_through(emit))
+
+    async def load_model_client(self) -> None:
+        """Import litellm off the event loop (seconds) before the first request needs it."""
+        from .llm import LLMClient, import_litellm
+
+        if isinstance(self.orchestrator.llm, LLMClient):
+            await asyncio.to_thread(import_litellm)
+
+    def refresh(self) -> bool:
+        """Re-read the session if another process changed it (the TUI's watcher calls this)."""
+        return self.session.refresh_if_changed()
+
+    def _emit_through(self, emit: Emit | None) -> Emit:
+        """Effort changes also reach the search index."""
 
         def wrapped(event: TurnEvent) -> None:
             if isinstance(event, EffortChanged):
-                self.reindex_effort(event.effort_id)
+                self._reindex_effort(event.effort_id)
             if emit is not None:
                 emit(event)
 
         return wrapped
 
-    def reindex_effort(self, effort_id: str) -> None:
-        """Bring one effort up to date in the index. The index is derived data: if it is busy
-        (another process syncing it) or broken, the turn goes on and the next sync catches up."""
+    def _reindex_effort(self, effort_id: str) -> None:
+        """The index is derived data: if it is busy (another process syncing it) or broken, the
+        turn goes on and the next sync catches up."""
+        if self.index is None:
+            return
         effort = self.session.efforts.get(effort_id)
         try:
             if effort is None:
@@ -80,17 +188,85 @@ class Engine:
         except SearchIndexError:
             pass
 
-    async def run_turn(self, text: str, emit: Emit | None = None):
-        async with self.session.writing():
-            return await self.orchestrator.run_turn(text, self.emit_through(emit))
+    # ------------------------------------------------------------------ questions
+    @property
+    def session_dir(self) -> Path:
+        return self.session.dir
 
-    async def run_action(self, tool_name: str, arguments: dict[str, Any], emit: Emit | None = None):
-        async with self.session.writing():
-            return await self.orchestrator.run_action(tool_name, arguments, self.emit_through(emit))
+    @property
+    def has_model(self) -> bool:
+        return self.orchestrator.llm is not None
 
-    def refresh(self) -> bool:
-        """Re-read the session if another process changed it (the TUI's watcher calls this)."""
-        return self.session.refresh_if_changed()
+    @property
+    def budget(self) -> int:
+        return self.orchestrator.budget
+
+    def set_budget(self, budget: int) -> None:
+        self.orchestrator.budget = budget
+        self.session.state.budget = budget
+
+    @property
+    def turn(self) -> int:
+        return self.session.state.turn
+
+    def status(self) -> SessionStatus:
+        return session_status(self.session)
+
+    def effort(self, effort_id: str) -> EffortView | None:
+        effort = self.session.efforts.get(effort_id)
+        return effort_view(self.session, effort) if effort is not None else None
+
+    def active_effort(self) -> EffortView | None:
+        active = self.session.efforts.active
+        return effort_view(self.session, active) if active is not None else None
+
+    def figures(self) -> ContextFigures:
+        return self.orchestrator.figures()
+
+    def usage(self) -> dict[str, int]:
+        """Tokens the provider reported for this run's requests (prompt, completion, total)."""
+        return dict(self.orchestrator.usage_total)
+
+    def history(self) -> list[dict[str, int]]:
+        """Per-turn context figures (``ccm`` and ``naive`` tokens), oldest first."""
+        return list(self.session.state.history)
+
+    def status_json(self) -> dict[str, Any]:
+        """``status --json`` (contract)."""
+        data = self.status().as_json()
+        data["context"] = self.figures().as_dict()
+        data["session_dir"] = str(self.session.dir)
+        data["clean_shutdown"] = self.session.state.clean_shutdown
+        data["compactions"] = self.session.state.compaction_count
+        return data
+
+    def inspect(self, draft: str = "") -> ContextInspection:
+        turn = [{"role": "user", "content": draft}] if draft else []
+        return ContextInspection(self.orchestrator.working_context(turn), self.orchestrator.tool_defs,
+                                 self.budget, self.session.counter)
+
+    def effort_log(self, effort_id: str) -> JsonlRead:
+        """An effort's whole raw log as on disk (unreadable lines counted, not fatal)."""
+        return read_jsonl(self.session.effort_path(effort_id))
+
+    def export_effort(self, effort_id: str, target: Path) -> Path:
+        effort = self.effort(effort_id)
+        if effort is None:
+            raise StoreError(f"there is no effort '{effort_id}'")
+        return export_effort(effort, self.session.effort_path(effort_id), target)
+
+    def recent_lines(self, limit: int = 40) -> list[LoggedLine]:
+        """The newest logged lines across the ambient log and recent effort logs (chat history)."""
+        return recent_lines(self.session, limit)
+
+    def unanswered_turn(self) -> UnansweredTurn | None:
+        return unanswered_turn(self.session)
+
+    def search(self, query: str, limit: int = 10) -> list[SearchHit]:
+        """Ranked search over every effort (raises :class:`SearchIndexError` when the index is unusable)."""
+        if self.index is None:
+            return search_session(self.session.dir, query, limit)
+        return self.index.search(query, limit=limit)
 
 
 def open_engine(
@@ -98,18 +274,20 @@ def open_engine(
     settings: Settings,
     *,
     budget: int | None = None,
-    retry_base: float = 1.0,
+    retry_base: float | None = None,
     lock_wait: float = 2.0,
     hold_lock: bool = True,
-    llm: LLMClient | None = None,
-    sleep=None,
+    llm: ChatModel | None = None,
+    sleep: Any = None,
+    probe_model_window: bool = True,
 ) -> Engine:
-    """Open a session for writing, with its search index and an orchestrator.
+    """Open a session for writing, with its search index and an orchestrator (no recovery yet:
+    :meth:`Engine.start` does that, :func:`start_engine` both).
 
     ``hold_lock=False`` (the TUI) takes the writer lock only around each turn or
-    action (:meth:`Engine.run_turn`), so ``ccm-tui send`` from another terminal
-    can write between them; the TUI sees those changes through the watcher.
-    ``llm`` replaces the litellm client (the offline demo's scripted model).
+    action, so ``ccm-tui send`` from another terminal can write between them; the
+    TUI sees those changes through its watcher. ``llm`` replaces the litellm client
+    (the offline demo's scripted model, the replay's model).
     """
     counter = TokenCounter(settings.model)
     session = Session.open(session_dir, ambient_window=settings.ambient_window, lock_wait=lock_wait,
@@ -117,11 +295,8 @@ def open_engine(
     try:
         index = open_index(session.dir)
         sync_index(index, session)
-        if llm is None and settings.model:
-            llm = LLMClient(
-                settings.model, api_base=settings.api_base, summary_model=settings.summary_model,
-                timeout=settings.request_timeout,
-            )
+        if llm is None:
+            llm = model_client(settings)
 
         def search(query: str, limit: int) -> list[SearchHit]:
             try:
@@ -130,31 +305,56 @@ def open_engine(
                 raise ToolError(f"the search index is unavailable right now ({exc}); try again") from None
 
         def on_logged(to: str, records: list[dict[str, Any]]) -> None:
-            if to != "ambient":
-                effort = session.efforts.get(to)
-                if effort is not None:
-                    try:
-                        index.sync_effort_log(effort.id, session.effort_path(effort.id))
-                    except SearchIndexError:
-                        pass  # derived data: the next sync catches up
+            if to != "ambient" and session.efforts.get(to) is not None:
+                try:
+                    index.sync_effort_log(to, session.effort_path(to))
+                except SearchIndexError:
+                    pass  # derived data: the next sync catches up
 
-        kwargs = {"sleep": sleep} if sleep is not None else {}
+        extra = {"sleep": sleep} if sleep is not None else {}
+        probe = probe_model_window and not budget and not settings.token_budget and bool(settings.model)
         orchestrator = Orchestrator(
-            session, settings, llm, budget=budget or resolve_budget(settings), search=search,
-            on_logged=on_logged, retry_base=retry_base, **kwargs,
+            session, settings, llm, budget=budget or resolve_budget(settings, probe_model=probe),
+            search=search, on_logged=on_logged,
+            retry_base=retry_base_seconds() if retry_base is None else retry_base, **extra,
         )
     except BaseException:
         session.close(clean=False)
         raise
     session.state.budget = orchestrator.budget
-    return Engine(session=session, orchestrator=orchestrator, index=index)
+    engine = Engine(session, orchestrator, index, settings)
+    if budget:
+        engine.budget_source = "given"
+    elif probe:
+        engine.budget_source = "model"
+    return engine
 
 
-def preview_context(session: Session, budget: int, message_cap: int | None = None) -> dict[str, Any]:
-    """Context figures of a session without a model (``status``)."""
-    from . import tools
+def start_engine(session_dir: Path, settings: Settings, **options: Any) -> Engine:
+    """:func:`open_engine` then :meth:`Engine.start`: the session-open sequence of the TUI and ``send``."""
+    lock_wait = options.get("lock_wait", 2.0)
+    engine = open_engine(session_dir, settings, **options)
+    try:
+        engine.start(lock_wait=lock_wait)
+    except BaseException:
+        engine.close(clean=False)
+        raise
+    return engine
 
-    wc = assemble(session, paths.prompt("system"), [], tools=tools.definitions(),
-                  message_cap=default_message_cap(message_cap, budget))
-    savings = 0.0 if wc.naive <= 0 else max(0.0, 1 - wc.total / wc.naive)
-    return {"total": wc.total, "naive": wc.naive, "budget": budget, "savings": round(savings, 4), "layers": wc.layers}
+
+def open_read_only(session_dir: Path, settings: Settings) -> Engine:
+    """A session opened for reading (``status``): no lock, no index, no model client."""
+    session = Session.open(session_dir, readonly=True, ambient_window=settings.ambient_window,
+                           counter=TokenCounter(settings.model))
+    budget = settings.token_budget or session.state.budget or default_budget()
+    orchestrator = Orchestrator(session, settings, None, budget=budget)
+    return Engine(session, orchestrator, None, settings)
+
+
+def search_session(session_dir: Path, query: str, limit: int = 10) -> list[SearchHit]:
+    """Search a session without opening it for writing (``ccm-tui search``): reads the manifest,
+    brings the derived index up to date, ranks. Never imports litellm."""
+    efforts = load_manifest(Path(session_dir) / MANIFEST_FILE)
+    with open_index(session_dir) as index:
+        index.sync_session(Path(session_dir), ((e.id, e.status, e.summary) for e in efforts))
+        return index.search(query, limit=limit)

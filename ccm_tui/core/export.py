@@ -5,22 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core.session import Session
-from ..core.store import read_jsonl
+from .store import read_jsonl
+from .views import EffortView
 
 ROLE_TITLES = {"user": "You", "assistant": "Assistant", "system": "System"}
 
 
-def effort_markdown(effort: dict[str, Any], records: list[dict[str, Any]]) -> str:
+def effort_markdown(effort: EffortView, records: list[dict[str, Any]]) -> str:
     """The Markdown document of one effort."""
-    lines = [f"# Effort: {effort['id']}", ""]
-    lines.append(f"- status: {effort.get('status')}")
-    if effort.get("reopen_count"):
-        lines.append(f"- reopened: {effort['reopen_count']} time(s)")
+    lines = [f"# Effort: {effort.id}", ""]
+    if effort.name and effort.name != effort.id:
+        lines.append(f"- name: {effort.name}")
+    lines.append(f"- status: {effort.status}")
+    if effort.reopen_count:
+        lines.append(f"- reopened: {effort.reopen_count} time(s)")
     lines.append(f"- messages: {len(records)}")
     lines.append("")
-    if effort.get("summary"):
-        lines += ["## Summary", "", effort["summary"], ""]
+    if effort.summary:
+        lines += ["## Summary", "", effort.summary, ""]
     lines += ["## Conversation", ""]
     for record in records:
         role = record.get("role", "?")
@@ -34,13 +36,12 @@ def effort_markdown(effort: dict[str, Any], records: list[dict[str, Any]]) -> st
     return "\n".join(lines).rstrip() + "\n"
 
 
-def export_effort(session: Session, effort_id: str, target: Path) -> Path:
+def export_effort(effort: EffortView, log_path: Path, target: Path) -> Path:
     """Write ``<id>.md`` (``target`` may be a directory or a file path); returns the file."""
-    effort = next(e for e in session.status_dict()["efforts"] if e["id"] == effort_id)
-    records = read_jsonl(session.effort_path(effort_id)).records
+    records = read_jsonl(log_path).records
     target = Path(target).expanduser()
     if target.is_dir() or str(target).endswith(("/", "\\")):
-        target = target / f"{effort_id}.md"
+        target = target / f"{effort.id}.md"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(effort_markdown(effort, records), encoding="utf-8")
     return target

@@ -12,14 +12,13 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
-import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..config import env, prepare_offline_libraries
 from .eventlog import redact
-from .tokens import configure_offline_tiktoken
 
 RATE_LIMIT = "rate_limit"
 AUTH = "auth"
@@ -38,8 +37,7 @@ def import_litellm():
     """Import litellm once, offline-safe and quiet."""
     global _litellm
     if _litellm is None:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        configure_offline_tiktoken()
+        prepare_offline_libraries()
         import litellm
 
         litellm.suppress_debug_info = True
@@ -186,7 +184,7 @@ class LLMClient:
         kwargs: dict[str, Any] = {"model": model, "timeout": self.timeout, "num_retries": 0, "max_retries": 0}
         if self.api_base:
             kwargs["api_base"] = self.api_base
-            if model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+            if model.startswith("openai/") and not env("OPENAI_API_KEY"):
                 # OpenAI-compatible local servers (vLLM, LM Studio, llama.cpp) need no key,
                 # but the client insists on one; a real endpoint answers 401, reported clearly.
                 kwargs["api_key"] = "no-key"
@@ -339,8 +337,10 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
         return {}, None
     try:
         value = json.loads(raw)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON ({exc.msg} at position {exc.pos})"
+    except ValueError as exc:  # e.g. a number too long to convert
+        return None, f"arguments are not valid JSON ({exc})"
     if not isinstance(value, dict):
         return None, "arguments must be a JSON object"
     return value, None

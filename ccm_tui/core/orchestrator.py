@@ -30,10 +30,11 @@ from .. import paths
 from ..config import Settings
 from . import eventlog as ev
 from . import tools as toolbox
+from .chat_model import ChatModel
 from .compaction import Compactor, ContextTooLarge
 from .context import WorkingContext, assemble, message_cap
 from .eventlog import now_iso
-from .llm import RATE_LIMIT, LLMClient, LLMError
+from .llm import RATE_LIMIT, LLMError
 from .salience import IdIndex, end_of_turn, referenced_efforts
 from .session import Session
 from .turn_events import (
@@ -93,7 +94,7 @@ class Orchestrator:
         self,
         session: Session,
         settings: Settings,
-        llm: LLMClient | None,
+        llm: ChatModel | None,
         *,
         budget: int,
         search: Callable[[str, int], list[Any]] | None = None,
@@ -266,6 +267,8 @@ class Orchestrator:
 
     async def _call(self, messages, tools, on_delta, turn: int, emit: Emit):
         """One model request with the retry policy: pause on rate limits, back off on transient faults."""
+        if self.llm is None:
+            raise LLMError("configuration", "no model is configured")
         attempt = 0
         waited = 0.0
         while True:

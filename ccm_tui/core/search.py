@@ -843,7 +843,7 @@ class EffortIndex:
 
     def _open_log(self, path: str | Path) -> IO[bytes]:
         """Open a log for reading (a seam for tests counting opened files)."""
-        return open(path, "rb")  # noqa: SIM115
+        return open(path, "rb")
 
     def _sync_log(self, row: _EffortRow, path: str | Path) -> int:
         """Index what was appended to ``path`` since ``row.log``; update the stored state.
@@ -1088,7 +1088,7 @@ class EffortIndex:
             marks = ",".join("?" * len(chunk))
             sql = f"SELECT num, effort_id, status, summary, indexed_lines FROM efforts WHERE num IN ({marks})"
             for num, *rest in self._db.execute(sql, chunk):
-                info[num] = tuple(rest)  # type: ignore[assignment]
+                info[num] = (rest[0], rest[1], rest[2], rest[3])
         return info
 
     # -- results

@@ -8,11 +8,11 @@ summaries are summarized. The result is capped at the configured size.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .. import paths
-from .llm import LLMClient, LLMError
+from .chat_model import ChatModel
+from .llm import LLMError
 from .tokens import TokenCounter
 
 # How much raw log one summary request may carry.
@@ -56,7 +56,7 @@ def _chunks(messages: list[dict[str, Any]], counter: TokenCounter, limit: int) -
     return [c for c in chunks if c]
 
 
-async def _summarize_text(llm: LLMClient, instructions: str, body: str, max_tokens: int) -> str:
+async def _summarize_text(llm: ChatModel, instructions: str, body: str, max_tokens: int) -> str:
     messages = [
         {"role": "system", "content": instructions},
         {"role": "user", "content": body},
@@ -74,7 +74,7 @@ def _instructions(kind: str, max_tokens: int) -> str:
 
 
 async def summarize_messages(
-    llm: LLMClient,
+    llm: ChatModel,
     messages: list[dict[str, Any]],
     *,
     counter: TokenCounter,

@@ -8,29 +8,17 @@ so the cost of a turn does not grow with history.
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import lru_cache
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
+from ..config import prepare_offline_libraries
 
 # Per-message framing overhead of the chat format (OpenAI's published rule of thumb).
 MESSAGE_OVERHEAD = 4
 REPLY_PRIMING = 3
 FALLBACK_ENCODING = "cl100k_base"
-
-
-def configure_offline_tiktoken() -> None:
-    """Point tiktoken at litellm's bundled encodings unless the user chose a cache dir."""
-    if os.environ.get("TIKTOKEN_CACHE_DIR"):
-        return
-    spec = importlib.util.find_spec("litellm")  # locates the package without importing it
-    if spec is None or not spec.submodule_search_locations:
-        return
-    bundled = Path(list(spec.submodule_search_locations)[0]) / "litellm_core_utils" / "tokenizers"
-    if bundled.is_dir():
-        os.environ["TIKTOKEN_CACHE_DIR"] = str(bundled)
 
 
 def encoding_name_for_model(model: str | None) -> str:
@@ -44,12 +32,12 @@ def encoding_name_for_model(model: str | None) -> str:
 
 @lru_cache(maxsize=4)
 def _encoding(name: str):
-    configure_offline_tiktoken()
+    prepare_offline_libraries()  # tiktoken reads litellm's bundled encodings, offline
     import tiktoken
 
     try:
         return tiktoken.get_encoding(name)
-    except Exception:  # noqa: BLE001 - offline or unknown encoding: fall back, never fail a turn
+    except Exception:
         if name != FALLBACK_ENCODING:
             return _encoding(FALLBACK_ENCODING)
         raise

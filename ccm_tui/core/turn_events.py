@@ -6,6 +6,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+def savings_share(total: int, naive: int) -> float:
+    """The share of the naive context that effort management saves (0 when nothing to compare)."""
+    return 0.0 if naive <= 0 else max(0.0, 1.0 - total / naive)
+
+
 @dataclass(frozen=True)
 class TurnEvent:
     """Base class; every event carries the turn number it belongs to."""
@@ -66,7 +71,7 @@ class ContextFigures(TurnEvent):
 
     @property
     def savings(self) -> float:
-        return 0.0 if self.naive <= 0 else max(0.0, 1.0 - self.total / self.naive)
+        return savings_share(self.total, self.naive)
 
     def as_dict(self) -> dict[str, Any]:
         return {

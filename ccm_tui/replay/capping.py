@@ -42,7 +42,7 @@ class Caps:
     reply: int
 
     @classmethod
-    def for_budget(cls, budget: int, fixed: int) -> "Caps":
+    def for_budget(cls, budget: int, fixed: int) -> Caps:
         available = budget - fixed - RESERVE
         reply = available // 3
         user = available // 9

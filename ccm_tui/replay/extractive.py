@@ -81,9 +81,7 @@ def _is_noise(line: str) -> bool:
     letters = sum(ch.isalpha() for ch in stripped)
     if letters < 0.55 * len(stripped):
         return True
-    if CODE_START_RE.match(stripped) or sum(ch in CODE_CHARS for ch in stripped) > 0.04 * len(stripped) + 1:
-        return True
-    return False
+    return bool(CODE_START_RE.match(stripped)) or sum(ch in CODE_CHARS for ch in stripped) > 0.04 * len(stripped) + 1
 
 
 def _clean(sentence: str) -> str:

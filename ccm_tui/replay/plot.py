@@ -13,6 +13,7 @@ line and hides how large the gap is:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -92,7 +93,7 @@ class _Panel:
         out.append(_text(self.x - 52, self.y + self.h / 2, ylabel, size=11, anchor="middle", fill="#495057", rotate=-90))
         return out
 
-    def line(self, values: list[float], color: str, width: float = 2.2, dots: bool = True) -> list[str]:
+    def line(self, values: Sequence[float], color: str, width: float = 2.2, dots: bool = True) -> list[str]:
         pts = " ".join(f"{self.px(i):.1f},{self.py(v):.1f}" for i, v in enumerate(values, 1))
         out = [f"<polyline points='{pts}' fill='none' stroke='{color}' stroke-width='{width}' stroke-linejoin='round'/>"]
         if dots and len(values) <= 60:

@@ -35,6 +35,7 @@ from ..config import Settings
 from ..core.engine import open_engine, resolve_budget
 from ..core.orchestrator import clean_user_text
 from ..core.tokens import TokenCounter
+from ..core.turn_events import savings_share
 from ..restore.turns import ParsedTranscript
 from .boundaries import EffortSpan, turn_plan
 from .capping import Caps, CapStats, cap_text
@@ -93,11 +94,11 @@ class ReplayResult:
 
     @property
     def savings(self) -> float:
-        return 0.0 if self.end_naive <= 0 else max(0.0, 1 - self.end_ccm / self.end_naive)
+        return savings_share(self.end_ccm, self.end_naive)
 
     @property
     def savings_logged(self) -> float:
-        return 0.0 if self.end_naive_logged <= 0 else max(0.0, 1 - self.end_ccm / self.end_naive_logged)
+        return savings_share(self.end_ccm, self.end_naive_logged)
 
     @property
     def max_ccm(self) -> int:
@@ -133,14 +134,14 @@ async def replay(
     """Replay ``parsed`` with efforts at ``spans``; ``summarizer`` is an LLMClient or None (offline)."""
     started = time.monotonic()
     keep = session_dir is not None
-    directory = Path(session_dir) if keep else Path(tempfile.mkdtemp(prefix="ccm-replay-"))
+    directory = Path(session_dir) if session_dir is not None else Path(tempfile.mkdtemp(prefix="ccm-replay-"))
     counter = TokenCounter(settings.model)
     model = ReplayModel(counter, summarizer)
     budget = resolve_budget(settings, probe_model=summarizer is not None)
     engine = open_engine(directory, settings, llm=model, budget=budget, retry_base=0)
     try:
         counter = model.counter = engine.session.counter  # one tokenizer cache for the whole replay
-        figures = engine.orchestrator.figures()
+        figures = engine.figures()
         fixed = figures.layers.get("system", 0) + figures.layers.get("tools", 0)
         caps = Caps.for_budget(budget, fixed)
         result = ReplayResult(
@@ -182,8 +183,8 @@ async def replay(
             outcome = await engine.run_turn(user_sent)
             if outcome.error:
                 raise ReplayFailed(f"turn {index}: {outcome.error}")
-            request = outcome.request
-            after = outcome.context
+            request, after = outcome.request, outcome.context
+            assert request is not None and after is not None, "a turn without an error has its figures"
             open_, concluded, evicted = _counts(session)
             # The engine's naive figure also counts this turn's tool plumbing (the lifecycle calls
             # and their results) and the effort-state lines of the system prompt; a naive chat has
@@ -199,7 +200,7 @@ async def replay(
                     open=open_, concluded=concluded, evicted=evicted,
                     after=after.total,
                     naive_logged=naive_request,
-                    logged_to=outcome.logged_to,
+                    logged_to=outcome.logged_to or "",
                     effort=effort_at.get(index),
                     compactions=session.state.compaction_count - compactions_before,
                 )
@@ -208,27 +209,27 @@ async def replay(
             history += user_full + counter.count_message({"role": "assistant", "content": reply_full})
             if progress is not None:
                 progress(index, total)
-        final = engine.orchestrator.figures()
+        final = engine.figures()
         result.end_ccm = final.total
         result.end_layers = dict(final.layers)
         result.end_naive_logged = final.naive
         result.end_naive = naive_base + history
         result.compactions = session.state.compaction_count
         result.checkpoints = model.stats.checkpoints
-        status = session.status_dict()
-        first_turn = {}
-        last_turn = {}
+        status = engine.status()
+        first_turn: dict[str, int] = {}
+        last_turn: dict[str, int] = {}
         for span in spans:
             first_turn.setdefault(span.id, span.first_turn)
             last_turn[span.id] = span.last_turn
         result.efforts = [
             {
-                "id": e["id"], "status": e["status"], "evicted": e["evicted"],
-                "first_turn": first_turn.get(e["id"]), "last_turn": last_turn.get(e["id"]),
-                "raw_tokens": e["raw_tokens"], "reopen_count": e["reopen_count"],
-                "summary_tokens": counter.count_text(e["summary"] or ""), "summary": e["summary"],
+                "id": e.id, "status": e.status, "evicted": e.evicted,
+                "first_turn": first_turn.get(e.id), "last_turn": last_turn.get(e.id),
+                "raw_tokens": e.raw_tokens, "reopen_count": e.reopen_count,
+                "summary_tokens": counter.count_text(e.summary or ""), "summary": e.summary,
             }
-            for e in status["efforts"]
+            for e in status.efforts
         ]
         result.seconds = time.monotonic() - started
         return result

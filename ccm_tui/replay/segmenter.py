@@ -169,13 +169,13 @@ def name_segments(turns: Sequence[TurnText], ranges: Sequence[tuple[int, int]]) 
     """A slug per segment from its most distinctive words (the user's words first)."""
     docs = []
     for first, last in ranges:
-        counts: Counter[str] = Counter()
-        for turn in turns[first - 1: last]:
+        counts: dict[str, float] = {}
+        for turn in turns[first - 1 : last]:
             user, agent = _turn_terms(turn)
             for term in user:
-                counts[term] += 1.0
+                counts[term] = counts.get(term, 0.0) + 1.0
             for term in agent:
-                counts[term] += NAME_AGENT_WEIGHT
+                counts[term] = counts.get(term, 0.0) + NAME_AGENT_WEIGHT
         docs.append(counts)
     weights = idf(document_frequencies(docs), len(docs))
     names: list[str] = []

@@ -1,4 +1,4 @@
-"""Agentic evidence search over a restored transcript and the files it touched (seed ``003_…``).
+"""Agentic evidence search over a restored transcript and the files it touched .
 
 The model gets the turn summaries and the accumulated state, and real tool
 calls (OpenAI-style function definitions): ``search_log``, ``search_file``,
@@ -37,7 +37,7 @@ try:  # the `regex` module (a tiktoken dependency) can time out a runaway patter
 
     _HAS_TIMEOUT = True
 except ImportError:  # pragma: no cover - tiktoken always brings it
-    import re as _re  # type: ignore[no-redef]
+    import re as _re
 
     _HAS_TIMEOUT = False
 

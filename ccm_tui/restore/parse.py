@@ -10,7 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from ccm_tui.restore.formats import aider, claude_code, claude_code_terminal, opencode, opencode_export, specstory
+from ccm_tui.restore.formats import (
+    aider,
+    claude_code,
+    claude_code_terminal,
+    opencode,
+    opencode_export,
+    specstory,
+)
 from ccm_tui.restore.turns import ParsedTranscript, TranscriptError
 
 

@@ -1,10 +1,10 @@
-"""Turn-by-turn summaries of a restored transcript and the final SESSION SUMMARY (seed ``003_…``).
+"""Turn-by-turn summaries of a restored transcript and the final SESSION SUMMARY.
 
-Each turn round is summarized with the seed's TURN SUMMARY schema. Its prompt
+Each turn round is summarized with the TURN SUMMARY schema (``prompts/restore_turn.md``). Its prompt
 carries the current turn (user messages, agent responses cut to a token cap,
 the artifacts the parser found), the previous turn's summary and the state
 accumulated over all earlier turns (:class:`RestoreState`), which is updated
-from every summary. Error policy of the seed: a turn whose request fails or
+from every summary. Error policy: a turn whose request fails or
 whose answer cannot be parsed is noted and skipped, and the previous state is
 kept. Finally :func:`summarize_session` writes the SESSION SUMMARY from the
 turn summaries, the state and the evidence found by :mod:`.evidence`.
@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ccm_tui import paths
-from ccm_tui.core.llm import AUTH, NOT_FOUND, LLMClient, LLMError
+from ccm_tui.core.chat_model import ChatModel
+from ccm_tui.core.llm import AUTH, NOT_FOUND, LLMError
 from ccm_tui.core.summarize import cap_tokens
 from ccm_tui.core.tokens import TokenCounter
 from ccm_tui.restore.turns import ParsedTranscript, TurnRound
@@ -140,7 +141,7 @@ def _is_none(value: str) -> bool:
 
 @dataclass
 class TurnSummary:
-    """One TURN SUMMARY of the seed's schema."""
+    """One TURN SUMMARY (the schema of the restore prompt)."""
 
     turn: int
     user_request: str = ""
@@ -152,7 +153,7 @@ class TurnSummary:
     open_questions: str = ""
 
     @classmethod
-    def parse(cls, text: str, turn: int) -> "TurnSummary":
+    def parse(cls, text: str, turn: int) -> TurnSummary:
         """Parse a model answer; raises :class:`SummaryParseError` when it has no usable fields."""
         values = parse_fields(text, TURN_FIELDS, _TURN_ALIASES)
         values.pop("turn_number", None)  # we know which turn we asked about
@@ -162,7 +163,7 @@ class TurnSummary:
         return cls(turn=turn, **{k: v for k, v in values.items() if k in cls.__dataclass_fields__})
 
     def render(self) -> str:
-        """The summary as the seed's TURN SUMMARY text block."""
+        """The summary as a TURN SUMMARY text block."""
         lines = ["TURN SUMMARY", ""]
         for key, label in TURN_FIELDS:
             value = str(self.turn) if key == "turn_number" else getattr(self, key) or "none"
@@ -200,7 +201,7 @@ def _append_bounded(items: list[str], new: list[str], cap: int, *, keep_first: b
 
 @dataclass
 class RestoreState:
-    """The state accumulated over the turns summarized so far (seed: "accumulated state")."""
+    """The state accumulated over the turns summarized so far."""
 
     goals: list[str] = field(default_factory=list)
     decisions: list[str] = field(default_factory=list)
@@ -323,7 +324,7 @@ class TurnSummaries:
 
 
 async def summarize_turns(
-    llm: LLMClient,
+    llm: ChatModel,
     parsed: ParsedTranscript,
     counter: TokenCounter,
     *,
@@ -373,7 +374,7 @@ async def summarize_turns(
     return result
 
 
-async def _summarize_one(llm: LLMClient, turn: TurnRound, total: int, previous: TurnSummary | None,
+async def _summarize_one(llm: ChatModel, turn: TurnRound, total: int, previous: TurnSummary | None,
                          state: RestoreState, counter: TokenCounter, fmt: str, *, retries: int,
                          retry_base: float) -> TurnSummary:
     messages = turn_messages(turn, total, previous, state, counter, fmt)
@@ -445,7 +446,7 @@ def final_messages(parsed: ParsedTranscript, result: TurnSummaries, evidence: st
     return [{"role": "system", "content": system}, {"role": "user", "content": body}]
 
 
-async def summarize_session(llm: LLMClient, parsed: ParsedTranscript, result: TurnSummaries,
+async def summarize_session(llm: ChatModel, parsed: ParsedTranscript, result: TurnSummaries,
                             evidence: str | None, counter: TokenCounter, *, name: str = "",
                             summary_tokens: int = SUMMARY_TOKENS) -> SessionSummary:
     """Write the SESSION SUMMARY. Raises LLMError; callers may fall back to :func:`offline_summary`."""

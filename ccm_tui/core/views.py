@@ -1,0 +1,131 @@
+"""Read-only views of a session for the UI and the commands: typed, frozen, never live objects.
+
+The sidebar, the effort menu, the detail panel and ``status`` all read these,
+so they agree on what state an effort is in. :meth:`EffortView.as_json` is the
+``status --json`` contract (keys unchanged since the first release).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from .efforts import Effort
+from .session import Session
+
+
+class EffortState(Enum):
+    """Where an effort stands, as the user sees it (one value per sidebar group)."""
+
+    ACTIVE = "active"  # open, receives new messages
+    BACKGROUND = "background"  # open, in context, not receiving messages
+    EXPANDED = "expanded"  # concluded, raw log temporarily back in context
+    CONCLUDED = "concluded"  # concluded, summary in working memory
+    EVICTED = "evicted"  # concluded, summary out of working memory (searchable)
+
+    @property
+    def is_open(self) -> bool:
+        return self in (EffortState.ACTIVE, EffortState.BACKGROUND)
+
+
+@dataclass(frozen=True)
+class EffortView:
+    id: str
+    name: str
+    state: EffortState
+    summary: str | None = None
+    raw_tokens: int = 0
+    messages: int = 0
+    turns_since_reference: int | None = None  # expanded efforts: turns without a reference
+    reopen_count: int = 0
+    created: str = ""
+    concluded_at: str | None = None
+    source: dict[str, Any] | None = None  # provenance of an imported effort
+    in_memory: bool = True  # open, or its summary is in working memory
+
+    @property
+    def status(self) -> str:
+        """The manifest status: ``open`` or ``concluded``."""
+        return "open" if self.state.is_open else "concluded"
+
+    @property
+    def active(self) -> bool:
+        return self.state is EffortState.ACTIVE
+
+    @property
+    def expanded(self) -> bool:
+        return self.state is EffortState.EXPANDED
+
+    @property
+    def evicted(self) -> bool:
+        return self.state is EffortState.EVICTED
+
+    @property
+    def title(self) -> str:
+        """The human name, or the id when the effort has none."""
+        return self.name or self.id
+
+    def turns_left(self, decay_threshold: int) -> int:
+        """Turns before an expanded effort collapses back to its summary."""
+        return max(0, decay_threshold - (self.turns_since_reference or 0))
+
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "name": self.name,
+            "status": self.status,
+            "active": self.active,
+            "expanded": self.expanded,
+            "turns_since_reference": self.turns_since_reference,
+            "in_memory": self.in_memory,
+            "evicted": not self.in_memory,
+            "summary": self.summary,
+            "raw_file": f"efforts/{self.id}.jsonl",
+            "raw_tokens": self.raw_tokens,
+            "messages": self.messages,
+            "reopen_count": self.reopen_count,
+            "created": self.created,
+            "concluded_at": self.concluded_at,
+        }
+        if self.source:
+            data["source"] = self.source
+        return data
+
+
+@dataclass(frozen=True)
+class SessionStatus:
+    turn: int
+    efforts: tuple[EffortView, ...] = field(default_factory=tuple)
+
+    @property
+    def active(self) -> EffortView | None:
+        return next((e for e in self.efforts if e.active), None)
+
+    def get(self, effort_id: str) -> EffortView | None:
+        return next((e for e in self.efforts if e.id == effort_id), None)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"turn": self.turn, "efforts": [e.as_json() for e in self.efforts]}
+
+
+def effort_state(session: Session, effort: Effort) -> EffortState:
+    if effort.is_open:
+        return EffortState.ACTIVE if effort.active else EffortState.BACKGROUND
+    if effort.id in session.view.expanded:
+        return EffortState.EXPANDED
+    return EffortState.EVICTED if session.is_evicted(effort) else EffortState.CONCLUDED
+
+
+def effort_view(session: Session, effort: Effort) -> EffortView:
+    return EffortView(
+        id=effort.id, name=effort.name, state=effort_state(session, effort), summary=effort.summary,
+        raw_tokens=effort.raw_tokens, messages=effort.messages,
+        turns_since_reference=session.view.expanded.get(effort.id), reopen_count=effort.reopen_count,
+        created=effort.created, concluded_at=effort.concluded_at, source=effort.source,
+        in_memory=not session.is_evicted(effort),
+    )
+
+
+def session_status(session: Session) -> SessionStatus:
+    return SessionStatus(turn=session.state.turn, efforts=tuple(effort_view(session, e) for e in session.efforts))
