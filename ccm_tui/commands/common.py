@@ -1,19 +1,19 @@
-"""What every command module shares: exit codes, error types, session and settings lookup.
+"""What every command shares: exit codes, error types, the common options, session and settings lookup.
 
-Kept apart from :mod:`ccm_tui.cli` (which can start the UI) so the UI-free
-command modules (restore, replay) can use it without depending on the UI.
+Exit codes: 0 ok, 2 usage error, 1 runtime error with a one-line cause on
+stderr (a traceback only with ``--debug``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from . import paths
+from .. import config
+from ..config import Settings
 
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
 
@@ -26,22 +26,48 @@ class UsageError(Exception):
     """Bad arguments (exit 2)."""
 
 
+def session_options(p: argparse.ArgumentParser, *, sub: bool = True) -> None:
+    # On subcommands the default is SUPPRESS, so `ccm-tui --session-dir X send hi` keeps X.
+    default = argparse.SUPPRESS if sub else None
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--session", metavar="NAME", default=default,
+                       help="named session under the data directory (default: 'default')")
+    group.add_argument("--session-dir", metavar="PATH", type=Path, default=default, help="session directory to use")
+
+
+def model_options(p: argparse.ArgumentParser, *, sub: bool = True) -> None:
+    default = argparse.SUPPRESS if sub else None
+    p.add_argument("--model", metavar="M", default=default,
+                   help="litellm model, e.g. openai/gpt-4o-mini or ollama/llama3.1")
+    p.add_argument("--api-base", metavar="URL", default=default,
+                   help="API base URL passed to litellm (proxies, Ollama, local servers)")
+
+
+def debug_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks on errors")
+
+
 def session_dir_from(args: argparse.Namespace) -> Path:
     """``--session-dir``, else ``$CCM_SESSION_DIR``, else the named (or default) session."""
-    if getattr(args, "session_dir", None):
-        return Path(args.session_dir).expanduser()
-    if os.environ.get("CCM_SESSION_DIR"):
-        return Path(os.environ["CCM_SESSION_DIR"]).expanduser()
     try:
-        return paths.session_dir_for(getattr(args, "session", None) or paths.DEFAULT_SESSION)
+        return config.session_dir(getattr(args, "session_dir", None), getattr(args, "session", None))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
 
-def load_settings_from(args: argparse.Namespace):
-    from .config import load_settings
+def load_settings_from(args: argparse.Namespace) -> Settings:
+    return config.load_settings(model=getattr(args, "model", None), api_base=getattr(args, "api_base", None))
 
-    return load_settings(model=getattr(args, "model", None), api_base=getattr(args, "api_base", None))
+
+def require_model(settings: Settings, alternative: str = "") -> None:
+    if not settings.model:
+        raise CliError("no model configured: pass --model, set CCM_MODEL, or add model = \"...\" to "
+                       f"{config.config_file()}{alternative} (see README: Configuration)")
+
+
+def require_session(directory: Path, hint: str = "") -> None:
+    if not directory.is_dir():
+        raise CliError(f"no session at {directory}{hint}")
 
 
 def print_json(data: Any) -> None:

@@ -1,0 +1,84 @@
+"""The command line: one module per subcommand (its options, its printing, its exit codes).
+
+Each module has ``add_parser(subparsers)`` and ``run(args) -> int``. Heavy
+modules (litellm, textual) are imported only inside the commands that need
+them, so ``search`` and ``status`` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from .. import __version__
+from . import repair, replay, restore, search, send, status, tui
+from .common import (
+    EXIT_RUNTIME,
+    EXIT_USAGE,
+    CliError,
+    UsageError,
+    model_options,
+    session_options,
+)
+
+Runner = Callable[[argparse.Namespace], int]
+
+COMMANDS: dict[str, Runner] = {
+    "send": send.run,
+    "status": status.run,
+    "search": search.run,
+    "restore": restore.run,
+    "replay": replay.run,
+    "demo": tui.run_demo,
+    "repair": repair.run,
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ccm-tui",
+        description="Chat with any LLM; context managed by efforts (open → concluded summaries).",
+    )
+    parser.add_argument("--version", action="version", version=f"ccm-tui {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    session_options(parser, sub=False)
+    model_options(parser, sub=False)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in (send, status, search, restore, replay, tui, repair):
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    debug = bool(getattr(args, "debug", False))
+    try:
+        runner = COMMANDS.get(args.command) or tui.run
+        return runner(args)
+    except UsageError as exc:
+        parser.print_usage(sys.stderr)
+        sys.stderr.write(f"ccm-tui: error: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("ccm-tui: interrupted\n")
+        return 130
+    except Exception as exc:
+        if debug:
+            raise
+        sys.stderr.write(f"ccm-tui: {error_line(exc, args)}\n")
+        return EXIT_RUNTIME
+
+
+def error_line(exc: Exception, args: argparse.Namespace) -> str:
+    """One line that says what went wrong (and the way out, where there is one); secrets redacted."""
+    from ..core.engine import ManifestError, redact
+
+    ours = isinstance(exc, (CliError, OSError, ValueError)) or type(exc).__module__.startswith("ccm_tui")
+    message = str(exc) if ours else f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, ManifestError):
+        where = getattr(args, "session_dir", None) or "<session dir>"
+        message += (f" — fix it by hand, or run 'ccm-tui repair --session-dir {where}' to rebuild it from the "
+                    "event log (nothing is lost)")
+    return redact(" ".join(message.split()))
