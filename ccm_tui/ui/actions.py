@@ -8,7 +8,8 @@ the model's call (``Engine.run_action``); the others are views (log, export).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from ..core.views import EffortState, EffortView
 
 
 @dataclass(frozen=True)
@@ -35,22 +36,19 @@ ACTIONS: dict[str, EffortAction] = {
 }
 
 
-def valid_actions(effort: dict[str, Any]) -> list[EffortAction]:
-    """Actions valid for an effort in the shape of ``Session.status_dict()['efforts'][i]``."""
-    names: list[str]
-    if effort.get("status") == "open":
-        names = ([] if effort.get("active") else ["switch"]) + ["conclude"]
-    elif effort.get("expanded"):
-        names = ["collapse", "reopen"]
-    else:
-        names = ["expand", "reopen"]
-    return [ACTIONS[n] for n in names + ["log", "export"]]
+VALID_BY_STATE: dict[EffortState, tuple[str, ...]] = {
+    EffortState.ACTIVE: ("conclude",),
+    EffortState.BACKGROUND: ("switch", "conclude"),
+    EffortState.EXPANDED: ("collapse", "reopen"),
+    EffortState.CONCLUDED: ("expand", "reopen"),
+    EffortState.EVICTED: ("expand", "reopen"),
+}
 
 
-def is_valid(effort: dict[str, Any], action: str) -> bool:
+def valid_actions(effort: EffortView) -> list[EffortAction]:
+    """Actions valid for an effort in its state (views are valid in every state)."""
+    return [ACTIONS[n] for n in (*VALID_BY_STATE[effort.state], "log", "export")]
+
+
+def is_valid(effort: EffortView, action: str) -> bool:
     return any(a.name == action for a in valid_actions(effort))
-
-
-def turns_left(effort: dict[str, Any], decay_threshold: int) -> int:
-    """Turns before an expanded effort collapses back to its summary."""
-    return max(0, decay_threshold - (effort["turns_since_reference"] or 0))

@@ -8,22 +8,29 @@ welcome screen. Everything else lives in ``screens/`` and ``widgets/``.
 from __future__ import annotations
 
 import tempfile
-from pathlib import Path
+from dataclasses import replace
+from pathlib import Path, PurePath
 from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
 
-from .. import paths
-from ..config import ConfigError, Settings, load_settings, save_config_file
+from .. import config, paths
+from ..config import (
+    ConfigError,
+    Settings,
+    load_settings,
+    read_config_file,
+    save_config_file,
+)
 from .commands import CcmCommands
-from .demo_driver import autoplay_from_env
 from .screens.chat import ChatScreen
+from .screens.prompt import PromptDialog
 
 DEMO_BUDGET = 6_000
 
 
-def stylesheets() -> list[Path]:
+def stylesheets() -> list[str | PurePath]:
     """Every ``styles/*.tcss`` (absolute paths: found in the checkout and in the installed wheel)."""
     return sorted(paths.styles_dir().glob("*.tcss"))
 
@@ -58,7 +65,7 @@ class CcmApp(App[int]):
         self.demo_delay = demo_delay
         self.options: dict[str, Any] = {
             "watch": watch, "warm_up": warm_up,
-            "autoplay": autoplay_from_env() if autoplay is None else autoplay,
+            "autoplay": config.demo_autoplay() if autoplay is None else autoplay,
         }
 
     @property
@@ -99,7 +106,7 @@ class CcmApp(App[int]):
         if choice is None:
             self.exit(0)
         elif choice == "settings" and self.chat_screen is not None:
-            self.chat_screen.action_settings()
+            self.action_settings()
         elif choice == "demo":
             self.start_demo()
 
@@ -113,6 +120,53 @@ class CcmApp(App[int]):
             from ..demo import DemoModel
 
             self.chat_screen.restart(self.settings, self.session_dir, demo=True, llm=DemoModel(delay=self.demo_delay))
+
+    # ---------------------------------------------------------------- settings
+    def action_settings(self) -> None:
+        from .screens.settings import SettingsScreen
+
+        try:
+            saved = read_config_file()
+        except ConfigError as exc:
+            self.notify(f"{exc}", title="The config file is broken", severity="error", timeout=15)
+            return
+        self.push_screen(SettingsScreen(self.settings, saved), self._settings_saved)
+
+    def _settings_saved(self, values: dict[str, Any] | None) -> None:
+        if not values:
+            return
+        if values.get("theme"):
+            self.theme = values["theme"]
+        if self.demo:
+            self.notify("Saved. The demo keeps its scripted model; start ccm-tui without 'demo' to use yours.",
+                        title="Settings")
+            return
+        try:
+            fresh = load_settings()
+        except ConfigError as exc:
+            self.notify(f"{exc}", title="The config file is broken", severity="error", timeout=15)
+            return
+        flags = {k: getattr(self.settings, k) for k, source in self.settings.sources.items() if source == "command line"}
+        self.notify("Settings saved", title="Settings")
+        self.use_settings(fresh.with_overrides("command line", **flags))
+
+    def action_switch_model(self) -> None:
+        if self.demo:
+            self.notify("The demo runs its scripted model only.", severity="warning")
+            return
+
+        def chosen(model: str | None) -> None:
+            if model:
+                self.use_settings(replace(self.settings, model=model))
+                self.notify(f"Using {model} for this run (save it in Settings to keep it)", title="Model")
+
+        self.push_screen(PromptDialog("Switch model", value=self.settings.model or "",
+                                      placeholder="provider/model, e.g. openai/gpt-4o-mini"), chosen)
+
+    def use_settings(self, settings: Settings) -> None:
+        """The settings of this run from now on: the chat reopens its session with them."""
+        if self.chat_screen is None or self.chat_screen.apply_settings(settings):
+            self.settings = settings
 
     async def action_quit(self) -> None:
         chat = self.chat_screen

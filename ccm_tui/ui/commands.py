@@ -25,8 +25,8 @@ def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
     yield "Open effort…", chat.action_open_effort, "start a new effort by name (Ctrl+O)"
     yield "Search efforts…", chat.action_search_efforts, "ranked search over all efforts, live results (Ctrl+F)"
     yield "Context inspector", chat.action_inspector, "exactly what the model will see, per section (F2)"
-    yield "Settings", chat.action_settings, "model, API base, budget, thresholds, theme (F4)"
-    yield "Switch model…", chat.action_switch_model, "use another model for this run"
+    yield "Settings", chat.app.action_settings, "model, API base, budget, thresholds, theme (F4)"
+    yield "Switch model…", chat.app.action_switch_model, "use another model for this run"
     yield "Toggle sidebar", chat.action_toggle_sidebar, "show or hide the efforts and the meter (Ctrl+B)"
     yield "Focus the efforts", chat.action_focus_efforts, "move the keyboard to the effort list (Ctrl+G)"
     yield "Copy last reply", chat.action_copy_reply, "the assistant's last message, as Markdown"
@@ -40,8 +40,8 @@ def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
 def effort_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
     for effort in chat.sidebar_efforts():
         for action in valid_actions(effort):
-            label = f"{action.label}: {effort['id']}"
-            yield label, partial(chat.run_effort_action, effort["id"], action.name), action.help
+            label = f"{action.label}: {effort.id}"
+            yield label, partial(chat.run_effort_action, effort.id, action.name), action.help
 
 
 class CcmCommands(Provider):

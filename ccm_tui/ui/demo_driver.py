@@ -3,7 +3,6 @@ or, with autoplay, is typed and sent by itself."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 INTRO = ("DEMO — an offline scripted model drives the real core: no key, no network. "
@@ -85,8 +84,3 @@ class DemoDriver:
         self._typed = 0
         self._wait = PAUSE_AFTER_REPLY
         screen.send(screen.prompt.text)
-
-
-def autoplay_from_env() -> bool:
-    """``CCM_DEMO_AUTOPLAY=1`` starts the demo in autoplay (recordings, screenshots)."""
-    return os.environ.get("CCM_DEMO_AUTOPLAY", "") not in ("", "0")

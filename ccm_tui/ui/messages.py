@@ -8,11 +8,15 @@ one (``can_replace``): only the newest figures matter.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from ..core import turn_events as te
+
+if TYPE_CHECKING:
+    from ..core.chat_history import LoggedLine
+    from ..core.engine import Engine, RecoveryReport
 
 
 # --------------------------------------------------------------------------- turn events
@@ -102,7 +106,8 @@ def for_event(event: te.TurnEvent) -> TurnMessage:
 class EngineReady(Message):
     """The session is open (opened in a thread after the first paint)."""
 
-    def __init__(self, engine: Any, report: Any, history: list[Any], figures: Any, *, first: bool) -> None:
+    def __init__(self, engine: Engine, report: RecoveryReport, history: list[LoggedLine], figures: te.ContextFigures,
+                 *, first: bool) -> None:
         super().__init__()
         self.engine = engine
         self.report = report

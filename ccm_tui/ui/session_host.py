@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from textual import work
 from textual.timer import Timer
@@ -20,9 +19,12 @@ from textual.worker import Worker, WorkerState
 
 from ..config import Settings
 from ..core import turn_events as te
+from ..core.chat_model import ChatModel
+from ..core.engine import Engine
+from ..core.search import SearchHit
+from ..core.views import EffortView, SessionStatus
 from . import messages as msg
 
-DEFAULT_BUDGET = 16_000
 ENGINE_GROUPS = ("turn", "action")
 
 
@@ -32,7 +34,7 @@ class SessionHost(Widget):
     lock_wait = 5.0  # seconds one open attempt waits for another process's lock
     retry_delays = (1.0, 2.0, 4.0, 8.0, 15.0)  # then every 15 s while the session stays locked
 
-    def __init__(self, settings: Settings, session_dir: Path, *, llm: Any = None, watch: bool = True,
+    def __init__(self, settings: Settings, session_dir: Path, *, llm: ChatModel | None = None, watch: bool = True,
                  warm_up: bool = True) -> None:
         super().__init__()
         self.settings = settings
@@ -40,7 +42,7 @@ class SessionHost(Widget):
         self.llm = llm
         self.watch_files = watch
         self.warm = warm_up
-        self.engine: Any = None
+        self.engine: Engine | None = None
         self.last_error: str | None = None
         self.running: str | None = None  # "turn" or "action" while one runs
         self.watching = False
@@ -69,7 +71,7 @@ class SessionHost(Widget):
         if self._retry is not None:
             self.open()
 
-    def reopen(self, settings: Settings, session_dir: Path | None = None, llm: Any = None, *,
+    def reopen(self, settings: Settings, session_dir: Path | None = None, llm: ChatModel | None = None, *,
                fresh: bool = False) -> None:
         """Close and open again with other settings (a new model) or another session (the demo)."""
         self.close()
@@ -83,28 +85,15 @@ class SessionHost(Widget):
 
     @work(thread=True, exclusive=True, group="session", exit_on_error=False, description="open the session")
     def _open(self, with_history: bool) -> None:
-        from ..core.engine import open_engine
-        from ..core.recovery import recover
-        from .history import recent_lines
+        from ..core.engine import SessionLocked, start_engine
 
-        from ..core.session import SessionLocked
-
-        settings = self.settings
         engine = None
         try:
-            engine = open_engine(self.session_dir, settings, hold_lock=False, llm=self.llm,
-                                 budget=settings.token_budget or DEFAULT_BUDGET)
-            session = engine.session
-            session.lock.acquire(wait=self.lock_wait)
-            try:
-                report = recover(session)
-                session.refresh_if_changed()
-            finally:
-                session.lock.release()
-            if not settings.token_budget and session.state.budget:
-                engine.orchestrator.budget = session.state.budget
-            figures = engine.orchestrator.figures()  # loads the tokenizer here, off the event loop
-            history = recent_lines(session) if with_history else []
+            engine = start_engine(self.session_dir, self.settings, hold_lock=False, llm=self.llm,
+                                  probe_model_window=False, lock_wait=self.lock_wait)
+            report = engine.recovery
+            figures = engine.figures()  # loads the tokenizer here, off the event loop
+            history = engine.recent_lines() if with_history else []
         except SessionLocked as exc:
             if engine is not None:
                 engine.close(clean=False)
@@ -117,6 +106,7 @@ class SessionHost(Widget):
                 engine.close(clean=False)
             self.post_message(msg.EngineFailed(str(exc)))
             return
+        assert report is not None
         self.post_message(msg.EngineReady(engine, report, history, figures, first=with_history))
 
     def on_session_waiting(self, message: msg.SessionWaiting) -> None:
@@ -153,25 +143,19 @@ class SessionHost(Widget):
     # ------------------------------------------------------------ background
     @work(thread=True, exclusive=True, group="warmup", exit_on_error=False, description="load litellm in the background")
     def _warm_up(self) -> None:
-        from ..core.engine import resolve_budget
-        from ..core.llm import import_litellm
+        from ..core.engine import missing_api_keys, resolve_budget
 
-        litellm = import_litellm()
         budget = None if self.settings.token_budget else resolve_budget(self.settings)
         warning = None
-        if not self.settings.api_base:
-            try:
-                missing = litellm.validate_environment(model=self.settings.model).get("missing_keys") or []
-            except Exception:  # noqa: BLE001 - unknown providers: the first request will tell
-                missing = []
-            if missing:
-                warning = (f"No API key found for {self.settings.model}: set {', '.join(missing)} in the "
-                           "environment, or use --api-base for a local server (F4 opens the settings).")
+        missing = [] if self.settings.api_base else missing_api_keys(self.settings)
+        if missing:
+            warning = (f"No API key found for {self.settings.model}: set {', '.join(missing)} in the "
+                       "environment, or use --api-base for a local server (F4 opens the settings).")
         self.post_message(msg.BackgroundNotice(budget=budget, warning=warning))
 
     def on_background_notice(self, message: msg.BackgroundNotice) -> None:
         if message.budget and self.engine is not None and self.running is None:
-            self.engine.orchestrator.budget = message.budget
+            self.engine.adopt_model_budget(message.budget)
 
     @work(exclusive=True, group="watch", exit_on_error=False, description="watch the session directory")
     async def _watch(self) -> None:
@@ -201,35 +185,34 @@ class SessionHost(Widget):
         self.running = "turn"
         self._turn(text)
 
-    def run_action(self, tool: str, args: dict[str, str]) -> None:
+    def run_tool(self, tool: str, args: dict[str, str]) -> None:
         self.running = "action"
         self._action(tool, args)
 
     @work(exclusive=True, group="turn", exit_on_error=False, description="LLM turn")
     async def _turn(self, text: str) -> None:
-        from ..core.orchestrator import UserInputError
-        from ..core.store import StoreError
+        from ..core.engine import StoreError, UserInputError
 
+        engine = self._engine()
         try:
-            await self._litellm_loaded()
-            await self.engine.run_turn(text, self._emit)
+            await engine.load_model_client()
+            await engine.run_turn(text, self._emit)
         except (UserInputError, StoreError) as exc:
             self._emit(te.TurnFailed(turn=0, message=str(exc), retryable=False))
 
     @work(exclusive=True, group="action", exit_on_error=False, description="effort action")
     async def _action(self, tool: str, args: dict[str, str]) -> None:
+        engine = self._engine()
         if tool == "close_effort":
-            await self._litellm_loaded()  # the summary is written by the model
-        outcome = await self.engine.run_action(tool, args, self._emit)
+            await engine.load_model_client()  # the summary is written by the model
+        outcome = await engine.run_action(tool, args, self._emit)
         if not outcome.ok:
             self.notify(str(outcome.result.get("error", "the action failed")), title="Not done", severity="error")
 
-    async def _litellm_loaded(self) -> None:
-        """Import litellm off the event loop (seconds) before the first request needs it."""
-        from ..core import llm
-
-        if isinstance(self.engine.orchestrator.llm, llm.LLMClient) and llm._litellm is None:
-            await asyncio.to_thread(llm.import_litellm)
+    def _engine(self) -> Engine:
+        if self.engine is None:
+            raise RuntimeError("the session is not open")
+        return self.engine
 
     def _emit(self, event: te.TurnEvent) -> None:
         self.post_message(msg.for_event(event))
@@ -262,20 +245,20 @@ class SessionHost(Widget):
                     pass
 
     # --------------------------------------------------------------- queries
-    def status(self) -> dict[str, Any]:
-        return self.engine.session.status_dict() if self.engine is not None else {"turn": 0, "efforts": []}
+    def status(self) -> SessionStatus:
+        return self.engine.status() if self.engine is not None else SessionStatus(turn=0)
 
-    def effort(self, effort_id: str) -> dict[str, Any] | None:
-        return next((e for e in self.status()["efforts"] if e["id"] == effort_id), None)
+    def effort(self, effort_id: str) -> EffortView | None:
+        return self.engine.effort(effort_id) if self.engine is not None else None
 
-    def search(self, query: str, limit: int) -> list[Any]:
+    def search(self, query: str, limit: int) -> list[SearchHit]:
         if self.engine is None or not query.strip():
             return []
         try:
-            return self.engine.index.search(query, limit=limit)
+            return self.engine.search(query, limit=limit)
         except Exception as exc:  # noqa: BLE001 - a broken index must not break the palette
             self.log.warning(f"search failed: {exc}")
             return []
 
     def figures(self) -> te.ContextFigures | None:
-        return self.engine.orchestrator.figures() if self.engine is not None else None
+        return self.engine.figures() if self.engine is not None else None

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 
-from tests.fakes.openai_server import call, fault, text, tool_calls
-from tests.ui.helpers import SIZE, build, chat, demo_app, idle, ready, send, server_app, wait_until
-
 from ccm_tui.core.store import read_jsonl
 from ccm_tui.ui.screens.choice import ChoiceDialog
 from ccm_tui.ui.widgets.banner import BannerLine
 from ccm_tui.ui.widgets.chat_log import ChatLog
 from ccm_tui.ui.widgets.effort_list import EffortItem
 from ccm_tui.ui.widgets.prompt_input import PromptInput
+from tests.fakes.openai_server import call, fault, text, tool_calls
+from tests.ui.helpers import SIZE, build, chat, demo_app, idle, ready, send, server_app, wait_until
 
 
 def banners(screen) -> list[str]:
@@ -194,7 +193,7 @@ async def test_open_effort_by_name_from_the_keyboard(tmp_path):
 
 
 async def test_settings_save_writes_config_toml(tmp_path):
-    from ccm_tui import paths
+    from ccm_tui import config
     from ccm_tui.ui.screens.settings import SettingsScreen
 
     async with server_app(tmp_path / "s", "http://127.0.0.1:9/v1").run_test(size=SIZE) as pilot:
@@ -207,7 +206,7 @@ async def test_settings_save_writes_config_toml(tmp_path):
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: pilot.app.screen is screen)
         await ready(pilot)
-        written = paths.config_file().read_text()
+        written = config.config_file().read_text()
         assert 'model = "ollama/llama3.1"' in written
         assert 'api_base = "http://localhost:11434"' in written
         assert "decay_threshold = 5" in written
@@ -216,13 +215,13 @@ async def test_settings_save_writes_config_toml(tmp_path):
 
 
 async def test_theme_is_remembered(tmp_path):
-    from ccm_tui import paths
+    from ccm_tui import config
 
     async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
         await ready(pilot)
         pilot.app.theme = "nord"
         await pilot.pause()
-        assert 'theme = "nord"' in paths.config_file().read_text()
+        assert 'theme = "nord"' in config.config_file().read_text()
 
 
 async def test_first_run_without_a_model_offers_the_demo(tmp_path):
@@ -363,10 +362,10 @@ async def test_the_demo_plays_through_by_pressing_enter(tmp_path):
         screen = await ready(pilot)
         prompt = screen.query_one(PromptInput)
         for expected in script_messages():
-            await wait_until(pilot, lambda: prompt.text == expected, what="the scripted message")
+            await wait_until(pilot, lambda e=expected: prompt.text == e, what="the scripted message")
             await pilot.press("enter")
-            await wait_until(pilot, lambda: screen.query_one(ChatLog).messages("user")[-1:]
-                             and screen.query_one(ChatLog).messages("user")[-1].text == expected)
+            await wait_until(pilot, lambda e=expected: screen.query_one(ChatLog).messages("user")[-1:]
+                             and screen.query_one(ChatLog).messages("user")[-1].text == e)
             await idle(pilot)
         shown = banners(screen)
         for banner in ("--- Opened effort: japan-trip ---", "--- Concluded effort: japan-trip ---",
@@ -408,7 +407,7 @@ async def test_a_broken_session_is_explained_not_a_traceback(tmp_path):
 
 
 async def test_settings_save_keeps_flags_and_writes_only_what_changed(tmp_path, monkeypatch):
-    from ccm_tui import paths
+    from ccm_tui import config
     from ccm_tui.config import load_settings, save_config_file
     from ccm_tui.ui.app import CcmApp
     from ccm_tui.ui.screens.settings import SettingsScreen
@@ -427,7 +426,7 @@ async def test_settings_save_keeps_flags_and_writes_only_what_changed(tmp_path, 
         settings.query_one("#field-decay_threshold").value = "5"
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: pilot.app.screen is screen)
-        written = paths.config_file().read_text()
+        written = config.config_file().read_text()
         assert "decay_threshold = 5" in written and 'model = "openai/file-model"' in written
         assert "api_base" not in written
         await wait_until(pilot, lambda: screen.settings.decay_threshold == 5 and screen.engine is not None)
@@ -535,10 +534,10 @@ async def test_the_token_meter_stays_visible_with_many_efforts(tmp_path):
 
 
 def test_effort_details_keep_their_keys_above_a_long_summary():
+    from ccm_tui.core.views import EffortState, EffortView
     from ccm_tui.ui.widgets.effort_detail import describe
 
-    effort = {"id": "long", "status": "concluded", "active": False, "expanded": False, "evicted": False,
-              "turns_since_reference": 0, "raw_tokens": 900, "reopen_count": 0, "summary": "word " * 200}
+    effort = EffortView(id="long", name="long", state=EffortState.CONCLUDED, raw_tokens=900, summary="word " * 200)
     lines = describe(effort, 3, clip=True).plain.splitlines()
     assert len(lines) <= 12 and lines[-1].endswith("…")
     assert "expand" in lines[2]  # the key line is right under the state line

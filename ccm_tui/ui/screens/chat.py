@@ -2,14 +2,14 @@
 
 The session lives in a :class:`~ccm_tui.ui.session_host.SessionHost` child; its
 messages (turn events, session opened, disk changes, finished work) bubble up
-here and update the widgets. This screen draws and dispatches user actions.
+here. Each exchange is a :class:`~ccm_tui.ui.widgets.turn_view.TurnView` that
+draws its own events; this screen lays out, routes and dispatches user actions.
+The engine is only used through its methods (never its session or orchestrator).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -19,46 +19,34 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ...config import ConfigError, Settings, load_settings, read_config_file
+from ...config import Settings
 from ...core import turn_events as te
-from ...core.eventlog import now_iso
+from ...core.chat_model import ChatModel
+from ...core.engine import Engine, now_iso
+from ...core.search import SearchHit
+from ...core.views import EffortView
 from .. import messages as msg
-from ..actions import ACTIONS, is_valid, valid_actions
 from ..demo_driver import DemoDriver
+from ..effort_actions import EffortActions
 from ..session_host import SessionHost
-from ..widgets.banner import PauseBanner
 from ..widgets.chat_log import ChatLog
-from ..widgets.effort_detail import describe
 from ..widgets.header import AppHeader
-from ..widgets.message import ChatMessage, code_blocks
+from ..widgets.message import code_blocks
 from ..widgets.prompt_input import PromptInput
 from ..widgets.sidebar import Sidebar
 from ..widgets.turn_status import TurnStatus
+from ..widgets.turn_view import TurnView
 from .choice import Choice, ChoiceDialog
-from .prompt import PromptDialog
 
 HINT = "Enter send · Ctrl+J newline · Esc cancel a reply · Ctrl+P all commands"
 DEMO_HINT = "DEMO · Enter sends the scripted message (edit it if you like) · F6 autoplay · Ctrl+P all commands"
-
-
-@dataclass
-class RunningTurn:
-    """The widgets of the turn being answered."""
-
-    text: str
-    user: ChatMessage
-    assistant: ChatMessage
-    gap: bool = False  # tool calls happened: the next streamed text starts a new paragraph
-    round_start: int = 0
-    pause: PauseBanner | None = None
-    started: bool = False  # the core began the turn (TurnStarted): the message is in the log
 
 
 class ChatScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel reply", id="cancel_turn"),
         Binding("f2", "inspector", "Context", id="inspector"),
-        Binding("f4", "settings", "Settings", id="settings"),
+        Binding("f4", "app.settings", "Settings", id="settings"),
         Binding("ctrl+o", "open_effort", "Open effort", id="open_effort", priority=True),
         Binding("ctrl+f", "search_efforts", "Search", id="search_efforts", priority=True),
         Binding("ctrl+g", "focus_efforts", "Efforts", id="focus_efforts", priority=True),
@@ -71,13 +59,14 @@ class ChatScreen(Screen[None]):
     busy: reactive[bool] = reactive(False, init=False)
     show_sidebar: reactive[bool] = reactive(True, init=False)
 
-    def __init__(self, settings: Settings, session_dir: Path, *, demo: bool = False, llm: Any = None,
+    def __init__(self, settings: Settings, session_dir: Path, *, demo: bool = False, llm: ChatModel | None = None,
                  watch: bool = True, warm_up: bool = True, autoplay: bool = False) -> None:
         super().__init__()
         self.demo = demo
         self.host = SessionHost(settings, session_dir, llm=llm, watch=watch, warm_up=warm_up)
         self.driver = DemoDriver(self, autoplay=autoplay)
-        self.turn: RunningTurn | None = None
+        self.efforts = EffortActions(self)
+        self.turn: TurnView | None = None
         self._seen_ts = ""
         self._sidebar_queued = False
         self._pending_send: str | None = None
@@ -88,7 +77,7 @@ class ChatScreen(Screen[None]):
         return self.host.settings
 
     @property
-    def engine(self) -> Any:
+    def engine(self) -> Engine | None:
         return self.host.engine
 
     @property
@@ -98,6 +87,10 @@ class ChatScreen(Screen[None]):
     @property
     def prompt(self) -> PromptInput:
         return self.query_one(PromptInput)
+
+    @property
+    def chat_log(self) -> ChatLog:
+        return self.query_one(ChatLog)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -142,7 +135,7 @@ class ChatScreen(Screen[None]):
     async def on_engine_ready(self, message: msg.EngineReady) -> None:
         if not self.busy:
             self.query_one(TurnStatus).stop()  # "waiting for pid N" after a locked start
-        log = self.query_one(ChatLog)
+        log = self.chat_log
         if message.history:
             await log.add_divider("earlier in this session")
             await log.add_history(message.history)
@@ -153,7 +146,7 @@ class ChatScreen(Screen[None]):
         await self.refresh_sidebar()
         self.show_figures(message.figures)
         if self.demo and message.first:
-            intro = self.driver.start(self.engine.session.state.turn)
+            intro = self.driver.start(message.engine.turn)
             if intro:
                 await log.add_banner(intro, "demo")
         await self._demo_prefill()
@@ -175,7 +168,7 @@ class ChatScreen(Screen[None]):
     async def on_engine_failed(self, message: msg.EngineFailed) -> None:
         self._pending_send = None
         self.query_one(TurnStatus).stop()
-        await self.query_one(ChatLog).add_banner(f"Cannot open the session: {message.error}", "error")
+        await self.chat_log.add_banner(f"Cannot open the session: {message.error}", "error")
         self.notify(message.error, title="Cannot open the session", severity="error", timeout=15)
 
     def _offer_retry(self, text: str) -> None:
@@ -197,39 +190,41 @@ class ChatScreen(Screen[None]):
     async def on_background_notice(self, message: msg.BackgroundNotice) -> None:
         self.show_figures()
         if message.warning:
-            await self.query_one(ChatLog).add_banner(message.warning, "error")
+            await self.chat_log.add_banner(message.warning, "error")
             self.notify(message.warning, title="No API key", severity="warning", timeout=12)
 
     async def on_session_changed_on_disk(self, message: msg.SessionChangedOnDisk) -> None:
         """Another process wrote (the host has re-read the session): show what it added."""
-        from ..history import recent_lines
-
-        lines = [line for line in recent_lines(self.engine.session) if line.ts > self._seen_ts]
+        if self.engine is None:
+            return
+        lines = [line for line in self.engine.recent_lines() if line.ts > self._seen_ts]
         if lines:
-            log = self.query_one(ChatLog)
-            await log.add_divider("written by another process")
-            await log.add_history(lines)
+            await self.chat_log.add_divider("written by another process")
+            await self.chat_log.add_history(lines)
             self._seen_ts = lines[-1].ts
         await self.refresh_sidebar()
         self.show_figures()
 
-    def restart(self, settings: Settings, session_dir: Path, *, demo: bool, llm: Any = None) -> None:
+    def restart(self, settings: Settings, session_dir: Path, *, demo: bool, llm: ChatModel | None = None) -> None:
         """Switch to another session (the first-run screen starting the demo)."""
         self.demo = demo
         self._show_identity()
-        self.query_one(ChatLog).remove_children()
+        self.chat_log.remove_children()
         self.refresh_bindings()
         self.host.reopen(settings, session_dir, llm, fresh=True)
 
-    def apply_settings(self, settings: Settings) -> None:
-        """Reopen the session with new settings (model, thresholds ...)."""
-        if settings == self.settings or not self._ready("change settings"):
-            return
+    def apply_settings(self, settings: Settings) -> bool:
+        """Reopen the session with new settings (model, thresholds ...); False if it cannot now."""
+        if settings == self.settings:
+            return True
+        if not self.ready("change settings"):
+            return False
         self.host.reopen(settings)
         self._show_identity()
+        return True
 
     # ----------------------------------------------------------------- sidebar
-    def sidebar_efforts(self) -> list[dict[str, Any]]:
+    def sidebar_efforts(self) -> list[EffortView]:
         return list(self.query_one(Sidebar).efforts.values())
 
     async def refresh_sidebar(self) -> None:
@@ -237,10 +232,10 @@ class ChatScreen(Screen[None]):
         if self.engine is None:
             return
         status = self.host.status()
-        await self.query_one(Sidebar).show_efforts(status["efforts"], self.settings.decay_threshold)
-        active = next((e["id"] for e in status["efforts"] if e["active"]), None)
-        where = f"active effort  {active}" if active else "no active effort: ambient chat"
-        self.query_one(AppHeader).status = f"turn {status['turn']}  ·  {where}"
+        await self.query_one(Sidebar).show_efforts(status.efforts, self.settings.decay_threshold)
+        active = status.active
+        where = f"active effort  {active.id}" if active else "no active effort: ambient chat"
+        self.query_one(AppHeader).status = f"turn {status.turn}  ·  {where}"
 
     def queue_sidebar_refresh(self) -> None:
         if not self._sidebar_queued:
@@ -254,8 +249,8 @@ class ChatScreen(Screen[None]):
 
     def show_figures(self, figures: te.ContextFigures | None = None) -> None:
         figures = figures or self.host.figures()
-        if figures is not None:
-            self.query_one(Sidebar).meter.show(figures, self.engine.session.state.history)
+        if figures is not None and self.engine is not None:
+            self.query_one(Sidebar).meter.show(figures, self.engine.history())
 
     def on_effort_selected(self, message: msg.EffortSelected) -> None:
         self.query_one(Sidebar).select(message.effort_id)
@@ -266,24 +261,8 @@ class ChatScreen(Screen[None]):
     def on_effort_action_requested(self, message: msg.EffortActionRequested) -> None:
         self.run_effort_action(message.effort_id, message.action)
 
-    def activate_effort(self, effort_id: str) -> None:
-        """Offer the actions valid for the effort's state."""
-        effort = self.host.effort(effort_id)
-        if effort is None:
-            self.notify(f"There is no effort '{effort_id}'", severity="warning")
-            return
-        self.query_one(Sidebar).focus_effort(effort_id)
-        choices = [Choice(a.name, a.label, a.help, a.key) for a in valid_actions(effort)]
-
-        def chosen(action: str | None) -> None:
-            if action:
-                self.run_effort_action(effort_id, action)
-
-        self.app.push_screen(ChoiceDialog(f"Effort {effort_id}", choices,
-                                          text=describe(effort, self.settings.decay_threshold, keys=False)), chosen)
-
     # ----------------------------------------------------------------- actions
-    def _ready(self, what: str) -> bool:
+    def ready(self, what: str) -> bool:
         if self.engine is None:
             self.notify(self.last_error or "The session is still opening…", severity="warning")
             return False
@@ -293,62 +272,17 @@ class ChatScreen(Screen[None]):
             return False
         return True
 
+    def activate_effort(self, effort_id: str) -> None:
+        self.efforts.activate(effort_id)
+
     def run_effort_action(self, effort_id: str, action: str) -> None:
-        if action == "log":
-            self.show_log(effort_id)
-            return
-        if action == "export":
-            self.export_effort(effort_id)
-            return
-        effort = self.host.effort(effort_id)
-        if effort is None or not is_valid(effort, action):
-            self.notify(f"Cannot {action} '{effort_id}' in its current state", severity="warning")
-            return
-        if self._ready(action):
-            self._start_action(ACTIONS[action].tool, {"id": effort_id}, f"{ACTIONS[action].label} {effort_id}")
+        self.efforts.run(effort_id, action)
 
     def open_effort(self, name: str) -> None:
-        if name.strip() and self._ready("open an effort"):
-            self._start_action("open_effort", {"name": name.strip()}, f"Opening {name.strip()}")
+        self.efforts.open(name)
 
-    def search_efforts(self, query: str, limit: int) -> list[Any]:
+    def search_efforts(self, query: str, limit: int) -> list[SearchHit]:
         return self.host.search(query, limit)
-
-    def _start_action(self, tool: str, args: dict[str, str], label: str) -> None:
-        self.busy = True
-        self.query_one(TurnStatus).start(label, cancellable=tool == "close_effort")
-        self.host.run_action(tool, args)
-
-    def show_log(self, effort_id: str) -> None:
-        from ...core.store import read_jsonl
-        from .log_viewer import EffortLogScreen
-
-        effort = self.host.effort(effort_id)
-        if effort is None:
-            return
-        result = read_jsonl(self.engine.session.effort_path(effort_id))
-
-        def closed(choice: str | None) -> None:
-            if choice == "export":
-                self.export_effort(effort_id)
-
-        self.app.push_screen(EffortLogScreen(effort, result.records, len(result.bad_lines)), closed)
-
-    def export_effort(self, effort_id: str) -> None:
-        from ..export import export_effort
-
-        def chosen(target: str | None) -> None:
-            if not target or self.engine is None:
-                return
-            try:
-                path = export_effort(self.engine.session, effort_id, Path(target))
-            except (OSError, StopIteration) as exc:
-                self.notify(f"Export failed: {exc}", severity="error")
-                return
-            self.notify(f"Exported to {path}", title="Export")
-
-        self.app.push_screen(PromptDialog(f"Export {effort_id} to Markdown", value=str(Path.cwd() / f"{effort_id}.md"),
-                                          help="A file path, or a directory (the file is then <id>.md)."), chosen)
 
     # ------------------------------------------------------------------- turns
     @on(msg.PromptSubmitted)
@@ -363,11 +297,12 @@ class ChatScreen(Screen[None]):
             else:
                 self.query_one(TurnStatus).start("Opening the session — your message is sent next", cancellable=False)
             return
-        if not self._ready("send another message"):
+        if not self.ready("send another message"):
             return
-        if self.engine.orchestrator.llm is None:
+        assert self.engine is not None
+        if not self.engine.has_model:
             self.notify("No model is configured: open Settings (F4) or start with --model.", severity="warning")
-            self.app.show_welcome()
+            self.app.show_welcome()  # type: ignore[attr-defined]
             return
         if self.prompt.text.strip() == text.strip():
             self.prompt.clear()
@@ -382,18 +317,11 @@ class ChatScreen(Screen[None]):
             self.busy = False
             self._give_back(text)
             return
-        log = self.query_one(ChatLog)
-        user = await log.add_message("user", text)
-        assistant = await log.add_message("assistant", streaming=True)
-        assistant.add_class("-waiting")
-        log.scroll_end(animate=False)
-        self.turn = RunningTurn(text, user, assistant)
+        self.turn = TurnView(text)
+        await self.chat_log.add(self.turn)
+        self.chat_log.scroll_end(animate=False)
         self.query_one(TurnStatus).start("Thinking")
         self.host.run_turn(text)
-
-    def on_turn_started_message(self, message: msg.TurnStartedMessage) -> None:
-        if self.turn is not None:
-            self.turn.started = True
 
     def _give_back(self, text: str) -> None:
         """A message cancelled before its turn began: back in the input (and in the demo's script)."""
@@ -402,85 +330,30 @@ class ChatScreen(Screen[None]):
         if self.demo:
             self.driver.unsent(text)
 
-    async def on_text_delta_message(self, message: msg.TextDeltaMessage) -> None:
-        turn = self.turn
-        if turn is None:
-            return
-        piece = message.event.text
-        if turn.gap and turn.assistant.text.strip():
-            piece = "\n\n" + piece.lstrip()
-        turn.gap = False
-        if turn.pause is not None:
-            turn.pause.resolve("resumed")
-            turn.pause = None
-        self.query_one(TurnStatus).set_label("Writing")
-        await turn.assistant.append(piece)
-
-    def on_tool_called_message(self, message: msg.ToolCalledMessage) -> None:
-        if self.turn is not None:
-            self.turn.assistant.add_tool(message.event.name, message.event.ok)
-            self.turn.gap = True
-            self.turn.round_start = len(self.turn.assistant.text)
-
-    async def on_round_reset_message(self, message: msg.RoundResetMessage) -> None:
-        if self.turn is not None:
-            await self.turn.assistant.replace_text(self.turn.assistant.text[: self.turn.round_start])
-
-    async def on_banner_message(self, message: msg.BannerMessage) -> None:
-        before = self.turn.assistant if self.turn is not None else None
-        await self.query_one(ChatLog).add_banner(message.event.text, message.event.kind, before=before)
-
-    def on_effort_changed_message(self, message: msg.EffortChangedMessage) -> None:
-        self.queue_sidebar_refresh()
-
-    def on_context_figures_message(self, message: msg.ContextFiguresMessage) -> None:
-        self.show_figures(message.event)
-
-    async def on_paused_message(self, message: msg.PausedMessage) -> None:
+    @on(msg.TurnMessage)
+    async def on_turn_event(self, message: msg.TurnMessage) -> None:
+        """Every core event of a turn or an action: the turn view draws it, the screen keeps the rest current."""
         event = message.event
-        if self.turn is None:
-            return
-        if self.turn.pause is not None:
-            self.turn.pause.resolve("retrying")
-        self.turn.pause = PauseBanner(event.reason, event.resume_at, event.attempt)
-        await self.query_one(ChatLog).add(self.turn.pause, before=self.turn.assistant)
-        self.query_one(TurnStatus).set_label("Paused by the provider")
-
-    def on_resumed_message(self, message: msg.ResumedMessage) -> None:
-        if self.turn is not None and self.turn.pause is not None:
-            self.turn.pause.resolve("resumed")
-            self.turn.pause = None
-            self.query_one(TurnStatus).set_label("Thinking")
-
-    async def on_turn_done_message(self, message: msg.TurnDoneMessage) -> None:
-        if self.turn is not None:
-            reply = message.event.reply or self.turn.assistant.text
-            await self.turn.assistant.finish(reply or "*(no reply)*", logged_to=message.event.logged_to)
-
-    async def on_turn_cancelled_message(self, message: msg.TurnCancelledMessage) -> None:
-        if self.turn is not None:
-            assistant = self.turn.assistant
-            await assistant.finish(assistant.text or message.event.partial, note="(interrupted)")
-            if self.turn.pause is not None:
-                self.turn.pause.resolve("cancelled")
-
-    async def on_turn_failed_message(self, message: msg.TurnFailedMessage) -> None:
-        await self._fail_turn(message.event.message)
+        if isinstance(event, te.EffortChanged):
+            self.queue_sidebar_refresh()
+        elif isinstance(event, te.ContextFigures):
+            self.show_figures(event)
+        elif isinstance(event, te.TurnFailed):
+            await self._fail_turn(event.message)
+        elif self.turn is not None:
+            label = await self.turn.apply(event)
+            if label:
+                self.query_one(TurnStatus).set_label(label)
+        elif isinstance(event, te.Banner):  # an effort action's notice (no turn on screen)
+            await self.chat_log.add_banner(event.text, event.kind)
 
     async def _fail_turn(self, error: str) -> None:
         turn, self.turn = self.turn, None
         if turn is not None:
-            if turn.assistant.text.strip():
-                await turn.assistant.finish(note="(failed)")
-            else:
-                await turn.assistant.remove()
-            if turn.pause is not None:
-                turn.pause.resolve("gave up")
-            turn.user.add_class("-unanswered")
+            await turn.fail()
             if not self.prompt.text.strip():
                 self.prompt.set_text(turn.text)
-        await self.query_one(ChatLog).add_banner(
-            f"The reply failed: {error} — your message is back in the input.", "error")
+        await self.chat_log.add_banner(f"The reply failed: {error} — your message is back in the input.", "error")
         self.notify(error, title="The reply failed", severity="error", timeout=10)
 
     async def on_work_ended(self, message: msg.WorkEnded) -> None:
@@ -488,12 +361,10 @@ class ChatScreen(Screen[None]):
             await self._fail_turn(message.error)
         turn, self.turn = self.turn, None
         if turn is not None and not turn.started:  # cancelled before the core began it: nothing was sent
-            await turn.assistant.remove()
-            turn.user.add_class("-unanswered")
+            await turn.withdraw()
             self._give_back(turn.text)
-            turn = None
-        if turn is not None and turn.assistant.streaming:
-            await turn.assistant.finish(note="(interrupted)")
+        elif turn is not None:
+            await turn.end()
         self.query_one(TurnStatus).stop()
         self.busy = False
         self._seen_ts = now_iso()
@@ -516,56 +387,10 @@ class ChatScreen(Screen[None]):
             self.notify(self.last_error or "The session is still opening…", severity="warning")
             return
         draft = self.prompt.text.strip()
-        orchestrator = self.engine.orchestrator
-        context = orchestrator.working_context([{"role": "user", "content": draft}] if draft else [])
-        self.app.push_screen(InspectorScreen(context, orchestrator.tool_defs, orchestrator.budget,
-                                             self.engine.session.counter, draft=bool(draft)))
-
-    def action_settings(self) -> None:
-        from .settings import SettingsScreen
-
-        try:
-            saved = read_config_file()
-        except ConfigError as exc:
-            self.notify(f"{exc}", title="The config file is broken", severity="error", timeout=15)
-            return
-        self.app.push_screen(SettingsScreen(self.settings, saved), self._settings_saved)
-
-    def _settings_saved(self, values: dict[str, Any] | None) -> None:
-        if not values:
-            return
-        if values.get("theme"):
-            self.app.theme = values["theme"]
-        if self.demo:
-            self.notify("Saved. The demo keeps its scripted model; start ccm-tui without 'demo' to use yours.",
-                        title="Settings")
-            return
-        try:
-            fresh = load_settings()
-        except ConfigError as exc:
-            self.notify(f"{exc}", title="The config file is broken", severity="error", timeout=15)
-            return
-        flags = {k: getattr(self.settings, k) for k, source in self.settings.sources.items() if source == "command line"}
-        self.notify("Settings saved", title="Settings")
-        self.apply_settings(fresh.with_overrides("command line", **flags))
-
-    def action_switch_model(self) -> None:
-        if self.demo:
-            self.notify("The demo runs its scripted model only.", severity="warning")
-            return
-
-        def chosen(model: str | None) -> None:
-            if model:
-                self.apply_settings(replace(self.settings, model=model))
-                self.notify(f"Using {model} for this run (save it in Settings to keep it)", title="Model")
-
-        self.app.push_screen(PromptDialog("Switch model", value=self.settings.model or "",
-                                          placeholder="provider/model, e.g. openai/gpt-4o-mini"), chosen)
+        self.app.push_screen(InspectorScreen(self.engine.inspect(draft), draft=bool(draft)))
 
     def action_open_effort(self) -> None:
-        self.app.push_screen(PromptDialog("Open a new effort", placeholder="a short name, e.g. auth bug",
-                                          help="It becomes the active effort: new messages go to it."),
-                             lambda name: self.open_effort(name) if name else None)
+        self.efforts.ask_open()
 
     def action_search_efforts(self) -> None:
         from textual.command import CommandPalette
@@ -583,13 +408,13 @@ class ChatScreen(Screen[None]):
         self.show_sidebar = not self.show_sidebar
 
     def action_copy_reply(self) -> None:
-        replies = self.query_one(ChatLog).messages("assistant")
+        replies = self.chat_log.messages("assistant")
         if replies and replies[-1].text:
             self.app.copy_to_clipboard(replies[-1].text)
             self.notify("Reply copied to the clipboard")
 
     def action_copy_code(self) -> None:
-        for message in reversed(self.query_one(ChatLog).messages()):
+        for message in reversed(self.chat_log.messages()):
             blocks = code_blocks(message.text)
             if blocks:
                 self.app.copy_to_clipboard(blocks[-1])
@@ -602,7 +427,7 @@ class ChatScreen(Screen[None]):
         if self.demo and not self.busy:
             outro = self.driver.prefill()
             if outro:
-                await self.query_one(ChatLog).add_banner(outro, "demo")
+                await self.chat_log.add_banner(outro, "demo")
 
     def action_demo_autoplay(self) -> None:
         on = self.driver.toggle()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import ComposeResult
@@ -13,8 +14,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from ...core.engine import ContextInspection
 
-def section_text(messages: list[dict[str, Any]], count) -> str:
+
+def section_text(messages: list[dict[str, Any]], count: Callable[[dict[str, Any]], int]) -> str:
     """Messages as plain text, each headed by its role and token count."""
     blocks = []
     for i, m in enumerate(messages, 1):
@@ -29,19 +32,19 @@ def section_text(messages: list[dict[str, Any]], count) -> str:
 
 
 class InspectorScreen(Screen[None]):
-    """Built from a WorkingContext, the tool definitions and the budget."""
+    """Built from the engine's :class:`~ccm_tui.core.engine.ContextInspection` of the next request."""
 
     BINDINGS = [
         Binding("escape,f2", "close", "Close", id="inspector.close"),
         Binding("y", "copy_section", "Copy section", id="inspector.copy"),
     ]
 
-    def __init__(self, context: Any, tools: list[dict[str, Any]], budget: int, counter: Any, *, draft: bool) -> None:
+    def __init__(self, inspection: ContextInspection, *, draft: bool) -> None:
         super().__init__()
-        self.context = context
-        self.tools = tools
-        self.budget = budget
-        self.counter = counter
+        self.context = inspection.context
+        self.tools = inspection.tool_defs
+        self.budget = inspection.budget
+        self.counter = inspection.counter
         self.draft = draft
         self.texts: list[str] = []
 

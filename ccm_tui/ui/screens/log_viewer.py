@@ -11,7 +11,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ..export import effort_markdown
+from ...core.export import effort_markdown
+from ...core.views import EffortView
 from ..widgets.banner import BannerLine
 from ..widgets.message import ChatMessage
 
@@ -27,7 +28,7 @@ class EffortLogScreen(Screen[str | None]):
         Binding("y", "copy", "Copy log", id="log.copy"),
     ]
 
-    def __init__(self, effort: dict[str, Any], records: list[dict[str, Any]], bad_lines: int = 0) -> None:
+    def __init__(self, effort: EffortView, records: list[dict[str, Any]], bad_lines: int = 0) -> None:
         super().__init__()
         self.effort = effort
         self.records = records
@@ -36,19 +37,19 @@ class EffortLogScreen(Screen[str | None]):
     def compose(self) -> ComposeResult:
         e = self.effort
         shown = self.records[-MAX_RECORDS:]
-        status = "open" if e["status"] == "open" else "concluded" + (" · expanded" if e.get("expanded") else "")
+        status = "open" if e.state.is_open else "concluded" + (" · expanded" if e.expanded else "")
         sub = Content.assemble(
-            (status, "$text-accent"), f" · {len(self.records)} log lines · {e['raw_tokens']:,} tokens",
+            (status, "$text-accent"), f" · {len(self.records)} log lines · {e.raw_tokens:,} tokens",
             (f" · showing the last {MAX_RECORDS}" if len(self.records) > MAX_RECORDS else "", "$text-warning"),
             (f" · {self.bad_lines} unreadable line(s) skipped" if self.bad_lines else "", "$text-warning"),
             (" · read-only", "$text-muted"),
         )
         with Vertical(id="log-viewer"):
-            yield Static(f"Effort log — {e['id']}", classes="screen-title", markup=False)
+            yield Static(f"Effort log — {e.id}", classes="screen-title", markup=False)
             yield Static(sub, classes="screen-subtitle")
             with VerticalScroll(id="log-scroll"):
-                if e.get("summary"):
-                    summary = Static(e["summary"], id="log-summary", markup=False)
+                if e.summary:
+                    summary = Static(e.summary, id="log-summary", markup=False)
                     summary.border_title = "Summary"
                     yield summary
                 for record in shown:

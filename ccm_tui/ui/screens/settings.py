@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Select, Static
 
-from ... import paths
+from ... import config
 from ...config import ConfigError, Settings, read_config_file, save_config_file
 
 FIELDS: list[tuple[str, str, str, str, str]] = [
@@ -54,13 +54,13 @@ class SettingsScreen(Screen[dict[str, Any] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="settings"):
             yield Static("Settings", classes="screen-title")
-            yield Static(f"Saved to {paths.config_file()}", classes="screen-subtitle", markup=False)
+            yield Static(f"Saved to {config.config_file()}", classes="screen-subtitle", markup=False)
             with VerticalScroll(id="settings-scroll"):
                 for key, label, placeholder, kind, help in FIELDS:
                     with Horizontal(classes="field-row"):
                         yield Static(label, classes="field-label")
                         with Vertical(classes="field"):
-                            yield Input(self.initial[key], placeholder=placeholder, type=kind,
+                            yield Input(self.initial[key], placeholder=placeholder, type=kind,  # type: ignore[arg-type]
                                         id=f"field-{key}", classes="field-input")
                             yield Static(help, classes="field-help")
                             source = OVERRIDDEN_BY.get(self.settings.sources.get(key, ""))

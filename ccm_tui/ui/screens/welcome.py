@@ -8,7 +8,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Markdown, Static
 
-from ... import paths
+from ... import config
 
 WELCOME = """\
 # Welcome to ccm-tui
@@ -58,7 +58,7 @@ class WelcomeScreen(Screen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="welcome"):
             with VerticalScroll(id="welcome-scroll"):
-                yield Markdown(WELCOME.format(config=paths.config_file()), id="welcome-text")
+                yield Markdown(WELCOME.format(config=config.config_file()), id="welcome-text")
             with Horizontal(id="welcome-buttons"):
                 yield Button("Open settings", id="welcome-settings", variant="primary")
                 yield Button("Run the demo", id="welcome-demo", variant="success")

@@ -9,7 +9,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from ..history import LoggedLine
+    from ...core.chat_history import LoggedLine
 from .banner import BannerLine
 from .message import ChatMessage
 
@@ -49,10 +49,11 @@ class ChatLog(VerticalScroll):
             if line.role == "system":
                 widgets.append(BannerLine(f"--- {line.content.strip(' -')} ({line.logged_to}) ---", "info"))
             else:
-                widgets.append(ChatMessage(line.role, line.content, earlier=True,
-                                           logged_to=line.logged_to if line.role == "assistant" else None))
+                message = ChatMessage(line.role, line.content, earlier=True,
+                                      logged_to=line.logged_to if line.role == "assistant" else None)
                 if line.interrupted:
-                    widgets[-1].note = "(interrupted)"
+                    message.note = "(interrupted)"
+                widgets.append(message)
         if widgets:
             await self.mount_all(widgets)
             await self._trim()

@@ -8,7 +8,8 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import Static
 
-from ..actions import turns_left, valid_actions
+from ...core.views import EffortState, EffortView
+from ..actions import valid_actions
 
 HINT = "Select an effort (Ctrl+G or click) to see its summary and actions."
 
@@ -24,24 +25,31 @@ def clip_summary(summary: str, lines: int = SUMMARY_LINES, width: int = SUMMARY_
     return "\n".join(wrapped[: lines - 1] + [textwrap.shorten(" ".join(wrapped[lines - 1:]), width - 1, placeholder="") + "…"])
 
 
-def describe(effort: dict[str, Any], decay_threshold: int, *, keys: bool = True, clip: bool = False) -> Content:
-    if effort["status"] == "open":
-        state = "open · active" if effort["active"] else "open · backgrounded"
-    elif effort["expanded"]:
-        left = turns_left(effort, decay_threshold)
-        state = f"concluded · expanded, collapses in {left} turn{'s' if left != 1 else ''}"
-    elif effort["evicted"]:
-        state = "concluded · not in memory (found by search)"
-    else:
-        state = "concluded · summary in memory"
+def state_line(effort: EffortView, decay_threshold: int) -> str:
+    if effort.state is EffortState.EXPANDED:
+        left = effort.turns_left(decay_threshold)
+        return f"concluded · expanded, collapses in {left} turn{'s' if left != 1 else ''}"
+    return STATE_LINES[effort.state]
+
+
+STATE_LINES = {
+    EffortState.ACTIVE: "open · active",
+    EffortState.BACKGROUND: "open · backgrounded",
+    EffortState.CONCLUDED: "concluded · summary in memory",
+    EffortState.EVICTED: "concluded · not in memory (found by search)",
+}
+
+
+def describe(effort: EffortView, decay_threshold: int, *, keys: bool = True, clip: bool = False) -> Content:
+    state = state_line(effort, decay_threshold)
     key_line = "  ".join(f"{a.key} {a.short.lower()}" for a in valid_actions(effort))
-    parts: list[Any] = [(effort["id"], "bold"), "\n", (state, "$text-muted"), "\n"]
+    parts: list[Any] = [(effort.id, "bold"), "\n", (state, "$text-muted"), "\n"]
     if keys:  # right under the state: never pushed out of sight by a long summary
         parts += [(key_line, "$accent"), "\n"]
-    parts.append((f"{effort['raw_tokens']:,} tokens in the raw log · reopened {effort['reopen_count']}×\n"
-                  if effort.get("reopen_count") else f"{effort['raw_tokens']:,} tokens in the raw log\n", "$text-muted"))
-    if effort.get("summary"):
-        parts += ["\n", clip_summary(effort["summary"]) if clip else effort["summary"], "\n"]
+    reopened = f" · reopened {effort.reopen_count}×" if effort.reopen_count else ""
+    parts.append((f"{effort.raw_tokens:,} tokens in the raw log{reopened}\n", "$text-muted"))
+    if effort.summary:
+        parts += ["\n", clip_summary(effort.summary) if clip else effort.summary, "\n"]
     return Content.assemble(*parts).rstrip()
 
 
@@ -52,8 +60,8 @@ class EffortDetail(Static):
         super().__init__(Content.styled(HINT, "$text-muted"), id=id)
         self.effort_id: str | None = None
 
-    def show(self, effort: dict[str, Any] | None, decay_threshold: int) -> None:
-        self.effort_id = effort["id"] if effort else None
+    def show(self, effort: EffortView | None, decay_threshold: int) -> None:
+        self.effort_id = effort.id if effort else None
         self.set_class(effort is not None, "-selected")
-        self.tooltip = (effort or {}).get("summary") or None
+        self.tooltip = effort.summary if effort else None
         self.update(describe(effort, decay_threshold, clip=True) if effort else Content.styled(HINT, "$text-muted"))

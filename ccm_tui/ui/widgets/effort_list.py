@@ -8,7 +8,6 @@ Concluded summaries show as a tooltip on hover and in the detail panel on select
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -16,7 +15,8 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ..actions import ACTIONS, is_valid, turns_left
+from ...core.views import EffortState, EffortView
+from ..actions import ACTIONS, is_valid
 from ..messages import EffortActionRequested, EffortActivated, EffortSelected
 
 MAX_CONCLUDED_ROWS = 30
@@ -38,38 +38,36 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def build_rows(efforts: list[dict[str, Any]], decay_threshold: int) -> tuple[list[Row], int]:
+def build_rows(efforts: tuple[EffortView, ...], decay_threshold: int) -> tuple[list[Row], int]:
     """Rows per section and the number of concluded efforts left out (only the newest are listed)."""
     rows: list[Row] = []
     for e in efforts:
-        if e["status"] == "open":
-            mark = "▶" if e["active"] else "•"
-            title = Content.assemble((f"{mark} ", "$accent" if e["active"] else "$text-muted"), (e["id"], "bold"))
-            if e["active"]:
+        if e.state.is_open:
+            mark = "▶" if e.active else "•"
+            title = Content.assemble((f"{mark} ", "$accent" if e.active else "$text-muted"), (e.id, "bold"))
+            if e.active:
                 title = Content.assemble(title, ("  active", "$success"))
-            detail = Content.styled(f"{e['raw_tokens']:,} tokens · {_plural(e['messages'], 'line')} in context",
+            detail = Content.styled(f"{e.raw_tokens:,} tokens · {_plural(e.messages, 'line')} in context",
                                     "$text-muted")
-            rows.append(Row(e["id"], "open", title, detail, e.get("summary"),
-                            "effort -open" + (" -active" if e["active"] else "")))
+            rows.append(Row(e.id, "open", title, detail, e.summary,
+                            "effort -open" + (" -active" if e.active else "")))
     for e in efforts:
-        if e["status"] == "concluded" and e["expanded"]:
-            left = turns_left(e, decay_threshold)
-            title = Content.assemble(("◆ ", "$warning"), (e["id"], "bold"))
-            detail = Content.styled(
-                f"collapses in {_plural(left, 'turn')} · {e['raw_tokens']:,} tokens loaded", "$warning"
-            )
-            rows.append(Row(e["id"], "expanded", title, detail, e.get("summary"), "effort -expanded"))
-    concluded = [e for e in reversed(efforts) if e["status"] == "concluded" and not e["expanded"]]
-    concluded.sort(key=lambda e: bool(e["evicted"]))  # in working memory first, newest first
+        if e.state is EffortState.EXPANDED:
+            left = e.turns_left(decay_threshold)
+            title = Content.assemble(("◆ ", "$warning"), (e.id, "bold"))
+            detail = Content.styled(f"collapses in {_plural(left, 'turn')} · {e.raw_tokens:,} tokens loaded", "$warning")
+            rows.append(Row(e.id, "expanded", title, detail, e.summary, "effort -expanded"))
+    concluded = [e for e in reversed(efforts) if e.state in (EffortState.CONCLUDED, EffortState.EVICTED)]
+    concluded.sort(key=lambda e: e.evicted)  # in working memory first, newest first
     for e in concluded[:MAX_CONCLUDED_ROWS]:
-        summary = " ".join((e.get("summary") or "no summary").split())
-        if e["evicted"]:
-            title = Content.assemble(("○ ", "$text-muted"), (e["id"], "$text-muted"), ("  not in memory", "$text-muted italic"))
+        summary = " ".join((e.summary or "no summary").split())
+        if e.evicted:
+            title = Content.assemble(("○ ", "$text-muted"), (e.id, "$text-muted"), ("  not in memory", "$text-muted italic"))
         else:
-            title = Content.assemble(("✓ ", "$success"), (e["id"], "bold"))
+            title = Content.assemble(("✓ ", "$success"), (e.id, "bold"))
         detail = Content.styled(summary, "$text-muted")
-        rows.append(Row(e["id"], "concluded", title, detail, e.get("summary"),
-                        "effort -concluded" + (" -evicted" if e["evicted"] else "")))
+        rows.append(Row(e.id, "concluded", title, detail, e.summary,
+                        "effort -concluded" + (" -evicted" if e.evicted else "")))
     return rows, max(0, len(concluded) - MAX_CONCLUDED_ROWS)
 
 
@@ -88,7 +86,7 @@ class EffortItem(Static):
         Binding("down", "move(1)", "Next", id="effort.next", show=False),
     ]
 
-    def __init__(self, row: Row, effort: dict[str, Any]) -> None:
+    def __init__(self, row: Row, effort: EffortView) -> None:
         super().__init__(Content.assemble(row.title, "\n", row.detail), classes=row.classes)
         self.row = row
         self.effort = effort
@@ -141,7 +139,7 @@ class EffortList(VerticalScroll):
     def on_mount(self) -> None:
         self.mount(Static(EMPTY_TEXT, classes="efforts-empty"))
 
-    async def show(self, efforts: list[dict[str, Any]], decay_threshold: int) -> None:
+    async def show(self, efforts: tuple[EffortView, ...], decay_threshold: int) -> None:
         rows, hidden = build_rows(efforts, decay_threshold)
         shown = (tuple(rows), hidden)
         if shown == self._shown:
@@ -149,7 +147,7 @@ class EffortList(VerticalScroll):
         self._shown = shown
         focused = self.app.focused
         focused_id = focused.effort_id if isinstance(focused, EffortItem) else None
-        by_id = {e["id"]: e for e in efforts}
+        by_id = {e.id: e for e in efforts}
         widgets: list[Widget] = []
         section = None
         for row in rows:

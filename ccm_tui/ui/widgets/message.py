@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-from ..export import ROLE_TITLES
+from ...core.export import ROLE_TITLES
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 

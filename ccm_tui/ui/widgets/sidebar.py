@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from ...core.views import EffortView
 from .effort_detail import EffortDetail
 from .effort_list import EffortItem, EffortList
 from .token_meter import TokenMeter
@@ -18,7 +17,7 @@ class Sidebar(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.efforts: dict[str, dict[str, Any]] = {}
+        self.efforts: dict[str, EffortView] = {}
         self.decay_threshold = 3
 
     def compose(self) -> ComposeResult:
@@ -29,8 +28,8 @@ class Sidebar(Vertical):
         yield Static("CONTEXT", classes="sidebar-title")
         yield TokenMeter(id="meter")
 
-    async def show_efforts(self, efforts: list[dict[str, Any]], decay_threshold: int) -> None:
-        self.efforts = {e["id"]: e for e in efforts}
+    async def show_efforts(self, efforts: tuple[EffortView, ...], decay_threshold: int) -> None:
+        self.efforts = {e.id: e for e in efforts}
         self.decay_threshold = decay_threshold
         await self.query_one(EffortList).show(efforts, decay_threshold)
         detail = self.query_one(EffortDetail)

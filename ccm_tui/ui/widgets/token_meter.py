@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from ...core.turn_events import ContextFigures
 from .budget_bar import LAYER_STYLES, BudgetBar
 from .sparkline import DualSparkline
 
@@ -55,7 +54,7 @@ class TokenMeter(Vertical):
         )
         yield Static("", classes="meter-cost")
 
-    def show(self, figures: Any, history: list[dict[str, int]] | None = None) -> None:
+    def show(self, figures: ContextFigures, history: list[dict[str, int]] | None = None) -> None:
         total, budget, naive = figures.total, figures.budget, figures.naive
         share = total / budget if budget else 0.0
         style = "$error" if share > 0.9 else "$warning" if share > 0.7 else "$success"
@@ -66,13 +65,12 @@ class TokenMeter(Vertical):
         self.query_one(BudgetBar).set_figures(figures.layers, budget)
         width = self.query_one(".meter-layers", Static).size.width or 40
         self.query_one(".meter-layers", Static).update(layers_content(figures.layers, width))
-        savings = 0.0 if naive <= 0 else max(0.0, 1 - total / naive)
         self.query_one(".meter-savings", Static).update(Content.assemble(
-            ("naive ", "$text-muted"), (f"{naive:,}", ""), (" tokens · saved ", "$text-muted"), (f"{savings:.0%}", "bold $success"),
+            ("naive ", "$text-muted"), (f"{naive:,}", ""), (" tokens · saved ", "$text-muted"), (f"{figures.savings:.0%}", "bold $success"),
         ))
         if history is not None:
             self.query_one(DualSparkline).set_points([(h.get("ccm", 0), h.get("naive", 0)) for h in history])
-        cost = getattr(figures, "cost", None)
+        cost = figures.cost
         cost_line = self.query_one(".meter-cost", Static)
         cost_line.update(Content.assemble(("cost this run ", "$text-muted"), (f"${cost:,.4f}", "")) if cost else "")
         cost_line.display = bool(cost)

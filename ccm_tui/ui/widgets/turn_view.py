@@ -1,0 +1,102 @@
+"""One exchange as it is answered: the user's message, the turn's banners and tool calls, the streamed reply.
+
+The chat screen mounts a :class:`TurnView` in the chat log when the user sends
+and hands it every event of the turn (:meth:`TurnView.apply`); the view draws
+them and says what the status line should read. When the turn is over the view
+stays in the log as that exchange.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+
+from ...core import turn_events as te
+from .banner import BannerLine, PauseBanner
+from .message import ChatMessage
+
+
+class TurnView(Vertical):
+    def __init__(self, text: str) -> None:
+        super().__init__(classes="turn")
+        self.text = text
+        self.started = False  # the core began the turn (TurnStarted): the message is in the log
+        self.gap = False  # tool calls happened: the next streamed text starts a new paragraph
+        self.round_start = 0  # where this round's text starts in the reply (a cut-off round is dropped)
+        self.pause: PauseBanner | None = None
+        self.user = ChatMessage("user", text)
+        self.assistant = ChatMessage("assistant", streaming=True)
+        self.assistant.add_class("-waiting")
+
+    def compose(self) -> ComposeResult:
+        yield self.user
+        yield self.assistant
+
+    async def add_banner(self, text: str, kind: str = "effort") -> BannerLine:
+        """A notice of this turn, shown above the reply."""
+        banner = BannerLine(text, kind)
+        await self.mount(banner, before=self.assistant)
+        return banner
+
+    async def apply(self, event: te.TurnEvent) -> str | None:
+        """Draw one event of the turn; returns the status line's new label, if it changes."""
+        if isinstance(event, te.TurnStarted):
+            self.started = True
+        elif isinstance(event, te.TextDelta):
+            await self._append(event.text)
+            return "Writing"
+        elif isinstance(event, te.ToolCalled):
+            self.assistant.add_tool(event.name, event.ok)
+            self.gap = True
+            self.round_start = len(self.assistant.text)
+        elif isinstance(event, te.RoundReset):
+            await self.assistant.replace_text(self.assistant.text[: self.round_start])
+        elif isinstance(event, te.Banner):
+            await self.add_banner(event.text, event.kind)
+        elif isinstance(event, te.Paused):
+            self._resolve_pause("retrying")
+            self.pause = PauseBanner(event.reason, event.resume_at, event.attempt)
+            await self.mount(self.pause, before=self.assistant)
+            return "Paused by the provider"
+        elif isinstance(event, te.Resumed):
+            if self.pause is not None:
+                self._resolve_pause("resumed")
+                return "Thinking"
+        elif isinstance(event, te.TurnDone):
+            reply = event.reply or self.assistant.text
+            await self.assistant.finish(reply or "*(no reply)*", logged_to=event.logged_to)
+        elif isinstance(event, te.TurnCancelled):
+            await self.assistant.finish(self.assistant.text or event.partial, note="(interrupted)")
+            self._resolve_pause("cancelled")
+        return None
+
+    async def _append(self, piece: str) -> None:
+        if self.gap and self.assistant.text.strip():
+            piece = "\n\n" + piece.lstrip()
+        self.gap = False
+        self._resolve_pause("resumed")
+        await self.assistant.append(piece)
+
+    def _resolve_pause(self, how: str) -> None:
+        if self.pause is not None:
+            self.pause.resolve(how)
+            self.pause = None
+
+    async def fail(self) -> None:
+        """The reply failed: keep what streamed (marked), else drop the empty reply."""
+        if self.assistant.text.strip():
+            await self.assistant.finish(note="(failed)")
+        else:
+            await self.assistant.remove()
+        self._resolve_pause("gave up")
+        self.user.add_class("-unanswered")
+
+    async def withdraw(self) -> None:
+        """Cancelled before the core began the turn: nothing was sent, so no reply is shown."""
+        await self.assistant.remove()
+        self.user.add_class("-unanswered")
+
+    async def end(self) -> None:
+        """The worker ended; a reply still streaming was interrupted."""
+        if self.assistant.is_attached and self.assistant.streaming:
+            await self.assistant.finish(note="(interrupted)")

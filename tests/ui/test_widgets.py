@@ -1,0 +1,124 @@
+"""Widget-level tests: a small host app mounts one widget with the real stylesheet and feeds it data.
+
+Beside the Pilot flows (whole app, real core), these pin down what each widget draws from the typed
+core values it is given: turn events, effort views, context figures.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual.app import App, ComposeResult
+from textual.widget import Widget
+
+from ccm_tui.core import turn_events as te
+from ccm_tui.core.views import EffortState, EffortView
+from ccm_tui.ui.app import stylesheets
+from ccm_tui.ui.widgets.banner import PauseBanner
+from ccm_tui.ui.widgets.effort_list import EffortItem, EffortList
+from ccm_tui.ui.widgets.token_meter import TokenMeter
+from ccm_tui.ui.widgets.turn_view import TurnView
+
+
+class WidgetHost(App[None]):
+    """Mounts the one widget under test, styled by the app's real .tcss files."""
+
+    def __init__(self, widget: Widget) -> None:
+        super().__init__(css_path=stylesheets())
+        self.widget = widget
+
+    def compose(self) -> ComposeResult:
+        yield self.widget
+
+
+def view(effort_id: str, state: EffortState, **values) -> EffortView:
+    return EffortView(id=effort_id, name=effort_id, state=state, **values)
+
+
+# --------------------------------------------------------------------------- TurnView
+async def test_turn_view_streams_and_separates_rounds_after_tool_calls():
+    turn = TurnView("plan my trip")
+    async with WidgetHost(turn).run_test() as pilot:
+        assert await turn.apply(te.TurnStarted(turn=1, user="plan my trip")) is None
+        assert turn.started
+        assert await turn.apply(te.TextDelta(turn=1, text="Let me open an effort.")) == "Writing"
+        await turn.apply(te.ToolCalled(turn=1, name="open_effort", arguments={"name": "trip"},
+                                       result={"id": "trip"}, ok=True))
+        await turn.apply(te.TextDelta(turn=1, text="  Opened."))
+        await pilot.pause()
+        assert turn.assistant.text == "Let me open an effort.\n\nOpened."
+        assert turn.assistant.has_class("-has-tools")
+
+
+async def test_turn_view_drops_a_cut_off_round_and_finishes_with_the_logged_reply():
+    turn = TurnView("hello")
+    async with WidgetHost(turn).run_test() as pilot:
+        await turn.apply(te.TextDelta(turn=1, text="first round"))
+        await turn.apply(te.ToolCalled(turn=1, name="search_efforts", arguments={}, result={}, ok=True))
+        await turn.apply(te.TextDelta(turn=1, text="half of a sec"))
+        await turn.apply(te.RoundReset(turn=1))
+        assert turn.assistant.text == "first round"
+        await turn.apply(te.TurnDone(turn=1, reply="the whole reply", logged_to="trip"))
+        await pilot.pause()
+        assert not turn.assistant.streaming and turn.assistant.text == "the whole reply"
+
+
+async def test_turn_view_shows_a_pause_and_resolves_it_when_text_resumes():
+    turn = TurnView("hello")
+    async with WidgetHost(turn).run_test() as pilot:
+        label = await turn.apply(te.Paused(turn=1, reason="rate limited", resume_at=time.time() + 30, attempt=1))
+        assert label == "Paused by the provider"
+        assert len(turn.query(PauseBanner)) == 1 and turn.pause is not None
+        assert await turn.apply(te.Resumed(turn=1)) == "Thinking"
+        assert turn.pause is None
+        await pilot.pause()
+
+
+async def test_a_failed_turn_without_text_removes_the_empty_reply_and_marks_the_message():
+    turn = TurnView("hello")
+    async with WidgetHost(turn).run_test() as pilot:
+        await turn.fail()
+        await pilot.pause()
+        assert not turn.assistant.is_attached
+        assert turn.user.has_class("-unanswered")
+
+
+async def test_a_failed_turn_keeps_what_streamed_marked():
+    turn = TurnView("hello")
+    async with WidgetHost(turn).run_test() as pilot:
+        await turn.apply(te.TextDelta(turn=1, text="partial answer"))
+        await turn.fail()
+        await pilot.pause()
+        assert turn.assistant.is_attached and turn.assistant.text == "partial answer"
+        assert turn.assistant.note == "(failed)"
+
+
+# --------------------------------------------------------------------------- TokenMeter
+async def test_token_meter_shows_total_budget_and_savings():
+    meter = TokenMeter()
+    async with WidgetHost(meter).run_test() as pilot:
+        meter.show(te.ContextFigures(turn=3, layers={"system": 800, "summaries": 200}, total=1_000,
+                                     naive=4_000, budget=16_000))
+        await pilot.pause()
+        text = " ".join(str(s.render()) for s in meter.query("Static"))
+        assert "1,000" in text and "16,000" in text
+        assert "saved" in text and "75%" in text
+
+
+# --------------------------------------------------------------------------- EffortList
+async def test_effort_list_groups_open_expanded_and_concluded_with_decay_counters():
+    efforts = (
+        view("trip", EffortState.ACTIVE, raw_tokens=1_200, messages=4),
+        view("auth-bug", EffortState.EXPANDED, raw_tokens=900, summary="fixed the token refresh",
+             turns_since_reference=1),
+        view("old", EffortState.EVICTED, summary="an old topic", in_memory=False),
+    )
+    listing = EffortList()
+    async with WidgetHost(listing).run_test() as pilot:
+        await listing.show(efforts, 3)
+        await pilot.pause()
+        items = {item.effort_id: item for item in listing.query(EffortItem)}
+        assert set(items) == {"trip", "auth-bug", "old"}
+        assert items["trip"].has_class("-active")
+        assert "collapses in 2 turns" in str(items["auth-bug"].render())
+        assert items["old"].has_class("-evicted")
