@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ccm_tui.core.search import EffortIndex  # noqa: E402
+from ccm_tui.core.search import EffortIndex
 
 SYLLABLES = (
     "ka lo mi ne ru ta so ve ti pa de fo gu ha ji ko le ma no pe qui ra se tu "
@@ -198,7 +198,7 @@ def bench_add(index: EffortIndex, manifest: Manifest, gen: TextGen, first_line: 
     for i in range(200):
         effort_id = manifest[gen.rng.randrange(len(manifest))][0]
         message = {"role": "assistant", "content": gen.sentence(8, 60)}
-        latencies.append(timed(lambda: index.add_messages(effort_id, [message], start_line=first_line + i)))
+        latencies.append(timed(lambda e=effort_id, m=message, i=i: index.add_messages(e, [m], start_line=first_line + i)))
     rows.append(("add_messages, one line p50 / p95 (200 calls)", p50_p95(latencies)))
 
 

@@ -61,7 +61,7 @@ def measure(name: str, command: str, markers: list[str], runs: int, env: dict[st
     time_to_marker(command, markers, env)  # warm the OS file cache; not counted
     samples = [time_to_marker(command, markers, env) for _ in range(runs)]
     result = {"app": name, "runs": runs}
-    for i, marker in enumerate(markers):
+    for i in range(len(markers)):
         label = "first_paint" if i == 0 else "ready"
         result[f"{label}_median_s"] = round(statistics.median(s[i] for s in samples), 3)
         result[f"{label}_samples_s"] = [round(s[i], 3) for s in samples]

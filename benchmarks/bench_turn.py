@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ccm_tui.config import Settings  # noqa: E402
-from ccm_tui.core.efforts import CONCLUDED, Effort, save_manifest  # noqa: E402
-from ccm_tui.core.engine import open_engine  # noqa: E402
-from ccm_tui.core.llm import Completion  # noqa: E402
+from ccm_tui.config import Settings
+from ccm_tui.core.efforts import CONCLUDED, Effort, save_manifest
+from ccm_tui.core.engine import open_engine
+from ccm_tui.core.llm import Completion
 
 WORDS = (
     "auth token refresh cache database pool index query latency queue kafka consumer partition deploy "

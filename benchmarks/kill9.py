@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.faults.kill9 import run_campaign  # noqa: E402
+from tests.faults.kill9 import run_campaign
 
 
 def main() -> None:

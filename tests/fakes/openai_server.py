@@ -50,9 +50,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Union
+from typing import Any
 
 __all__ = [
     "Call",
@@ -141,7 +140,7 @@ class StreamCut:
 @dataclass(frozen=True)
 class Hang:
     seconds: float
-    then: "Reply | None" = None
+    then: Reply | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -151,7 +150,7 @@ class Hang:
         }
 
 
-Reply = Union[Text, ToolCalls, Fault, StreamCut, Hang]
+Reply = Text | ToolCalls | Fault | StreamCut | Hang
 Responder = Callable[[dict[str, Any]], "Reply | Mapping[str, Any] | None"]
 
 
@@ -277,7 +276,7 @@ class RecordedRequest:
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
-    fake: "FakeLLMServer"
+    fake: FakeLLMServer
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -299,7 +298,7 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.server.fake._track(self.connection, add=False)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         if self.server.fake.verbose:
             sys.stderr.write("fake-llm: " + (format % args) + "\n")
 
@@ -349,7 +348,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- routing
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         fake = self.server.fake
         path = self.path.split("?")[0].rstrip("/")
         fake._record(RecordedRequest("GET", self.path, dict(self.headers), None, self.client_address))
@@ -361,7 +360,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(404, {"error": {"message": f"fake server: no route GET {path}", "type": "invalid_request_error"}})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         fake = self.server.fake
         path = self.path.split("?")[0].rstrip("/")
         raw = self._read_body()
@@ -570,7 +569,7 @@ class FakeLLMServer:
 
     # -- lifecycle
 
-    def start(self) -> "FakeLLMServer":
+    def start(self) -> FakeLLMServer:
         if self._httpd is not None:
             return self
         self._stopping.clear()
@@ -601,7 +600,7 @@ class FakeLLMServer:
             self._thread.join(timeout=5)
             self._thread = None
 
-    def __enter__(self) -> "FakeLLMServer":
+    def __enter__(self) -> FakeLLMServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -645,7 +644,7 @@ class FakeLLMServer:
         if responder is not None:
             try:
                 got = responder(body)
-            except Exception as exc:  # surface responder bugs loudly
+            except Exception as exc:  # noqa: BLE001 - surface responder bugs loudly
                 return Fault(500, {"error": {"message": f"fake server: responder raised {exc!r}", "type": "server_error"}})
             if got is not None:
                 return reply_from_dict(got)

@@ -116,7 +116,7 @@ def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print) -> Campaig
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
             )
             lines: list[str] = []
-            reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+            reader = threading.Thread(target=lines.extend, args=(proc.stdout,), daemon=True)
             reader.start()
             # wait for the first ACK (import done, a turn ran), then kill at a random point after it
             deadline = time.monotonic() + 60

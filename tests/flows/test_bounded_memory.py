@@ -11,7 +11,6 @@ import re
 from tests.fakes.openai_server import call, text, tool_calls
 
 
-
 def make_effort(ccm, name: str, facts: list[str], summary: str) -> str:
     ccm.server.push(tool_calls(call("open_effort", {"name": name})), text("Opened."))
     out = ccm.send(f"Let's work on {name}")

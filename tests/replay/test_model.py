@@ -8,9 +8,9 @@ import pytest
 
 from ccm_tui import paths
 from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.replay.boundaries import BoundaryError
 from ccm_tui.replay.model import ReplayModel, ReplayToolError, TurnPlan
 from ccm_tui.replay.model_segmenter import one_liners, parse_answer
-from ccm_tui.replay.boundaries import BoundaryError
 
 TOOLS = [{"type": "function", "function": {"name": "open_effort"}}]
 

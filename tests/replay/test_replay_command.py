@@ -157,7 +157,7 @@ def test_keep_session_leaves_a_real_session(capsys, tmp_path):
 
     import yaml
 
-    from ccm_tui.replay import run_replay
+    from ccm_tui.commands.replay import run as run_replay
 
     session = tmp_path / "session"
     args = argparse.Namespace(transcript=THREE_TOPICS, efforts=None, model=None, api_base=None, format="auto",
@@ -167,7 +167,7 @@ def test_keep_session_leaves_a_real_session(capsys, tmp_path):
     manifest = yaml.safe_load((session / "manifest.yaml").read_text(encoding="utf-8"))
     assert [e["status"] for e in manifest["efforts"]] == ["concluded"] * 3
     assert all((session / e["raw_file"]).stat().st_size > 0 for e in manifest["efforts"])
-    from ccm_tui.cli import UsageError
+    from ccm_tui.commands.common import UsageError
 
     with pytest.raises(UsageError, match="must be new or empty"):
         run_replay(args)

@@ -25,7 +25,7 @@ FIXTURE_FORMATS = {
 def test_registry_lists_every_format_module() -> None:
     assert set(FORMATS) == {"aider", "claude-code", "claude-code-terminal", "opencode", "opencode-export", "specstory"}
     for name, module in FORMATS.items():
-        assert module.NAME == name
+        assert name == module.NAME
         assert callable(module.sniff) and callable(module.parse)
 
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from ccm_tui.cli import main
-from ccm_tui.restore.command import ProgressLine
+from ccm_tui.commands.restore import ProgressLine
 from tests.fakes.openai_server import call, fault, text, tool_calls
 
 MODEL = "openai/fake-model"

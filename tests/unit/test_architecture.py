@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "ccm_tui"
-UI_FREE = ["core", "restore"]
+UI_FREE = ["core", "restore", "replay"]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -23,7 +23,7 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
-def test_core_and_restore_never_import_textual_or_the_ui():
+def test_core_and_libraries_never_import_textual_or_the_ui():
     offenders = []
     for package in UI_FREE:
         for path in (ROOT / package).rglob("*.py"):
@@ -44,3 +44,37 @@ def test_search_and_status_do_not_import_litellm_or_textual(tmp_path):
     (tmp_path / "efforts").mkdir()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_no_import_cycles_anywhere():
+    """Module-level and lazy imports alike (grimp reads every import statement that can run;
+    annotations-only imports under TYPE_CHECKING never run and are left out)."""
+    import grimp
+
+    graph = grimp.build_graph("ccm_tui", exclude_type_checking_imports=True)
+    cycles = []
+    for module in sorted(graph.modules):
+        for imported in graph.find_modules_directly_imported_by(module):
+            chain = graph.find_shortest_chain(importer=imported, imported=module)
+            if chain:
+                cycles.append(" -> ".join((module, *chain)))
+    assert cycles == []
+
+
+def test_only_the_settings_module_reads_the_environment():
+    offenders = []
+    for path in ROOT.rglob("*.py"):
+        if path.name == "config.py" and path.parent == ROOT:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for needle in ("os.environ.get", "os.getenv", "environ["):
+            if needle in text:
+                offenders.append(f"{path.relative_to(ROOT)}: {needle}")
+    assert offenders == []
+
+
+def test_every_documented_environment_variable_is_in_the_readme():
+    from ccm_tui.config import ENVIRONMENT
+
+    readme = (ROOT.parent / "README.md").read_text(encoding="utf-8")
+    assert [name for name in ENVIRONMENT if name not in readme] == []
