@@ -137,7 +137,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def p50_p95(values: list[float]) -> str:
-    return f"{percentile(values, .5):.2f} / {percentile(values, .95):.2f} ms"
+    return f"{percentile(values, 0.5):.2f} / {percentile(values, 0.95):.2f} ms"
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -198,7 +198,9 @@ def bench_add(index: EffortIndex, manifest: Manifest, gen: TextGen, first_line: 
     for i in range(200):
         effort_id = manifest[gen.rng.randrange(len(manifest))][0]
         message = {"role": "assistant", "content": gen.sentence(8, 60)}
-        latencies.append(timed(lambda e=effort_id, m=message, i=i: index.add_messages(e, [m], start_line=first_line + i)))
+        latencies.append(
+            timed(lambda e=effort_id, m=message, i=i: index.add_messages(e, [m], start_line=first_line + i))
+        )
     rows.append(("add_messages, one line p50 / p95 (200 calls)", p50_p95(latencies)))
 
 

@@ -41,8 +41,18 @@ def time_to_marker(command: str, markers: list[str], env: dict[str, str]) -> lis
     socket = f"ccm-bench-{os.getpid()}-{_runs}"  # a fresh tmux server per run
     exports = " ".join(f"{k}={v}" for k, v in env.items())
     start = time.perf_counter()
-    tmux(socket, "new-session", "-d", "-s", "bench", "-x", "150", "-y", "45",
-         f"env -u COLUMNS -u LINES {exports} {command}")
+    tmux(
+        socket,
+        "new-session",
+        "-d",
+        "-s",
+        "bench",
+        "-x",
+        "150",
+        "-y",
+        "45",
+        f"env -u COLUMNS -u LINES {exports} {command}",
+    )
     found: list[float] = []
     try:
         while len(found) < len(markers):
@@ -80,18 +90,27 @@ def main() -> int:
 
     scratch = Path(tempfile.mkdtemp(prefix="ccm-bench-"))
     env = {
-        "XDG_CONFIG_HOME": str(scratch / "config"), "XDG_DATA_HOME": str(scratch / "data"),
-        "HOME": str(scratch / "home"), "OPENAI_API_KEY": "sk-bench", "TERM": "xterm-256color",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OLLAMA_HOST": "http://127.0.0.1:9",
+        "XDG_CONFIG_HOME": str(scratch / "config"),
+        "XDG_DATA_HOME": str(scratch / "data"),
+        "HOME": str(scratch / "home"),
+        "OPENAI_API_KEY": "sk-bench",
+        "TERM": "xterm-256color",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "OLLAMA_HOST": "http://127.0.0.1:9",
     }
     for key in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "HOME"):
         Path(env[key]).mkdir(parents=True)
     ccm = Path(sys.executable).with_name("ccm-tui")
     program = str(ccm) if ccm.exists() else shutil.which("ccm-tui")
-    results = [measure(
-        "ccm-tui", f"{program} --session-dir {scratch / 'session'} --model openai/gpt-4o-mini",
-        ["EFFORTS", "of budget"], args.runs, env,
-    )]
+    results = [
+        measure(
+            "ccm-tui",
+            f"{program} --session-dir {scratch / 'session'} --model openai/gpt-4o-mini",
+            ["EFFORTS", "of budget"],
+            args.runs,
+            env,
+        )
+    ]
     for name, path, marker in (("elia", args.elia, "Enter your message"), ("oterm", args.oterm, "Welcome to oterm")):
         if Path(path).exists():
             try:

@@ -62,12 +62,22 @@ def build_session(directory: Path, efforts: int, messages: int) -> None:
     for i in range(efforts):
         eid = f"effort-{i:05d}"
         lines = [
-            json.dumps({"role": "user" if j % 2 == 0 else "assistant", "content": sentence(rng), "ts": "2026-01-01T00:00:00Z"})
+            json.dumps(
+                {"role": "user" if j % 2 == 0 else "assistant", "content": sentence(rng), "ts": "2026-01-01T00:00:00Z"}
+            )
             for j in range(messages)
         ]
         (directory / "efforts" / f"{eid}.jsonl").write_text("\n".join(lines) + "\n")
-        entries.append(Effort(id=eid, status=CONCLUDED, summary=sentence(rng, 20), raw_tokens=messages * 20,
-                              summary_tokens=25, messages=messages))
+        entries.append(
+            Effort(
+                id=eid,
+                status=CONCLUDED,
+                summary=sentence(rng, 20),
+                raw_tokens=messages * 20,
+                summary_tokens=25,
+                messages=messages,
+            )
+        )
     save_manifest(directory / "manifest.yaml", entries)
 
 
@@ -129,11 +139,15 @@ def main() -> None:
             print(f"  measured {size} efforts", file=sys.stderr)
     base = rows[0]["turn_ms"]
     print("start-up: first open (builds the search index) / later opens")
-    print(f"{'efforts':>8} {'messages':>10} {'first open ms':>14} {'open ms':>9} {'turn ms (p50)':>14} {'p95':>7} "
-          f"{'× empty':>8} {'search ms':>10}")
+    print(
+        f"{'efforts':>8} {'messages':>10} {'first open ms':>14} {'open ms':>9} {'turn ms (p50)':>14} {'p95':>7} "
+        f"{'× empty':>8} {'search ms':>10}"
+    )
     for r in rows:
-        print(f"{r['efforts']:>8,} {r['messages']:>10,} {r['startup_ms']:>14.1f} {r['warm_ms']:>9.1f} {r['turn_ms']:>14.2f} "
-              f"{r['turn_p95_ms']:>7.2f} {r['turn_ms'] / base:>8.2f} {r['search_ms']:>10.2f}")
+        print(
+            f"{r['efforts']:>8,} {r['messages']:>10,} {r['startup_ms']:>14.1f} {r['warm_ms']:>9.1f} {r['turn_ms']:>14.2f} "
+            f"{r['turn_p95_ms']:>7.2f} {r['turn_ms'] / base:>8.2f} {r['search_ms']:>10.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -43,8 +43,20 @@ BIG = 100_000
 TARGET_CCM = 5_000
 TARGET_SAVINGS = 0.95
 
-HEADER = ("file", "format", "turns", "naive end", "ccm end", "savings", "max ccm", "budget", "efforts",
-          "capped msgs (tokens cut)", "savings vs capped log", "target")
+HEADER = (
+    "file",
+    "format",
+    "turns",
+    "naive end",
+    "ccm end",
+    "savings",
+    "max ccm",
+    "budget",
+    "efforts",
+    "capped msgs (tokens cut)",
+    "savings vs capped log",
+    "target",
+)
 
 
 def corpus_files(corpus: Path) -> list[Path]:
@@ -61,18 +73,27 @@ def row(path: Path, result) -> tuple[str, ...]:
         target = "✓ (budget)" if ok_budget else "✗ budget"
     stats = result.cap_stats
     return (
-        f"{path.parent.name}/{path.name}", result.format, str(len(result.turns)), f"{result.end_naive:,}",
-        f"{result.end_ccm:,}", f"{100 * result.savings:.1f}%", f"{result.max_ccm:,}", f"{result.budget:,}",
+        f"{path.parent.name}/{path.name}",
+        result.format,
+        str(len(result.turns)),
+        f"{result.end_naive:,}",
+        f"{result.end_ccm:,}",
+        f"{100 * result.savings:.1f}%",
+        f"{result.max_ccm:,}",
+        f"{result.budget:,}",
         str(len({s.id for s in result.spans})),
-        f"{stats.replies_capped + stats.user_capped} ({stats.tokens_cut:,})", f"{100 * result.savings_logged:.1f}%",
+        f"{stats.replies_capped + stats.user_capped} ({stats.tokens_cut:,})",
+        f"{100 * result.savings_logged:.1f}%",
         target,
     )
 
 
 def markdown(rows: list[tuple[str, ...]]) -> str:
     right = {2, 3, 4, 5, 6, 7, 8, 10}
-    lines = ["| " + " | ".join(HEADER) + " |",
-             "|" + "|".join("---:" if i in right else "---" for i in range(len(HEADER))) + "|"]
+    lines = [
+        "| " + " | ".join(HEADER) + " |",
+        "|" + "|".join("---:" if i in right else "---" for i in range(len(HEADER))) + "|",
+    ]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
 
@@ -141,8 +162,10 @@ async def main() -> int:
     (args.out / "results.md").write_text(results_md, encoding="utf-8")
     if args.json:
         args.json.write_text(json.dumps(dump, ensure_ascii=False, indent=1), encoding="utf-8")
-    print(f"{'all targets met' if ok else 'TARGET MISSED'} · {time.monotonic() - started:.1f} s · plots in {args.out}",
-          file=sys.stderr)
+    print(
+        f"{'all targets met' if ok else 'TARGET MISSED'} · {time.monotonic() - started:.1f} s · plots in {args.out}",
+        file=sys.stderr,
+    )
     return 0 if ok else 1
 
 

@@ -249,8 +249,12 @@ class DemoModel:
         done = sum(1 for m in messages[last_user + 1 :] if m.get("role") == "assistant" and m.get("tool_calls"))
         return step.rounds[min(done, len(step.rounds) - 1)]
 
-    async def stream_chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-                          on_delta: Callable[[str], Any] | None = None) -> Completion:
+    async def stream_chat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        on_delta: Callable[[str], Any] | None = None,
+    ) -> Completion:
         chosen = self._round(messages)
         for piece in _pieces(chosen.text):
             if self.delay:
@@ -267,8 +271,9 @@ class DemoModel:
             await self._sleep(self.delay * 8)
         return Completion(content=chosen.text, tool_calls=calls, finish_reason="tool_calls" if calls else "stop")
 
-    async def complete(self, messages: list[dict[str, Any]], *, max_tokens: int | None = None,
-                       summary: bool = True) -> Completion:
+    async def complete(
+        self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True
+    ) -> Completion:
         """Summaries (and compaction checkpoints), picked by what the transcript is about."""
         body = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user").casefold()
         title = body.split("\n", 1)[0]  # "effort: <name>" heads the summarizer's request

@@ -19,12 +19,20 @@ def test_installed_wheel_finds_prompts_and_styles_and_runs_a_turn(tmp_path, llm_
     from tests.fakes.openai_server import text
 
     dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     wheel = next(dist.glob("ccm_tui-*.whl"))
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     llm_server.push(text("Hello from the wheel."))
     script = textwrap.dedent(f"""
         import json, sys
@@ -39,8 +47,9 @@ def test_installed_wheel_finds_prompts_and_styles_and_runs_a_turn(tmp_path, llm_
                        "--api-base", {llm_server.base_url!r}, "hi"]))
     """)
     env = dict(os.environ, PYTHONPATH="")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, env=env,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     first, *rest = done.stdout.splitlines()
     found = json.loads(first)

@@ -79,6 +79,8 @@ def error_line(exc: Exception, args: argparse.Namespace) -> str:
     message = str(exc) if ours else f"{type(exc).__name__}: {exc}"
     if isinstance(exc, ManifestError):
         where = getattr(args, "session_dir", None) or "<session dir>"
-        message += (f" — fix it by hand, or run 'ccm-tui repair --session-dir {where}' to rebuild it from the "
-                    "event log (nothing is lost)")
+        message += (
+            f" — fix it by hand, or run 'ccm-tui repair --session-dir {where}' to rebuild it from the "
+            "event log (nothing is lost)"
+        )
     return redact(" ".join(message.split()))

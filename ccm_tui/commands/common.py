@@ -30,17 +30,23 @@ def session_options(p: argparse.ArgumentParser, *, sub: bool = True) -> None:
     # On subcommands the default is SUPPRESS, so `ccm-tui --session-dir X send hi` keeps X.
     default = argparse.SUPPRESS if sub else None
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--session", metavar="NAME", default=default,
-                       help="named session under the data directory (default: 'default')")
+    group.add_argument(
+        "--session", metavar="NAME", default=default, help="named session under the data directory (default: 'default')"
+    )
     group.add_argument("--session-dir", metavar="PATH", type=Path, default=default, help="session directory to use")
 
 
 def model_options(p: argparse.ArgumentParser, *, sub: bool = True) -> None:
     default = argparse.SUPPRESS if sub else None
-    p.add_argument("--model", metavar="M", default=default,
-                   help="litellm model, e.g. openai/gpt-4o-mini or ollama/llama3.1")
-    p.add_argument("--api-base", metavar="URL", default=default,
-                   help="API base URL passed to litellm (proxies, Ollama, local servers)")
+    p.add_argument(
+        "--model", metavar="M", default=default, help="litellm model, e.g. openai/gpt-4o-mini or ollama/llama3.1"
+    )
+    p.add_argument(
+        "--api-base",
+        metavar="URL",
+        default=default,
+        help="API base URL passed to litellm (proxies, Ollama, local servers)",
+    )
 
 
 def debug_option(p: argparse.ArgumentParser) -> None:
@@ -61,8 +67,10 @@ def load_settings_from(args: argparse.Namespace) -> Settings:
 
 def require_model(settings: Settings, alternative: str = "") -> None:
     if not settings.model:
-        raise CliError("no model configured: pass --model, set CCM_MODEL, or add model = \"...\" to "
-                       f"{config.config_file()}{alternative} (see README: Configuration)")
+        raise CliError(
+            'no model configured: pass --model, set CCM_MODEL, or add model = "..." to '
+            f"{config.config_file()}{alternative} (see README: Configuration)"
+        )
 
 
 def require_session(directory: Path, hint: str = "") -> None:

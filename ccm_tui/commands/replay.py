@@ -22,8 +22,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--format", default="auto")
     p.add_argument("--json", action="store_true")
     p.add_argument("--plot", type=Path, metavar="FILE", help="write an SVG (or PNG) plot of naive vs ccm tokens")
-    p.add_argument("--keep-session", type=Path, metavar="DIR",
-                   help="keep the replayed session in DIR (new or empty) to open it with ccm-tui --session-dir")
+    p.add_argument(
+        "--keep-session",
+        type=Path,
+        metavar="DIR",
+        help="keep the replayed session in DIR (new or empty) to open it with ccm-tui --session-dir",
+    )
 
 
 class _Progress:
@@ -86,10 +90,16 @@ def run(args: argparse.Namespace) -> int:
     prepare_offline_libraries()
     progress = _Progress()
     try:
-        result = asyncio.run(replay_file(
-            transcript, efforts=efforts, settings=settings, fmt=getattr(args, "format", "auto") or "auto",
-            session_dir=keep, progress=progress,
-        ))
+        result = asyncio.run(
+            replay_file(
+                transcript,
+                efforts=efforts,
+                settings=settings,
+                fmt=getattr(args, "format", "auto") or "auto",
+                session_dir=keep,
+                progress=progress,
+            )
+        )
     except (TranscriptError, BoundaryError, ReplayFailed, BudgetTooSmall, LLMError, ReplayToolError) as exc:
         raise CliError(str(exc)) from None
     finally:

@@ -185,20 +185,38 @@ def _restore(args: argparse.Namespace, transcript: Path, parsed: ParsedTranscrip
         _dump_turns(turns)
 
     try:
-        outcome = asyncio.run(restore_pipeline(
-            llm, parsed, log_text, counter, name=name, root=root, root_reason=reason,
-            skip_evidence=skip_evidence, max_searches=args.max_searches, progress=progress,
-            retries=min(settings.max_retries, MAX_SUMMARY_RETRIES), retry_base=retry_base_seconds(),
-            on_turns_done=after_turns if args.dump_turns and not args.json else None,
-        ))
+        outcome = asyncio.run(
+            restore_pipeline(
+                llm,
+                parsed,
+                log_text,
+                counter,
+                name=name,
+                root=root,
+                root_reason=reason,
+                skip_evidence=skip_evidence,
+                max_searches=args.max_searches,
+                progress=progress,
+                retries=min(settings.max_retries, MAX_SUMMARY_RETRIES),
+                retry_base=retry_base_seconds(),
+                on_turns_done=after_turns if args.dump_turns and not args.json else None,
+            )
+        )
     except RestoreAborted as exc:
         raise CliError(f"restore stopped, nothing was imported: {exc}") from None
     finally:
         progress.clear()
     extra = source_extras(settings, outcome, args.max_turns)
     try:
-        landed = landing.land(directory, parsed, transcript, outcome.session.summary, counter,
-                              report=outcome.session.report, extra_source=extra)
+        landed = landing.land(
+            directory,
+            parsed,
+            transcript,
+            outcome.session.summary,
+            counter,
+            report=outcome.session.report,
+            extra_source=extra,
+        )
     except StoreError as exc:
         raise CliError(f"could not write the restored effort: {exc}") from None
     for note in outcome.notes:
@@ -215,7 +233,9 @@ def _dump_turns(turns) -> None:
     by_turn = {s.turn: s for s in turns.summaries}
     for turn in sorted(set(by_turn) | set(turns.state.skipped_turns)):
         summary = by_turn.get(turn)
-        print(summary.render() if summary else f"TURN SUMMARY\n\nTurn number: {turn}\n(skipped: could not be summarized)")
+        print(
+            summary.render() if summary else f"TURN SUMMARY\n\nTurn number: {turn}\n(skipped: could not be summarized)"
+        )
         print()
     sys.stdout.flush()
 
@@ -231,21 +251,25 @@ def _session_flag(args: argparse.Namespace) -> str:
 def render_result(landed: Any, outcome: Any, session_flag: str = "") -> str:
     """What a person sees at the end: the effort id, turns, summary and how to look at it."""
     skipped = outcome.turns.state.skipped_turns
-    facts = [f"format {landed.source['format']}", f"{landed.turns} turn(s)"
-             + (f" ({len(skipped)} could not be summarized)" if skipped else ""),
-             f"{landed.source['artifacts']} file action(s)"]
+    facts = [
+        f"format {landed.source['format']}",
+        f"{landed.turns} turn(s)" + (f" ({len(skipped)} could not be summarized)" if skipped else ""),
+        f"{landed.source['artifacts']} file action(s)",
+    ]
     if outcome.evidence is not None:
         facts.append(f"evidence: {outcome.evidence.rounds} round(s), {outcome.evidence.ended_by.replace('_', ' ')}")
-    return "\n".join([
-        f"Restored {landed.source['file']}",
-        f"  → concluded effort '{landed.effort_id}' in {landed.session_dir}",
-        "  " + " · ".join(facts),
-        "",
-        f"Summary: {landed.summary}",
-        "",
-        f"See it: ccm-tui status{session_flag}    Find it: ccm-tui search{session_flag} {shlex.quote(landed.effort_id)}",
-        "In the TUI it is listed under Concluded: select it to expand its raw turns or reopen it.",
-    ])
+    return "\n".join(
+        [
+            f"Restored {landed.source['file']}",
+            f"  → concluded effort '{landed.effort_id}' in {landed.session_dir}",
+            "  " + " · ".join(facts),
+            "",
+            f"Summary: {landed.summary}",
+            "",
+            f"See it: ccm-tui status{session_flag}    Find it: ccm-tui search{session_flag} {shlex.quote(landed.effort_id)}",
+            "In the TUI it is listed under Concluded: select it to expand its raw turns or reopen it.",
+        ]
+    )
 
 
 def _result_json(landed: Any, outcome: Any, with_turns: bool) -> dict[str, Any]:

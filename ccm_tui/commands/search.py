@@ -53,5 +53,10 @@ def run(args: argparse.Namespace) -> int:
 
 def hit_json(hit: Any) -> dict[str, Any]:
     """One result of ``search --json`` (contract: id, status, summary, score, snippet)."""
-    return {"id": hit.id, "status": hit.status, "summary": hit.summary, "score": round(hit.score, 4),
-            "snippet": hit.snippet}
+    return {
+        "id": hit.id,
+        "status": hit.status,
+        "summary": hit.summary,
+        "score": round(hit.score, 4),
+        "snippet": hit.snippet,
+    }

@@ -29,8 +29,11 @@ def add_parser(sub: Any) -> None:
     model_options(p)
     debug_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--retry-orphan", action="store_true",
-                   help="re-send the last message that never got a reply (after a crash or a failed turn)")
+    p.add_argument(
+        "--retry-orphan",
+        action="store_true",
+        help="re-send the last message that never got a reply (after a crash or a failed turn)",
+    )
     p.add_argument("message", nargs="?", help="the message ('-' reads standard input)")
 
 

@@ -17,7 +17,10 @@ from .common import (
 )
 
 GROUP_TITLES = {
-    "open": "Open", "expanded": "Expanded", "concluded": "Concluded", "evicted": "Evicted (searchable)",
+    "open": "Open",
+    "expanded": "Expanded",
+    "concluded": "Concluded",
+    "evicted": "Evicted (searchable)",
 }
 
 

@@ -19,12 +19,14 @@ OnDelta = Callable[[str], Any]
 class ChatModel(Protocol):
     model: str
 
-    async def stream_chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-                          on_delta: OnDelta | None = None) -> Completion:
+    async def stream_chat(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, on_delta: OnDelta | None = None
+    ) -> Completion:
         """One chat request; text is reported through ``on_delta`` as it arrives."""
         ...
 
-    async def complete(self, messages: list[dict[str, Any]], *, max_tokens: int | None = None,
-                       summary: bool = True) -> Completion:
+    async def complete(
+        self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True
+    ) -> Completion:
         """One non-streamed request without tools (summaries, checkpoints)."""
         ...

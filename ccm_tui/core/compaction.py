@@ -95,8 +95,12 @@ class Compactor:
             report.context = build()
         report.after = report.context.total
         session.log_event(
-            ev.COMPACTION_COMPLETE, compaction_number=number, tokens=report.after, full_reload=full_reload,
-            steps=report.steps, fitted=bool(fitted),
+            ev.COMPACTION_COMPLETE,
+            compaction_number=number,
+            tokens=report.after,
+            full_reload=full_reload,
+            steps=report.steps,
+            fitted=bool(fitted),
         )
         report.banners.append(f"AUTO-COMPACTION #{number}: {before:,} → {report.after:,} tokens")
         if not fitted and report.after > budget:
@@ -161,8 +165,11 @@ class Compactor:
                 material += [m for m in log[start:end] if m.get("role") in ("user", "assistant", "system")]
                 try:
                     text = await summarize_messages(
-                        self.llm, material, counter=self.session.counter,
-                        max_tokens=max(self.settings.summary_max_tokens, 300), kind="checkpoint",
+                        self.llm,
+                        material,
+                        counter=self.session.counter,
+                        max_tokens=max(self.settings.summary_max_tokens, 300),
+                        kind="checkpoint",
                         title=effort.name or effort.id,
                     )
                 except LLMError as exc:

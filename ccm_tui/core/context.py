@@ -76,7 +76,9 @@ def fit_message(message: dict[str, Any], cap: int | None, counter: TokenCounter)
 
 
 def _context_marker(cut: int) -> str:
-    return f"[… {cut:,} tokens of this message are left out of the working context; the full text stays in the raw log …]"
+    return (
+        f"[… {cut:,} tokens of this message are left out of the working context; the full text stays in the raw log …]"
+    )
 
 
 def effort_messages(
@@ -133,9 +135,7 @@ def efforts_block(session: Session) -> str:
     for eid, idle in session.view.expanded.items():
         lines.append(f"- expanded (read-only): {eid}, {idle} turn(s) since last reference")
     if evicted:
-        lines.append(
-            f"- {evicted} older concluded effort(s) are not shown here; find them with search_efforts."
-        )
+        lines.append(f"- {evicted} older concluded effort(s) are not shown here; find them with search_efforts.")
     else:
         lines.append("- older concluded efforts, if any, can be found with search_efforts.")
     return "\n".join(lines)
@@ -171,15 +171,23 @@ def assemble(
         sections.append(Section("ambient", f"Ambient window (last {session.ambient_window} exchanges)", ambient))
     for effort in session.expanded_efforts():
         sections.append(
-            Section("expanded", f"Expanded: {effort.id}",
-                    effort_messages(session, effort, read_only=True, message_cap=message_cap), effort_id=effort.id)
+            Section(
+                "expanded",
+                f"Expanded: {effort.id}",
+                effort_messages(session, effort, read_only=True, message_cap=message_cap),
+                effort_id=effort.id,
+            )
         )
     open_efforts = session.efforts.open_efforts()
     for effort in sorted(open_efforts, key=lambda e: e.active):  # backgrounded first, active last
         title = f"{'Active' if effort.active else 'Open'}: {effort.id}"
         sections.append(
-            Section("open", title, effort_messages(session, effort, read_only=False, message_cap=message_cap),
-                    effort_id=effort.id)
+            Section(
+                "open",
+                title,
+                effort_messages(session, effort, read_only=False, message_cap=message_cap),
+                effort_id=effort.id,
+            )
         )
     if turn_messages:
         sections.append(Section("turn", "This turn", [_clean(m) for m in turn_messages]))

@@ -156,9 +156,11 @@ def _read_cache(path: Path) -> list[Any] | None:
 
 def _write_cache(path: Path, entries: list[dict[str, Any]]) -> None:
     try:
-        atomic_write_text(_cache_path(path), json.dumps({"stamp": _stamp(path), "efforts": entries},
-                                                        ensure_ascii=False, separators=(",", ":")),
-                          durable=False)
+        atomic_write_text(
+            _cache_path(path),
+            json.dumps({"stamp": _stamp(path), "efforts": entries}, ensure_ascii=False, separators=(",", ":")),
+            durable=False,
+        )
     except OSError:
         pass  # only a cache
 

@@ -21,6 +21,7 @@ from .efforts import ManifestError, load_manifest
 from .eventlog import now_iso, redact
 from .export import export_effort
 from .llm import LLMError
+from .model_setup import missing_api_keys, model_client, resolve_budget
 from .orchestrator import Emit, Orchestrator, TurnResult, UserInputError
 from .recovery import RecoveryReport, UnansweredTurn, recover, unanswered_turn
 from .repair import rebuild_manifest
@@ -34,22 +35,27 @@ from .views import EffortView, SessionStatus, effort_view, session_status
 
 # What callers handle, from here so that the UI and the commands import only this module of the core.
 __all__ = [
-    "ContextInspection", "Engine", "LLMError", "ManifestError", "RecoveryReport", "SearchIndexError", "SessionLocked", "StoreError",
-    "TokenCounter", "UserInputError", "missing_api_keys", "model_client", "now_iso", "open_engine", "open_read_only",
-    "rebuild_manifest", "redact", "resolve_budget", "search_session", "start_engine",
+    "ContextInspection",
+    "Engine",
+    "LLMError",
+    "ManifestError",
+    "RecoveryReport",
+    "SearchIndexError",
+    "SessionLocked",
+    "StoreError",
+    "TokenCounter",
+    "UserInputError",
+    "missing_api_keys",
+    "model_client",
+    "now_iso",
+    "open_engine",
+    "open_read_only",
+    "rebuild_manifest",
+    "redact",
+    "resolve_budget",
+    "search_session",
+    "start_engine",
 ]
-
-
-def resolve_budget(settings: Settings, *, probe_model: bool = True) -> int:
-    """``token_budget`` if set, else min(16,000, 75% of the model's input window)."""
-    if settings.token_budget:
-        return settings.token_budget
-    window = None
-    if probe_model and settings.model:
-        from .llm import model_input_window
-
-        window = model_input_window(settings.model)
-    return default_budget(window)
 
 
 def open_index(session_dir: Path) -> EffortIndex:
@@ -58,29 +64,6 @@ def open_index(session_dir: Path) -> EffortIndex:
 
 def sync_index(index: EffortIndex, session: Session) -> None:
     index.sync_session(session.dir, ((e.id, e.status, e.summary) for e in session.efforts))
-
-
-def model_client(settings: Settings) -> ChatModel | None:
-    """The litellm client the settings describe (None without a model). Building it imports nothing."""
-    if not settings.model:
-        return None
-    from .llm import LLMClient
-
-    return LLMClient(settings.model, api_base=settings.api_base, summary_model=settings.summary_model,
-                     timeout=settings.request_timeout)
-
-
-def missing_api_keys(settings: Settings) -> list[str]:
-    """Environment variables the model's provider needs and that are unset (imports litellm: call
-    it off the event loop). Unknown providers answer none: the first request will tell."""
-    if not settings.model:
-        return []
-    from .llm import import_litellm
-
-    try:
-        return list(import_litellm().validate_environment(model=settings.model).get("missing_keys") or [])
-    except Exception:  # noqa: BLE001 - providers litellm cannot check
-        return []
 
 
 @dataclass(frozen=True)
@@ -96,8 +79,9 @@ class ContextInspection:
 class Engine:
     """An open session with its orchestrator and search index (see :func:`open_engine`)."""
 
-    def __init__(self, session: Session, orchestrator: Orchestrator, index: EffortIndex | None,
-                 settings: Settings) -> None:
+    def __init__(
+        self, session: Session, orchestrator: Orchestrator, index: EffortIndex | None, settings: Settings
+    ) -> None:
         self.session = session  # core-internal: the UI and the commands use the methods below
         self.orchestrator = orchestrator
         self.index = index
@@ -242,8 +226,9 @@ class Engine:
 
     def inspect(self, draft: str = "") -> ContextInspection:
         turn = [{"role": "user", "content": draft}] if draft else []
-        return ContextInspection(self.orchestrator.working_context(turn), self.orchestrator.tool_defs,
-                                 self.budget, self.session.counter)
+        return ContextInspection(
+            self.orchestrator.working_context(turn), self.orchestrator.tool_defs, self.budget, self.session.counter
+        )
 
     def effort_log(self, effort_id: str) -> JsonlRead:
         """An effort's whole raw log as on disk (unreadable lines counted, not fatal)."""
@@ -290,8 +275,9 @@ def open_engine(
     (the offline demo's scripted model, the replay's model).
     """
     counter = TokenCounter(settings.model)
-    session = Session.open(session_dir, ambient_window=settings.ambient_window, lock_wait=lock_wait,
-                           hold_lock=hold_lock, counter=counter)
+    session = Session.open(
+        session_dir, ambient_window=settings.ambient_window, lock_wait=lock_wait, hold_lock=hold_lock, counter=counter
+    )
     try:
         index = open_index(session.dir)
         sync_index(index, session)
@@ -314,9 +300,14 @@ def open_engine(
         extra = {"sleep": sleep} if sleep is not None else {}
         probe = probe_model_window and not budget and not settings.token_budget and bool(settings.model)
         orchestrator = Orchestrator(
-            session, settings, llm, budget=budget or resolve_budget(settings, probe_model=probe),
-            search=search, on_logged=on_logged,
-            retry_base=retry_base_seconds() if retry_base is None else retry_base, **extra,
+            session,
+            settings,
+            llm,
+            budget=budget or resolve_budget(settings, probe_model=probe),
+            search=search,
+            on_logged=on_logged,
+            retry_base=retry_base_seconds() if retry_base is None else retry_base,
+            **extra,
         )
     except BaseException:
         session.close(clean=False)
@@ -344,8 +335,9 @@ def start_engine(session_dir: Path, settings: Settings, **options: Any) -> Engin
 
 def open_read_only(session_dir: Path, settings: Settings) -> Engine:
     """A session opened for reading (``status``): no lock, no index, no model client."""
-    session = Session.open(session_dir, readonly=True, ambient_window=settings.ambient_window,
-                           counter=TokenCounter(settings.model))
+    session = Session.open(
+        session_dir, readonly=True, ambient_window=settings.ambient_window, counter=TokenCounter(settings.model)
+    )
     budget = settings.token_budget or session.state.budget or default_budget()
     orchestrator = Orchestrator(session, settings, None, budget=budget)
     return Engine(session, orchestrator, None, settings)

@@ -74,8 +74,13 @@ def conclude(session: Session, effort: Effort, summary: str, *, turn: int) -> No
     session.view.expanded.pop(effort.id, None)
     session.save_manifest()
     session.save_view()
-    session.log_event(ev.EFFORT_CONCLUDED, effort_id=effort.id, summary=summary,
-                      summary_tokens=effort.summary_tokens, raw_tokens=effort.raw_tokens)
+    session.log_event(
+        ev.EFFORT_CONCLUDED,
+        effort_id=effort.id,
+        summary=summary,
+        summary_tokens=effort.summary_tokens,
+        raw_tokens=effort.raw_tokens,
+    )
 
 
 def reopen(session: Session, effort: Effort, *, turn: int) -> str | None:
@@ -164,24 +169,46 @@ def mark_referenced(session: Session, effort_id: str, turn: int) -> bool:
 
 
 # --------------------------------------------------------------------------- imports
-def land_imported(session: Session, name: str, messages: list[dict[str, Any]], summary: str,
-                  source: dict[str, Any], *, restored_at: str | None = None) -> Effort:
+def land_imported(
+    session: Session,
+    name: str,
+    messages: list[dict[str, Any]],
+    summary: str,
+    source: dict[str, Any],
+    *,
+    restored_at: str | None = None,
+) -> Effort:
     """A transcript from another agent becomes a concluded effort, its summary in working memory.
 
     The log is written before the manifest names it, so the manifest never points
     at a missing file."""
     restored_at = restored_at or now_iso()
-    effort = Effort(id=unique_slug(name, session.efforts.ids()), status=CONCLUDED, summary=summary,
-                    name=name, created=restored_at, concluded_at=restored_at, source=source)
+    effort = Effort(
+        id=unique_slug(name, session.efforts.ids()),
+        status=CONCLUDED,
+        summary=summary,
+        name=name,
+        created=restored_at,
+        concluded_at=restored_at,
+        source=source,
+    )
     effort.summary_tokens = session.counter.count_text(summary)
     session.append_effort(effort, messages)
     session.efforts.add(effort)
     session.save_manifest()
     session.view.summaries[effort.id] = session.state.turn  # the usual grace period
     session.save_view()
-    session.log_event(ev.EFFORT_RESTORED, effort_id=effort.id, name=name, summary=summary,
-                      source=source.get("file"), format=source.get("format"), turns=source.get("turns"),
-                      summary_tokens=effort.summary_tokens, raw_tokens=effort.raw_tokens)
+    session.log_event(
+        ev.EFFORT_RESTORED,
+        effort_id=effort.id,
+        name=name,
+        summary=summary,
+        source=source.get("file"),
+        format=source.get("format"),
+        turns=source.get("turns"),
+        summary_tokens=effort.summary_tokens,
+        raw_tokens=effort.raw_tokens,
+    )
     return effort
 
 
@@ -198,12 +225,19 @@ def efforts_from_events(records: Iterable[dict[str, Any]]) -> dict[str, Effort]:
         effort = efforts.get(effort_id)
         ts = str(record.get("ts", ""))
         if kind == ev.EFFORT_OPENED:
-            efforts[effort_id] = Effort(id=effort_id, name=str(record.get("name") or effort_id),
-                                        status=OPEN, created=ts)
+            efforts[effort_id] = Effort(
+                id=effort_id, name=str(record.get("name") or effort_id), status=OPEN, created=ts
+            )
             active = effort_id
         elif kind == ev.EFFORT_RESTORED:
-            efforts[effort_id] = Effort(id=effort_id, name=str(record.get("name") or effort_id), status=CONCLUDED,
-                                        summary=_text_or_none(record.get("summary")), created=ts, concluded_at=ts)
+            efforts[effort_id] = Effort(
+                id=effort_id,
+                name=str(record.get("name") or effort_id),
+                status=CONCLUDED,
+                summary=_text_or_none(record.get("summary")),
+                created=ts,
+                concluded_at=ts,
+            )
         elif effort is None:
             continue
         elif kind == ev.EFFORT_CONCLUDED:

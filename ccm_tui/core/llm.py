@@ -127,21 +127,32 @@ def classify(exc: BaseException, model: str | None) -> LLMError:
         return exc
     name = type(exc).__name__
     if name == "MidStreamFallbackError":
-        return LLMError(STREAM_CUT, "the reply stream was cut off before it finished",
-                        partial=getattr(exc, "generated_content", "") or "")
+        return LLMError(
+            STREAM_CUT,
+            "the reply stream was cut off before it finished",
+            partial=getattr(exc, "generated_content", "") or "",
+        )
     status = getattr(exc, "status_code", None)
     raw = getattr(exc, "message", None) or str(exc) or name
     detail = _first_line(raw)
     if "Missing credentials" in raw or "api_key client option must be set" in raw:
-        return LLMError(AUTH, f"no API key found for {model}: set the provider's key variable "
-                        f"(e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY); a local server accepts any value")
+        return LLMError(
+            AUTH,
+            f"no API key found for {model}: set the provider's key variable "
+            f"(e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY); a local server accepts any value",
+        )
     if name == "RateLimitError" or status == 429:
         return LLMError(RATE_LIMIT, f"rate limited by the provider: {detail}", retry_after=_retry_after(exc))
     if name in ("AuthenticationError", "PermissionDeniedError") or status in (401, 403):
-        return LLMError(AUTH, f"the provider refused the API key for {model}: set the provider's key variable "
-                        f"(e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY) or check it ({detail})")
+        return LLMError(
+            AUTH,
+            f"the provider refused the API key for {model}: set the provider's key variable "
+            f"(e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY) or check it ({detail})",
+        )
     if name == "NotFoundError" or status == 404:
-        return LLMError(NOT_FOUND, f"model {model!r} was not found by the provider: check --model / CCM_MODEL ({detail})")
+        return LLMError(
+            NOT_FOUND, f"model {model!r} was not found by the provider: check --model / CCM_MODEL ({detail})"
+        )
     if name == "ContextWindowExceededError":
         return LLMError(CONTEXT_WINDOW, f"the request is larger than {model}'s context window: {detail}")
     if name in ("Timeout", "APITimeoutError", "TimeoutError") or isinstance(exc, asyncio.TimeoutError):
@@ -153,7 +164,9 @@ def classify(exc: BaseException, model: str | None) -> LLMError:
     if name in ("InternalServerError", "BadGatewayError") or (isinstance(status, int) and status >= 500):
         return LLMError(TRANSIENT, f"provider error {status or ''}: {detail}".replace("  ", " "))
     if "LLM Provider NOT provided" in raw:
-        return LLMError(BAD_REQUEST, f"litellm does not know model {model!r}: use provider/model, e.g. openai/gpt-4o-mini")
+        return LLMError(
+            BAD_REQUEST, f"litellm does not know model {model!r}: use provider/model, e.g. openai/gpt-4o-mini"
+        )
     if name in ("BadRequestError", "UnprocessableEntityError", "UnsupportedParamsError") or status == 400:
         return LLMError(BAD_REQUEST, f"the provider rejected the request: {detail}")
     return LLMError(OTHER, f"{name}: {detail}")
@@ -270,14 +283,18 @@ class LLMClient:
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes an LLMError
             raise classify(exc, model) from None
 
-    async def complete(self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True) -> Completion:
+    async def complete(
+        self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True
+    ) -> Completion:
         """A plain (non-streamed, tool-less) request, used for summaries."""
         model = self.summary_model if summary else self.model
         response = await self._request(model, messages=messages, **({"max_tokens": max_tokens} if max_tokens else {}))
         choice = response.choices[0]
-        return Completion(content=getattr(choice.message, "content", None) or "",
-                          usage=_usage_dict(getattr(response, "usage", None)),
-                          finish_reason=getattr(choice, "finish_reason", None))
+        return Completion(
+            content=getattr(choice.message, "content", None) or "",
+            usage=_usage_dict(getattr(response, "usage", None)),
+            finish_reason=getattr(choice, "finish_reason", None),
+        )
 
     async def chat_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Completion:
         """A non-streamed request with tools (restore's evidence loop)."""
@@ -287,8 +304,11 @@ class LLMClient:
             ToolCall(id=tc.id or f"call_{i}", name=tc.function.name or "", arguments=tc.function.arguments or "")
             for i, tc in enumerate(getattr(msg, "tool_calls", None) or [])
         ]
-        return Completion(content=getattr(msg, "content", None) or "", tool_calls=calls,
-                          usage=_usage_dict(getattr(response, "usage", None)))
+        return Completion(
+            content=getattr(msg, "content", None) or "",
+            tool_calls=calls,
+            usage=_usage_dict(getattr(response, "usage", None)),
+        )
 
 
 def _usage_dict(usage: Any) -> dict[str, int]:

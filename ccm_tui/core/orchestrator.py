@@ -133,8 +133,12 @@ class Orchestrator:
     def figures(self, wc: WorkingContext | None = None) -> ContextFigures:
         wc = wc or self.working_context()
         return ContextFigures(
-            turn=self.session.state.turn, layers=dict(wc.layers), total=wc.total, naive=wc.naive,
-            budget=self.budget, cost=self.cost_total,
+            turn=self.session.state.turn,
+            layers=dict(wc.layers),
+            total=wc.total,
+            naive=wc.naive,
+            budget=self.budget,
+            cost=self.cost_total,
         )
 
     def id_index(self) -> IdIndex:
@@ -162,8 +166,12 @@ class Orchestrator:
         emit(TurnStarted(turn=turn, user=text))
         user_msg = {"role": "user", "content": text, "ts": now_iso()}
         ctx = toolbox.ToolContext(
-            session=session, llm=self.llm, turn=turn, pending=[user_msg],
-            summary_max_tokens=self.settings.summary_max_tokens, search=self.search,
+            session=session,
+            llm=self.llm,
+            turn=turn,
+            pending=[user_msg],
+            summary_max_tokens=self.settings.summary_max_tokens,
+            search=self.search,
         )
         result = TurnResult(turn=turn)
         in_turn: list[dict[str, Any]] = [user_msg]
@@ -202,8 +210,11 @@ class Orchestrator:
                     outcome = await toolbox.execute(ctx, call.name, call.arguments)
                     result.tool_calls.append({"name": call.name, "arguments": outcome.arguments, "ok": outcome.ok})
                     in_turn.append({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
-                    emit(ToolCalled(turn=turn, name=call.name, arguments=outcome.arguments,
-                                    result=outcome.result, ok=outcome.ok))
+                    emit(
+                        ToolCalled(
+                            turn=turn, name=call.name, arguments=outcome.arguments, result=outcome.result, ok=outcome.ok
+                        )
+                    )
                     for banner in ctx.banners[shown:]:
                         emit(Banner(turn=turn, text=banner))
                     for effort_id, change in ctx.changes[changes:]:
@@ -228,8 +239,14 @@ class Orchestrator:
                 reply_msg = {"role": "assistant", "content": partial, "ts": now_iso(), "failed": str(exc)}
                 logged_to = self._finish(turn, user_msg, reply_msg, ctx, None)
                 result.logged_to = logged_to
-            session.log_event(ev.TURN_FAILED, error=str(exc), kind=getattr(exc, "kind", "budget"),
-                              partial=partial[:MAX_PARTIAL_KEPT], partial_chars=len(partial), logged_to=logged_to)
+            session.log_event(
+                ev.TURN_FAILED,
+                error=str(exc),
+                kind=getattr(exc, "kind", "budget"),
+                partial=partial[:MAX_PARTIAL_KEPT],
+                partial_chars=len(partial),
+                logged_to=logged_to,
+            )
             result.error = str(exc)
             result.banners = list(ctx.banners)
             emit(TurnFailed(turn=turn, message=str(exc), partial=partial, retryable=retryable))
@@ -355,7 +372,9 @@ class Orchestrator:
         session.state.turn = turn
         referenced = referenced_efforts(session, self.id_index(), [user_msg["content"], reply], ctx.touched)
         report = end_of_turn(
-            session, turn, referenced,
+            session,
+            turn,
+            referenced,
             decay_threshold=self.settings.decay_threshold,
             eviction_threshold=self.settings.summary_eviction_threshold,
         )
@@ -383,8 +402,16 @@ class Orchestrator:
         result.banners = list(ctx.banners)
         result.context = figures
         emit(figures)
-        emit(TurnDone(turn=turn, reply=reply, logged_to=result.logged_to, banners=tuple(ctx.banners),
-                      usage=dict(self.usage_total), context=figures))
+        emit(
+            TurnDone(
+                turn=turn,
+                reply=reply,
+                logged_to=result.logged_to,
+                banners=tuple(ctx.banners),
+                usage=dict(self.usage_total),
+                context=figures,
+            )
+        )
 
     async def _compact_after_turn(self, ctx: toolbox.ToolContext, emit: Emit) -> WorkingContext | None:
         """Keep the working context (what the next request starts from) within the budget,
@@ -396,13 +423,19 @@ class Orchestrator:
             return None  # the next request compacts again, or reports why it cannot
 
     # ---------------------------------------------------------------- actions
-    async def run_action(self, tool_name: str, arguments: dict[str, Any], emit: Emit | None = None) -> toolbox.ToolOutcome:
+    async def run_action(
+        self, tool_name: str, arguments: dict[str, Any], emit: Emit | None = None
+    ) -> toolbox.ToolOutcome:
         """A user action from the UI (expand, conclude, reopen ...), through the same tools as the model's."""
         emit = emit or (lambda event: None)
         turn = self.session.state.turn
         ctx = toolbox.ToolContext(
-            session=self.session, llm=self.llm, turn=turn, summary_max_tokens=self.settings.summary_max_tokens,
-            search=self.search, source="user",
+            session=self.session,
+            llm=self.llm,
+            turn=turn,
+            summary_max_tokens=self.settings.summary_max_tokens,
+            search=self.search,
+            source="user",
         )
         outcome = await toolbox.execute(ctx, tool_name, arguments)
         for banner in ctx.banners:

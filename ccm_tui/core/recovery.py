@@ -57,7 +57,7 @@ class RecoveryReport:
             out.append(f"Note: {note}")
         if self.orphan:
             preview = " ".join(self.orphan.text.split())[:80]
-            out.append(f"Orphaned turn {self.orphan.turn}: \"{preview}\" got no reply — it can be retried")
+            out.append(f'Orphaned turn {self.orphan.turn}: "{preview}" got no reply — it can be retried')
         else:
             out.append("Orphaned turns: 0")
         return out
@@ -174,8 +174,11 @@ def recover(session: Session) -> RecoveryReport:
         report.orphan = orphan if orphan is not None and orphan.reason == "orphaned" else None
         session.save_state()
         session.log_event(
-            ev.RECOVERED, events_reconciled=report.events_reconciled, repaired=report.repaired,
-            torn_files=report.torn_files, orphan_turn=report.orphan.turn if report.orphan else None,
+            ev.RECOVERED,
+            events_reconciled=report.events_reconciled,
+            repaired=report.repaired,
+            torn_files=report.torn_files,
+            orphan_turn=report.orphan.turn if report.orphan else None,
         )
     state.clean_shutdown = False
     session.log_event(ev.SESSION_START, pid=os.getpid())

@@ -78,8 +78,9 @@ def rebuild_manifest(session_dir: Path) -> RepairReport:
             effort_id = log.stem
             if effort_id in efforts or not SLUG_RE.match(effort_id):
                 continue
-            efforts[effort_id] = Effort(id=effort_id, name=effort_id, status=CONCLUDED,
-                                        summary=_placeholder_summary(session_dir, effort_id))
+            efforts[effort_id] = Effort(
+                id=effort_id, name=effort_id, status=CONCLUDED, summary=_placeholder_summary(session_dir, effort_id)
+            )
             report.from_files_only.append(effort_id)
         for effort in efforts.values():
             if effort.status == CONCLUDED and not effort.summary:

@@ -665,8 +665,7 @@ class EffortIndex:
             if not text_changed:  # the status lives in `efforts` only
                 return row
         db.execute(
-            "INSERT OR REPLACE INTO meta_fts (rowid, effort_id, id_words, summary, name)"
-            " VALUES (?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO meta_fts (rowid, effort_id, id_words, summary, name) VALUES (?, ?, ?, ?, ?)",
             (row.num, effort_id, _id_words(effort_id), _normalise(summary or ""), _normalise(name or "")),
         )
         return row
@@ -703,9 +702,7 @@ class EffortIndex:
     # ------------------------------------------------------------------ public: updates
 
     @_recovering
-    def upsert_effort(
-        self, effort_id: str, *, status: str, summary: str | None, name: str | None = None
-    ) -> None:
+    def upsert_effort(self, effort_id: str, *, status: str, summary: str | None, name: str | None = None) -> None:
         """Create or update an effort's meta document (id, status, summary, name).
 
         ``name=None`` keeps the name already stored; pass ``""`` to clear it.
@@ -1023,9 +1020,11 @@ class EffortIndex:
         for num, share in shares.items():
             partial[num] = partial.get(num, 0.0) + floor + rest * share
         if allowed is not None:
-            partial = {num: partial.get(num, 0.0) for num in allowed} if len(allowed) <= wanted else {
-                num: value for num, value in partial.items() if num in allowed
-            }  # few efforts with that status: judge them all
+            partial = (
+                {num: partial.get(num, 0.0) for num in allowed}
+                if len(allowed) <= wanted
+                else {num: value for num, value in partial.items() if num in allowed}
+            )  # few efforts with that status: judge them all
         best = heapq.nlargest(wanted, partial.items(), key=lambda item: item[1])
         return [self._candidate(plan, num, bm25.get(num, 0.0)) for num, _ in best]
 

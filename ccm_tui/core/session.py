@@ -95,7 +95,8 @@ class SessionState:
         if not isinstance(state.history, list):
             state.history = []
         state.history = [
-            h for h in state.history
+            h
+            for h in state.history
             if isinstance(h, dict) and all(isinstance(h.get(k), int) for k in ("turn", "ccm", "naive"))
         ]
         return state

@@ -100,5 +100,3 @@ async def summarize_messages(
         llm, instructions, f"{header}Summaries of consecutive parts of one conversation:\n\n{combined}", max_tokens
     )
     return cap_tokens(text, max_tokens, counter)
-
-

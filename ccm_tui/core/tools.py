@@ -124,8 +124,9 @@ async def execute(ctx: ToolContext, name: str, raw_arguments: str | dict[str, An
     """Run one tool call and log it; never raises for the model's mistakes."""
     outcome = await _run(ctx, name, raw_arguments)
     extra = {} if outcome.ok else {"error": outcome.result.get("error")}
-    ctx.session.log_event(ev.TOOL_CALLED, tool=name, arguments=outcome.arguments, ok=outcome.ok,
-                          source=ctx.source, **extra)
+    ctx.session.log_event(
+        ev.TOOL_CALLED, tool=name, arguments=outcome.arguments, ok=outcome.ok, source=ctx.source, **extra
+    )
     return outcome
 
 
@@ -216,9 +217,7 @@ async def close_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
 )
 async def effort_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     session = ctx.session
-    open_ = [
-        {"id": e.id, "active": e.active, "tokens": e.raw_tokens} for e in session.efforts.open_efforts()
-    ]
+    open_ = [{"id": e.id, "active": e.active, "tokens": e.raw_tokens} for e in session.efforts.open_efforts()]
     expanded = [
         {"id": e.id, "tokens": e.raw_tokens, "turns_since_reference": session.view.expanded.get(e.id, 0)}
         for e in session.expanded_efforts()
@@ -255,8 +254,11 @@ async def expand_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
     if not expansion.already:
         ctx.banner(f"Expanded effort: {effort.id} ({expansion.tokens} tokens loaded)")
     ctx.changed(effort.id, "expanded")
-    return {"status": "already expanded" if expansion.already else "expanded", "effort_id": effort.id,
-            "tokens": expansion.tokens}
+    return {
+        "status": "already expanded" if expansion.already else "expanded",
+        "effort_id": effort.id,
+        "tokens": expansion.tokens,
+    }
 
 
 @tool(

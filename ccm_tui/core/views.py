@@ -119,10 +119,17 @@ def effort_state(session: Session, effort: Effort) -> EffortState:
 
 def effort_view(session: Session, effort: Effort) -> EffortView:
     return EffortView(
-        id=effort.id, name=effort.name, state=effort_state(session, effort), summary=effort.summary,
-        raw_tokens=effort.raw_tokens, messages=effort.messages,
-        turns_since_reference=session.view.expanded.get(effort.id), reopen_count=effort.reopen_count,
-        created=effort.created, concluded_at=effort.concluded_at, source=effort.source,
+        id=effort.id,
+        name=effort.name,
+        state=effort_state(session, effort),
+        summary=effort.summary,
+        raw_tokens=effort.raw_tokens,
+        messages=effort.messages,
+        turns_since_reference=session.view.expanded.get(effort.id),
+        reopen_count=effort.reopen_count,
+        created=effort.created,
+        concluded_at=effort.concluded_at,
+        source=effort.source,
         in_memory=not session.is_evicted(effort),
     )
 

@@ -43,8 +43,9 @@ async def choose_spans(parsed, efforts: Path | None, llm: Any | None) -> SpanCho
         try:
             return SpanChoice(await segment_with_model(llm, [t.user for t in parsed.turns]), "model")
         except (BoundaryError, LLMError) as exc:
-            return SpanChoice(offline_spans(parsed), "offline",
-                              f"model segmentation unusable ({exc}); used the offline segmenter")
+            return SpanChoice(
+                offline_spans(parsed), "offline", f"model segmentation unusable ({exc}); used the offline segmenter"
+            )
     return SpanChoice(offline_spans(parsed), "offline")
 
 
@@ -73,8 +74,14 @@ async def replay_file(
     llm = model_client(settings)
     choice = await choose_spans(parsed, efforts, llm)
     result = await replay(
-        parsed, choice.spans, settings, transcript=Path(transcript).name, segmenter=choice.source,
-        summarizer=llm, session_dir=session_dir, progress=progress,
+        parsed,
+        choice.spans,
+        settings,
+        transcript=Path(transcript).name,
+        segmenter=choice.source,
+        summarizer=llm,
+        session_dir=session_dir,
+        progress=progress,
     )
     if choice.note:
         result.notes.append(choice.note)

@@ -42,13 +42,17 @@ SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9À-Ž])")
 MARKUP_RE = re.compile(r"^\s*(?:[#>*+-]+|\d+[.)])\s+|[*`]+|(?<!\w)_{1,2}(?=\w)|(?<=\w)_{1,2}(?!\w)")
 KEY_TERMS_RE = re.compile(r"Key terms: [^\n]*?\.(?=\s|$)")
 LINK_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-CODE_START_RE = re.compile(r"^\s*(?:def|class|return|import|from|if|elif|else|for|while|try|except|const|let|var|"
-                           r"public|private|protected|static|function|async|await|using|namespace|#include)\b")
+CODE_START_RE = re.compile(
+    r"^\s*(?:def|class|return|import|from|if|elif|else|for|while|try|except|const|let|var|"
+    r"public|private|protected|static|function|async|await|using|namespace|#include)\b"
+)
 CODE_CHARS = set("=(){}[];<>")
 KEY_TERM_RES = (
     re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b"),  # paths with a file name
-    re.compile(r"\b[\w-]+\.(?:py|js|ts|tsx|jsx|cs|java|kt|kts|go|rs|rb|php|c|h|cpp|hpp|swift|md|json|ya?ml|toml|"
-               r"xml|html|css|scss|sh|ps1|bat|gradle|sql|db|m3u8?|txt|ini|cfg|lock|env)\b"),
+    re.compile(
+        r"\b[\w-]+\.(?:py|js|ts|tsx|jsx|cs|java|kt|kts|go|rs|rb|php|c|h|cpp|hpp|swift|md|json|ya?ml|toml|"
+        r"xml|html|css|scss|sh|ps1|bat|gradle|sql|db|m3u8?|txt|ini|cfg|lock|env)\b"
+    ),
     re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b"),  # CamelCase
     re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b"),  # snake_case identifiers
     re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\b"),  # versions, decimals
@@ -98,17 +102,19 @@ def split_messages(body: str) -> tuple[str, list[tuple[str, str]]]:
     title = ""
     first, _, rest = body.partition("\n")
     if first.startswith("Effort: "):
-        title = first[len("Effort: "):].strip()
+        title = first[len("Effort: ") :].strip()
         body = rest
     matches = list(ROLE_RE.finditer(body))
     if matches:
         out = []
         for m, nxt in zip(matches, matches[1:] + [None]):
-            out.append((m.group(1).lower(), body[m.end(): nxt.start() if nxt else len(body)]))
+            out.append((m.group(1).lower(), body[m.end() : nxt.start() if nxt else len(body)]))
         return title, out
     parts = list(PART_RE.finditer(body))
     if parts:
-        return title, [("summary", body[m.end(): n.start() if n else len(body)]) for m, n in zip(parts, parts[1:] + [None])]
+        return title, [
+            ("summary", body[m.end() : n.start() if n else len(body)]) for m, n in zip(parts, parts[1:] + [None])
+        ]
     return title, [("text", body)]
 
 
@@ -221,6 +227,7 @@ def summarize(body: str, max_tokens: int, counter: TokenCounter, *, title: str |
         candidates.remove(lead)
         used += counter.count_text(lead.text) + 1
     while candidates:
+
         def mmr(s: Sentence) -> tuple[float, int]:
             penalty = max((_overlap(s.terms, c.terms) for c in chosen), default=0.0)
             return (s.score * (1 - REDUNDANCY * penalty), -s.index)

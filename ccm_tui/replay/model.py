@@ -91,7 +91,9 @@ class ReplayModel:
         return self.summarizer is None
 
     # ------------------------------------------------------------ chat
-    async def stream_chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, on_delta=None) -> Completion:
+    async def stream_chat(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, on_delta=None
+    ) -> Completion:
         plan = self.plan
         if plan is None:
             raise LLMError("other", "replay model: no turn planned")
@@ -129,7 +131,9 @@ class ReplayModel:
         body = body.rstrip() + f"\n\nASSISTANT: {plan.reply.strip()}"
         return [*messages[:-1], {**messages[-1], "content": body}]
 
-    async def complete(self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True) -> Completion:
+    async def complete(
+        self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True
+    ) -> Completion:
         instructions = str(messages[0].get("content") or "") if messages else ""
         checkpoint = instructions.strip().startswith(self._checkpoint_head)
         if checkpoint:

@@ -23,7 +23,11 @@ NAIVE_COLOR = "#d9480f"
 CCM_COLOR = "#1864ab"
 BUDGET_COLOR = "#868e96"
 BAND_COLORS = ("#e7f5ff", "#f3f0ff")
-SEGMENTERS = {"file": "hand-placed boundaries", "model": "model-placed boundaries", "offline": "offline TextTiling segmenter"}
+SEGMENTERS = {
+    "file": "hand-placed boundaries",
+    "model": "model-placed boundaries",
+    "offline": "offline TextTiling segmenter",
+}
 SUMMARIZERS = {"offline": "offline extractive", "model": "model"}
 FONT = "font-family='DejaVu Sans, Helvetica, Arial, sans-serif'"
 
@@ -56,11 +60,22 @@ def short(n: float) -> str:
     return f"{n:g}"
 
 
-def _text(x: float, y: float, s: str, *, size: int = 12, anchor: str = "start", weight: str = "normal",
-          fill: str = "#212529", rotate: float | None = None) -> str:
+def _text(
+    x: float,
+    y: float,
+    s: str,
+    *,
+    size: int = 12,
+    anchor: str = "start",
+    weight: str = "normal",
+    fill: str = "#212529",
+    rotate: float | None = None,
+) -> str:
     transform = f" transform='rotate({rotate:g} {x:.1f} {y:.1f})'" if rotate is not None else ""
-    return (f"<text x='{x:.1f}' y='{y:.1f}' font-size='{size}' text-anchor='{anchor}' font-weight='{weight}' "
-            f"fill='{fill}' {FONT}{transform}>{escape(s)}</text>")
+    return (
+        f"<text x='{x:.1f}' y='{y:.1f}' font-size='{size}' text-anchor='{anchor}' font-weight='{weight}' "
+        f"fill='{fill}' {FONT}{transform}>{escape(s)}</text>"
+    )
 
 
 class _Panel:
@@ -87,17 +102,26 @@ class _Panel:
         ticks = sorted({1, *range(xstep, self.n + 1, xstep)})
         for t in ticks:
             x = self.px(t)
-            out.append(f"<line x1='{x:.1f}' y1='{self.y + self.h}' x2='{x:.1f}' y2='{self.y + self.h + 5}' stroke='#495057'/>")
+            out.append(
+                f"<line x1='{x:.1f}' y1='{self.y + self.h}' x2='{x:.1f}' y2='{self.y + self.h + 5}' stroke='#495057'/>"
+            )
             out.append(_text(x, self.y + self.h + 18, str(t), size=11, anchor="middle", fill="#495057"))
         out.append(_text(self.x, self.y - 8, title, size=13, weight="bold"))
-        out.append(_text(self.x - 52, self.y + self.h / 2, ylabel, size=11, anchor="middle", fill="#495057", rotate=-90))
+        out.append(
+            _text(self.x - 52, self.y + self.h / 2, ylabel, size=11, anchor="middle", fill="#495057", rotate=-90)
+        )
         return out
 
     def line(self, values: Sequence[float], color: str, width: float = 2.2, dots: bool = True) -> list[str]:
         pts = " ".join(f"{self.px(i):.1f},{self.py(v):.1f}" for i, v in enumerate(values, 1))
-        out = [f"<polyline points='{pts}' fill='none' stroke='{color}' stroke-width='{width}' stroke-linejoin='round'/>"]
+        out = [
+            f"<polyline points='{pts}' fill='none' stroke='{color}' stroke-width='{width}' stroke-linejoin='round'/>"
+        ]
         if dots and len(values) <= 60:
-            out += [f"<circle cx='{self.px(i):.1f}' cy='{self.py(v):.1f}' r='2.6' fill='{color}'/>" for i, v in enumerate(values, 1)]
+            out += [
+                f"<circle cx='{self.px(i):.1f}' cy='{self.py(v):.1f}' r='2.6' fill='{color}'/>"
+                for i, v in enumerate(values, 1)
+            ]
         return out
 
     def hline(self, value: float, color: str, label: str, *, below: bool = False) -> list[str]:
@@ -122,22 +146,38 @@ def render_svg(result: ReplayResult) -> str:
         f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' viewBox='0 0 {width} {height}'>",
         f"<rect width='{width}' height='{height}' fill='white'/>",
         _text(left, 28, f"{result.transcript}: tokens sent per turn, naive chat vs ccm-tui", size=16, weight="bold"),
-        _text(left, 48,
-              f"end: naive {result.end_naive:,} → ccm {result.end_ccm:,} tokens ({100 * result.savings:.1f}% saved) · "
-              f"max ccm {result.max_ccm:,} of a {result.budget:,}-token budget", size=12, fill="#495057"),
-        _text(left, 66,
-              f"{len(result.turns)} turns · tiktoken {result.encoding} · efforts: {SEGMENTERS.get(result.segmenter, result.segmenter)}"
-              f" · summaries: {SUMMARIZERS.get(result.summarizer, result.summarizer)} · linear scales",
-              size=12, fill="#495057"),
+        _text(
+            left,
+            48,
+            f"end: naive {result.end_naive:,} → ccm {result.end_ccm:,} tokens ({100 * result.savings:.1f}% saved) · "
+            f"max ccm {result.max_ccm:,} of a {result.budget:,}-token budget",
+            size=12,
+            fill="#495057",
+        ),
+        _text(
+            left,
+            66,
+            f"{len(result.turns)} turns · tiktoken {result.encoding} · efforts: {SEGMENTERS.get(result.segmenter, result.segmenter)}"
+            f" · summaries: {SUMMARIZERS.get(result.summarizer, result.summarizer)} · linear scales",
+            size=12,
+            fill="#495057",
+        ),
     ]
     # legend
     lx, ly = left, 90
-    for i, (color, label, dash) in enumerate(((NAIVE_COLOR, "naive: whole conversation so far", ""),
-                                               (CCM_COLOR, "ccm: working context actually sent", ""),
-                                               (BUDGET_COLOR, "token budget", "6 4"))):
+    for i, (color, label, dash) in enumerate(
+        (
+            (NAIVE_COLOR, "naive: whole conversation so far", ""),
+            (CCM_COLOR, "ccm: working context actually sent", ""),
+            (BUDGET_COLOR, "token budget", "6 4"),
+        )
+    ):
         x = lx + i * 280
-        out.append(f"<line x1='{x}' y1='{ly}' x2='{x + 28}' y2='{ly}' stroke='{color}' stroke-width='3'"
-                   + (f" stroke-dasharray='{dash}'" if dash else "") + "/>")
+        out.append(
+            f"<line x1='{x}' y1='{ly}' x2='{x + 28}' y2='{ly}' stroke='{color}' stroke-width='3'"
+            + (f" stroke-dasharray='{dash}'" if dash else "")
+            + "/>"
+        )
         out.append(_text(x + 36, ly + 4, label, size=12))
     # top panel: both series, linear scale
     top_max, top_step = nice_max(max(naive + ccm + [result.budget, 1]) * 1.04)
@@ -153,8 +193,10 @@ def render_svg(result: ReplayResult) -> str:
     for i, span in enumerate(result.spans):
         x0 = max(bottom.x, bottom.px(span.first_turn) - half)
         x1 = min(bottom.x + bottom.w, bottom.px(span.last_turn) + half)
-        out.append(f"<rect x='{x0:.1f}' y='{bottom.y}' width='{max(0.5, x1 - x0):.1f}' height='{bottom.h}' "
-                   f"fill='{BAND_COLORS[i % 2]}'><title>{escape(span.id)} (turns {span.first_turn}–{span.last_turn})</title></rect>")
+        out.append(
+            f"<rect x='{x0:.1f}' y='{bottom.y}' width='{max(0.5, x1 - x0):.1f}' height='{bottom.h}' "
+            f"fill='{BAND_COLORS[i % 2]}'><title>{escape(span.id)} (turns {span.first_turn}–{span.last_turn})</title></rect>"
+        )
         room = int((x1 - x0 - 6) / 6.2)
         if room >= 6:
             label = span.id if len(span.id) <= room else span.id[: room - 1] + "…"
@@ -162,7 +204,9 @@ def render_svg(result: ReplayResult) -> str:
     out += bottom.axes(bottom_step, "ccm working context, zoomed to the budget (shaded: efforts)", "tokens")
     out += bottom.hline(result.budget, BUDGET_COLOR, f"budget {result.budget:,}", below=True)
     out += bottom.line(ccm, CCM_COLOR)
-    out.append(_text(left + pw / 2, height - 12, "turn (one human request each)", size=12, anchor="middle", fill="#495057"))
+    out.append(
+        _text(left + pw / 2, height - 12, "turn (one human request each)", size=12, anchor="middle", fill="#495057")
+    )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -174,16 +218,20 @@ def render_png(result: ReplayResult, path: Path) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise PlotError(f"cannot write {path.name}: PNG plots need matplotlib (pip install matplotlib); "
-                        "or use an .svg file name, which needs nothing") from None
+        raise PlotError(
+            f"cannot write {path.name}: PNG plots need matplotlib (pip install matplotlib); "
+            "or use an .svg file name, which needs nothing"
+        ) from None
     turns = [t.turn for t in result.turns]
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(10, 6.5), height_ratios=(2, 1.2), sharex=True)
     ax1.plot(turns, [t.naive for t in result.turns], color=NAIVE_COLOR, label="naive: whole conversation so far")
     ax1.plot(turns, [t.ccm for t in result.turns], color=CCM_COLOR, label="ccm: working context actually sent")
     ax1.axhline(result.budget, color=BUDGET_COLOR, linestyle="--", label="token budget")
     ax1.set_ylabel("tokens")
-    ax1.set_title(f"{result.transcript}: naive {result.end_naive:,} → ccm {result.end_ccm:,} "
-                  f"({100 * result.savings:.1f}% saved)", fontsize=11)
+    ax1.set_title(
+        f"{result.transcript}: naive {result.end_naive:,} → ccm {result.end_ccm:,} ({100 * result.savings:.1f}% saved)",
+        fontsize=11,
+    )
     ax1.legend(loc="upper left", fontsize=9)
     ax2.plot(turns, [t.ccm for t in result.turns], color=CCM_COLOR)
     ax2.axhline(result.budget, color=BUDGET_COLOR, linestyle="--")

@@ -64,9 +64,15 @@ class TurnFigures:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "turn": self.turn, "naive": self.naive, "ccm": self.ccm, "open": self.open,
-            "concluded": self.concluded, "evicted": self.evicted, "after": self.after,
-            "naive_logged": self.naive_logged, "logged_to": self.logged_to,
+            "turn": self.turn,
+            "naive": self.naive,
+            "ccm": self.ccm,
+            "open": self.open,
+            "concluded": self.concluded,
+            "evicted": self.evicted,
+            "after": self.after,
+            "naive_logged": self.naive_logged,
+            "logged_to": self.logged_to,
         }
 
 
@@ -145,9 +151,15 @@ async def replay(
         fixed = figures.layers.get("system", 0) + figures.layers.get("tools", 0)
         caps = Caps.for_budget(budget, fixed)
         result = ReplayResult(
-            transcript=transcript, format=parsed.format, segmenter=segmenter,
-            summarizer="offline" if summarizer is None else "model", budget=budget,
-            encoding=counter.encoding_name, caps=caps, cap_stats=CapStats(), spans=list(spans),
+            transcript=transcript,
+            format=parsed.format,
+            segmenter=segmenter,
+            summarizer="offline" if summarizer is None else "model",
+            budget=budget,
+            encoding=counter.encoding_name,
+            caps=caps,
+            cap_stats=CapStats(),
+            spans=list(spans),
         )
         plan_of = turn_plan(spans)
         effort_at: dict[int, str] = {}
@@ -175,8 +187,12 @@ async def replay(
                 stats.reply_tokens_cut += reply_cut
             step = plan_of.get(index, {})
             plan = TurnPlan(
-                turn=index, user=clean_user_text(user_sent), reply=reply_sent,
-                open=step.get("open"), reopen=step.get("reopen"), close="close" in step,
+                turn=index,
+                user=clean_user_text(user_sent),
+                reply=reply_sent,
+                open=step.get("open"),
+                reopen=step.get("reopen"),
+                close="close" in step,
             )
             model.start_turn(plan)
             compactions_before = session.state.compaction_count
@@ -197,7 +213,9 @@ async def replay(
                     turn=index,
                     naive=naive_base + history + user_full,
                     ccm=request.total,
-                    open=open_, concluded=concluded, evicted=evicted,
+                    open=open_,
+                    concluded=concluded,
+                    evicted=evicted,
                     after=after.total,
                     naive_logged=naive_request,
                     logged_to=outcome.logged_to or "",
@@ -224,10 +242,15 @@ async def replay(
             last_turn[span.id] = span.last_turn
         result.efforts = [
             {
-                "id": e.id, "status": e.status, "evicted": e.evicted,
-                "first_turn": first_turn.get(e.id), "last_turn": last_turn.get(e.id),
-                "raw_tokens": e.raw_tokens, "reopen_count": e.reopen_count,
-                "summary_tokens": counter.count_text(e.summary or ""), "summary": e.summary,
+                "id": e.id,
+                "status": e.status,
+                "evicted": e.evicted,
+                "first_turn": first_turn.get(e.id),
+                "last_turn": last_turn.get(e.id),
+                "raw_tokens": e.raw_tokens,
+                "reopen_count": e.reopen_count,
+                "summary_tokens": counter.count_text(e.summary or ""),
+                "summary": e.summary,
             }
             for e in status.efforts
         ]

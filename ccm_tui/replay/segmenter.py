@@ -85,7 +85,7 @@ def gap_similarities(vectors: Sequence[dict[str, float]], block: int) -> list[fl
     """Similarity across each gap ``g`` (between turn ``g`` and ``g + 1``, 0-based)."""
     n = len(vectors)
     return [
-        cosine(_block(vectors[max(0, g - block + 1): g + 1]), _block(vectors[g + 1: g + 1 + block]))
+        cosine(_block(vectors[max(0, g - block + 1) : g + 1]), _block(vectors[g + 1 : g + 1 + block]))
         for g in range(n - 1)
     ]
 
@@ -93,7 +93,7 @@ def gap_similarities(vectors: Sequence[dict[str, float]], block: int) -> list[fl
 def smooth(values: Sequence[float], radius: int = 1) -> list[float]:
     out = []
     for i in range(len(values)):
-        window = values[max(0, i - radius): i + radius + 1]
+        window = values[max(0, i - radius) : i + radius + 1]
         out.append(sum(window) / len(window))
     return out
 

@@ -60,13 +60,46 @@ CONTEXT_TOKENS = 6_000
 # Trees never read, whatever the root: kernel and device views of the machine.
 FORBIDDEN_TREES = ("/proc", "/sys", "/dev", "/run")
 # System directories that a transcript's recorded cwd may not make the default root.
-_SYSTEM_DIRS = ("/", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/var", "/opt", "/root", "/tmp",
-                "/home", "/Users", *FORBIDDEN_TREES)
+_SYSTEM_DIRS = (
+    "/",
+    "/etc",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib64",
+    "/boot",
+    "/var",
+    "/opt",
+    "/root",
+    "/tmp",
+    "/home",
+    "/Users",
+    *FORBIDDEN_TREES,
+)
 # Files that may hold secrets: never sent to a model.
 _SECRET_DIRS = {".git", ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store"}
-_SECRET_NAMES = (".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*", "id_dsa*", "id_ecdsa*",
-                 "id_ed25519*", ".netrc", ".npmrc", ".pypirc", ".git-credentials", "credentials", "credentials.*",
-                 "*.keystore", "secrets.*", ".htpasswd")
+_SECRET_NAMES = (
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    "credentials",
+    "credentials.*",
+    "*.keystore",
+    "secrets.*",
+    ".htpasswd",
+)
 
 Progress = Callable[[int, int, str], None]
 _DRIVE = re.compile(r"^[A-Za-z]:/")
@@ -103,18 +136,23 @@ def choose_root(explicit: Path | None, recorded_cwd: str | None) -> tuple[Path |
     if not recorded_cwd:
         return None, "no file access: the transcript records no working directory and no --root was given"
     if _DRIVE.match(recorded_cwd.replace("\\", "/")):
-        return None, (f"no file access: the recorded working directory {recorded_cwd} is a Windows path "
-                      "(pass --root to point at the project here)")
+        return None, (
+            f"no file access: the recorded working directory {recorded_cwd} is a Windows path "
+            "(pass --root to point at the project here)"
+        )
     if not os.path.isabs(recorded_cwd) or "\x00" in recorded_cwd:
         return None, f"no file access: the recorded working directory {recorded_cwd!r} is not an absolute path"
     real = os.path.realpath(recorded_cwd)
     if not os.path.isdir(real):
-        return None, (f"no file access: the recorded working directory {recorded_cwd} does not exist here "
-                      "(pass --root to point at the project)")
+        return None, (
+            f"no file access: the recorded working directory {recorded_cwd} does not exist here "
+            "(pass --root to point at the project)"
+        )
     home = os.path.realpath(os.path.expanduser("~"))
     if real in _SYSTEM_DIRS or _in_forbidden_tree(real) or _within(home, real):
-        return None, (f"no file access: the recorded working directory {real} is too broad to read from "
-                      "(pass --root to allow it)")
+        return None, (
+            f"no file access: the recorded working directory {real} is too broad to read from (pass --root to allow it)"
+        )
     return Path(real), f"files under {real} (the transcript's working directory)"
 
 
@@ -185,7 +223,7 @@ class FileAccess:
             return given
         if _DRIVE.match(cwd) and _DRIVE.match(given):
             prefix = cwd.rstrip("/") + "/"
-            return given[len(prefix):] if given.lower().startswith(prefix.lower()) else given
+            return given[len(prefix) :] if given.lower().startswith(prefix.lower()) else given
         if os.path.isabs(given):
             normal = os.path.normpath(given)
             if _within(normal, cwd) and not _within(normal, self.root or "/"):
@@ -321,37 +359,67 @@ def to_json(data: dict[str, Any]) -> str:
 
 # ----------------------------------------------------------------------------- the tools
 def _fn(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
-        "type": "object", "properties": properties, "required": required, "additionalProperties": False}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": False,
+            },
+        },
+    }
 
 
 SEARCH_LOG = _fn(
-    "search_log", "Search the session transcript (case-insensitive regex; invalid regex or literal=true: plain text). "
+    "search_log",
+    "Search the session transcript (case-insensitive regex; invalid regex or literal=true: plain text). "
     "Returns matching lines with line numbers and context.",
-    {"pattern": {"type": "string", "description": "regex or text to find"},
-     "context_lines": {"type": "integer", "description": f"lines around each match (0-{MAX_CONTEXT_LINES}, default 2)"},
-     "literal": {"type": "boolean", "description": "treat the pattern as plain text"}},
+    {
+        "pattern": {"type": "string", "description": "regex or text to find"},
+        "context_lines": {
+            "type": "integer",
+            "description": f"lines around each match (0-{MAX_CONTEXT_LINES}, default 2)",
+        },
+        "literal": {"type": "boolean", "description": "treat the pattern as plain text"},
+    },
     ["pattern"],
 )
 SEARCH_FILE = _fn(
-    "search_file", "Search one file of the project as it is now on disk (case-insensitive regex or text).",
-    {"path": {"type": "string", "description": "file path, relative to the project root (or as the transcript wrote it)"},
-     "pattern": {"type": "string"},
-     "literal": {"type": "boolean"}},
+    "search_file",
+    "Search one file of the project as it is now on disk (case-insensitive regex or text).",
+    {
+        "path": {
+            "type": "string",
+            "description": "file path, relative to the project root (or as the transcript wrote it)",
+        },
+        "pattern": {"type": "string"},
+        "literal": {"type": "boolean"},
+    },
     ["path", "pattern"],
 )
 READ_FILE = _fn(
-    "read_file", f"Read lines of a project file as it is now on disk (at most {MAX_READ_LINES} lines per call).",
-    {"path": {"type": "string"},
-     "start_line": {"type": "integer", "description": "first line, 1-based (default 1)"},
-     "end_line": {"type": "integer", "description": "last line, inclusive"}},
+    "read_file",
+    f"Read lines of a project file as it is now on disk (at most {MAX_READ_LINES} lines per call).",
+    {
+        "path": {"type": "string"},
+        "start_line": {"type": "integer", "description": "first line, 1-based (default 1)"},
+        "end_line": {"type": "integer", "description": "last line, inclusive"},
+    },
     ["path"],
 )
-LIST_ARTIFACTS = _fn("list_artifacts", "List the files the session read, edited or created, with turns and actions.",
-                     {}, [])
-COMPLETE = _fn("complete", "Finish the evidence search and hand in the findings.",
-               {"findings": {"type": "string", "description": "short factual bullet points, each citing its source"}},
-               ["findings"])
+LIST_ARTIFACTS = _fn(
+    "list_artifacts", "List the files the session read, edited or created, with turns and actions.", {}, []
+)
+COMPLETE = _fn(
+    "complete",
+    "Finish the evidence search and hand in the findings.",
+    {"findings": {"type": "string", "description": "short factual bullet points, each citing its source"}},
+    ["findings"],
+)
 TOOLS = [SEARCH_LOG, SEARCH_FILE, READ_FILE, LIST_ARTIFACTS, COMPLETE]
 
 
@@ -365,14 +433,21 @@ class EvidenceTools:
 
     def run(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """Run one tool; raises ToolError for bad calls."""
-        handler = {"search_log": self.search_log, "search_file": self.search_file,
-                   "read_file": self.read_file, "list_artifacts": self.list_artifacts}.get(name)
+        handler = {
+            "search_log": self.search_log,
+            "search_file": self.search_file,
+            "read_file": self.read_file,
+            "list_artifacts": self.list_artifacts,
+        }.get(name)
         if handler is None:
-            raise ToolError(f"unknown tool {name!r}; use one of search_log, search_file, read_file, "
-                            "list_artifacts, complete")
+            raise ToolError(
+                f"unknown tool {name!r}; use one of search_log, search_file, read_file, list_artifacts, complete"
+            )
         return handler(**args)
 
-    def search_log(self, pattern: Any = None, context_lines: Any = None, literal: Any = False, **extra: Any) -> dict[str, Any]:
+    def search_log(
+        self, pattern: Any = None, context_lines: Any = None, literal: Any = False, **extra: Any
+    ) -> dict[str, Any]:
         _no_extra(extra)
         compiled, mode = compile_pattern(pattern, bool(literal))
         found = search_lines(self.lines, compiled, _context_lines(context_lines))
@@ -402,8 +477,13 @@ class EvidenceTools:
         if start > len(lines):
             raise ToolError(f"{opened.relative} has only {len(lines)} line(s)")
         content = "\n".join(f"{n}: {_clip(lines[n - 1])}" for n in range(start, end + 1))
-        out: dict[str, Any] = {"path": opened.relative, "start_line": start, "end_line": end,
-                               "total_lines": len(lines), "content": content}
+        out: dict[str, Any] = {
+            "path": opened.relative,
+            "start_line": start,
+            "end_line": end,
+            "total_lines": len(lines),
+            "content": content,
+        }
         if opened.truncated:
             out["file_note"] = f"only the first {MAX_FILE_BYTES // 1024} KB of {opened.size} bytes are readable"
         return out
@@ -413,7 +493,9 @@ class EvidenceTools:
         merged: dict[str, dict[str, Any]] = {}
         for turn in self.parsed.turns:
             for artifact in turn.artifacts:
-                entry = merged.setdefault(artifact.path, {"path": artifact.path, "actions": [], "turns": [], "lines": []})
+                entry = merged.setdefault(
+                    artifact.path, {"path": artifact.path, "actions": [], "turns": [], "lines": []}
+                )
                 if artifact.action not in entry["actions"]:
                     entry["actions"].append(artifact.action)
                 if turn.turn not in entry["turns"]:
@@ -445,13 +527,22 @@ class EvidenceResult:
 
 def evidence_messages(context: str, max_rounds: int, file_access: str) -> list[dict[str, Any]]:
     """The opening request of the loop: instructions and the material to check."""
-    system = (paths.prompt("restore_evidence").replace("{max_rounds}", str(max_rounds))
-              .replace("{file_access}", f"File access: {file_access}."))
+    system = (
+        paths.prompt("restore_evidence")
+        .replace("{max_rounds}", str(max_rounds))
+        .replace("{file_access}", f"File access: {file_access}.")
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": context}]
 
 
-async def gather_evidence(llm: LLMClient, tools: EvidenceTools, context: str, *,
-                          max_rounds: int = DEFAULT_MAX_ROUNDS, progress: Progress | None = None) -> EvidenceResult:
+async def gather_evidence(
+    llm: LLMClient,
+    tools: EvidenceTools,
+    context: str,
+    *,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    progress: Progress | None = None,
+) -> EvidenceResult:
     """Run the tool loop: at most ``max_rounds`` rounds of tool calls, then force completion.
 
     Provider errors end the search (noted) with whatever was found; they never raise.
@@ -487,14 +578,21 @@ async def gather_evidence(llm: LLMClient, tools: EvidenceTools, context: str, *,
 
 def _run_round(tools: EvidenceTools, completion, messages: list[dict[str, Any]], result: EvidenceResult) -> str | None:
     """Answer every tool call of one round; returns the findings if ``complete`` was called."""
-    messages.append({"role": "assistant", "content": completion.content or None,
-                     "tool_calls": [c.as_message_part() for c in completion.tool_calls]})
+    messages.append(
+        {
+            "role": "assistant",
+            "content": completion.content or None,
+            "tool_calls": [c.as_message_part() for c in completion.tool_calls],
+        }
+    )
     findings: str | None = None
     for index, call in enumerate(completion.tool_calls):
         args, error = parse_arguments(call.arguments)
         payload: dict[str, Any]
         if index >= MAX_CALLS_PER_ROUND:
-            payload = {"error": f"too many tool calls in one round (at most {MAX_CALLS_PER_ROUND}); this one was not run"}
+            payload = {
+                "error": f"too many tool calls in one round (at most {MAX_CALLS_PER_ROUND}); this one was not run"
+            }
         elif error is not None:
             payload = {"error": error}
         elif call.name == "complete":
@@ -517,12 +615,18 @@ def _run_round(tools: EvidenceTools, completion, messages: list[dict[str, Any]],
     return findings
 
 
-async def _force_completion(llm: LLMClient, messages: list[dict[str, Any]], result: EvidenceResult,
-                            max_rounds: int) -> EvidenceResult:
+async def _force_completion(
+    llm: LLMClient, messages: list[dict[str, Any]], result: EvidenceResult, max_rounds: int
+) -> EvidenceResult:
     """The search budget is spent: ask for the findings, offering only the ``complete`` tool."""
     result.ended_by = "max_searches"
-    messages.append({"role": "user", "content": f"You have used all {max_rounds} rounds of searches. "
-                     "Call complete now with your findings from what you have seen; no more searches."})
+    messages.append(
+        {
+            "role": "user",
+            "content": f"You have used all {max_rounds} rounds of searches. "
+            "Call complete now with your findings from what you have seen; no more searches.",
+        }
+    )
     try:
         completion = await llm.chat_once(messages, [COMPLETE])
     except LLMError as err:
@@ -548,12 +652,14 @@ def _fallback_findings(result: EvidenceResult) -> str:
 
 def evidence_context(parsed: ParsedTranscript, digest: str, state_text: str, name: str) -> str:
     """The material the evidence search checks: session facts, turn summaries, state."""
-    return "\n\n".join([
-        f"SESSION: {name} ({parsed.format}, {len(parsed.turns)} turn(s); transcript has line numbers "
-        "that search_log reports)",
-        "TURN SUMMARIES:\n" + digest,
-        "ACCUMULATED STATE:\n" + state_text,
-    ])
+    return "\n\n".join(
+        [
+            f"SESSION: {name} ({parsed.format}, {len(parsed.turns)} turn(s); transcript has line numbers "
+            "that search_log reports)",
+            "TURN SUMMARIES:\n" + digest,
+            "ACCUMULATED STATE:\n" + state_text,
+        ]
+    )
 
 
 __all__ = [

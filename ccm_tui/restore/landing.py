@@ -76,8 +76,17 @@ def check_session_dir(directory: Path) -> None:
     load_manifest(directory / "manifest.yaml")
 
 
-def land(directory: Path, parsed: ParsedTranscript, transcript: Path, summary: str, counter: TokenCounter,
-         *, report: str | None = None, extra_source: dict[str, Any] | None = None, lock_wait: float = 10.0) -> Landed:
+def land(
+    directory: Path,
+    parsed: ParsedTranscript,
+    transcript: Path,
+    summary: str,
+    counter: TokenCounter,
+    *,
+    report: str | None = None,
+    extra_source: dict[str, Any] | None = None,
+    lock_wait: float = 10.0,
+) -> Landed:
     """Write the restored effort into the session at ``directory`` (created if needed)."""
     from ccm_tui.core.engine import open_index, sync_index
     from ccm_tui.core.recovery import recover
@@ -90,8 +99,9 @@ def land(directory: Path, parsed: ParsedTranscript, transcript: Path, summary: s
         recover(session)
         source = provenance(parsed, transcript, restored_at, report=report, **(extra_source or {}))
         messages = turn_messages(parsed, restored_at)
-        effort = lifecycle.land_imported(session, effort_name(parsed, transcript), messages, summary, source,
-                                         restored_at=restored_at)
+        effort = lifecycle.land_imported(
+            session, effort_name(parsed, transcript), messages, summary, source, restored_at=restored_at
+        )
         effort_id = effort.id
         with open_index(session.dir) as index:
             sync_index(index, session)

@@ -56,8 +56,9 @@ async def restore_pipeline(
         on_turns_done(turns)
     if not skip_evidence and max_searches > 0:
         tools = ev.EvidenceTools(log_text, parsed, ev.FileAccess(root, root_reason, parsed.cwd))
-        context = ev.evidence_context(parsed, sm.turn_digest(turns.summaries, counter, ev.CONTEXT_TOKENS),
-                                      turns.state.render(), name)
+        context = ev.evidence_context(
+            parsed, sm.turn_digest(turns.summaries, counter, ev.CONTEXT_TOKENS), turns.state.render(), name
+        )
         outcome.evidence = await ev.gather_evidence(llm, tools, context, max_rounds=max_searches, progress=progress)
         outcome.notes.extend(outcome.evidence.notes)
     if progress:
@@ -81,8 +82,11 @@ def source_extras(settings: Settings, outcome: RestoreOutcome, max_turns: int | 
     if outcome.turns.state.skipped_turns:
         extra["skipped_turns"] = list(outcome.turns.state.skipped_turns)
     if outcome.evidence is not None:
-        extra["evidence"] = {"rounds": outcome.evidence.rounds, "ended_by": outcome.evidence.ended_by,
-                             "tool_calls": len(outcome.evidence.calls)}
+        extra["evidence"] = {
+            "rounds": outcome.evidence.rounds,
+            "ended_by": outcome.evidence.ended_by,
+            "tool_calls": len(outcome.evidence.calls),
+        }
     if max_turns is not None:
         extra["max_turns"] = max_turns
     if outcome.session.offline:

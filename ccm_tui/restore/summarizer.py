@@ -278,34 +278,47 @@ def truncate_middle(text: str, max_tokens: int, counter: TokenCounter) -> str:
     return f"{head}\n[… {len(tokens) - head_n - tail_n} tokens omitted …]\n{tail}"
 
 
-def render_turn(turn: TurnRound, counter: TokenCounter, *, user_tokens: int = USER_TOKENS,
-                agent_tokens: int = AGENT_TOKENS) -> str:
+def render_turn(
+    turn: TurnRound, counter: TokenCounter, *, user_tokens: int = USER_TOKENS, agent_tokens: int = AGENT_TOKENS
+) -> str:
     """The current turn as prompt text: user messages, agent responses (capped) and artifacts."""
     user = truncate_middle(turn.user.strip() or "(no text)", user_tokens, counter)
-    agent = truncate_middle("\n\n".join(r.strip() for r in turn.agent_responses if r.strip()) or "(no response)",
-                            agent_tokens, counter)
+    agent = truncate_middle(
+        "\n\n".join(r.strip() for r in turn.agent_responses if r.strip()) or "(no response)", agent_tokens, counter
+    )
     artifacts = [f"- {a.action} {a.path} (transcript line {a.line})" for a in turn.artifacts] or ["- none"]
-    return "\n".join([
-        f"USER MESSAGES (transcript lines {turn.start_line}-{turn.end_line}):",
-        "<<<", user, ">>>",
-        f"AGENT RESPONSES (cut to about {agent_tokens} tokens when longer):",
-        "<<<", agent, ">>>",
-        "ARTIFACTS (found by the parser):",
-        *artifacts,
-    ])
+    return "\n".join(
+        [
+            f"USER MESSAGES (transcript lines {turn.start_line}-{turn.end_line}):",
+            "<<<",
+            user,
+            ">>>",
+            f"AGENT RESPONSES (cut to about {agent_tokens} tokens when longer):",
+            "<<<",
+            agent,
+            ">>>",
+            "ARTIFACTS (found by the parser):",
+            *artifacts,
+        ]
+    )
 
 
-def turn_messages(turn: TurnRound, total: int, previous: TurnSummary | None, state: RestoreState,
-                  counter: TokenCounter, fmt: str = "") -> list[dict[str, str]]:
+def turn_messages(
+    turn: TurnRound, total: int, previous: TurnSummary | None, state: RestoreState, counter: TokenCounter, fmt: str = ""
+) -> list[dict[str, str]]:
     """The request for one turn: schema instructions + current turn, previous summary, state."""
-    system = (paths.prompt("restore_turn").replace("{turn}", str(turn.turn))
-              .replace("{max_words}", str(TURN_SUMMARY_WORDS)))
-    body = "\n\n".join([
-        f"SESSION FORMAT: {fmt or 'unknown'} — this is turn {turn.turn} of {total}.",
-        "PREVIOUS TURN SUMMARY:\n" + (previous.render() if previous else "(none: this is the first turn summarized)"),
-        "ACCUMULATED STATE:\n" + state.render(),
-        f"CURRENT TURN {turn.turn}:\n" + render_turn(turn, counter),
-    ])
+    system = (
+        paths.prompt("restore_turn").replace("{turn}", str(turn.turn)).replace("{max_words}", str(TURN_SUMMARY_WORDS))
+    )
+    body = "\n\n".join(
+        [
+            f"SESSION FORMAT: {fmt or 'unknown'} — this is turn {turn.turn} of {total}.",
+            "PREVIOUS TURN SUMMARY:\n"
+            + (previous.render() if previous else "(none: this is the first turn summarized)"),
+            "ACCUMULATED STATE:\n" + state.render(),
+            f"CURRENT TURN {turn.turn}:\n" + render_turn(turn, counter),
+        ]
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": body}]
 
 
@@ -351,8 +364,9 @@ async def summarize_turns(
             progress(index, total, f"summarizing turn {turn.turn}")
         state.note_artifacts(turn)
         try:
-            summary = await _summarize_one(llm, turn, total, previous, state, counter, parsed.format,
-                                           retries=retries, retry_base=retry_base)
+            summary = await _summarize_one(
+                llm, turn, total, previous, state, counter, parsed.format, retries=retries, retry_base=retry_base
+            )
         except LLMError as err:
             if err.kind in FATAL_KINDS:
                 raise RestoreAborted(str(err)) from None
@@ -374,9 +388,18 @@ async def summarize_turns(
     return result
 
 
-async def _summarize_one(llm: ChatModel, turn: TurnRound, total: int, previous: TurnSummary | None,
-                         state: RestoreState, counter: TokenCounter, fmt: str, *, retries: int,
-                         retry_base: float) -> TurnSummary:
+async def _summarize_one(
+    llm: ChatModel,
+    turn: TurnRound,
+    total: int,
+    previous: TurnSummary | None,
+    state: RestoreState,
+    counter: TokenCounter,
+    fmt: str,
+    *,
+    retries: int,
+    retry_base: float,
+) -> TurnSummary:
     messages = turn_messages(turn, total, previous, state, counter, fmt)
     attempt = 0
     while True:
@@ -430,25 +453,39 @@ class SessionSummary:
     offline: bool = False  # True when built without the model (the final request failed)
 
 
-def final_messages(parsed: ParsedTranscript, result: TurnSummaries, evidence: str | None,
-                   counter: TokenCounter, name: str) -> list[dict[str, str]]:
+def final_messages(
+    parsed: ParsedTranscript, result: TurnSummaries, evidence: str | None, counter: TokenCounter, name: str
+) -> list[dict[str, str]]:
     """The request for the final SESSION SUMMARY."""
-    system = (paths.prompt("restore_final").replace("{summary_words}", str(int(SUMMARY_TOKENS * 0.6)))
-              .replace("{max_words}", str(int(REPORT_TOKENS * 0.6))))
+    system = (
+        paths.prompt("restore_final")
+        .replace("{summary_words}", str(int(SUMMARY_TOKENS * 0.6)))
+        .replace("{max_words}", str(int(REPORT_TOKENS * 0.6)))
+    )
     skipped = result.state.skipped_turns
-    body = "\n\n".join([
-        f"SESSION: {name} ({parsed.format}, {len(parsed.turns)} turn(s)"
-        + (f"; turns {', '.join(map(str, skipped))} could not be summarized" if skipped else "") + ")",
-        "TURN SUMMARIES:\n" + turn_digest(result.summaries, counter),
-        "ACCUMULATED STATE:\n" + result.state.render(),
-        "EVIDENCE:\n" + (evidence.strip() if evidence and evidence.strip() else "(no evidence search was run)"),
-    ])
+    body = "\n\n".join(
+        [
+            f"SESSION: {name} ({parsed.format}, {len(parsed.turns)} turn(s)"
+            + (f"; turns {', '.join(map(str, skipped))} could not be summarized" if skipped else "")
+            + ")",
+            "TURN SUMMARIES:\n" + turn_digest(result.summaries, counter),
+            "ACCUMULATED STATE:\n" + result.state.render(),
+            "EVIDENCE:\n" + (evidence.strip() if evidence and evidence.strip() else "(no evidence search was run)"),
+        ]
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": body}]
 
 
-async def summarize_session(llm: ChatModel, parsed: ParsedTranscript, result: TurnSummaries,
-                            evidence: str | None, counter: TokenCounter, *, name: str = "",
-                            summary_tokens: int = SUMMARY_TOKENS) -> SessionSummary:
+async def summarize_session(
+    llm: ChatModel,
+    parsed: ParsedTranscript,
+    result: TurnSummaries,
+    evidence: str | None,
+    counter: TokenCounter,
+    *,
+    name: str = "",
+    summary_tokens: int = SUMMARY_TOKENS,
+) -> SessionSummary:
     """Write the SESSION SUMMARY. Raises LLMError; callers may fall back to :func:`offline_summary`."""
     messages = final_messages(parsed, result, evidence, counter, name or parsed.title or "session")
     completion = await llm.complete(messages, max_tokens=FINAL_REPLY_TOKENS)
@@ -465,13 +502,20 @@ async def summarize_session(llm: ChatModel, parsed: ParsedTranscript, result: Tu
     )
 
 
-def offline_summary(parsed: ParsedTranscript, result: TurnSummaries, counter: TokenCounter, *,
-                    name: str = "", summary_tokens: int = SUMMARY_TOKENS) -> SessionSummary:
+def offline_summary(
+    parsed: ParsedTranscript,
+    result: TurnSummaries,
+    counter: TokenCounter,
+    *,
+    name: str = "",
+    summary_tokens: int = SUMMARY_TOKENS,
+) -> SessionSummary:
     """A SESSION SUMMARY assembled from the accumulated state alone (no model call)."""
     state = result.state
     files = sorted(state.artifacts, key=lambda p: state.artifacts[p].last_turn, reverse=True)[:8]
-    parts = [f"Restored {parsed.format} session {name or parsed.title or ''}".rstrip()
-             + f" ({len(parsed.turns)} turns)."]
+    parts = [
+        f"Restored {parsed.format} session {name or parsed.title or ''}".rstrip() + f" ({len(parsed.turns)} turns)."
+    ]
     if state.goals:
         parts.append("Requests: " + "; ".join(g.split(": ", 1)[-1] for g in state.goals) + ".")
     elif parsed.turns:

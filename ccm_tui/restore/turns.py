@@ -65,10 +65,7 @@ def to_parse_only_json(parsed: ParsedTranscript) -> dict[str, Any]:
             {
                 "turn": turn.turn,
                 "user": turn.user,
-                "artifacts": [
-                    {"path": artifact.path, "action": artifact.action}
-                    for artifact in turn.artifacts
-                ],
+                "artifacts": [{"path": artifact.path, "action": artifact.action} for artifact in turn.artifacts],
             }
             for turn in parsed.turns
         ],

@@ -25,9 +25,15 @@ class EffortAction:
 ACTIONS: dict[str, EffortAction] = {
     a.name: a
     for a in (
-        EffortAction("switch", "Switch to it", "Switch", "s", "switch_effort", "make it the active effort: new messages go to it"),
-        EffortAction("conclude", "Conclude", "Conclude", "d", "close_effort", "summarize it; the raw log leaves the context"),
-        EffortAction("expand", "Expand", "Expand", "e", "expand_effort", "load its raw log back into context (read-only)"),
+        EffortAction(
+            "switch", "Switch to it", "Switch", "s", "switch_effort", "make it the active effort: new messages go to it"
+        ),
+        EffortAction(
+            "conclude", "Conclude", "Conclude", "d", "close_effort", "summarize it; the raw log leaves the context"
+        ),
+        EffortAction(
+            "expand", "Expand", "Expand", "e", "expand_effort", "load its raw log back into context (read-only)"
+        ),
         EffortAction("collapse", "Collapse", "Collapse", "c", "collapse_effort", "back to its summary"),
         EffortAction("reopen", "Reopen", "Reopen", "r", "reopen_effort", "continue it: open and active again"),
         EffortAction("log", "View raw log", "Log", "l", None, "read the whole conversation"),

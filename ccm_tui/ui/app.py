@@ -55,16 +55,25 @@ class CcmApp(App[int]):
         Binding("ctrl+p", "command_palette", "Commands", id="command_palette", show=False),
     ]
 
-    def __init__(self, settings: Settings | None, session_dir: Path, *, demo: bool = False,
-                 demo_delay: float = 0.03, watch: bool = True, warm_up: bool = True,
-                 autoplay: bool | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None,
+        session_dir: Path,
+        *,
+        demo: bool = False,
+        demo_delay: float = 0.03,
+        watch: bool = True,
+        warm_up: bool = True,
+        autoplay: bool | None = None,
+    ) -> None:
         super().__init__(css_path=stylesheets())
         self.demo = demo
         self.settings = settings or (demo_settings() if demo else Settings())
         self.session_dir = Path(session_dir)
         self.demo_delay = demo_delay
         self.options: dict[str, Any] = {
-            "watch": watch, "warm_up": warm_up,
+            "watch": watch,
+            "warm_up": warm_up,
             "autoplay": config.demo_autoplay() if autoplay is None else autoplay,
         }
 
@@ -138,15 +147,18 @@ class CcmApp(App[int]):
         if values.get("theme"):
             self.theme = values["theme"]
         if self.demo:
-            self.notify("Saved. The demo keeps its scripted model; start ccm-tui without 'demo' to use yours.",
-                        title="Settings")
+            self.notify(
+                "Saved. The demo keeps its scripted model; start ccm-tui without 'demo' to use yours.", title="Settings"
+            )
             return
         try:
             fresh = load_settings()
         except ConfigError as exc:
             self.notify(f"{exc}", title="The config file is broken", severity="error", timeout=15)
             return
-        flags = {k: getattr(self.settings, k) for k, source in self.settings.sources.items() if source == "command line"}
+        flags = {
+            k: getattr(self.settings, k) for k, source in self.settings.sources.items() if source == "command line"
+        }
         self.notify("Settings saved", title="Settings")
         self.use_settings(fresh.with_overrides("command line", **flags))
 
@@ -160,8 +172,12 @@ class CcmApp(App[int]):
                 self.use_settings(replace(self.settings, model=model))
                 self.notify(f"Using {model} for this run (save it in Settings to keep it)", title="Model")
 
-        self.push_screen(PromptDialog("Switch model", value=self.settings.model or "",
-                                      placeholder="provider/model, e.g. openai/gpt-4o-mini"), chosen)
+        self.push_screen(
+            PromptDialog(
+                "Switch model", value=self.settings.model or "", placeholder="provider/model, e.g. openai/gpt-4o-mini"
+            ),
+            chosen,
+        )
 
     def use_settings(self, settings: Settings) -> None:
         """The settings of this run from now on: the chat reopens its session with them."""

@@ -13,6 +13,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from .actions import valid_actions
+from .widgets.sidebar import Sidebar
 
 SEARCH_LIMIT = 8
 
@@ -38,10 +39,10 @@ def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
 
 
 def effort_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
-    for effort in chat.sidebar_efforts():
+    for effort in chat.query_one(Sidebar).efforts.values():
         for action in valid_actions(effort):
             label = f"{action.label}: {effort.id}"
-            yield label, partial(chat.run_effort_action, effort.id, action.name), action.help
+            yield label, partial(chat.efforts.run, effort.id, action.name), action.help
 
 
 class CcmCommands(Provider):
@@ -71,13 +72,22 @@ class CcmCommands(Provider):
 
 async def search_hits(chat, query: str, *, base: float) -> Hits:
     """Ranked effort search results, and an 'open a new effort' entry."""
-    for rank, hit in enumerate(chat.search_efforts(query, SEARCH_LIMIT)):
+    for rank, hit in enumerate(chat.host.search(query, SEARCH_LIMIT)):
         summary = " ".join((hit.summary or hit.snippet or "").split())
-        yield Hit(base - rank * 0.01, f"Effort {hit.id}  [{hit.status}]", partial(chat.activate_effort, hit.id),
-                  text=f"Effort {hit.id}", help=summary[:160] or None)
+        yield Hit(
+            base - rank * 0.01,
+            f"Effort {hit.id}  [{hit.status}]",
+            partial(chat.efforts.activate, hit.id),
+            text=f"Effort {hit.id}",
+            help=summary[:160] or None,
+        )
     name = query.strip()
-    yield Hit(base / 4, f"Open a new effort: {name}", partial(chat.open_effort, name),
-              help="start a new effort with this name")
+    yield Hit(
+        base / 4,
+        f"Open a new effort: {name}",
+        partial(chat.efforts.open, name),
+        help="start a new effort with this name",
+    )
 
 
 class EffortSearch(Provider):

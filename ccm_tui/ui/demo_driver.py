@@ -3,12 +3,19 @@ or, with autoplay, is typed and sent by itself."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-INTRO = ("DEMO — an offline scripted model drives the real core: no key, no network. "
-         "Press Enter to send each scripted message and watch the sidebar and the meter.")
-OUTRO = ("End of the demo script. Look around: Tab to the efforts (Enter for actions), "
-         "F2 shows what the model sees, Ctrl+P lists every command.")
+if TYPE_CHECKING:
+    from .widgets.chat_log import ChatLog
+
+INTRO = (
+    "DEMO — an offline scripted model drives the real core: no key, no network. "
+    "Press Enter to send each scripted message and watch the sidebar and the meter."
+)
+OUTRO = (
+    "End of the demo script. Look around: Tab to the efforts (Enter for actions), "
+    "F2 shows what the model sees, Ctrl+P lists every command."
+)
 TYPE_CHARS = 2  # per tick (50 ms)
 PAUSE_BEFORE_SEND = 16  # ticks
 PAUSE_AFTER_REPLY = 40  # ticks
@@ -26,29 +33,30 @@ class DemoDriver:
         self._typed = 0
         self._wait = 0
 
-    def start(self, turn: int) -> str | None:
+    async def start(self, turn: int, log: ChatLog) -> None:
         """Pick up the script where the session is; the intro banner for a new session."""
         from ..demo import script_messages
 
         self.script = script_messages()
         self.next = min(turn, len(self.script))
         self.finished = False
-        return INTRO if turn == 0 else None
+        if turn == 0:
+            await log.add_banner(INTRO, "demo")
 
-    def prefill(self) -> str | None:
+    async def prefill(self, log: ChatLog) -> None:
         """Offer the next message in the prompt; the outro banner once the script is done."""
         if not self.script:
-            return None
+            return
         if self.next < len(self.script):
             prompt = self.screen.prompt
             if not prompt.text.strip() and not self.autoplay:
                 prompt.set_text(self.script[self.next])
-            return None
+            return
         if self.finished:
-            return None
+            return
         self.finished = True
         self.autoplay = False
-        return OUTRO
+        await log.add_banner(OUTRO, "demo")
 
     def sent(self, text: str) -> None:
         if self.next < len(self.script) and " ".join(text.split()) == " ".join(self.script[self.next].split()):

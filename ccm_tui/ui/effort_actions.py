@@ -63,9 +63,14 @@ class EffortActions:
             self._start(tool, {"id": effort_id}, f"{ACTIONS[action].label} {effort_id}")
 
     def ask_open(self) -> None:
-        self.screen.app.push_screen(PromptDialog("Open a new effort", placeholder="a short name, e.g. auth bug",
-                                                 help="It becomes the active effort: new messages go to it."),
-                                    lambda name: self.open(name) if name else None)
+        self.screen.app.push_screen(
+            PromptDialog(
+                "Open a new effort",
+                placeholder="a short name, e.g. auth bug",
+                help="It becomes the active effort: new messages go to it.",
+            ),
+            lambda name: self.open(name) if name else None,
+        )
 
     def open(self, name: str) -> None:
         if name.strip() and self.screen.ready("open an effort"):
@@ -103,6 +108,11 @@ class EffortActions:
                 return
             self.screen.notify(f"Exported to {path}", title="Export")
 
-        self.screen.app.push_screen(PromptDialog(
-            f"Export {effort_id} to Markdown", value=str(Path.cwd() / f"{effort_id}.md"),
-            help="A file path, or a directory (the file is then <id>.md)."), chosen)
+        self.screen.app.push_screen(
+            PromptDialog(
+                f"Export {effort_id} to Markdown",
+                value=str(Path.cwd() / f"{effort_id}.md"),
+                help="A file path, or a directory (the file is then <id>.md).",
+            ),
+            chosen,
+        )

@@ -106,8 +106,15 @@ def for_event(event: te.TurnEvent) -> TurnMessage:
 class EngineReady(Message):
     """The session is open (opened in a thread after the first paint)."""
 
-    def __init__(self, engine: Engine, report: RecoveryReport, history: list[LoggedLine], figures: te.ContextFigures,
-                 *, first: bool) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        report: RecoveryReport,
+        history: list[LoggedLine],
+        figures: te.ContextFigures,
+        *,
+        first: bool,
+    ) -> None:
         super().__init__()
         self.engine = engine
         self.report = report

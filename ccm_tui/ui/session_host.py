@@ -34,8 +34,15 @@ class SessionHost(Widget):
     lock_wait = 5.0  # seconds one open attempt waits for another process's lock
     retry_delays = (1.0, 2.0, 4.0, 8.0, 15.0)  # then every 15 s while the session stays locked
 
-    def __init__(self, settings: Settings, session_dir: Path, *, llm: ChatModel | None = None, watch: bool = True,
-                 warm_up: bool = True) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        session_dir: Path,
+        *,
+        llm: ChatModel | None = None,
+        watch: bool = True,
+        warm_up: bool = True,
+    ) -> None:
         super().__init__()
         self.settings = settings
         self.session_dir = Path(session_dir)
@@ -71,8 +78,9 @@ class SessionHost(Widget):
         if self._retry is not None:
             self.open()
 
-    def reopen(self, settings: Settings, session_dir: Path | None = None, llm: ChatModel | None = None, *,
-               fresh: bool = False) -> None:
+    def reopen(
+        self, settings: Settings, session_dir: Path | None = None, llm: ChatModel | None = None, *, fresh: bool = False
+    ) -> None:
         """Close and open again with other settings (a new model) or another session (the demo)."""
         self.close()
         self.settings = settings
@@ -89,8 +97,14 @@ class SessionHost(Widget):
 
         engine = None
         try:
-            engine = start_engine(self.session_dir, self.settings, hold_lock=False, llm=self.llm,
-                                  probe_model_window=False, lock_wait=self.lock_wait)
+            engine = start_engine(
+                self.session_dir,
+                self.settings,
+                hold_lock=False,
+                llm=self.llm,
+                probe_model_window=False,
+                lock_wait=self.lock_wait,
+            )
             report = engine.recovery
             figures = engine.figures()  # loads the tokenizer here, off the event loop
             history = engine.recent_lines() if with_history else []
@@ -141,7 +155,9 @@ class SessionHost(Widget):
         self.close()
 
     # ------------------------------------------------------------ background
-    @work(thread=True, exclusive=True, group="warmup", exit_on_error=False, description="load litellm in the background")
+    @work(
+        thread=True, exclusive=True, group="warmup", exit_on_error=False, description="load litellm in the background"
+    )
     def _warm_up(self) -> None:
         from ..core.engine import missing_api_keys, resolve_budget
 
@@ -149,8 +165,10 @@ class SessionHost(Widget):
         warning = None
         missing = [] if self.settings.api_base else missing_api_keys(self.settings)
         if missing:
-            warning = (f"No API key found for {self.settings.model}: set {', '.join(missing)} in the "
-                       "environment, or use --api-base for a local server (F4 opens the settings).")
+            warning = (
+                f"No API key found for {self.settings.model}: set {', '.join(missing)} in the "
+                "environment, or use --api-base for a local server (F4 opens the settings)."
+            )
         self.post_message(msg.BackgroundNotice(budget=budget, warning=warning))
 
     def on_background_notice(self, message: msg.BackgroundNotice) -> None:
@@ -164,8 +182,14 @@ class SessionHost(Widget):
         self._stop_watch = stop = asyncio.Event()
         self.watching = True
         try:
-            async for _changes in awatch(self.session_dir, watch_filter=lambda _change, path: path.endswith("events.jsonl"),
-                                         debounce=100, step=50, recursive=False, stop_event=stop):
+            async for _changes in awatch(
+                self.session_dir,
+                watch_filter=lambda _change, path: path.endswith("events.jsonl"),
+                debounce=100,
+                step=50,
+                recursive=False,
+                stop_event=stop,
+            ):
                 self.post_message(msg.SessionChangedOnDisk())
         finally:
             self.watching = False

@@ -217,7 +217,11 @@ _ERROR_TYPES = {
     400: ("invalid_request_error", None, "Bad request"),
     401: ("invalid_request_error", "invalid_api_key", "Incorrect API key provided: sk-test-fake."),
     403: ("permission_error", None, "Forbidden"),
-    404: ("invalid_request_error", "model_not_found", "The model `{model}` does not exist or you do not have access to it."),
+    404: (
+        "invalid_request_error",
+        "model_not_found",
+        "The model `{model}` does not exist or you do not have access to it.",
+    ),
     429: ("rate_limit_error", "rate_limit_exceeded", "Rate limit reached"),
     500: ("server_error", None, "The server had an error while processing your request."),
     503: ("server_error", None, "The server is overloaded."),
@@ -237,7 +241,10 @@ def _estimate_tokens(s: str) -> int:
 
 
 def _prompt_tokens(body: Mapping[str, Any]) -> int:
-    return max(1, _estimate_tokens(json.dumps(body.get("messages", []))) + _estimate_tokens(json.dumps(body.get("tools") or [])))
+    return max(
+        1,
+        _estimate_tokens(json.dumps(body.get("messages", []))) + _estimate_tokens(json.dumps(body.get("tools") or [])),
+    )
 
 
 def _usage(body: Mapping[str, Any], completion_text: str, given: Mapping[str, int] | None) -> dict[str, int]:
@@ -323,8 +330,10 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
     def _send_json(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
-        raw = payload if isinstance(payload, bytes) else (
-            payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
+        raw = (
+            payload
+            if isinstance(payload, bytes)
+            else (payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
         )
         self.send_response(status)
         ctype = "application/json" if not isinstance(payload, str) else "text/plain; charset=utf-8"
@@ -353,12 +362,12 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0].rstrip("/")
         fake._record(RecordedRequest("GET", self.path, dict(self.headers), None, self.client_address))
         if path in ("/v1/models", "/models"):
-            data = [
-                {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models_seen()
-            ]
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models_seen()]
             self._send_json(200, {"object": "list", "data": data})
         else:
-            self._send_json(404, {"error": {"message": f"fake server: no route GET {path}", "type": "invalid_request_error"}})
+            self._send_json(
+                404, {"error": {"message": f"fake server: no route GET {path}", "type": "invalid_request_error"}}
+            )
 
     def do_POST(self) -> None:
         fake = self.server.fake
@@ -370,10 +379,14 @@ class _Handler(BaseHTTPRequestHandler):
             body = raw.decode("utf-8", "replace")
         fake._record(RecordedRequest("POST", self.path, dict(self.headers), body, self.client_address))
         if path not in ("/v1/chat/completions", "/chat/completions"):
-            self._send_json(404, {"error": {"message": f"fake server: no route POST {path}", "type": "invalid_request_error"}})
+            self._send_json(
+                404, {"error": {"message": f"fake server: no route POST {path}", "type": "invalid_request_error"}}
+            )
             return
         if not isinstance(body, dict):
-            self._send_json(400, {"error": {"message": "fake server: body is not a JSON object", "type": "invalid_request_error"}})
+            self._send_json(
+                400, {"error": {"message": "fake server: body is not a JSON object", "type": "invalid_request_error"}}
+            )
             return
         self._serve(fake._next_reply(body), body)
 
@@ -468,7 +481,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._stream_start()
         content = message.get("content")
         tcalls = message.get("tool_calls") or []
-        self._stream_event(self._chunk(cid, model, {"role": "assistant", "content": "" if content or not tcalls else None}, body))
+        self._stream_event(
+            self._chunk(cid, model, {"role": "assistant", "content": "" if content or not tcalls else None}, body)
+        )
         for piece in _pieces(content or "", n):
             self._stream_pause()
             self._stream_event(self._chunk(cid, model, {"content": piece}, body))
@@ -645,7 +660,9 @@ class FakeLLMServer:
             try:
                 got = responder(body)
             except Exception as exc:  # noqa: BLE001 - surface responder bugs loudly
-                return Fault(500, {"error": {"message": f"fake server: responder raised {exc!r}", "type": "server_error"}})
+                return Fault(
+                    500, {"error": {"message": f"fake server: responder raised {exc!r}", "type": "server_error"}}
+                )
             if got is not None:
                 return reply_from_dict(got)
         return Fault(500, {"error": {"message": NO_REPLY_MESSAGE, "type": "server_error", "param": None, "code": None}})

@@ -141,9 +141,7 @@ async def test_stream_include_usage(llm_server: FakeLLMServer) -> None:
 async def test_stream_two_parallel_tool_calls(llm_server: FakeLLMServer) -> None:
     args_a = {"path": "src/some/long/path/main.py"}
     args_b = {"pattern": "def \\w+\\(", "max": 10}
-    llm_server.push(
-        tool_calls(call("read_file", args_a, id="call_a"), call("grep", args_b), content="Let me look.")
-    )
+    llm_server.push(tool_calls(call("read_file", args_a, id="call_a"), call("grep", args_b), content="Let me look."))
     chunks = await collect(llm_server, tools=TOOLS)
 
     assembled: dict[int, dict] = {}
@@ -227,9 +225,7 @@ def test_keep_alive_one_connection_many_requests(llm_server: FakeLLMServer) -> N
                     assert r.headers["content-type"].startswith("text/event-stream")
                     lines = [ln for ln in r.iter_lines() if ln.startswith("data: ")]
                 assert lines[-1] == "data: [DONE]"
-                got = "".join(
-                    json.loads(ln[6:])["choices"][0]["delta"].get("content") or "" for ln in lines[:-1]
-                )
+                got = "".join(json.loads(ln[6:])["choices"][0]["delta"].get("content") or "" for ln in lines[:-1])
             else:
                 r = client.post(url, json=body)
                 assert r.status_code == 200 and "content-length" in r.headers
@@ -403,8 +399,19 @@ def test_script_mode_subprocess(tmp_path: Path) -> None:
     record = tmp_path / "requests.jsonl"
     repo_root = Path(__file__).resolve().parents[2]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.openai_server", "--port", "0", "--script", str(script),
-         "--slow-stream", "0.001", "--record", str(record)],
+        [
+            sys.executable,
+            "-m",
+            "tests.fakes.openai_server",
+            "--port",
+            "0",
+            "--script",
+            str(script),
+            "--slow-stream",
+            "0.001",
+            "--record",
+            str(record),
+        ],
         cwd=repo_root,
         stdout=subprocess.PIPE,
         text=True,

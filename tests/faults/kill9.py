@@ -42,8 +42,11 @@ def responder(body: dict):
     if content.endswith("ASIDE"):
         return tool_calls(call("route_to_ambient", {}))
     if content.endswith("EXPAND"):
-        ids = [line.split(":")[0].strip("- ").strip() for line in messages[0]["content"].splitlines()
-               if line.startswith("- m")]
+        ids = [
+            line.split(":")[0].strip("- ").strip()
+            for line in messages[0]["content"].splitlines()
+            if line.startswith("- m")
+        ]
         if ids:
             return tool_calls(call("expand_effort", {"id": ids[0]}))
     return text("A reply that streams slowly, " + "word " * 40)
@@ -113,7 +116,11 @@ def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print) -> Campaig
         for k in range(kills):
             proc = subprocess.Popen(
                 [sys.executable, "-m", "tests.faults.turn_driver", str(session), server.base_url, str(seed * 1000 + k)],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+                cwd=ROOT,
             )
             lines: list[str] = []
             reader = threading.Thread(target=lines.extend, args=(proc.stdout,), daemon=True)
@@ -133,7 +140,9 @@ def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print) -> Campaig
             result.recoveries += sum(1 for x in lines if x.startswith("RECOVERY"))
             acked.extend(x.split(" ", 1)[1].strip() for x in lines if x.startswith("ACK "))
             check_session(session, acked, result)
-            log(f"kill {k + 1}/{kills}: acked so far {len(acked)}, corrupt {len(result.corrupt_files)}, "
-                f"lost {len(result.lost_turns)}, violations {len(result.violations)}")
+            log(
+                f"kill {k + 1}/{kills}: acked so far {len(acked)}, corrupt {len(result.corrupt_files)}, "
+                f"lost {len(result.lost_turns)}, violations {len(result.violations)}"
+            )
     result.acked = len(acked)
     return result

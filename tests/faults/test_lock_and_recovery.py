@@ -14,19 +14,32 @@ from tests.fakes.openai_server import call, text, tool_calls
 def test_a_second_writer_waits_then_gets_a_clear_message(ccm, tmp_path):
     ccm.dir.mkdir(parents=True)
     holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
             import sys, time
             from pathlib import Path
             from ccm_tui.core.session import SessionLock
             lock = SessionLock(Path({str(ccm.dir)!r})); lock.acquire()
             print("held", flush=True); time.sleep(60)
-        """)],
-        stdout=subprocess.PIPE, text=True,
+        """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout.readline().strip() == "held"
-        rc, out, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
-                               "--api-base", ccm.server.base_url, "hello")
+        rc, out, err = ccm.run(
+            "send",
+            "--session-dir",
+            str(ccm.dir),
+            "--model",
+            "openai/fake-model",
+            "--api-base",
+            ccm.server.base_url,
+            "hello",
+        )
         assert rc == 1
         assert f"is in use by pid {holder.pid}" in err
         assert ccm.server.chat_requests() == []
@@ -44,13 +57,31 @@ def test_recovery_after_a_crash_reports_the_orphan_and_repairs_a_torn_line(ccm):
     ccm.send("first message")
     # simulate a crash mid-turn: turn_start logged, a torn append, no end
     with open(ccm.dir / "events.jsonl", "a") as fh:
-        fh.write(json.dumps({"event": "turn_start", "turn": 1, "next_turn": 2, "user": "lost in the crash",
-                             "ts": "2099-01-01T00:00:00Z"}) + "\n")
+        fh.write(
+            json.dumps(
+                {
+                    "event": "turn_start",
+                    "turn": 1,
+                    "next_turn": 2,
+                    "user": "lost in the crash",
+                    "ts": "2099-01-01T00:00:00Z",
+                }
+            )
+            + "\n"
+        )
     with open(ccm.dir / "raw.jsonl", "a") as fh:
         fh.write('{"role": "user", "content": "lost in the cr')
     ccm.server.push(text("second"))
-    rc, out, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
-                           "--api-base", ccm.server.base_url, "second message")
+    rc, out, err = ccm.run(
+        "send",
+        "--session-dir",
+        str(ccm.dir),
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        ccm.server.base_url,
+        "second message",
+    )
     assert rc == 0
     assert "RECOVERY — the last run did not end cleanly" in err
     assert "Orphaned turn 2" in err and "lost in the crash" in err
@@ -67,7 +98,8 @@ def test_recovery_after_a_crash_reports_the_orphan_and_repairs_a_torn_line(ccm):
 def test_orphan_can_be_retried_after_a_crash(ccm):
     ccm.dir.mkdir(parents=True)
     (ccm.dir / "events.jsonl").write_text(
-        json.dumps({"event": "turn_start", "turn": 0, "next_turn": 1, "user": "the question", "ts": "x"}) + "\n")
+        json.dumps({"event": "turn_start", "turn": 0, "next_turn": 1, "user": "the question", "ts": "x"}) + "\n"
+    )
     ccm.server.push(text("the answer"))
     out = ccm.send("", "--retry-orphan")
     assert out["reply"] == "the answer"
@@ -97,8 +129,17 @@ def test_broken_state_snapshot_is_set_aside_and_rebuilt(ccm):
     ccm.server.push(text("one"), text("two"))
     ccm.send("message one")
     (ccm.dir / "session_state.json").write_text("{not json")
-    rc, out, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
-                           "--api-base", ccm.server.base_url, "--json", "message two")
+    rc, out, err = ccm.run(
+        "send",
+        "--session-dir",
+        str(ccm.dir),
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        ccm.server.base_url,
+        "--json",
+        "message two",
+    )
     assert rc == 0
     assert json.loads(out)["turn"] == 2  # turn counter recovered from the event log
     assert list(ccm.dir.glob("session_state.json.corrupt-*"))
@@ -115,8 +156,16 @@ def test_a_send_while_another_live_process_holds_the_session_open_is_not_a_recov
             fh.write(json.dumps({"event": "session_start", "turn": 1, "pid": holder.pid, "ts": "x"}) + "\n")
             fh.write(json.dumps({"event": "turn_done", "turn": 1, "ts": "x"}) + "\n")
         ccm.server.push(text("two"))
-        rc, out, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
-                               "--api-base", ccm.server.base_url, "second")
+        rc, out, err = ccm.run(
+            "send",
+            "--session-dir",
+            str(ccm.dir),
+            "--model",
+            "openai/fake-model",
+            "--api-base",
+            ccm.server.base_url,
+            "second",
+        )
         assert rc == 0 and "RECOVERY" not in err
     finally:
         holder.kill()
@@ -125,6 +174,14 @@ def test_a_send_while_another_live_process_holds_the_session_open_is_not_a_recov
 
 def test_options_before_the_subcommand_are_kept(ccm):
     ccm.server.push(text("hi"))
-    rc, out, err = ccm.run("--session-dir", str(ccm.dir), "--model", "openai/fake-model",
-                           "--api-base", ccm.server.base_url, "send", "hello")
+    rc, out, err = ccm.run(
+        "--session-dir",
+        str(ccm.dir),
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        ccm.server.base_url,
+        "send",
+        "hello",
+    )
     assert rc == 0 and (ccm.dir / "raw.jsonl").exists()

@@ -15,8 +15,16 @@ def test_429_twice_pauses_then_resumes_and_answers(ccm):
         fault(429, RATE_LIMIT_BODY, {"Retry-After": "0"}),
         text("Finally here."),
     )
-    rc, out, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
-                           "--api-base", ccm.server.base_url, "hello")
+    rc, out, err = ccm.run(
+        "send",
+        "--session-dir",
+        str(ccm.dir),
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        ccm.server.base_url,
+        "hello",
+    )
     assert rc == 0 and "Finally here." in out
     assert err.count("SESSION PAUSED — rate limited by the provider") == 2
     assert "SESSION RESUMED" in err
@@ -45,8 +53,16 @@ def test_transient_500_is_retried(ccm):
 
 def test_persistent_500_fails_cleanly_and_the_message_can_be_retried(ccm):
     ccm.server.push(*[fault(500)] * 4)
-    rc, out, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
-                           "--api-base", ccm.server.base_url, "my precious question")
+    rc, out, err = ccm.run(
+        "send",
+        "--session-dir",
+        str(ccm.dir),
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        ccm.server.base_url,
+        "my precious question",
+    )
     assert rc == 1
     assert err.startswith("ccm-tui: provider error 500") and err.count("\n") == 1
     assert "--retry-orphan" in err and "Traceback" not in err
@@ -56,8 +72,16 @@ def test_persistent_500_fails_cleanly_and_the_message_can_be_retried(ccm):
     out = ccm.send("", "--retry-orphan")
     assert out["reply"] == "Here is the answer."
     assert [m["content"] for m in ccm.lines("raw.jsonl")] == ["my precious question", "Here is the answer."]
-    rc, _, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
-                         "--api-base", ccm.server.base_url, "--retry-orphan")
+    rc, _, err = ccm.run(
+        "send",
+        "--session-dir",
+        str(ccm.dir),
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        ccm.server.base_url,
+        "--retry-orphan",
+    )
     assert rc == 1 and "no unanswered message" in err
 
 
@@ -85,15 +109,37 @@ def test_stream_cut_keeps_the_partial_reply_and_the_turn_can_be_retried(ccm):
 def test_auth_and_unknown_model_errors_say_what_to_fix(ccm, monkeypatch):
     secret = "sk-live-THISISASECRETKEY1234567890"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
-    ccm.server.push(fault(401, {"error": {"message": f"Incorrect API key provided: {secret}", "type": "invalid_request_error"}}))
-    rc, out, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
-                           "--api-base", ccm.server.base_url, "hello")
+    ccm.server.push(
+        fault(401, {"error": {"message": f"Incorrect API key provided: {secret}", "type": "invalid_request_error"}})
+    )
+    rc, out, err = ccm.run(
+        "send",
+        "--session-dir",
+        str(ccm.dir),
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        ccm.server.base_url,
+        "hello",
+    )
     assert rc == 1 and "refused the API key" in err and "OPENAI_API_KEY" in err
-    ccm.server.push(fault(404, {"error": {"message": "The model `nope` does not exist", "type": "invalid_request_error"}}))
-    rc, out, err2 = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
-                            "--api-base", ccm.server.base_url, "hello")
+    ccm.server.push(
+        fault(404, {"error": {"message": "The model `nope` does not exist", "type": "invalid_request_error"}})
+    )
+    rc, out, err2 = ccm.run(
+        "send",
+        "--session-dir",
+        str(ccm.dir),
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        ccm.server.base_url,
+        "hello",
+    )
     assert rc == 1 and "was not found" in err2 and "--model" in err2
-    on_disk = "".join(p.read_text(errors="replace") for p in ccm.dir.rglob("*") if p.is_file() and p.suffix != ".sqlite")
+    on_disk = "".join(
+        p.read_text(errors="replace") for p in ccm.dir.rglob("*") if p.is_file() and p.suffix != ".sqlite"
+    )
     assert secret not in err + err2 + on_disk
     assert "THISISASECRETKEY" not in on_disk
 
@@ -106,8 +152,17 @@ def test_empty_reply_is_an_error_not_an_empty_log_line(ccm):
 
 
 def test_unreachable_provider(ccm, tmp_path):
-    rc, out, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
-                           "--api-base", "http://127.0.0.1:9/v1", "--json", "hello")
+    rc, out, err = ccm.run(
+        "send",
+        "--session-dir",
+        str(ccm.dir),
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        "http://127.0.0.1:9/v1",
+        "--json",
+        "hello",
+    )
     assert rc == 1
     data = json.loads(out)
     assert data["error"] and data["turn"] == 1
@@ -118,14 +173,31 @@ def test_a_failure_after_tools_changed_efforts_logs_the_exchange_and_is_not_retr
     from tests.fakes.openai_server import call, tool_calls
 
     ccm.server.push(tool_calls(call("open_effort", {"name": "auth bug"})), *[fault(500)] * 4)
-    rc, out, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
-                           "--api-base", ccm.server.base_url, "--json", "let's fix the auth bug")
+    rc, out, err = ccm.run(
+        "send",
+        "--session-dir",
+        str(ccm.dir),
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        ccm.server.base_url,
+        "--json",
+        "let's fix the auth bug",
+    )
     assert rc == 1 and err.startswith("ccm-tui: provider error 500") and "--retry-orphan" not in err
     data = json.loads(out)
     assert data["logged_to"] == "auth-bug" and data["context"]["total"] > 0
     log = ccm.lines("efforts/auth-bug.jsonl")
     assert log[0]["content"] == "let's fix the auth bug" and "provider error 500" in log[1]["failed"]
     assert ccm.events("turn_failed")[-1]["logged_to"] == "auth-bug"
-    rc, _, err = ccm.run("send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model",
-                         "--api-base", ccm.server.base_url, "--retry-orphan")
+    rc, _, err = ccm.run(
+        "send",
+        "--session-dir",
+        str(ccm.dir),
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        ccm.server.base_url,
+        "--retry-orphan",
+    )
     assert rc == 1 and "no unanswered message" in err  # re-sending would open a second effort

@@ -36,8 +36,16 @@ class CCM:
 
     def send(self, message: str, *extra: str, expect: int = 0) -> dict[str, Any]:
         rc, out, err = self.run(
-            "send", "--session-dir", str(self.dir), "--model", MODEL, "--api-base", self.server.base_url,
-            "--json", *extra, message,
+            "send",
+            "--session-dir",
+            str(self.dir),
+            "--model",
+            MODEL,
+            "--api-base",
+            self.server.base_url,
+            "--json",
+            *extra,
+            message,
         )
         assert rc == expect, f"send exited {rc}: {err}\n{out}"
         return json.loads(out)

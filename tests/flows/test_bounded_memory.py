@@ -34,9 +34,12 @@ def effort_row(ccm, effort_id: str) -> dict:
 
 # ---------------------------------------------------------------- slice 2: expansion
 def test_compact_expand_answer_collapse(ccm):
-    make_effort(ccm, "db pool", ["The pool size was 5 and we hit exhaustion at 40 rps",
-                                 "We raised the pool to 25 connections"],
-                "DB pool: connection exhaustion fixed by raising pool size.")
+    make_effort(
+        ccm,
+        "db pool",
+        ["The pool size was 5 and we hit exhaustion at 40 rps", "We raised the pool to 25 connections"],
+        "DB pool: connection exhaustion fixed by raising pool size.",
+    )
     before = ccm.status()["context"]
     assert "We raised the pool to 25" not in ccm.last_context_text()
     ccm.server.push(tool_calls(call("expand_effort", {"id": "db-pool"})), text("It was raised from 5 to 25."))
@@ -98,8 +101,10 @@ def test_decay_at_exactly_the_threshold_reset_by_reference_and_reexpand(ccm):
 def test_each_expansion_decays_independently_and_keywords_count_as_reference(ccm):
     make_effort(ccm, "kafka lag", ["consumer lag grows"], "Kafka consumer lag fixed by partition rebalancing.")
     make_effort(ccm, "css grid", ["layout breaks"], "Responsive grid layout fixed with minmax columns.")
-    ccm.server.push(tool_calls(call("expand_effort", {"id": "kafka-lag"}), call("expand_effort", {"id": "css-grid"})),
-                    text("Both loaded."))
+    ccm.server.push(
+        tool_calls(call("expand_effort", {"id": "kafka-lag"}), call("expand_effort", {"id": "css-grid"})),
+        text("Both loaded."),
+    )
     ccm.send("load both")
     chat(ccm, "tell me about partition rebalancing for a consumer")  # 2 keywords of kafka's summary
     chat(ccm, "ok")
@@ -115,8 +120,12 @@ def test_thirty_concluded_efforts_and_long_ambient_stay_bounded_and_searchable(c
     monkeypatch.setenv("CCM_TOKEN_BUDGET", "6000")
     topics = [f"topic{i:02d}" for i in range(30)]
     for i, topic in enumerate(topics):
-        make_effort(ccm, topic, [f"detail about {topic} number {i}"],
-                    f"{topic.capitalize()} summary: decided option {i} for the {topic} subsystem.")
+        make_effort(
+            ccm,
+            topic,
+            [f"detail about {topic} number {i}"],
+            f"{topic.capitalize()} summary: decided option {i} for the {topic} subsystem.",
+        )
     for i in range(15):
         chat(ccm, f"ambient chatter {i} about nothing in particular", "Mm-hm.")
     status = ccm.status()
@@ -132,8 +141,11 @@ def test_thirty_concluded_efforts_and_long_ambient_stay_bounded_and_searchable(c
     # search finds the evicted effort (CLI, and the model's tool)
     hits = ccm.search("topic00 subsystem")["results"]
     assert hits[0]["id"] == "topic00" and hits[0]["status"] == "concluded"
-    ccm.server.push(tool_calls(call("search_efforts", {"query": "topic00 subsystem"})),
-                    tool_calls(call("expand_effort", {"id": "topic00"})), text("It was option 0."))
+    ccm.server.push(
+        tool_calls(call("search_efforts", {"query": "topic00 subsystem"})),
+        tool_calls(call("expand_effort", {"id": "topic00"})),
+        text("It was option 0."),
+    )
     out = ccm.send("what did we decide for that old subsystem thing, topic zero?")
     tool_msgs = [m for m in ccm.chat_requests()[-2]["messages"] if m["role"] == "tool"]
     assert '"id": "topic00"' in tool_msgs[0]["content"]
@@ -166,7 +178,9 @@ def test_open_conclude_reopen_work_reconclude(ccm):
     assert "--- Reopened effort: auth-bug ---" in out["banners"]
     assert out["active_effort"] == "auth-bug" and out["logged_to"] == "auth-bug"
     tool_msg = [m for m in ccm.chat_requests()[-1]["messages"] if m["role"] == "tool"][0]["content"]
-    assert '"status": "reopened"' in tool_msg and '"prior_summary": "Auth: 401s fixed by refresh interceptor."' in tool_msg
+    assert (
+        '"status": "reopened"' in tool_msg and '"prior_summary": "Auth: 401s fixed by refresh interceptor."' in tool_msg
+    )
     log = ccm.lines("efforts/auth-bug.jsonl")
     separator = [m for m in log if m["role"] == "system"]
     assert separator[0]["content"] == "--- Effort reopened ---" and "ts" in separator[0]
@@ -224,6 +238,7 @@ def test_a_message_larger_than_the_budget_is_refused_clearly(ccm, monkeypatch):
 
 def test_open_efforts_are_checkpointed_when_nothing_else_is_left(ccm, monkeypatch):
     monkeypatch.setenv("CCM_TOKEN_BUDGET", "2400")
+
     def responder(body):
         if not body.get("tools"):
             return text("Checkpoint: goal X, facts Y.")
@@ -266,8 +281,11 @@ def test_a_giant_pasted_message_does_not_lock_the_effort_out_of_the_budget(ccm, 
 def test_text_said_alongside_close_effort_is_summarized(ccm):
     ccm.server.push(tool_calls(call("open_effort", {"name": "alpha"})), text("ok"))
     ccm.send("work on alpha")
-    ccm.server.push(tool_calls(call("close_effort", {}), content="Final fix: bumped the timeout to 30 s."),
-                    text("Alpha: timeout bumped to 30 s."), text("Closed."))
+    ccm.server.push(
+        tool_calls(call("close_effort", {}), content="Final fix: bumped the timeout to 30 s."),
+        text("Alpha: timeout bumped to 30 s."),
+        text("Closed."),
+    )
     ccm.send("alpha is done")
     body = "\n".join(m["content"] for m in ccm.summary_requests()[-1]["messages"])
     assert "bumped the timeout to 30 s" in body

@@ -18,7 +18,9 @@ def open_auth_bug(ccm) -> dict:
     return ccm.send("Let's work on the auth bug: users get 401 after an hour")
 
 
-def conclude_auth_bug(ccm, summary: str = "Auth bug: 401s after one hour fixed by refreshing tokens in an axios interceptor.") -> dict:
+def conclude_auth_bug(
+    ccm, summary: str = "Auth bug: 401s after one hour fixed by refreshing tokens in an axios interceptor."
+) -> dict:
     ccm.server.push(tool_calls(call("close_effort", {})), text(summary), text("Great, concluded the auth bug."))
     return ccm.send("The auth bug is done, thanks")
 
@@ -58,7 +60,10 @@ def test_story3_messages_in_an_open_effort_go_to_its_log_and_stay_in_context(ccm
     out = ccm.send("It happens exactly after 60 minutes")
     assert out["logged_to"] == "auth-bug"
     log = ccm.lines("efforts/auth-bug.jsonl")
-    assert [m["content"] for m in log[-2:]] == ["It happens exactly after 60 minutes", "Check the refresh token interceptor."]
+    assert [m["content"] for m in log[-2:]] == [
+        "It happens exactly after 60 minutes",
+        "Check the refresh token interceptor.",
+    ]
     assert ccm.lines("raw.jsonl") == []
     ccm.send("ok")
     seen = ccm.last_context_text()
@@ -94,8 +99,12 @@ def test_story5_concluding_summarizes_the_whole_log(ccm):
     assert entry["summary"].startswith("Auth bug: 401s after one hour")
     # the summary request carried every message of the effort, including the concluding one
     summary_body = "\n".join(m["content"] for m in ccm.summary_requests()[-1]["messages"])
-    for needle in ("Let's work on the auth bug", "Tokens expire after 3600 s",
-                   "Add an axios interceptor", "The auth bug is done"):
+    for needle in (
+        "Let's work on the auth bug",
+        "Tokens expire after 3600 s",
+        "Add an axios interceptor",
+        "The auth bug is done",
+    ):
         assert needle in summary_body
     log = ccm.lines("efforts/auth-bug.jsonl")
     assert [m["content"] for m in log[-2:]] == ["The auth bug is done, thanks", "Great, concluded the auth bug."]
@@ -126,13 +135,17 @@ def test_story7_and_8_new_effort_after_a_conclusion_sees_ambient_summaries_and_i
     ccm.send("Kyoto and Osaka")
     messages = ccm.chat_requests()[-1]["messages"]
     seen = "\n".join(str(m.get("content")) for m in messages)
-    assert "good morning" in seen                       # ambient
-    assert "Auth bug: 401s after one hour" in seen      # summary
-    assert "Let's plan my trip to Japan" in seen        # new effort's log
-    assert "users get 401 after an hour" not in seen    # concluded raw log
+    assert "good morning" in seen  # ambient
+    assert "Auth bug: 401s after one hour" in seen  # summary
+    assert "Let's plan my trip to Japan" in seen  # new effort's log
+    assert "users get 401 after an hour" not in seen  # concluded raw log
     # order: system, ambient, ..., active effort, new message
     contents = [str(m.get("content")) for m in messages]
-    assert contents.index("good morning") < contents.index("Let's plan my trip to Japan") < contents.index("Kyoto and Osaka")
+    assert (
+        contents.index("good morning")
+        < contents.index("Let's plan my trip to Japan")
+        < contents.index("Kyoto and Osaka")
+    )
     assert messages[0]["role"] == "system" and messages[-1]["content"] == "Kyoto and Osaka"
 
 

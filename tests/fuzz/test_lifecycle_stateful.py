@@ -21,8 +21,17 @@ from ccm_tui.core.engine import open_engine
 from ccm_tui.core.llm import Completion, ToolCall
 from ccm_tui.core.orchestrator import UserInputError, clean_user_text
 
-TOOLS = ["open_effort", "close_effort", "expand_effort", "collapse_effort", "switch_effort",
-         "reopen_effort", "route_to_ambient", "effort_status", "search_efforts"]
+TOOLS = [
+    "open_effort",
+    "close_effort",
+    "expand_effort",
+    "collapse_effort",
+    "switch_effort",
+    "reopen_effort",
+    "route_to_ambient",
+    "effort_status",
+    "search_efforts",
+]
 NAMES = ["alpha", "beta", "gamma", "../x", "Alpha"]
 
 
@@ -48,8 +57,9 @@ class Lifecycle(RuleBasedStateMachine):
         super().__init__()
         self.dir = Path(tempfile.mkdtemp()) / "s"
         self.model = ScriptedModel()
-        settings_ = Settings(model="test/scripted", token_budget=50_000, decay_threshold=2,
-                             summary_eviction_threshold=4)
+        settings_ = Settings(
+            model="test/scripted", token_budget=50_000, decay_threshold=2, summary_eviction_threshold=4
+        )
         self.engine = open_engine(self.dir, settings_, llm=self.model, retry_base=0)
         self.sizes: dict[Path, bytes] = {}
 
@@ -59,25 +69,36 @@ class Lifecycle(RuleBasedStateMachine):
     def ids(self) -> list[str]:
         return [e.id for e in self.engine.session.efforts] + ["nope"]
 
-    @rule(tool=st.sampled_from(TOOLS), pick=st.integers(0, 10), name=st.sampled_from(NAMES),
-          message=st.text(min_size=1, max_size=30))
+    @rule(
+        tool=st.sampled_from(TOOLS),
+        pick=st.integers(0, 10),
+        name=st.sampled_from(NAMES),
+        message=st.text(min_size=1, max_size=30),
+    )
     def model_calls_a_tool(self, tool, pick, name, message):
         ids = self.ids()
-        args = {"open_effort": f'{{"name": "{name}"}}', "route_to_ambient": "{}", "effort_status": "{}",
-                "search_efforts": '{"query": "alpha"}', "close_effort": "{}"}.get(tool, f'{{"id": "{ids[pick % len(ids)]}"}}')
+        args = {
+            "open_effort": f'{{"name": "{name}"}}',
+            "route_to_ambient": "{}",
+            "effort_status": "{}",
+            "search_efforts": '{"query": "alpha"}',
+            "close_effort": "{}",
+        }.get(tool, f'{{"id": "{ids[pick % len(ids)]}"}}')
         self.model.plan = [ToolCall(id="c1", name=tool, arguments=args)]
         try:
             asyncio.run(self.engine.run_turn(message))
         except UserInputError:
             assert not clean_user_text(message)  # only empty messages are refused
 
-    @rule(tool=st.sampled_from(["expand_effort", "collapse_effort", "switch_effort", "reopen_effort", "close_effort"]),
-          pick=st.integers(0, 10))
+    @rule(
+        tool=st.sampled_from(["expand_effort", "collapse_effort", "switch_effort", "reopen_effort", "close_effort"]),
+        pick=st.integers(0, 10),
+    )
     def user_action(self, tool, pick):
         ids = self.ids()
         asyncio.run(self.engine.run_action(tool, {"id": ids[pick % len(ids)]}))
 
-    @rule(raw=st.sampled_from(["not json", "[1]", "", "{\"name\": 3}"]))
+    @rule(raw=st.sampled_from(["not json", "[1]", "", '{"name": 3}']))
     def model_sends_malformed_arguments(self, raw):
         self.model.plan = [ToolCall(id="c1", name="open_effort", arguments=raw)]
         asyncio.run(self.engine.run_turn("malformed"))
@@ -108,5 +129,6 @@ class Lifecycle(RuleBasedStateMachine):
 
 
 TestLifecycle = Lifecycle.TestCase
-TestLifecycle.settings = settings(max_examples=40, stateful_step_count=25, deadline=None,
-                                  suppress_health_check=[HealthCheck.too_slow])
+TestLifecycle.settings = settings(
+    max_examples=40, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)

@@ -47,8 +47,12 @@ manifest_text = st.one_of(
     st.text(max_size=300),
     st.builds(
         lambda efforts: __import__("yaml").safe_dump({"efforts": efforts}),
-        st.lists(st.dictionaries(st.sampled_from(["id", "status", "active", "summary", "raw_file", "messages"]),
-                                 json_value, max_size=6), max_size=4),
+        st.lists(
+            st.dictionaries(
+                st.sampled_from(["id", "status", "active", "summary", "raw_file", "messages"]), json_value, max_size=6
+            ),
+            max_size=4,
+        ),
     ),
 )
 

@@ -14,17 +14,25 @@ def write(tmp_path, text):
 
 
 def test_a_valid_file(tmp_path):
-    path = write(tmp_path, "transcript: x.md\nefforts:\n  - {id: b, first_turn: 4, last_turn: 6}\n"
-                           "  - {id: a, first_turn: 1, last_turn: 3, note: first}\n")
+    path = write(
+        tmp_path,
+        "transcript: x.md\nefforts:\n  - {id: b, first_turn: 4, last_turn: 6}\n"
+        "  - {id: a, first_turn: 1, last_turn: 3, note: first}\n",
+    )
     assert load_boundaries(path, 6) == [EffortSpan("a", 1, 3), EffortSpan("b", 4, 6)]
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("efforts:\n  - {id: a, first_turn: 1, last_turn: 4}\n  - {id: b, first_turn: 3, last_turn: 5}\n",
-         "efforts 'a' (turns 1–4) and 'b' (turns 3–5) overlap"),
-        ("efforts:\n  - {id: a, first_turn: 1, last_turn: 9}\n", "last_turn 9 is past the end (the transcript has 6 turns)"),
+        (
+            "efforts:\n  - {id: a, first_turn: 1, last_turn: 4}\n  - {id: b, first_turn: 3, last_turn: 5}\n",
+            "efforts 'a' (turns 1–4) and 'b' (turns 3–5) overlap",
+        ),
+        (
+            "efforts:\n  - {id: a, first_turn: 1, last_turn: 9}\n",
+            "last_turn 9 is past the end (the transcript has 6 turns)",
+        ),
         ("efforts:\n  - {id: a, first_turn: 0, last_turn: 2}\n", "turns start at 1"),
         ("efforts:\n  - {id: a, first_turn: 4, last_turn: 2}\n", "first_turn 4 is after last_turn 2"),
         ("efforts:\n  - {id: Auth Bug, first_turn: 1, last_turn: 2}\n", "bad id 'Auth Bug'"),
@@ -56,11 +64,14 @@ def test_missing_file(tmp_path):
 
 
 def test_a_repeated_id_reopens_the_effort():
-    spans = validate_spans([
-        {"id": "a", "first_turn": 1, "last_turn": 2},
-        {"id": "b", "first_turn": 3, "last_turn": 3},
-        {"id": "a", "first_turn": 5, "last_turn": 6},
-    ], 6)
+    spans = validate_spans(
+        [
+            {"id": "a", "first_turn": 1, "last_turn": 2},
+            {"id": "b", "first_turn": 3, "last_turn": 3},
+            {"id": "a", "first_turn": 5, "last_turn": 6},
+        ],
+        6,
+    )
     plan = turn_plan(spans)
     assert plan[1] == {"open": "a", "effort": "a"}
     assert plan[2] == {"close": "a"}

@@ -12,18 +12,27 @@ from ccm_tui.replay.extractive import key_terms, split_messages, summarize
 COUNTER = TokenCounter()
 
 LOG = [
-    {"role": "user", "content": "Login fails with a 401 after the token refresh in src/auth/refresh.py. Can you find why?"},
-    {"role": "assistant", "content": (
-        "The TokenRefresher class stores the new access token but the session cookie keeps the old one. "
-        "In src/auth/refresh.py the refresh handler returns before calling save_session, so every request after "
-        "a refresh sends the expired token and the API answers 401.\n\n```python\ndef refresh(self):\n    return tok\n```\n\n"
-        "I moved the save_session call before the return and added a test."
-    )},
+    {
+        "role": "user",
+        "content": "Login fails with a 401 after the token refresh in src/auth/refresh.py. Can you find why?",
+    },
+    {
+        "role": "assistant",
+        "content": (
+            "The TokenRefresher class stores the new access token but the session cookie keeps the old one. "
+            "In src/auth/refresh.py the refresh handler returns before calling save_session, so every request after "
+            "a refresh sends the expired token and the API answers 401.\n\n```python\ndef refresh(self):\n    return tok\n```\n\n"
+            "I moved the save_session call before the return and added a test."
+        ),
+    },
     {"role": "user", "content": "Tests pass now. Which version of requests do we pin?"},
-    {"role": "assistant", "content": (
-        "We pin requests 2.31.0 in requirements.txt; the 401 bug was not related to the library. "
-        "The fix is in commit a1b2c3 and the login flow works again after a token refresh."
-    )},
+    {
+        "role": "assistant",
+        "content": (
+            "We pin requests 2.31.0 in requirements.txt; the 401 bug was not related to the library. "
+            "The fix is in commit a1b2c3 and the login flow works again after a token refresh."
+        ),
+    },
 ]
 BODY = "Effort: auth-401\n\n" + transcript_text(LOG)
 
@@ -55,9 +64,11 @@ def test_empty_and_code_only_bodies():
 
 
 def test_part_summaries_are_merged_without_repeating_the_title():
-    body = ("Effort: db\n\nSummaries of consecutive parts of one conversation:\n\n"
-            "Part 1: db: The sqlite adapter opens ecommerce.db relative to the server. Key terms: db_url.\n\n"
-            "Part 2: db: The health endpoint now returns sqlite:// URLs only. Key terms: normalize_to_url.")
+    body = (
+        "Effort: db\n\nSummaries of consecutive parts of one conversation:\n\n"
+        "Part 1: db: The sqlite adapter opens ecommerce.db relative to the server. Key terms: db_url.\n\n"
+        "Part 2: db: The health endpoint now returns sqlite:// URLs only. Key terms: normalize_to_url."
+    )
     text = summarize(body, 100, COUNTER)
     assert text.count("db: ") == 1 and text.count("Key terms") <= 1
     assert "ecommerce.db" in text and "normalize_to_url" in text

@@ -45,9 +45,13 @@ async def test_a_failed_lifecycle_call_is_a_replay_bug():
 async def test_offline_summary_includes_the_closing_reply_and_halves_the_headroom():
     counter = TokenCounter()
     model = ReplayModel(counter)
-    model.start_turn(TurnPlan(turn=2, user="Is the bug fixed?", reply="Yes, the RefreshToken bug is fixed in auth.py.", close=True))
-    messages = [{"role": "system", "content": paths.prompt("summarize")},
-                {"role": "user", "content": "Effort: bug\n\nUSER: The login breaks after refresh.\n\nUSER: Is the bug fixed?"}]
+    model.start_turn(
+        TurnPlan(turn=2, user="Is the bug fixed?", reply="Yes, the RefreshToken bug is fixed in auth.py.", close=True)
+    )
+    messages = [
+        {"role": "system", "content": paths.prompt("summarize")},
+        {"role": "user", "content": "Effort: bug\n\nUSER: The login breaks after refresh.\n\nUSER: Is the bug fixed?"},
+    ]
     completion = await model.complete(messages, max_tokens=120)
     assert "RefreshToken" in completion.content
     assert counter.count_text(completion.content) <= 60
@@ -59,10 +63,17 @@ async def test_offline_summary_includes_the_closing_reply_and_halves_the_headroo
 
 def test_model_segmentation_answers_are_validated():
     assert one_liners(["a\nb", "x" * 300]).splitlines()[0] == "1. a b"
-    spans = parse_answer('Sure! {"efforts": [{"id": "Login Bug", "first_turn": 1, "last_turn": 2},'
-                         ' {"name": "login bug", "first_turn": 3, "last_turn": 3}]}', 3)
+    spans = parse_answer(
+        'Sure! {"efforts": [{"id": "Login Bug", "first_turn": 1, "last_turn": 2},'
+        ' {"name": "login bug", "first_turn": 3, "last_turn": 3}]}',
+        3,
+    )
     assert [(s.id, s.first_turn, s.last_turn) for s in spans] == [("login-bug", 1, 2), ("login-bug-2", 3, 3)]
-    for bad in ("no json here", '{"efforts": 3}', '{"efforts": [{"id": "a", "first_turn": 1, "last_turn": 9}]}',
-                '{"efforts": [{"id": "a", "first_turn": 1, "last_turn": 2}, {"id": "b", "first_turn": 2, "last_turn": 3}]}'):
+    for bad in (
+        "no json here",
+        '{"efforts": 3}',
+        '{"efforts": [{"id": "a", "first_turn": 1, "last_turn": 9}]}',
+        '{"efforts": [{"id": "a", "first_turn": 1, "last_turn": 2}, {"id": "b", "first_turn": 2, "last_turn": 3}]}',
+    ):
         with pytest.raises(BoundaryError):
             parse_answer(bad, 3)

@@ -52,7 +52,8 @@ def test_no_request_ever_passes_a_tight_budget(capsys, monkeypatch, tmp_path):
     # a giant agent response (a log dump) in turn 6, and a tight budget
     dump = "\n".join(f"brake log line {i}: pad wear {i % 7} mm, cable tension {i % 5} N" for i in range(400))
     text = THREE_TOPICS.read_text(encoding="utf-8").replace(
-        "Bed the new brake pads in", f"Here is the log:\n\n{dump}\n\nBed the new brake pads in")
+        "Bed the new brake pads in", f"Here is the log:\n\n{dump}\n\nBed the new brake pads in"
+    )
     transcript = tmp_path / "giant.aider.md"
     transcript.write_text(text, encoding="utf-8")
     monkeypatch.setenv("CCM_TOKEN_BUDGET", "3500")
@@ -67,8 +68,10 @@ def test_no_request_ever_passes_a_tight_budget(capsys, monkeypatch, tmp_path):
 
 def test_boundaries_file_and_text_output(capsys, tmp_path):
     efforts = tmp_path / "b.yaml"
-    efforts.write_text("efforts:\n  - {id: bread, first_turn: 1, last_turn: 4}\n"
-                       "  - {id: brakes, first_turn: 5, last_turn: 8}\n", encoding="utf-8")
+    efforts.write_text(
+        "efforts:\n  - {id: bread, first_turn: 1, last_turn: 4}\n  - {id: brakes, first_turn: 5, last_turn: 8}\n",
+        encoding="utf-8",
+    )
     doc = run_json(capsys, "--efforts", str(efforts))
     assert doc["segmenter"] == "file"
     assert [t["logged_to"] for t in doc["turns"]][8:] == ["ambient"] * 4  # turns 9-12 are in no effort
@@ -136,7 +139,8 @@ def _responder(segmentation: str):
 def test_model_segments_and_summarizes(capsys, llm_server):
     llm_server.responder = _responder(
         '{"efforts": [{"id": "sourdough", "first_turn": 1, "last_turn": 4},'
-        ' {"id": "bike brakes", "first_turn": 5, "last_turn": 8}, {"id": "tax", "first_turn": 9, "last_turn": 12}]}')
+        ' {"id": "bike brakes", "first_turn": 5, "last_turn": 8}, {"id": "tax", "first_turn": 9, "last_turn": 12}]}'
+    )
     doc = run_json(capsys, "--model", "openai/fake-model", "--api-base", llm_server.base_url)
     assert doc["segmenter"] == "model" and doc["summarizer"] == "model"
     assert [e["id"] for e in doc["efforts"]] == ["sourdough", "bike-brakes", "tax"]
@@ -160,8 +164,17 @@ def test_keep_session_leaves_a_real_session(capsys, tmp_path):
     from ccm_tui.commands.replay import run as run_replay
 
     session = tmp_path / "session"
-    args = argparse.Namespace(transcript=THREE_TOPICS, efforts=None, model=None, api_base=None, format="auto",
-                              json=True, plot=None, debug=False, keep_session=session)
+    args = argparse.Namespace(
+        transcript=THREE_TOPICS,
+        efforts=None,
+        model=None,
+        api_base=None,
+        format="auto",
+        json=True,
+        plot=None,
+        debug=False,
+        keep_session=session,
+    )
     assert run_replay(args) == 0
     capsys.readouterr()
     manifest = yaml.safe_load((session / "manifest.yaml").read_text(encoding="utf-8"))

@@ -52,8 +52,8 @@ def test_read_and_nested_calls_are_reads() -> None:
         "> check the config\n\n"
         "⏺ Call(Examine project configuration files)…\n"
         "  ⎿  Read(pyproject.toml)…\n"
-        "  ⎿  Search(pattern: \"**/.pre-commit-config.yaml\")…\n\n"
-        "⏺ Read(file_path: \"src/app.py\", limit: 40)…\n"
+        '  ⎿  Search(pattern: "**/.pre-commit-config.yaml")…\n\n'
+        '⏺ Read(file_path: "src/app.py", limit: 40)…\n'
         "  ⎿  Read 40 lines (ctrl+r to expand)\n"
     )
 

@@ -16,14 +16,16 @@ from tests.fakes.openai_server import call, fault, text, tool_calls
 
 MODEL = "openai/fake-model"
 SECRET = "TOP-SECRET-OUTSIDE-THE-ROOT"
-LOG = "\n".join([
-    "user: divide crashes",
-    "agent: Read src/calc.py",
-    "ZeroDivisionError: division by zero",
-    "agent: Edit src/calc.py",
-    "agent: added a guard",
-    "user: thanks",
-])
+LOG = "\n".join(
+    [
+        "user: divide crashes",
+        "agent: Read src/calc.py",
+        "ZeroDivisionError: division by zero",
+        "agent: Edit src/calc.py",
+        "agent: added a guard",
+        "user: thanks",
+    ]
+)
 
 
 @pytest.fixture
@@ -33,8 +35,9 @@ def project(tmp_path: Path) -> Path:
     outside = tmp_path / "outside"
     (root / "src").mkdir(parents=True)
     outside.mkdir()
-    (root / "src" / "calc.py").write_text("def divide(a, b):\n    if b == 0:\n        raise ValueError('b is zero')\n"
-                                          "    return a / b\n")
+    (root / "src" / "calc.py").write_text(
+        "def divide(a, b):\n    if b == 0:\n        raise ValueError('b is zero')\n    return a / b\n"
+    )
     (root / "README.md").write_text("# calc\n")
     (root / ".env").write_text("API_KEY=sk-should-not-leak\n")
     (outside / "secret.txt").write_text(SECRET + "\n")
@@ -48,7 +51,9 @@ def project(tmp_path: Path) -> Path:
 def parsed_transcript(cwd: str | None = None) -> ParsedTranscript:
     turns = [
         TurnRound(1, ["divide crashes"], ["Read src/calc.py"], 1, 3, [Artifact("src/calc.py", "read", 2)]),
-        TurnRound(2, ["thanks"], ["done"], 4, 6, [Artifact("src/calc.py", "edited", 4), Artifact("gone.py", "created", 5)]),
+        TurnRound(
+            2, ["thanks"], ["done"], 4, 6, [Artifact("src/calc.py", "edited", 4), Artifact("gone.py", "created", 5)]
+        ),
     ]
     return ParsedTranscript("opencode", turns, cwd=cwd)
 
@@ -57,8 +62,19 @@ def tools_for(root: Path | None, cwd: str | None = None) -> ev.EvidenceTools:
     return ev.EvidenceTools(LOG, parsed_transcript(cwd), ev.FileAccess(root, "", cwd))
 
 
-ESCAPES = ["/etc/passwd", "../../../etc/passwd", "../outside/secret.txt", "src/../../outside/secret.txt",
-           "link.txt", "outdir/secret.txt", "pipe", "/dev/zero", "/proc/self/environ", ".env", "src/.git/config"]
+ESCAPES = [
+    "/etc/passwd",
+    "../../../etc/passwd",
+    "../outside/secret.txt",
+    "src/../../outside/secret.txt",
+    "link.txt",
+    "outdir/secret.txt",
+    "pipe",
+    "/dev/zero",
+    "/proc/self/environ",
+    ".env",
+    "src/.git/config",
+]
 
 
 @pytest.mark.parametrize("path", ESCAPES)
@@ -139,8 +155,10 @@ def test_search_log_regex_literal_context_and_caps() -> None:
     tools = tools_for(None)
     out = tools.run("search_log", {"pattern": r"zero\w*error", "context_lines": 1})
     assert out["mode"] == "regex" and out["matches"][0]["line"] == 3
-    assert out["matches"][0]["context"] == "2: agent: Read src/calc.py\n3: ZeroDivisionError: division by zero\n" \
-                                           "4: agent: Edit src/calc.py"
+    assert (
+        out["matches"][0]["context"] == "2: agent: Read src/calc.py\n3: ZeroDivisionError: division by zero\n"
+        "4: agent: Edit src/calc.py"
+    )
     assert tools.run("search_log", {"pattern": "calc.py ("})["mode"] == "literal"  # invalid regex → literal
     many = ev.EvidenceTools("\n".join(f"line {i} hit" for i in range(500)), parsed_transcript(), ev.FileAccess(None))
     out = many.run("search_log", {"pattern": "hit", "context_lines": 0})
@@ -193,16 +211,25 @@ def tool_messages(body: dict) -> list[dict]:
 
 async def test_loop_runs_real_tool_calls_and_refuses_escapes(llm_server, llm, project: Path) -> None:
     llm_server.push(
-        tool_calls(*(call("read_file", {"path": p}, id=f"esc{i}") for i, p in enumerate(
-            ["/etc/passwd", "../../../etc/passwd", "link.txt", "outdir/secret.txt", "pipe", "/dev/zero"]))),
-        tool_calls(call("search_log", {"pattern": "ZeroDivisionError"}),
-                   call("search_file", {"path": "src/calc.py", "pattern": "raise"}),
-                   call("list_artifacts")),
+        tool_calls(
+            *(
+                call("read_file", {"path": p}, id=f"esc{i}")
+                for i, p in enumerate(
+                    ["/etc/passwd", "../../../etc/passwd", "link.txt", "outdir/secret.txt", "pipe", "/dev/zero"]
+                )
+            )
+        ),
+        tool_calls(
+            call("search_log", {"pattern": "ZeroDivisionError"}),
+            call("search_file", {"path": "src/calc.py", "pattern": "raise"}),
+            call("list_artifacts"),
+        ),
         tool_calls(call("complete", {"findings": "- calc.py:3 raises ValueError (verified)"})),
     )
     rounds: list[str] = []
-    result = await ev.gather_evidence(llm, tools_for(project), "SESSION: calc", max_rounds=8,
-                                      progress=lambda d, t, label: rounds.append(label))
+    result = await ev.gather_evidence(
+        llm, tools_for(project), "SESSION: calc", max_rounds=8, progress=lambda d, t, label: rounds.append(label)
+    )
 
     assert result.findings == "- calc.py:3 raises ValueError (verified)"
     assert result.ended_by == "complete" and result.rounds == 3
@@ -210,7 +237,12 @@ async def test_loop_runs_real_tool_calls_and_refuses_escapes(llm_server, llm, pr
     requests = llm_server.chat_requests()
     assert len(requests) == 3
     assert {t["function"]["name"] for t in requests[0]["tools"]} == {
-        "search_log", "search_file", "read_file", "list_artifacts", "complete"}
+        "search_log",
+        "search_file",
+        "read_file",
+        "list_artifacts",
+        "complete",
+    }
     refusals = tool_messages(requests[1])
     assert len(refusals) == 6 and all("refused" in r["error"] for r in refusals)
     found = tool_messages(requests[2])[6:]
@@ -224,8 +256,12 @@ async def test_loop_runs_real_tool_calls_and_refuses_escapes(llm_server, llm, pr
 
 async def test_bad_calls_get_json_errors_and_the_loop_goes_on(llm_server, llm, project: Path) -> None:
     llm_server.push(
-        tool_calls(call("read_file", "{not json", id="a"), call("delete_file", {"path": "x"}, id="b"),
-                   call("read_file", {"path": 3}, id="c"), call("complete", {"findings": ""}, id="d")),
+        tool_calls(
+            call("read_file", "{not json", id="a"),
+            call("delete_file", {"path": "x"}, id="b"),
+            call("read_file", {"path": 3}, id="c"),
+            call("complete", {"findings": ""}, id="d"),
+        ),
         text("The session fixed divide()."),
     )
     result = await ev.gather_evidence(llm, tools_for(project), "ctx")
@@ -277,4 +313,4 @@ async def test_too_many_calls_in_one_round_are_answered_not_run(llm_server, llm)
     await ev.gather_evidence(llm, tools_for(None), "ctx")
     answers = tool_messages(llm_server.chat_requests()[1])
     assert len(answers) == ev.MAX_CALLS_PER_ROUND + 2
-    assert all("too many tool calls" in a["error"] for a in answers[ev.MAX_CALLS_PER_ROUND:])
+    assert all("too many tool calls" in a["error"] for a in answers[ev.MAX_CALLS_PER_ROUND :])

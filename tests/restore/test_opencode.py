@@ -53,10 +53,7 @@ def test_welcome_box_gives_the_working_directory(parsed: ParsedTranscript) -> No
 
 
 def test_boxes_signed_by_someone_else_are_agent_output() -> None:
-    text = (
-        "┃ fix the tests ┃\n┃ bob (9:01 AM) ┃\n\n"
-        "┃ Running the suite now. ┃\n┃ gpt-4o (9:02 AM) ┃\n"
-    )
+    text = "┃ fix the tests ┃\n┃ bob (9:01 AM) ┃\n\n┃ Running the suite now. ┃\n┃ gpt-4o (9:02 AM) ┃\n"
 
     parsed = opencode.parse(text)
 

@@ -23,8 +23,16 @@ LONG_ANSWER = "Done. " + "The guard checks b before dividing. " * 60
 
 def _rec(uuid: str, parent: str | None, kind: str, content: Any, cwd: str, **extra: Any) -> dict[str, Any]:
     message: dict[str, Any] = {"role": kind, "content": content, **extra.pop("message", {})}
-    return {"parentUuid": parent, "uuid": uuid, "type": kind, "sessionId": "s1", "cwd": cwd,
-            "isSidechain": False, "message": message, **extra}
+    return {
+        "parentUuid": parent,
+        "uuid": uuid,
+        "type": kind,
+        "sessionId": "s1",
+        "cwd": cwd,
+        "isSidechain": False,
+        "message": message,
+        **extra,
+    }
 
 
 def write_claude_session(path: Path, cwd: Path) -> Path:
@@ -32,24 +40,62 @@ def write_claude_session(path: Path, cwd: Path) -> Path:
     c = str(cwd)
     records = [
         _rec("u1", None, "user", "The divide function crashes when b is zero, fix it", c),
-        _rec("a1", "u1", "assistant", [{"type": "text", "text": "Let me look at calc.py."},
-                                       {"type": "tool_use", "id": "t1", "name": "Read",
-                                        "input": {"file_path": f"{c}/src/calc.py"}}], c, message={"id": "m1"}),
+        _rec(
+            "a1",
+            "u1",
+            "assistant",
+            [
+                {"type": "text", "text": "Let me look at calc.py."},
+                {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": f"{c}/src/calc.py"}},
+            ],
+            c,
+            message={"id": "m1"},
+        ),
         _rec("r1", "a1", "user", [{"type": "tool_result", "tool_use_id": "t1", "content": "def divide..."}], c),
-        _rec("a2", "r1", "assistant", [{"type": "tool_use", "id": "t2", "name": "Edit",
-                                        "input": {"file_path": f"{c}/src/calc.py"}}], c, message={"id": "m2"}),
+        _rec(
+            "a2",
+            "r1",
+            "assistant",
+            [{"type": "tool_use", "id": "t2", "name": "Edit", "input": {"file_path": f"{c}/src/calc.py"}}],
+            c,
+            message={"id": "m2"},
+        ),
         _rec("r2", "a2", "user", [{"type": "tool_result", "tool_use_id": "t2", "content": "ok"}], c),
         _rec("a3", "r2", "assistant", [{"type": "text", "text": LONG_ANSWER}], c, message={"id": "m3"}),
         _rec("u2", "a3", "user", "Add a pytest test for it", c),
-        _rec("a4", "u2", "assistant", [{"type": "tool_use", "id": "t3", "name": "Write",
-                                        "input": {"file_path": f"{c}/tests/test_calc.py", "content": "..."}}], c,
-             message={"id": "m4"}),
+        _rec(
+            "a4",
+            "u2",
+            "assistant",
+            [
+                {
+                    "type": "tool_use",
+                    "id": "t3",
+                    "name": "Write",
+                    "input": {"file_path": f"{c}/tests/test_calc.py", "content": "..."},
+                }
+            ],
+            c,
+            message={"id": "m4"},
+        ),
         _rec("r3", "a4", "user", [{"type": "tool_result", "tool_use_id": "t3", "content": "created"}], c),
-        _rec("a5", "r3", "assistant", [{"type": "text", "text": "Added tests/test_calc.py; 3 tests pass."}], c,
-             message={"id": "m5"}),
+        _rec(
+            "a5",
+            "r3",
+            "assistant",
+            [{"type": "text", "text": "Added tests/test_calc.py; 3 tests pass."}],
+            c,
+            message={"id": "m5"},
+        ),
         _rec("u3", "a5", "user", "Thanks, update the README too", c),
-        _rec("a6", "u3", "assistant", [{"type": "text", "text": "README now documents the ValueError."}], c,
-             message={"id": "m6"}),
+        _rec(
+            "a6",
+            "u3",
+            "assistant",
+            [{"type": "text", "text": "README now documents the ValueError."}],
+            c,
+            message={"id": "m6"},
+        ),
         {"type": "summary", "summary": "Fix calculator division by zero", "leafUuid": "a6"},
     ]
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
@@ -57,9 +103,11 @@ def write_claude_session(path: Path, cwd: Path) -> Path:
 
 
 def turn_reply(n: int) -> str:
-    return (f"TURN SUMMARY\n\nTurn number: {n}\nUser request summary: request {n}\n"
-            f"Agent response summary: handled request {n}\nKey outcomes: outcome {n}\nState changes: none\n"
-            "Artifacts modified: none\nConstraints/assumptions added: none\nOpen questions after this turn: none")
+    return (
+        f"TURN SUMMARY\n\nTurn number: {n}\nUser request summary: request {n}\n"
+        f"Agent response summary: handled request {n}\nKey outcomes: outcome {n}\nState changes: none\n"
+        "Artifacts modified: none\nConstraints/assumptions added: none\nOpen questions after this turn: none"
+    )
 
 
 def responder(body: dict[str, Any]):
@@ -71,14 +119,18 @@ def responder(body: dict[str, Any]):
         if tools == ["complete"]:
             return tool_calls(call("complete", {"findings": "- forced"}))
         if not any(m["role"] == "tool" for m in messages):
-            return tool_calls(call("search_log", {"pattern": "ValueError"}),
-                              call("read_file", {"path": "src/calc.py"}),
-                              call("read_file", {"path": "/etc/passwd"}))
+            return tool_calls(
+                call("search_log", {"pattern": "ValueError"}),
+                call("read_file", {"path": "src/calc.py"}),
+                call("read_file", {"path": "/etc/passwd"}),
+            )
         return tool_calls(call("complete", {"findings": "- calc.py guards b == 0 (verified)"}))
     if "SESSION SUMMARY" in system:
-        return text(f"SESSION SUMMARY\n\nSummary: {FINAL_SUMMARY}\nGoal: stop the crash\nOutcome: fixed\n"
-                    "Key decisions: raise ValueError\nArtifacts: src/calc.py, tests/test_calc.py\nConstraints: none\n"
-                    "Open questions / next steps: none")
+        return text(
+            f"SESSION SUMMARY\n\nSummary: {FINAL_SUMMARY}\nGoal: stop the crash\nOutcome: fixed\n"
+            "Key decisions: raise ValueError\nArtifacts: src/calc.py, tests/test_calc.py\nConstraints: none\n"
+            "Open questions / next steps: none"
+        )
     turn = int(re.search(r"this is turn (\d+) of", messages[-1]["content"]).group(1))
     return text(turn_reply(turn))
 
@@ -102,8 +154,18 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def restore(capsys, llm_server, transcript: Path, session: Path, *extra: str) -> tuple[int, str, str]:
-    return run(capsys, "restore", str(transcript), "--session-dir", str(session), "--model", MODEL,
-               "--api-base", llm_server.base_url, *extra)
+    return run(
+        capsys,
+        "restore",
+        str(transcript),
+        "--session-dir",
+        str(session),
+        "--model",
+        MODEL,
+        "--api-base",
+        llm_server.base_url,
+        *extra,
+    )
 
 
 def test_restore_lands_a_concluded_effort_that_status_lists(capsys, llm_server, workspace) -> None:
@@ -155,8 +217,9 @@ def test_evidence_runs_under_the_recorded_cwd_and_refuses_escapes(capsys, llm_se
 
 def test_flags_skip_evidence_dump_turns_and_max_turns(capsys, llm_server, workspace) -> None:
     transcript, session = workspace
-    rc, out, err = restore(capsys, llm_server, transcript, session, "--skip-evidence-search", "--dump-turns",
-                           "--max-turns", "2")
+    rc, out, err = restore(
+        capsys, llm_server, transcript, session, "--skip-evidence-search", "--dump-turns", "--max-turns", "2"
+    )
     assert rc == 0, err
     assert not any(b.get("tools") for b in llm_server.chat_requests())
     assert out.count("TURN SUMMARY") == 2 and "Key outcomes: outcome 2" in out
@@ -177,8 +240,7 @@ def test_max_searches_forces_completion_end_to_end(capsys, llm_server, workspace
 def test_json_output_and_second_restore_gets_a_new_id(capsys, llm_server, workspace) -> None:
     transcript, session = workspace
     assert restore(capsys, llm_server, transcript, session, "--skip-evidence-search")[0] == 0
-    rc, out, err = restore(capsys, llm_server, transcript, session, "--skip-evidence-search", "--json",
-                           "--dump-turns")
+    rc, out, err = restore(capsys, llm_server, transcript, session, "--skip-evidence-search", "--json", "--dump-turns")
     assert rc == 0, err
     data = json.loads(out)
     assert data["effort_id"] == "fix-calculator-division-by-zero-2"
@@ -247,12 +309,15 @@ def test_parse_only_table_needs_no_model(capsys, tmp_path: Path) -> None:
     assert f"created {tmp_path}/tests/test_calc.py" in " ".join(out.split())
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--max-turns", "0"], "--max-turns"),
-    (["--max-searches", "-1"], "--max-searches"),
-    (["--parse-only", "--dump-turns"], "--dump-turns"),
-    (["--format", "nonsense"], "unknown --format"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--max-turns", "0"], "--max-turns"),
+        (["--max-searches", "-1"], "--max-searches"),
+        (["--parse-only", "--dump-turns"], "--dump-turns"),
+        (["--format", "nonsense"], "unknown --format"),
+    ],
+)
 def test_bad_flags_are_usage_errors(capsys, tmp_path: Path, extra: list[str], message: str) -> None:
     transcript = write_claude_session(tmp_path / "s.jsonl", tmp_path)
     rc, _, err = run(capsys, "restore", str(transcript), *extra)
@@ -265,13 +330,23 @@ def test_runtime_errors_are_one_line(capsys, tmp_path: Path) -> None:
     transcript = write_claude_session(tmp_path / "s.jsonl", tmp_path)
     rc, _, err = run(capsys, "restore", str(transcript), "--session-dir", str(tmp_path / "s"))
     assert rc == 1 and "no model configured" in err and len(err.strip().splitlines()) == 1
-    rc, _, err = run(capsys, "restore", str(transcript), "--session-dir", str(tmp_path / "s"), "--model", MODEL,
-                     "--root", str(tmp_path / "nowhere"))
+    rc, _, err = run(
+        capsys,
+        "restore",
+        str(transcript),
+        "--session-dir",
+        str(tmp_path / "s"),
+        "--model",
+        MODEL,
+        "--root",
+        str(tmp_path / "nowhere"),
+    )
     assert rc == 1 and "not a directory" in err
     empty = tmp_path / "empty.jsonl"
     empty.write_text(json.dumps({"type": "summary", "summary": "x", "leafUuid": "q"}) + "\n")
-    rc, _, err = run(capsys, "restore", str(empty), "--format", "claude-code", "--model", MODEL,
-                     "--session-dir", str(tmp_path / "s"))
+    rc, _, err = run(
+        capsys, "restore", str(empty), "--format", "claude-code", "--model", MODEL, "--session-dir", str(tmp_path / "s")
+    )
     assert rc == 1 and "no human turns" in err
 
 

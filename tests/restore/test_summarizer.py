@@ -14,25 +14,40 @@ MODEL = "openai/fake-model"
 
 
 def turn_reply(n: int, request: str, outcome: str, *, constraints: str = "none", questions: str = "none") -> str:
-    return "\n".join([
-        "TURN SUMMARY", "",
-        f"Turn number: {n}",
-        f"User request summary: {request}",
-        f"Agent response summary: worked on {request}",
-        f"Key outcomes: {outcome}",
-        "State changes: none",
-        "Artifacts modified: none",
-        f"Constraints/assumptions added: {constraints}",
-        f"Open questions after this turn: {questions}",
-    ])
+    return "\n".join(
+        [
+            "TURN SUMMARY",
+            "",
+            f"Turn number: {n}",
+            f"User request summary: {request}",
+            f"Agent response summary: worked on {request}",
+            f"Key outcomes: {outcome}",
+            "State changes: none",
+            "Artifacts modified: none",
+            f"Constraints/assumptions added: {constraints}",
+            f"Open questions after this turn: {questions}",
+        ]
+    )
 
 
 def transcript() -> ParsedTranscript:
     turns = [
-        TurnRound(1, ["Fix the crash in divide() when b is zero"], ["I read calc.py and found no guard."], 1, 10,
-                  [Artifact("src/calc.py", "read", 4)]),
-        TurnRound(2, ["Add a test for it", "use pytest please"], ["Created tests/test_calc.py.", "Tests pass."], 11, 20,
-                  [Artifact("tests/test_calc.py", "created", 15), Artifact("src/calc.py", "edited", 17)]),
+        TurnRound(
+            1,
+            ["Fix the crash in divide() when b is zero"],
+            ["I read calc.py and found no guard."],
+            1,
+            10,
+            [Artifact("src/calc.py", "read", 4)],
+        ),
+        TurnRound(
+            2,
+            ["Add a test for it", "use pytest please"],
+            ["Created tests/test_calc.py.", "Tests pass."],
+            11,
+            20,
+            [Artifact("tests/test_calc.py", "created", 15), Artifact("src/calc.py", "edited", 17)],
+        ),
         TurnRound(3, ["Update the README"], ["Edited README.md."], 21, 30, [Artifact("README.md", "edited", 25)]),
     ]
     return ParsedTranscript("claude-code", turns, cwd="/home/dev/calc", title="Calculator fix")
@@ -54,13 +69,22 @@ def user_content(body: dict) -> str:
 
 async def test_each_turn_gets_previous_summary_and_accumulated_state(llm_server, llm, counter) -> None:
     llm_server.push(
-        text(turn_reply(1, "guard divide against zero", "found missing zero check in divide",
-                        constraints="keep Python 3.8 support", questions="should divide raise or return None?")),
+        text(
+            turn_reply(
+                1,
+                "guard divide against zero",
+                "found missing zero check in divide",
+                constraints="keep Python 3.8 support",
+                questions="should divide raise or return None?",
+            )
+        ),
         text(turn_reply(2, "add pytest test", "divide now raises ValueError; test added", questions="none")),
         text(turn_reply(3, "document behaviour", "README documents ValueError")),
     )
     steps: list[tuple[int, int, str]] = []
-    result = await sm.summarize_turns(llm, transcript(), counter, progress=lambda d, t, label: steps.append((d, t, label)))
+    result = await sm.summarize_turns(
+        llm, transcript(), counter, progress=lambda d, t, label: steps.append((d, t, label))
+    )
 
     assert [s.turn for s in result.summaries] == [1, 2, 3]
     assert result.notes == [] and result.failed == []
@@ -116,8 +140,9 @@ async def test_failed_turn_is_logged_and_skipped_state_kept(llm_server, llm, cou
 
 
 async def test_unparsable_answer_skips_the_turn(llm_server, llm, counter) -> None:
-    llm_server.push(text("Sure! Here you go."), text(turn_reply(2, "add test", "test added")),
-                    text(turn_reply(3, "docs", "done")))
+    llm_server.push(
+        text("Sure! Here you go."), text(turn_reply(2, "add test", "test added")), text(turn_reply(3, "docs", "done"))
+    )
     result = await sm.summarize_turns(llm, transcript(), counter)
     assert result.failed == [1]
     assert "not a TURN SUMMARY" in result.notes[0]
@@ -181,8 +206,7 @@ Open questions after this turn: flaky CI?; timeouts
 def test_state_stays_bounded() -> None:
     state = sm.RestoreState()
     for n in range(1, 60):
-        state.update(sm.TurnSummary(n, user_request=f"request {n}", key_outcomes=f"a{n}; b{n}",
-                                    constraints=f"c{n}"))
+        state.update(sm.TurnSummary(n, user_request=f"request {n}", key_outcomes=f"a{n}; b{n}", constraints=f"c{n}"))
     assert len(state.goals) == sm.MAX_GOALS and state.goals[0] == "T1: request 1"
     assert state.goals[-1] == "T59: request 59"
     assert len(state.decisions) == sm.MAX_DECISIONS and len(state.constraints) == sm.MAX_CONSTRAINTS
@@ -193,12 +217,15 @@ async def test_session_summary_uses_turns_state_and_evidence(llm_server, llm, co
     parsed = transcript()
     parsed.turns = parsed.turns[:1]
     turns = await sm.summarize_turns(llm, parsed, counter)
-    final = ("SESSION SUMMARY\n\nSummary: Calculator: divide() now raises ValueError on zero; tested.\n"
-             "Goal: stop the crash\nOutcome: fixed\nKey decisions: raise ValueError\nArtifacts: src/calc.py\n"
-             "Constraints: none\nOpen questions / next steps: none")
+    final = (
+        "SESSION SUMMARY\n\nSummary: Calculator: divide() now raises ValueError on zero; tested.\n"
+        "Goal: stop the crash\nOutcome: fixed\nKey decisions: raise ValueError\nArtifacts: src/calc.py\n"
+        "Constraints: none\nOpen questions / next steps: none"
+    )
     llm_server.push(text(final))
-    result = await sm.summarize_session(llm, parsed, turns, "- calc.py:12 raises ValueError (verified)", counter,
-                                        name="Calculator fix")
+    result = await sm.summarize_session(
+        llm, parsed, turns, "- calc.py:12 raises ValueError (verified)", counter, name="Calculator fix"
+    )
     assert result.summary == "Calculator: divide() now raises ValueError on zero; tested."
     assert result.report.startswith("SESSION SUMMARY") and "Key decisions: raise ValueError" in result.report
     assert result.fields["outcome"] == "fixed"
@@ -229,8 +256,9 @@ def test_offline_summary_from_state(counter) -> None:
 
 
 def test_turn_digest_keeps_latest_in_full_and_older_as_lines(counter) -> None:
-    summaries = [sm.TurnSummary(n, user_request=f"request {n} " + "x " * 80, key_outcomes=f"outcome {n}")
-                 for n in range(1, 40)]
+    summaries = [
+        sm.TurnSummary(n, user_request=f"request {n} " + "x " * 80, key_outcomes=f"outcome {n}") for n in range(1, 40)
+    ]
     digest = sm.turn_digest(summaries, counter, budget=1_500)
     assert counter.count_text(digest) <= 1_600
     assert "Turn number: 39" in digest

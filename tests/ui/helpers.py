@@ -22,8 +22,15 @@ SIZE = (150, 45)
 def demo_app(session_dir: Path, **settings: Any) -> CcmApp:
     """The offline demo (scripted model, no delays), optionally with other thresholds."""
     base = Settings(model=DEMO_MODEL, token_budget=6_000)
-    return CcmApp(base.with_overrides("test", **settings) if settings else base, session_dir, demo=True,
-                  demo_delay=0, watch=False, warm_up=False, autoplay=False)
+    return CcmApp(
+        base.with_overrides("test", **settings) if settings else base,
+        session_dir,
+        demo=True,
+        demo_delay=0,
+        watch=False,
+        warm_up=False,
+        autoplay=False,
+    )
 
 
 def server_app(session_dir: Path, base_url: str, *, watch: bool = False, **settings: Any) -> CcmApp:
@@ -103,8 +110,9 @@ async def build(directory: Path, turns: int, **settings: Any) -> Path:
     from ccm_tui.demo import DemoModel
 
     base = Settings(model=DEMO_MODEL, token_budget=6_000)
-    engine = open_engine(directory, base.with_overrides("test", **settings) if settings else base,
-                         llm=DemoModel(delay=0), budget=6_000)
+    engine = open_engine(
+        directory, base.with_overrides("test", **settings) if settings else base, llm=DemoModel(delay=0), budget=6_000
+    )
     try:
         for text in script_messages()[:turns]:
             await engine.run_turn(text)

@@ -1,6 +1,6 @@
 """Write the README screenshot: the main screen in a rich state, from the offline demo.
 
-    python -m tests.ui.make_screenshot docs/screenshot.svg
+python -m tests.ui.make_screenshot docs/screenshot.svg
 """
 
 from __future__ import annotations

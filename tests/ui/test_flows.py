@@ -172,8 +172,16 @@ async def test_palette_lists_every_action(tmp_path):
     async with demo_app(await build(tmp_path / "s", 2)).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         names = [name for name, *_ in app_commands(screen)] + [name for name, *_ in effort_commands(screen)]
-        for expected in ("Open effort…", "Search efforts…", "Context inspector", "Settings", "Switch model…",
-                         "Conclude: japan-trip", "View raw log: japan-trip", "Export to Markdown: japan-trip"):
+        for expected in (
+            "Open effort…",
+            "Search efforts…",
+            "Context inspector",
+            "Settings",
+            "Switch model…",
+            "Conclude: japan-trip",
+            "View raw log: japan-trip",
+            "Export to Markdown: japan-trip",
+        ):
             assert expected in names
         assert "Cancel the running turn" not in names  # only while a turn runs
         screen.busy = True
@@ -272,7 +280,7 @@ async def test_log_viewer_and_export(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     async with demo_app(await build(tmp_path / "s", 5)).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        screen.run_effort_action("japan-trip", "log")
+        screen.efforts.run("japan-trip", "log")
         viewer = await wait_until(pilot, lambda: isinstance(pilot.app.screen, EffortLogScreen) and pilot.app.screen)
         assert len(viewer.records) == 6
         await pilot.press("x")
@@ -291,8 +299,9 @@ async def test_changes_from_another_process_appear_live(tmp_path):
     from ccm_tui.ui.app import CcmApp
 
     directory = tmp_path / "s"
-    app = CcmApp(Settings(model=DEMO_MODEL, token_budget=6_000), directory, demo=True, demo_delay=0,
-                 watch=True, warm_up=False)
+    app = CcmApp(
+        Settings(model=DEMO_MODEL, token_budget=6_000), directory, demo=True, demo_delay=0, watch=True, warm_up=False
+    )
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await wait_until(pilot, lambda: screen.host.watching, what="the watcher")
@@ -302,8 +311,11 @@ async def test_changes_from_another_process_appear_live(tmp_path):
                 await other.run_turn(message)
         finally:
             other.close()
-        await wait_until(pilot, lambda: any(i.effort_id == "japan-trip" for i in screen.query(EffortItem)),
-                         what="the sidebar to show the other process's effort")
+        await wait_until(
+            pilot,
+            lambda: any(i.effort_id == "japan-trip" for i in screen.query(EffortItem)),
+            what="the sidebar to show the other process's effort",
+        )
         texts = [m.text for m in screen.query_one(ChatLog).messages("user")]
         assert script_messages()[1] in texts
 
@@ -338,7 +350,7 @@ async def test_startup_does_not_import_litellm(tmp_path):
         from ccm_tui.config import Settings
         from ccm_tui.ui.app import CcmApp
         async def main():
-            app = CcmApp(Settings(model="openai/fake-model", token_budget=16000), {str(tmp_path / 's')!r},
+            app = CcmApp(Settings(model="openai/fake-model", token_budget=16000), {str(tmp_path / "s")!r},
                          watch=False, warm_up=False)
             async with app.run_test(size=(150, 45)) as pilot:
                 for _ in range(500):
@@ -364,14 +376,22 @@ async def test_the_demo_plays_through_by_pressing_enter(tmp_path):
         for expected in script_messages():
             await wait_until(pilot, lambda e=expected: prompt.text == e, what="the scripted message")
             await pilot.press("enter")
-            await wait_until(pilot, lambda e=expected: screen.query_one(ChatLog).messages("user")[-1:]
-                             and screen.query_one(ChatLog).messages("user")[-1].text == e)
+            await wait_until(
+                pilot,
+                lambda e=expected: (
+                    screen.query_one(ChatLog).messages("user")[-1:]
+                    and screen.query_one(ChatLog).messages("user")[-1].text == e
+                ),
+            )
             await idle(pilot)
         shown = banners(screen)
-        for banner in ("--- Opened effort: japan-trip ---", "--- Concluded effort: japan-trip ---",
-                       "--- Expanded effort: japan-trip (747 tokens loaded) ---",
-                       "--- Auto-collapsed effort: japan-trip (inactive for 3 turns) ---",
-                       "--- Reopened effort: japan-trip ---"):
+        for banner in (
+            "--- Opened effort: japan-trip ---",
+            "--- Concluded effort: japan-trip ---",
+            "--- Expanded effort: japan-trip (747 tokens loaded) ---",
+            "--- Auto-collapsed effort: japan-trip (inactive for 3 turns) ---",
+            "--- Reopened effort: japan-trip ---",
+        ):
             assert banner in shown
         assert any(b.startswith("End of the demo script") for b in shown)
         routes = [m.logged_to for m in screen.query_one(ChatLog).messages("assistant")]
@@ -524,7 +544,7 @@ async def test_the_token_meter_stays_visible_with_many_efforts(tmp_path):
     async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         for n in range(9):
-            screen.open_effort(f"topic {n}")
+            screen.efforts.open(f"topic {n}")
             await idle(pilot)
         await wait_until(pilot, lambda: len(screen.query(EffortItem)) >= 9)
         screen.action_focus_efforts()  # the details of the selected effort show too

@@ -58,8 +58,9 @@ def test_effort_menu(snap_compare, tmp_path):
     async def run_before(pilot):
         await _main(pilot, "japan-trip")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: pilot.app.screen.query("ChoiceDialog") or
-                         type(pilot.app.screen).__name__ == "ChoiceDialog")
+        await wait_until(
+            pilot, lambda: pilot.app.screen.query("ChoiceDialog") or type(pilot.app.screen).__name__ == "ChoiceDialog"
+        )
         await settle(pilot)
 
     app = demo_app(build_session(tmp_path / "s", 6))
@@ -81,7 +82,7 @@ def test_inspector(snap_compare, tmp_path):
 def test_log_viewer(snap_compare, tmp_path):
     async def run_before(pilot):
         screen = await ready(pilot)
-        screen.run_effort_action("japan-trip", "log")
+        screen.efforts.run("japan-trip", "log")
         await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "EffortLogScreen")
         await settle(pilot)
 
@@ -109,4 +110,3 @@ def test_settings(snap_compare, tmp_path):
         await settle(pilot)
 
     assert snap_compare(demo_app(tmp_path / "s"), terminal_size=SIZE, run_before=run_before)
-

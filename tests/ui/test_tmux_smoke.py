@@ -65,24 +65,42 @@ def test_chat_in_a_real_terminal(tmp_path, tmux):
     if program is None:
         pytest.skip("ccm-tui is not installed")
     script = tmp_path / "script.json"
-    script.write_text(json.dumps([
-        {"type": "text", "content": "Hello from the fake server!"},
-        {"type": "tool_calls", "calls": [{"name": "open_effort", "arguments": {"name": "smoke test"}}]},
-        {"type": "text", "content": "Effort opened, let's go."},
-    ]))
-    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
-           "OPENAI_API_KEY": "sk-test-fake", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT)}
-    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.openai_server", "--port", "0",
-                               "--script", str(script)], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    script.write_text(
+        json.dumps(
+            [
+                {"type": "text", "content": "Hello from the fake server!"},
+                {"type": "tool_calls", "calls": [{"name": "open_effort", "arguments": {"name": "smoke test"}}]},
+                {"type": "text", "content": "Effort opened, let's go."},
+            ]
+        )
+    )
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "OPENAI_API_KEY": "sk-test-fake",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PYTHONPATH": str(ROOT),
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.fakes.openai_server", "--port", "0", "--script", str(script)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         base_url = server.stdout.readline().strip()
         assert base_url.startswith("http://")
-        command = (f"{program} --session-dir {tmp_path / 'session'} --model openai/fake-model "
-                   f"--api-base {base_url}")
-        exports = " ".join(f"{k}={v}" for k, v in env.items() if k in (
-            "XDG_CONFIG_HOME", "XDG_DATA_HOME", "OPENAI_API_KEY", "LITELLM_LOCAL_MODEL_COST_MAP"))
-        tmux("new-session", "-d", "-s", "smoke", "-x", "150", "-y", "45",
-             f"env -u COLUMNS -u LINES {exports} {command}")
+        command = f"{program} --session-dir {tmp_path / 'session'} --model openai/fake-model --api-base {base_url}"
+        exports = " ".join(
+            f"{k}={v}"
+            for k, v in env.items()
+            if k in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "OPENAI_API_KEY", "LITELLM_LOCAL_MODEL_COST_MAP")
+        )
+        tmux(
+            "new-session", "-d", "-s", "smoke", "-x", "150", "-y", "45", f"env -u COLUMNS -u LINES {exports} {command}"
+        )
         _wait_for(tmux, "model  openai/fake-model")
         _wait_for(tmux, "of budget")  # the session is open and measured
 

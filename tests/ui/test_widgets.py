@@ -42,8 +42,9 @@ async def test_turn_view_streams_and_separates_rounds_after_tool_calls():
         assert await turn.apply(te.TurnStarted(turn=1, user="plan my trip")) is None
         assert turn.started
         assert await turn.apply(te.TextDelta(turn=1, text="Let me open an effort.")) == "Writing"
-        await turn.apply(te.ToolCalled(turn=1, name="open_effort", arguments={"name": "trip"},
-                                       result={"id": "trip"}, ok=True))
+        await turn.apply(
+            te.ToolCalled(turn=1, name="open_effort", arguments={"name": "trip"}, result={"id": "trip"}, ok=True)
+        )
         await turn.apply(te.TextDelta(turn=1, text="  Opened."))
         await pilot.pause()
         assert turn.assistant.text == "Let me open an effort.\n\nOpened."
@@ -97,8 +98,9 @@ async def test_a_failed_turn_keeps_what_streamed_marked():
 async def test_token_meter_shows_total_budget_and_savings():
     meter = TokenMeter()
     async with WidgetHost(meter).run_test() as pilot:
-        meter.show(te.ContextFigures(turn=3, layers={"system": 800, "summaries": 200}, total=1_000,
-                                     naive=4_000, budget=16_000))
+        meter.show(
+            te.ContextFigures(turn=3, layers={"system": 800, "summaries": 200}, total=1_000, naive=4_000, budget=16_000)
+        )
         await pilot.pause()
         text = " ".join(str(s.render()) for s in meter.query("Static"))
         assert "1,000" in text and "16,000" in text
@@ -109,8 +111,9 @@ async def test_token_meter_shows_total_budget_and_savings():
 async def test_effort_list_groups_open_expanded_and_concluded_with_decay_counters():
     efforts = (
         view("trip", EffortState.ACTIVE, raw_tokens=1_200, messages=4),
-        view("auth-bug", EffortState.EXPANDED, raw_tokens=900, summary="fixed the token refresh",
-             turns_since_reference=1),
+        view(
+            "auth-bug", EffortState.EXPANDED, raw_tokens=900, summary="fixed the token refresh", turns_since_reference=1
+        ),
         view("old", EffortState.EVICTED, summary="an old topic", in_memory=False),
     )
     listing = EffortList()

@@ -78,3 +78,10 @@ def test_every_documented_environment_variable_is_in_the_readme():
 
     readme = (ROOT.parent / "README.md").read_text(encoding="utf-8")
     assert [name for name in ENVIRONMENT if name not in readme] == []
+
+
+def test_no_ui_module_passes_400_lines():
+    long = {
+        str(p.relative_to(ROOT)): n for p in (ROOT / "ui").rglob("*.py") if (n := len(p.read_text().splitlines())) > 400
+    }
+    assert long == {}

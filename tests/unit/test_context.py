@@ -14,7 +14,9 @@ def make_session(tmp_path) -> Session:
     session.append_ambient([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
     done = Effort(id="db-pool", status=CONCLUDED, summary="Database pool raised to 25 connections.")
     session.efforts.add(done)
-    session.append_effort(done, [{"role": "user", "content": "pool exhausted"}, {"role": "assistant", "content": "raise it"}])
+    session.append_effort(
+        done, [{"role": "user", "content": "pool exhausted"}, {"role": "assistant", "content": "raise it"}]
+    )
     session.view.summaries["db-pool"] = 0
     session.view.expanded["db-pool"] = 0
     for eid, active in (("alpha", False), ("beta", True)):

@@ -214,9 +214,31 @@ def test_stemmed_match_is_marked(session: Session, index: EffortIndex) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ['"', '"unbalanced', "auth*", "*", "NEAR(", "NEAR(a b", "-auth", "auth:bug", "summary:auth", "^auth",
-     "(auth", "auth)", "a AND", "OR", "NOT auth", "{summary}: x", "auth + bug", "'; DROP TABLE efforts; --",
-     "\x00", "é", "🙂 auth 🙂", "a" * 5000, " ".join(f"w{i}" for i in range(200))],
+    [
+        '"',
+        '"unbalanced',
+        "auth*",
+        "*",
+        "NEAR(",
+        "NEAR(a b",
+        "-auth",
+        "auth:bug",
+        "summary:auth",
+        "^auth",
+        "(auth",
+        "auth)",
+        "a AND",
+        "OR",
+        "NOT auth",
+        "{summary}: x",
+        "auth + bug",
+        "'; DROP TABLE efforts; --",
+        "\x00",
+        "é",
+        "🙂 auth 🙂",
+        "a" * 5000,
+        " ".join(f"w{i}" for i in range(200)),
+    ],
 )
 def test_fts_syntax_in_queries_never_raises(session: Session, index: EffortIndex, query: str) -> None:
     session.add("fix-auth-bug", "concluded", "Auth bug fixed")
@@ -503,9 +525,7 @@ def test_corruption_during_an_operation_rebuilds_and_retries(
     assert ids(index.search("changelog")) == ["release-1-2"]
 
 
-def test_other_sqlite_errors_surface_as_search_index_error(
-    index: EffortIndex, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_other_sqlite_errors_surface_as_search_index_error(index: EffortIndex, monkeypatch: pytest.MonkeyPatch) -> None:
     def locked(self: EffortIndex, *args: Any) -> Any:
         raise sqlite3.OperationalError("database is locked")
 

@@ -82,11 +82,11 @@ def test_manifest_round_trip_and_clear_errors(tmp_path):
 
 def test_manifest_cache_is_used_only_for_the_file_it_describes(tmp_path):
     path = tmp_path / "manifest.yaml"
-    save_manifest(path, [Effort(id="a", status="concluded", summary="first: \"quoted\"\nsecond line")])
+    save_manifest(path, [Effort(id="a", status="concluded", summary='first: "quoted"\nsecond line')])
     assert (tmp_path / ".manifest.yaml.cache.json").exists()
-    assert load_manifest(path)[0].summary == "first: \"quoted\"\nsecond line"
+    assert load_manifest(path)[0].summary == 'first: "quoted"\nsecond line'
     import yaml
 
-    assert yaml.safe_load(path.read_text())["efforts"][0]["summary"] == "first: \"quoted\"\nsecond line"
+    assert yaml.safe_load(path.read_text())["efforts"][0]["summary"] == 'first: "quoted"\nsecond line'
     path.write_text(path.read_text().replace("first", "edited"))  # a hand edit
     assert load_manifest(path)[0].summary.startswith("edited")

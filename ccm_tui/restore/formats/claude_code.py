@@ -264,8 +264,8 @@ def _describe_tool_use(block: dict[str, Any]) -> str:
     tool_input = block.get("input")
     detail = _tool_path(block)
     if detail is None and isinstance(tool_input, dict):
-        detail = _str(tool_input.get("command")) or _str(tool_input.get("description")) or _str(
-            tool_input.get("pattern")
+        detail = (
+            _str(tool_input.get("command")) or _str(tool_input.get("description")) or _str(tool_input.get("pattern"))
         )
     return f"[{name}] {detail.splitlines()[0] if detail else ''}".rstrip()
 

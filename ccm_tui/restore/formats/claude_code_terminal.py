@@ -101,7 +101,7 @@ def _add_prompt(builder: TurnBuilder, lines: list[str], start: int, end: int) ->
     if _SLASH_COMMAND.match(head):
         builder.note(start + 1, f"slash command {head.split()[0]}")
         return
-    body = [head] + [line[len(_CONTINUATION):].rstrip() for line in lines[start + 1 : end]]
+    body = [head] + [line[len(_CONTINUATION) :].rstrip() for line in lines[start + 1 : end]]
     builder.user("\n".join(body), start + 1, end)
 
 

@@ -55,9 +55,7 @@ _SOURCE_EXTENSIONS = (
     "toml ts tsx txt vue xml yaml yml"
 ).split()
 # A backticked file name in prose: a path with a slash, or a bare name with a source extension.
-_MENTIONED_FILE = re.compile(
-    r"`(?P<path>[^`\s]*[/\\][^`\s]+\.\w+|[\w.-]+\.(?:" + "|".join(_SOURCE_EXTENSIONS) + r"))`"
-)
+_MENTIONED_FILE = re.compile(r"`(?P<path>[^`\s]*[/\\][^`\s]+\.\w+|[\w.-]+\.(?:" + "|".join(_SOURCE_EXTENSIONS) + r"))`")
 
 
 def sniff(head: str, path: Path) -> float:

@@ -1,10 +1,8 @@
 """The main screen: chat pane, prompt, live effort sidebar and token meter.
 
-The session lives in a :class:`~ccm_tui.ui.session_host.SessionHost` child; its
-messages (turn events, session opened, disk changes, finished work) bubble up
-here. Each exchange is a :class:`~ccm_tui.ui.widgets.turn_view.TurnView` that
-draws its own events; this screen lays out, routes and dispatches user actions.
-The engine is only used through its methods (never its session or orchestrator).
+The :class:`~ccm_tui.ui.session_host.SessionHost` child owns the engine; its messages bubble up here.
+Each exchange is a :class:`~ccm_tui.ui.widgets.turn_view.TurnView` that draws its own events; this
+screen lays out, routes and dispatches. It uses the engine only through its methods.
 """
 
 from __future__ import annotations
@@ -23,20 +21,17 @@ from ...config import Settings
 from ...core import turn_events as te
 from ...core.chat_model import ChatModel
 from ...core.engine import Engine, now_iso
-from ...core.search import SearchHit
-from ...core.views import EffortView
 from .. import messages as msg
 from ..demo_driver import DemoDriver
 from ..effort_actions import EffortActions
 from ..session_host import SessionHost
 from ..widgets.chat_log import ChatLog
 from ..widgets.header import AppHeader
-from ..widgets.message import code_blocks
 from ..widgets.prompt_input import PromptInput
 from ..widgets.sidebar import Sidebar
 from ..widgets.turn_status import TurnStatus
 from ..widgets.turn_view import TurnView
-from .choice import Choice, ChoiceDialog
+from .choice import unanswered_dialog
 
 HINT = "Enter send · Ctrl+J newline · Esc cancel a reply · Ctrl+P all commands"
 DEMO_HINT = "DEMO · Enter sends the scripted message (edit it if you like) · F6 autoplay · Ctrl+P all commands"
@@ -59,8 +54,17 @@ class ChatScreen(Screen[None]):
     busy: reactive[bool] = reactive(False, init=False)
     show_sidebar: reactive[bool] = reactive(True, init=False)
 
-    def __init__(self, settings: Settings, session_dir: Path, *, demo: bool = False, llm: ChatModel | None = None,
-                 watch: bool = True, warm_up: bool = True, autoplay: bool = False) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        session_dir: Path,
+        *,
+        demo: bool = False,
+        llm: ChatModel | None = None,
+        watch: bool = True,
+        warm_up: bool = True,
+        autoplay: bool = False,
+    ) -> None:
         super().__init__()
         self.demo = demo
         self.host = SessionHost(settings, session_dir, llm=llm, watch=watch, warm_up=warm_up)
@@ -143,12 +147,9 @@ class ChatScreen(Screen[None]):
             await log.add_divider("now")
         if message.report.changed:
             await log.add_banner("\n".join(message.report.lines()), "recovery")
-        await self.refresh_sidebar()
-        self.show_figures(message.figures)
+        await self.refresh_sidebar(message.figures)
         if self.demo and message.first:
-            intro = self.driver.start(message.engine.turn)
-            if intro:
-                await log.add_banner(intro, "demo")
+            await self.driver.start(message.engine.turn, log)
         await self._demo_prefill()
         if message.report.orphan is not None:
             self._offer_retry(message.report.orphan.text)
@@ -160,10 +161,11 @@ class ChatScreen(Screen[None]):
     def on_session_waiting(self, message: msg.SessionWaiting) -> None:
         who = f"pid {message.pid}" if message.pid else "another process"
         if message.attempt == 1:
-            self.notify(f"The session is in use by {who}: waiting for it (your message is sent once it is free).",
-                        title="Session locked", severity="warning", timeout=10)
-        self.query_one(TurnStatus).start(f"Waiting for {who} to release the session — retrying in "
-                                         f"{message.retry_in:g} s", cancellable=False)
+            text = f"The session is in use by {who}: waiting for it (your message is sent once it is free)."
+            self.notify(text, title="Session locked", severity="warning", timeout=10)
+        self.query_one(TurnStatus).start(
+            f"Waiting for {who} to release the session — retrying in {message.retry_in:g} s", cancellable=False
+        )
 
     async def on_engine_failed(self, message: msg.EngineFailed) -> None:
         self._pending_send = None
@@ -172,20 +174,13 @@ class ChatScreen(Screen[None]):
         self.notify(message.error, title="Cannot open the session", severity="error", timeout=15)
 
     def _offer_retry(self, text: str) -> None:
-        preview = " ".join(text.split())
-        preview = preview[:200] + ("…" if len(preview) > 200 else "")
-
         def chosen(choice: str | None) -> None:
             if choice == "retry":
                 self.send(text)
             elif choice == "edit":
                 self.prompt.set_text(text)
 
-        self.app.push_screen(ChoiceDialog("Your last message got no reply", [
-            Choice("retry", "Retry now", "send it to the model again", "r"),
-            Choice("edit", "Put it back in the input", "edit before sending", "e"),
-            Choice("dismiss", "Dismiss", "it stays in the event log", "d"),
-        ], text=f"The last run ended before this message was answered:\n\n“{preview}”"), chosen)
+        self.app.push_screen(unanswered_dialog(text), chosen)
 
     async def on_background_notice(self, message: msg.BackgroundNotice) -> None:
         self.show_figures()
@@ -203,7 +198,6 @@ class ChatScreen(Screen[None]):
             await self.chat_log.add_history(lines)
             self._seen_ts = lines[-1].ts
         await self.refresh_sidebar()
-        self.show_figures()
 
     def restart(self, settings: Settings, session_dir: Path, *, demo: bool, llm: ChatModel | None = None) -> None:
         """Switch to another session (the first-run screen starting the demo)."""
@@ -224,68 +218,44 @@ class ChatScreen(Screen[None]):
         return True
 
     # ----------------------------------------------------------------- sidebar
-    def sidebar_efforts(self) -> list[EffortView]:
-        return list(self.query_one(Sidebar).efforts.values())
-
-    async def refresh_sidebar(self) -> None:
+    async def refresh_sidebar(self, figures: te.ContextFigures | None = None) -> None:
+        """Efforts, header and meter from the engine (~1 ms; mid-turn too, so the meter moves with the list)."""
         self._sidebar_queued = False
         if self.engine is None:
             return
         status = self.host.status()
         await self.query_one(Sidebar).show_efforts(status.efforts, self.settings.decay_threshold)
-        active = status.active
-        where = f"active effort  {active.id}" if active else "no active effort: ambient chat"
+        where = f"active effort  {status.active.id}" if status.active else "no active effort: ambient chat"
         self.query_one(AppHeader).status = f"turn {status.turn}  ·  {where}"
+        self.show_figures(figures)
 
     def queue_sidebar_refresh(self) -> None:
         if not self._sidebar_queued:
             self._sidebar_queued = True
-            self.call_after_refresh(self._refresh_sidebar_and_figures)
-
-    async def _refresh_sidebar_and_figures(self) -> None:
-        """An effort changed mid-turn: the meter moves with the sidebar, not only at the end (~1 ms)."""
-        await self.refresh_sidebar()
-        self.show_figures()
+            self.call_after_refresh(self.refresh_sidebar)
 
     def show_figures(self, figures: te.ContextFigures | None = None) -> None:
         figures = figures or self.host.figures()
         if figures is not None and self.engine is not None:
             self.query_one(Sidebar).meter.show(figures, self.engine.history())
 
-    def on_effort_selected(self, message: msg.EffortSelected) -> None:
-        self.query_one(Sidebar).select(message.effort_id)
-
     def on_effort_activated(self, message: msg.EffortActivated) -> None:
-        self.activate_effort(message.effort_id)
+        self.efforts.activate(message.effort_id)
 
     def on_effort_action_requested(self, message: msg.EffortActionRequested) -> None:
-        self.run_effort_action(message.effort_id, message.action)
+        self.efforts.run(message.effort_id, message.action)
 
-    # ----------------------------------------------------------------- actions
     def ready(self, what: str) -> bool:
+        """The session is open and idle; otherwise say why ``what`` cannot happen now."""
         if self.engine is None:
             self.notify(self.last_error or "The session is still opening…", severity="warning")
             return False
         if self.busy:
-            self.notify(f"Wait for the current reply to finish before you {what} (Esc cancels it).",
-                        severity="warning")
+            self.notify(f"Wait for the current reply to finish before you {what} (Esc cancels it).", severity="warning")
             return False
         return True
 
-    def activate_effort(self, effort_id: str) -> None:
-        self.efforts.activate(effort_id)
-
-    def run_effort_action(self, effort_id: str, action: str) -> None:
-        self.efforts.run(effort_id, action)
-
-    def open_effort(self, name: str) -> None:
-        self.efforts.open(name)
-
-    def search_efforts(self, query: str, limit: int) -> list[SearchHit]:
-        return self.host.search(query, limit)
-
     # ------------------------------------------------------------------- turns
-    @on(msg.PromptSubmitted)
     def on_prompt_submitted(self, message: msg.PromptSubmitted) -> None:
         self.send(message.text)
 
@@ -369,7 +339,6 @@ class ChatScreen(Screen[None]):
         self.busy = False
         self._seen_ts = now_iso()
         await self.refresh_sidebar()
-        self.show_figures()
         await self._demo_prefill()
 
     def action_cancel_turn(self) -> None:
@@ -408,26 +377,23 @@ class ChatScreen(Screen[None]):
         self.show_sidebar = not self.show_sidebar
 
     def action_copy_reply(self) -> None:
-        replies = self.chat_log.messages("assistant")
-        if replies and replies[-1].text:
-            self.app.copy_to_clipboard(replies[-1].text)
+        reply = self.chat_log.last_reply()
+        if reply:
+            self.app.copy_to_clipboard(reply)
             self.notify("Reply copied to the clipboard")
 
     def action_copy_code(self) -> None:
-        for message in reversed(self.chat_log.messages()):
-            blocks = code_blocks(message.text)
-            if blocks:
-                self.app.copy_to_clipboard(blocks[-1])
-                self.notify("Code block copied to the clipboard")
-                return
-        self.notify("No code block in the chat yet", severity="warning")
+        code = self.chat_log.last_code_block()
+        if code is None:
+            self.notify("No code block in the chat yet", severity="warning")
+            return
+        self.app.copy_to_clipboard(code)
+        self.notify("Code block copied to the clipboard")
 
     # -------------------------------------------------------------------- demo
     async def _demo_prefill(self) -> None:
         if self.demo and not self.busy:
-            outro = self.driver.prefill()
-            if outro:
-                await self.chat_log.add_banner(outro, "demo")
+            await self.driver.prefill(self.chat_log)
 
     def action_demo_autoplay(self) -> None:
         on = self.driver.toggle()

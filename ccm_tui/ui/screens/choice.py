@@ -59,3 +59,16 @@ class ChoiceDialog(ModalScreen[str | None]):
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
+
+
+def unanswered_dialog(text: str) -> ChoiceDialog:
+    """After a crash: the last message got no reply. Dismisses with retry, edit or dismiss."""
+    preview = " ".join(text.split())
+    preview = preview[:200] + ("…" if len(preview) > 200 else "")
+    choices = [
+        Choice("retry", "Retry now", "send it to the model again", "r"),
+        Choice("edit", "Put it back in the input", "edit before sending", "e"),
+        Choice("dismiss", "Dismiss", "it stays in the event log", "d"),
+    ]
+    text = f"The last run ended before this message was answered:\n\n“{preview}”"
+    return ChoiceDialog("Your last message got no reply", choices, text=text)

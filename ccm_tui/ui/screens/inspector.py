@@ -53,33 +53,58 @@ class InspectorScreen(Screen[None]):
         messages = len(wc.messages)
         share = wc.total / self.budget if self.budget else 0
         summary = Content.assemble(
-            "The next request carries ", (f"{wc.total:,}", "bold"), f" tokens of the {self.budget:,} budget ",
-            (f"({share:.0%})", "$accent"), f" in {messages} messages + {len(self.tools)} tool definitions. ",
-            ("Naive context: ", "$text-muted"), (f"{wc.naive:,}", "$text-muted"),
-            (" (with your draft as the new message)" if self.draft else " (shown with an empty new message)", "$text-muted"),
+            "The next request carries ",
+            (f"{wc.total:,}", "bold"),
+            f" tokens of the {self.budget:,} budget ",
+            (f"({share:.0%})", "$accent"),
+            f" in {messages} messages + {len(self.tools)} tool definitions. ",
+            ("Naive context: ", "$text-muted"),
+            (f"{wc.naive:,}", "$text-muted"),
+            (
+                " (with your draft as the new message)" if self.draft else " (shown with an empty new message)",
+                "$text-muted",
+            ),
         )
         options: list[Option | None] = []
         for section in wc.sections:
             if options:
                 options.append(None)
-            options.append(Option(Content.assemble((section.title, "bold"), "\n",
-                                                   (f"{section.layer} · {section.tokens:,} tokens · "
-                                                    f"{len(section.messages)} msg", "$text-muted")),
-                                  id=f"section-{len(self.texts)}"))
+            options.append(
+                Option(
+                    Content.assemble(
+                        (section.title, "bold"),
+                        "\n",
+                        (f"{section.layer} · {section.tokens:,} tokens · {len(section.messages)} msg", "$text-muted"),
+                    ),
+                    id=f"section-{len(self.texts)}",
+                )
+            )
             self.texts.append(section_text(section.messages, self.counter.count_message))
         if self.tools:
             options.append(None)
-            options.append(Option(Content.assemble(("Tool definitions", "bold"), "\n",
-                                                   (f"tools · {wc.tools_tokens:,} tokens · {len(self.tools)} tools",
-                                                    "$text-muted")), id=f"section-{len(self.texts)}"))
+            options.append(
+                Option(
+                    Content.assemble(
+                        ("Tool definitions", "bold"),
+                        "\n",
+                        (f"tools · {wc.tools_tokens:,} tokens · {len(self.tools)} tools", "$text-muted"),
+                    ),
+                    id=f"section-{len(self.texts)}",
+                )
+            )
             self.texts.append(json.dumps(self.tools, ensure_ascii=False, indent=2))
         with Vertical(id="inspector"):
             yield Static("Context inspector — what the model will see", classes="screen-title")
             yield Static(summary, classes="screen-subtitle")
             with Horizontal(id="inspector-body"):
                 yield OptionList(*options, id="inspector-sections")
-                yield TextArea(self.texts[0] if self.texts else "", read_only=True, soft_wrap=True,
-                               show_line_numbers=False, id="inspector-text")
+                yield TextArea(
+                    self.texts[0] if self.texts else "",
+                    read_only=True,
+                    soft_wrap=True,
+                    show_line_numbers=False,
+                    id="inspector-text",
+                )
         yield Footer()
 
     def on_mount(self) -> None:

@@ -39,7 +39,8 @@ class EffortLogScreen(Screen[str | None]):
         shown = self.records[-MAX_RECORDS:]
         status = "open" if e.state.is_open else "concluded" + (" · expanded" if e.expanded else "")
         sub = Content.assemble(
-            (status, "$text-accent"), f" · {len(self.records)} log lines · {e.raw_tokens:,} tokens",
+            (status, "$text-accent"),
+            f" · {len(self.records)} log lines · {e.raw_tokens:,} tokens",
             (f" · showing the last {MAX_RECORDS}" if len(self.records) > MAX_RECORDS else "", "$text-warning"),
             (f" · {self.bad_lines} unreadable line(s) skipped" if self.bad_lines else "", "$text-warning"),
             (" · read-only", "$text-muted"),

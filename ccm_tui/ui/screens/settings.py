@@ -15,20 +15,55 @@ from ...config import ConfigError, Settings, read_config_file, save_config_file
 
 FIELDS: list[tuple[str, str, str, str, str]] = [
     # key, label, placeholder, input type, help
-    ("model", "Model", "e.g. openai/gpt-4o-mini", "text",
-     "provider/model as litellm knows it: anthropic/claude-3-5-haiku-latest, ollama/llama3.1 …"),
-    ("api_base", "API base URL", "empty: the provider's default", "text",
-     "for proxies, Ollama (http://localhost:11434) or other OpenAI-compatible servers"),
-    ("summary_model", "Summary model", "empty: the same as the model", "text",
-     "writes effort summaries when they are concluded; a cheaper model works well"),
-    ("token_budget", "Token budget", "empty: automatic", "integer",
-     "hard cap on the context sent; automatic = min(16,000, 75% of the model's window)"),
-    ("decay_threshold", "Auto-collapse after", "3", "integer",
-     "turns without mention before an expanded effort folds back to its summary"),
-    ("summary_eviction_threshold", "Evict summaries after", "20", "integer",
-     "turns without mention before a summary leaves memory (it stays searchable)"),
-    ("ambient_window", "Ambient window", "10", "integer",
-     "exchanges of ambient chat (greetings, asides) kept in context"),
+    (
+        "model",
+        "Model",
+        "e.g. openai/gpt-4o-mini",
+        "text",
+        "provider/model as litellm knows it: anthropic/claude-3-5-haiku-latest, ollama/llama3.1 …",
+    ),
+    (
+        "api_base",
+        "API base URL",
+        "empty: the provider's default",
+        "text",
+        "for proxies, Ollama (http://localhost:11434) or other OpenAI-compatible servers",
+    ),
+    (
+        "summary_model",
+        "Summary model",
+        "empty: the same as the model",
+        "text",
+        "writes effort summaries when they are concluded; a cheaper model works well",
+    ),
+    (
+        "token_budget",
+        "Token budget",
+        "empty: automatic",
+        "integer",
+        "hard cap on the context sent; automatic = min(16,000, 75% of the model's window)",
+    ),
+    (
+        "decay_threshold",
+        "Auto-collapse after",
+        "3",
+        "integer",
+        "turns without mention before an expanded effort folds back to its summary",
+    ),
+    (
+        "summary_eviction_threshold",
+        "Evict summaries after",
+        "20",
+        "integer",
+        "turns without mention before a summary leaves memory (it stays searchable)",
+    ),
+    (
+        "ambient_window",
+        "Ambient window",
+        "10",
+        "integer",
+        "exchanges of ambient chat (greetings, asides) kept in context",
+    ),
 ]
 OVERRIDDEN_BY = {"environment": "set by an environment variable", "command line": "set on the command line"}
 
@@ -60,8 +95,13 @@ class SettingsScreen(Screen[dict[str, Any] | None]):
                     with Horizontal(classes="field-row"):
                         yield Static(label, classes="field-label")
                         with Vertical(classes="field"):
-                            yield Input(self.initial[key], placeholder=placeholder, type=kind,  # type: ignore[arg-type]
-                                        id=f"field-{key}", classes="field-input")
+                            yield Input(
+                                self.initial[key],
+                                placeholder=placeholder,
+                                type=kind,  # type: ignore[arg-type]
+                                id=f"field-{key}",
+                                classes="field-input",
+                            )
                             yield Static(help, classes="field-help")
                             source = OVERRIDDEN_BY.get(self.settings.sources.get(key, ""))
                             if source:
@@ -70,8 +110,9 @@ class SettingsScreen(Screen[dict[str, Any] | None]):
                     yield Static("Theme", classes="field-label")
                     with Vertical(classes="field"):
                         themes = sorted(self.app.available_themes)
-                        yield Select([(t, t) for t in themes], value=self.app.theme, allow_blank=False,
-                                     id="field-theme")
+                        yield Select(
+                            [(t, t) for t in themes], value=self.app.theme, allow_blank=False, id="field-theme"
+                        )
                         yield Static("also switchable from the command palette (Ctrl+P → theme)", classes="field-help")
             yield Static("", id="settings-error")
             with Horizontal(id="settings-buttons"):

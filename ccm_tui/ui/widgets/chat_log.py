@@ -11,7 +11,7 @@ from textual.widgets import Static
 if TYPE_CHECKING:
     from ...core.chat_history import LoggedLine
 from .banner import BannerLine
-from .message import ChatMessage
+from .message import ChatMessage, code_blocks
 
 MAX_WIDGETS = 400  # older widgets are dropped from the pane (they stay in the logs)
 
@@ -49,8 +49,12 @@ class ChatLog(VerticalScroll):
             if line.role == "system":
                 widgets.append(BannerLine(f"--- {line.content.strip(' -')} ({line.logged_to}) ---", "info"))
             else:
-                message = ChatMessage(line.role, line.content, earlier=True,
-                                      logged_to=line.logged_to if line.role == "assistant" else None)
+                message = ChatMessage(
+                    line.role,
+                    line.content,
+                    earlier=True,
+                    logged_to=line.logged_to if line.role == "assistant" else None,
+                )
                 if line.interrupted:
                     message.note = "(interrupted)"
                 widgets.append(message)
@@ -68,3 +72,14 @@ class ChatLog(VerticalScroll):
 
     def messages(self, role: str | None = None) -> list[ChatMessage]:
         return [m for m in self.query(ChatMessage) if role is None or m.role == role]
+
+    def last_reply(self) -> str | None:
+        replies = self.messages("assistant")
+        return replies[-1].text if replies and replies[-1].text else None
+
+    def last_code_block(self) -> str | None:
+        for message in reversed(self.messages()):
+            blocks = code_blocks(message.text)
+            if blocks:
+                return blocks[-1]
+        return None

@@ -22,7 +22,9 @@ def clip_summary(summary: str, lines: int = SUMMARY_LINES, width: int = SUMMARY_
     wrapped = textwrap.wrap(" ".join(summary.split()), width)
     if len(wrapped) <= lines:
         return summary
-    return "\n".join(wrapped[: lines - 1] + [textwrap.shorten(" ".join(wrapped[lines - 1:]), width - 1, placeholder="") + "…"])
+    return "\n".join(
+        wrapped[: lines - 1] + [textwrap.shorten(" ".join(wrapped[lines - 1 :]), width - 1, placeholder="") + "…"]
+    )
 
 
 def state_line(effort: EffortView, decay_threshold: int) -> str:

@@ -47,27 +47,32 @@ def build_rows(efforts: tuple[EffortView, ...], decay_threshold: int) -> tuple[l
             title = Content.assemble((f"{mark} ", "$accent" if e.active else "$text-muted"), (e.id, "bold"))
             if e.active:
                 title = Content.assemble(title, ("  active", "$success"))
-            detail = Content.styled(f"{e.raw_tokens:,} tokens · {_plural(e.messages, 'line')} in context",
-                                    "$text-muted")
-            rows.append(Row(e.id, "open", title, detail, e.summary,
-                            "effort -open" + (" -active" if e.active else "")))
+            detail = Content.styled(
+                f"{e.raw_tokens:,} tokens · {_plural(e.messages, 'line')} in context", "$text-muted"
+            )
+            rows.append(Row(e.id, "open", title, detail, e.summary, "effort -open" + (" -active" if e.active else "")))
     for e in efforts:
         if e.state is EffortState.EXPANDED:
             left = e.turns_left(decay_threshold)
             title = Content.assemble(("◆ ", "$warning"), (e.id, "bold"))
-            detail = Content.styled(f"collapses in {_plural(left, 'turn')} · {e.raw_tokens:,} tokens loaded", "$warning")
+            detail = Content.styled(
+                f"collapses in {_plural(left, 'turn')} · {e.raw_tokens:,} tokens loaded", "$warning"
+            )
             rows.append(Row(e.id, "expanded", title, detail, e.summary, "effort -expanded"))
     concluded = [e for e in reversed(efforts) if e.state in (EffortState.CONCLUDED, EffortState.EVICTED)]
     concluded.sort(key=lambda e: e.evicted)  # in working memory first, newest first
     for e in concluded[:MAX_CONCLUDED_ROWS]:
         summary = " ".join((e.summary or "no summary").split())
         if e.evicted:
-            title = Content.assemble(("○ ", "$text-muted"), (e.id, "$text-muted"), ("  not in memory", "$text-muted italic"))
+            title = Content.assemble(
+                ("○ ", "$text-muted"), (e.id, "$text-muted"), ("  not in memory", "$text-muted italic")
+            )
         else:
             title = Content.assemble(("✓ ", "$success"), (e.id, "bold"))
         detail = Content.styled(summary, "$text-muted")
-        rows.append(Row(e.id, "concluded", title, detail, e.summary,
-                        "effort -concluded" + (" -evicted" if e.evicted else "")))
+        rows.append(
+            Row(e.id, "concluded", title, detail, e.summary, "effort -concluded" + (" -evicted" if e.evicted else ""))
+        )
     return rows, max(0, len(concluded) - MAX_CONCLUDED_ROWS)
 
 
@@ -78,10 +83,7 @@ class EffortItem(Static):
 
     BINDINGS = [
         Binding("enter", "activate", "Actions", id="effort.actions"),
-        *[
-            Binding(a.key, f"effort('{a.name}')", a.short, id=f"effort.{a.name}")
-            for a in ACTIONS.values()
-        ],
+        *[Binding(a.key, f"effort('{a.name}')", a.short, id=f"effort.{a.name}") for a in ACTIONS.values()],
         Binding("up", "move(-1)", "Previous", id="effort.previous", show=False),
         Binding("down", "move(1)", "Next", id="effort.next", show=False),
     ]
@@ -122,8 +124,8 @@ class EffortItem(Static):
 
 SECTION_TITLES = {"open": "OPEN", "expanded": "EXPANDED", "concluded": "CONCLUDED"}
 EMPTY_TEXT = (
-    "No efforts yet.\n\nAn effort opens when you start a focused topic (\"let's plan …\", "
-    "\"help me debug …\"), or with Ctrl+O. Greetings and quick questions stay ambient."
+    'No efforts yet.\n\nAn effort opens when you start a focused topic ("let\'s plan …", '
+    '"help me debug …"), or with Ctrl+O. Greetings and quick questions stay ambient.'
 )
 
 

@@ -28,8 +28,9 @@ def code_blocks(markdown: str) -> list[str]:
 class ChatMessage(Vertical):
     """A user or assistant message. Assistant messages may stream in."""
 
-    def __init__(self, role: str, text: str = "", *, logged_to: str | None = None,
-                 streaming: bool = False, earlier: bool = False) -> None:
+    def __init__(
+        self, role: str, text: str = "", *, logged_to: str | None = None, streaming: bool = False, earlier: bool = False
+    ) -> None:
         classes = f"message -{role}" + (" -streaming" if streaming else "") + (" -earlier" if earlier else "")
         super().__init__(classes=classes)
         self.role = role

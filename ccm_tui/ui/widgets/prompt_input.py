@@ -21,8 +21,13 @@ class PromptInput(TextArea):
 
     def __init__(self, *, placeholder: str = "", id: str | None = None) -> None:
         super().__init__(
-            id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus", compact=True,
-            placeholder=placeholder, highlight_cursor_line=False,
+            id=id,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            compact=True,
+            placeholder=placeholder,
+            highlight_cursor_line=False,
         )
 
     async def _on_key(self, event: events.Key) -> None:

@@ -7,6 +7,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from ...core.views import EffortView
+from ..messages import EffortSelected
 from .effort_detail import EffortDetail
 from .effort_list import EffortItem, EffortList
 from .token_meter import TokenMeter
@@ -37,6 +38,9 @@ class Sidebar(Vertical):
         focused = self.app.focused
         selected = focused.effort_id if isinstance(focused, EffortItem) else detail.effort_id
         detail.show(self.efforts.get(selected) if selected else None, decay_threshold)
+
+    def on_effort_selected(self, message: EffortSelected) -> None:
+        self.select(message.effort_id)
 
     def select(self, effort_id: str | None) -> None:
         self.query_one(EffortDetail).show(self.efforts.get(effort_id) if effort_id else None, self.decay_threshold)

@@ -26,7 +26,7 @@ class DualSparkline(Widget):
     def render_line(self, y: int) -> Strip:
         width, height = self.size.width, self.size.height
         bar, gap = self._geometry(width, len(self.points))
-        points = self.points[-max(1, width // (bar + gap)):] if width > 0 else []
+        points = self.points[-max(1, width // (bar + gap)) :] if width > 0 else []
         ccm_style = self.get_component_rich_style("sparkline--ccm")
         naive_style = self.get_component_rich_style("sparkline--naive")
         if not points:

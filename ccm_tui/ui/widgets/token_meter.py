@@ -32,8 +32,9 @@ def layers_content(layers: dict[str, int], width: int) -> Content:
         for name in names[i : i + 2]:
             value = layers.get(name, 0)
             label = f"{LAYER_LABELS[name]} {value:,}"
-            cells.append(Content.assemble(("■ ", LAYER_STYLES[name]),
-                                          (label.ljust(column - 2), "" if value else "$text-muted")))
+            cells.append(
+                Content.assemble(("■ ", LAYER_STYLES[name]), (label.ljust(column - 2), "" if value else "$text-muted"))
+            )
         lines.append(Content("").join(cells).rstrip())
     return Content("\n").join(lines)
 
@@ -48,8 +49,12 @@ class TokenMeter(Vertical):
         yield Static("", classes="meter-savings")
         yield DualSparkline(id="sparkline")
         yield Static(
-            Content.assemble(("━ ", "$accent"), ("sent to the model   ", "$text-muted"),
-                             ("━ ", "$secondary"), ("naive (everything)", "$text-muted")),
+            Content.assemble(
+                ("━ ", "$accent"),
+                ("sent to the model   ", "$text-muted"),
+                ("━ ", "$secondary"),
+                ("naive (everything)", "$text-muted"),
+            ),
             classes="meter-legend",
         )
         yield Static("", classes="meter-cost")
@@ -58,16 +63,25 @@ class TokenMeter(Vertical):
         total, budget, naive = figures.total, figures.budget, figures.naive
         share = total / budget if budget else 0.0
         style = "$error" if share > 0.9 else "$warning" if share > 0.7 else "$success"
-        self.query_one(".meter-total", Static).update(Content.assemble(
-            (f"{total:,}", "bold"), (f" / {budget:,} tokens", "$text-muted"),
-            ("  ", ""), (f"{share:.0%} of budget", style),
-        ))
+        self.query_one(".meter-total", Static).update(
+            Content.assemble(
+                (f"{total:,}", "bold"),
+                (f" / {budget:,} tokens", "$text-muted"),
+                ("  ", ""),
+                (f"{share:.0%} of budget", style),
+            )
+        )
         self.query_one(BudgetBar).set_figures(figures.layers, budget)
         width = self.query_one(".meter-layers", Static).size.width or 40
         self.query_one(".meter-layers", Static).update(layers_content(figures.layers, width))
-        self.query_one(".meter-savings", Static).update(Content.assemble(
-            ("naive ", "$text-muted"), (f"{naive:,}", ""), (" tokens · saved ", "$text-muted"), (f"{figures.savings:.0%}", "bold $success"),
-        ))
+        self.query_one(".meter-savings", Static).update(
+            Content.assemble(
+                ("naive ", "$text-muted"),
+                (f"{naive:,}", ""),
+                (" tokens · saved ", "$text-muted"),
+                (f"{figures.savings:.0%}", "bold $success"),
+            )
+        )
         if history is not None:
             self.query_one(DualSparkline).set_points([(h.get("ccm", 0), h.get("naive", 0)) for h in history])
         cost = figures.cost

@@ -1,0 +1,49 @@
+"""What the settings' model needs before a session can use it: its client, its budget, its keys.
+
+Building the client imports nothing; the budget and the key check may import
+litellm (seconds), so the TUI calls them off the event loop.
+"""
+
+from __future__ import annotations
+
+from ..config import Settings, default_budget
+from .chat_model import ChatModel
+
+
+def resolve_budget(settings: Settings, *, probe_model: bool = True) -> int:
+    """``token_budget`` if set, else min(16,000, 75% of the model's input window)."""
+    if settings.token_budget:
+        return settings.token_budget
+    window = None
+    if probe_model and settings.model:
+        from .llm import model_input_window
+
+        window = model_input_window(settings.model)
+    return default_budget(window)
+
+
+def model_client(settings: Settings) -> ChatModel | None:
+    """The litellm client the settings describe (None without a model). Building it imports nothing."""
+    if not settings.model:
+        return None
+    from .llm import LLMClient
+
+    return LLMClient(
+        settings.model,
+        api_base=settings.api_base,
+        summary_model=settings.summary_model,
+        timeout=settings.request_timeout,
+    )
+
+
+def missing_api_keys(settings: Settings) -> list[str]:
+    """Environment variables the model's provider needs and that are unset (imports litellm: call
+    it off the event loop). Unknown providers answer none: the first request will tell."""
+    if not settings.model:
+        return []
+    from .llm import import_litellm
+
+    try:
+        return list(import_litellm().validate_environment(model=settings.model).get("missing_keys") or [])
+    except Exception:  # noqa: BLE001 - providers litellm cannot check
+        return []
