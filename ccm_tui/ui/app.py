@@ -23,6 +23,7 @@ from ..config import (
     read_config_file,
     save_config_file,
 )
+from . import terminal_keys
 from .commands import CcmCommands
 from .screens.chat import ChatScreen
 from .screens.prompt import PromptDialog
@@ -67,6 +68,7 @@ class CcmApp(App[int]):
         autoplay: bool | None = None,
     ) -> None:
         super().__init__(css_path=stylesheets())
+        terminal_keys.install()
         self.demo = demo
         self.settings = settings or (demo_settings() if demo else Settings())
         self.session_dir = Path(session_dir)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.views import EffortView
 from .actions import ACTIONS, is_valid, valid_actions
 from .screens.choice import Choice, ChoiceDialog
 from .screens.prompt import PromptDialog
@@ -47,7 +48,7 @@ class EffortActions:
         text = describe(effort, self.screen.settings.decay_threshold, keys=False)
         self.screen.app.push_screen(ChoiceDialog(f"Effort {effort_id}", choices, text=text), chosen)
 
-    def run(self, effort_id: str, action: str) -> None:
+    def run(self, effort_id: str, action: str, *, confirm: bool = False) -> None:
         if action == "log":
             self.show_log(effort_id)
             return
@@ -59,8 +60,20 @@ class EffortActions:
             self.screen.notify(f"Cannot {action} '{effort_id}' in its current state", severity="warning")
             return
         tool = ACTIONS[action].tool
-        if tool and self.screen.ready(action):
-            self._start(tool, {"id": effort_id}, f"{ACTIONS[action].label} {effort_id}")
+        if not tool or not self.screen.ready(action):
+            return
+        if confirm:
+            self._confirm(effort, action)
+            return
+        self._start(tool, {"id": effort_id}, f"{ACTIONS[action].label} {effort_id}")
+
+    def _confirm(self, effort: EffortView, action: str) -> None:
+        choices = [
+            Choice(action, f"{ACTIONS[action].label} it", ACTIONS[action].help, "y"),
+            Choice("cancel", "Keep it as it is", "nothing changes", "n"),
+        ]
+        dialog = ChoiceDialog(f"{ACTIONS[action].label} “{effort.title}”?", choices, text=f"Effort {effort.id}")
+        self.screen.app.push_screen(dialog, lambda chosen: self.run(effort.id, action) if chosen == action else None)
 
     def ask_open(self) -> None:
         self.screen.app.push_screen(

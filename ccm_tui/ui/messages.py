@@ -192,9 +192,19 @@ class EffortActivated(Message):
 
 
 class EffortActionRequested(Message):
-    """Run an action on an effort (from the sidebar keys, the menu or the palette)."""
+    """Run an action on an effort (from the sidebar keys, the menu or the palette); ``confirm``
+    asks the user first (a single key press)."""
 
-    def __init__(self, effort_id: str, action: str) -> None:
+    def __init__(self, effort_id: str, action: str, *, confirm: bool = False) -> None:
         super().__init__()
         self.effort_id = effort_id
         self.action = action
+        self.confirm = confirm
+
+
+class TypingRedirected(Message):
+    """Focus back to the prompt (Escape on the effort list), with the character typed there, if any."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text

@@ -1,8 +1,8 @@
 """A real terminal: the installed ``ccm-tui`` in tmux at 150x45 against the fake server.
 
 Starts the app, sends a message with send-keys, waits (polling capture-pane against a
-deadline) for the reply on screen, opens and concludes an effort by keyboard, and
-quits with Ctrl+Q.
+deadline) for the reply on screen, types a two-line message with Alt+Enter, opens an
+effort, and quits with Ctrl+Q.
 """
 
 from __future__ import annotations
@@ -109,7 +109,12 @@ def test_chat_in_a_real_terminal(tmp_path, tmux):
         screen = _wait_for(tmux, "Hello from the fake server!")
         assert "hello there" in screen
 
-        tmux("send-keys", "-t", "smoke", "-l", "let's run a smoke test")
+        # Alt+Enter (ESC + CR, as tmux sends it) starts a new line; it does not send
+        tmux("send-keys", "-t", "smoke", "-l", "let's run")
+        tmux("send-keys", "-t", "smoke", "M-Enter")
+        tmux("send-keys", "-t", "smoke", "-l", "a smoke test")
+        screen = _wait_for(tmux, "a smoke test")
+        assert not any("let's run" in line and "a smoke test" in line for line in screen.splitlines())
         tmux("send-keys", "-t", "smoke", "Enter")
         screen = _wait_for(tmux, "--- Opened effort: smoke-test ---")
         _wait_for(tmux, "Effort opened, let's go.")

@@ -33,7 +33,7 @@ from ..widgets.turn_status import TurnStatus
 from ..widgets.turn_view import TurnView
 from .choice import unanswered_dialog
 
-HINT = "Enter send · Ctrl+J newline · Esc cancel a reply · Ctrl+P all commands"
+HINT = "Enter send · Alt+Enter or Ctrl+J newline · Esc cancel a reply · F1 keys · Ctrl+P all commands"
 DEMO_HINT = "DEMO · Enter sends the scripted message (edit it if you like) · F6 autoplay · Ctrl+P all commands"
 
 
@@ -243,7 +243,12 @@ class ChatScreen(Screen[None]):
         self.efforts.activate(message.effort_id)
 
     def on_effort_action_requested(self, message: msg.EffortActionRequested) -> None:
-        self.efforts.run(message.effort_id, message.action)
+        self.efforts.run(message.effort_id, message.action, confirm=message.confirm)
+
+    def on_typing_redirected(self, message: msg.TypingRedirected) -> None:
+        self.prompt.focus()
+        if message.text:
+            self.prompt.insert(message.text)
 
     def ready(self, what: str) -> bool:
         """The session is open and idle; otherwise say why ``what`` cannot happen now."""

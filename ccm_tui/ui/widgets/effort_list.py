@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -17,9 +18,10 @@ from textual.widgets import Static
 
 from ...core.views import EffortState, EffortView
 from ..actions import ACTIONS, is_valid
-from ..messages import EffortActionRequested, EffortActivated, EffortSelected
+from ..messages import EffortActionRequested, EffortActivated, EffortSelected, TypingRedirected
 
 MAX_CONCLUDED_ROWS = 30
+MAX_NAME_CHARS = 48  # the whole name is in the row's tooltip and the detail panel
 
 
 @dataclass(frozen=True)
@@ -38,13 +40,23 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _name(e: EffortView, style: str = "bold") -> Content:
+    """The human name (shortened with an ellipsis), then the id, dimmed, when the name says something else."""
+    if e.title == e.id:
+        return Content.styled(e.id, style)
+    name = e.title if len(e.title) <= MAX_NAME_CHARS else e.title[: MAX_NAME_CHARS - 1].rstrip() + "…"
+    return Content.assemble((name, style), (f"  {e.id}", "$text-muted"))
+
+
 def build_rows(efforts: tuple[EffortView, ...], decay_threshold: int) -> tuple[list[Row], int]:
-    """Rows per section and the number of concluded efforts left out (only the newest are listed)."""
+    """Rows per section and the number of concluded efforts left out (only the newest are listed).
+
+    The active effort is the first open row, so it stays in view however many efforts are open."""
     rows: list[Row] = []
-    for e in efforts:
+    for e in sorted((e for e in efforts if e.state.is_open), key=lambda e: not e.active):
         if e.state.is_open:
             mark = "▶" if e.active else "•"
-            title = Content.assemble((f"{mark} ", "$accent" if e.active else "$text-muted"), (e.id, "bold"))
+            title = Content.assemble((f"{mark} ", "$accent" if e.active else "$text-muted"), _name(e))
             if e.active:
                 title = Content.assemble(title, ("  active", "$success"))
             detail = Content.styled(
@@ -54,7 +66,7 @@ def build_rows(efforts: tuple[EffortView, ...], decay_threshold: int) -> tuple[l
     for e in efforts:
         if e.state is EffortState.EXPANDED:
             left = e.turns_left(decay_threshold)
-            title = Content.assemble(("◆ ", "$warning"), (e.id, "bold"))
+            title = Content.assemble(("◆ ", "$warning"), _name(e))
             detail = Content.styled(
                 f"collapses in {_plural(left, 'turn')} · {e.raw_tokens:,} tokens loaded", "$warning"
             )
@@ -65,10 +77,10 @@ def build_rows(efforts: tuple[EffortView, ...], decay_threshold: int) -> tuple[l
         summary = " ".join((e.summary or "no summary").split())
         if e.evicted:
             title = Content.assemble(
-                ("○ ", "$text-muted"), (e.id, "$text-muted"), ("  not in memory", "$text-muted italic")
+                ("○ ", "$text-muted"), _name(e, "$text-muted"), ("  not in memory", "$text-muted italic")
             )
         else:
-            title = Content.assemble(("✓ ", "$success"), (e.id, "bold"))
+            title = Content.assemble(("✓ ", "$success"), _name(e))
         detail = Content.styled(summary, "$text-muted")
         rows.append(
             Row(e.id, "concluded", title, detail, e.summary, "effort -concluded" + (" -evicted" if e.evicted else ""))
@@ -82,6 +94,7 @@ class EffortItem(Static):
     can_focus = True
 
     BINDINGS = [
+        Binding("escape", "leave", "Back to input", id="effort.leave"),
         Binding("enter", "activate", "Actions", id="effort.actions"),
         *[Binding(a.key, f"effort('{a.name}')", a.short, id=f"effort.{a.name}") for a in ACTIONS.values()],
         Binding("up", "move(-1)", "Previous", id="effort.previous", show=False),
@@ -103,6 +116,20 @@ class EffortItem(Static):
             return is_valid(self.effort, str(parameters[0]))
         return True
 
+    async def on_key(self, event: events.Key) -> None:
+        """A printable key that is not an action here is typing: it goes to the input, with the focus."""
+        if not event.is_printable or not event.character or event.key in self._action_keys():
+            return
+        event.stop()
+        event.prevent_default()
+        self.post_message(TypingRedirected(event.character))
+
+    def _action_keys(self) -> set[str]:
+        return {a.key for a in ACTIONS.values() if is_valid(self.effort, a.name)}
+
+    def action_leave(self) -> None:
+        self.post_message(TypingRedirected(""))
+
     def on_click(self) -> None:
         self.focus()
         self.post_message(EffortActivated(self.effort_id))
@@ -114,7 +141,8 @@ class EffortItem(Static):
         self.post_message(EffortActivated(self.effort_id))
 
     def action_effort(self, name: str) -> None:
-        self.post_message(EffortActionRequested(self.effort_id, name))
+        # a key press can be a slip of the fingers: concluding from a key asks first
+        self.post_message(EffortActionRequested(self.effort_id, name, confirm=name == "conclude"))
 
     def action_move(self, step: int) -> None:
         items = list(self.screen.query(EffortItem))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -18,6 +19,12 @@ from textual.widgets.markdown import MarkdownStream
 from ...core.export import ROLE_TITLES
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
+
+
+def markdown_parser() -> MarkdownIt:
+    """GitHub-like Markdown with raw HTML off: ``<stdio.h>`` or ``List<String>`` in a reply is text,
+    shown as written, never an HTML tag silently dropped."""
+    return MarkdownIt("gfm-like", {"html": False})
 
 
 def code_blocks(markdown: str) -> list[str]:
@@ -44,7 +51,10 @@ class ChatMessage(Vertical):
         yield Static(self._header(), classes="message-header")
         yield Static("", classes="message-tools")
         yield Static("thinking…", classes="message-thinking")
-        yield Markdown(self.text, classes="message-body")
+        if self.role == "user":  # what the user typed, as typed: no Markdown, line breaks kept
+            yield Static(self.text, classes="message-body -plain", markup=False)
+        else:
+            yield Markdown(self.text, classes="message-body", parser_factory=markdown_parser)
 
     # ------------------------------------------------------------------ view
     def _header(self) -> Content:
@@ -83,7 +93,10 @@ class ChatMessage(Vertical):
         """Drop what streamed and show ``text`` instead (a retried round, a final reply)."""
         await self._stop_stream()
         self.text = text
-        await self.body.update(text)
+        if self.role == "user":
+            self.query_one(".message-body", Static).update(text)
+        else:
+            await self.body.update(text)
 
     async def finish(self, text: str | None = None, *, logged_to: str | None = None, note: str = "") -> None:
         """The message is complete: one final update with the authoritative text."""

@@ -1,4 +1,4 @@
-"""The multi-line prompt: Enter sends, Shift+Enter / Ctrl+J / Alt+Enter insert a newline."""
+"""The multi-line prompt: Enter sends; Alt+Enter, Ctrl+J and Shift+Enter (where the terminal reports it) insert a newline."""
 
 from __future__ import annotations
 
