@@ -89,6 +89,13 @@ def run(args: argparse.Namespace) -> int:
         if args.retry_orphan:
             orphan = engine.unanswered_turn()
             if orphan is None:
+                interrupted = report.interrupted if report is not None else None
+                if interrupted is not None:
+                    raise CliError(
+                        f"turn {interrupted.turn} is not retried: its tools already ran "
+                        f"({', '.join(interrupted.effects)}) and its message is logged in {interrupted.logged_to}; "
+                        "send a new message to continue"
+                    )
                 raise CliError("there is no unanswered message to retry")
             message = orphan.text
         printer = None if args.json else SendPrinter()

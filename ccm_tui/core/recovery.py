@@ -7,8 +7,13 @@ A clean run ends with ``session_end`` and ``clean_shutdown: true`` in
 * advances the turn counter to the last turn the event log says finished;
 * sets torn last lines of JSONL files aside (the unacknowledged fragment is
   kept in ``<file>.torn-<ts>``; the log is cut back to its last whole record);
-* finds an *orphaned turn* — a ``turn_start`` with no terminal event — whose
-  text can be re-sent (TUI prompt, ``ccm-tui send --retry-orphan``);
+* settles a turn that has a ``turn_start`` and no terminal event against the logs
+  themselves: an exchange already in a log is not an orphan (its missing
+  ``message_logged``/``turn_done`` are written); a turn whose tools already changed
+  efforts is logged where the tools routed it, marked ``interrupted``, and is *not*
+  offered for retry (re-sending would repeat the tools' effects); only a turn with
+  neither is an *orphaned turn* whose text can be re-sent (TUI prompt,
+  ``ccm-tui send --retry-orphan``);
 * logs ``recovered`` with what it did and returns a report for the user.
 """
 
@@ -19,18 +24,46 @@ import time
 from dataclasses import dataclass, field
 
 from . import eventlog as ev
+from .eventlog import now_iso
 from .session import EFFORTS_DIR, Session
 from .store import _parse_lines, file_size, read_jsonl_tail
 
 EVENT_TAIL = 5000
 
 
+# Events that mean a turn's tools changed efforts (the live path's ``ctx.changes``): once one
+# happened, re-sending the message would run those effects again.
+EFFECT_EVENTS = {
+    ev.EFFORT_OPENED: "opened",
+    ev.EFFORT_CONCLUDED: "concluded",
+    ev.EFFORT_REOPENED: "reopened",
+    ev.EFFORT_SWITCHED: "switched",
+    ev.EFFORT_EXPANDED: "expanded",
+    ev.EFFORT_COLLAPSED: "collapsed",
+}
+MAX_TURN = 10**12  # larger turn numbers in the event log are damage, not history
+
+
+def event_int(value: object) -> int | None:
+    """A non-negative whole number from an event field, or None (strings, floats, bools, huge)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TURN:
+        return None
+    return value
+
+
 @dataclass
 class UnansweredTurn:
     text: str
     turn: int
-    reason: str  # "orphaned" (no end recorded) or "failed"
+    reason: str  # "orphaned" (no end recorded), "failed", or "interrupted" (tools ran, then the process died)
     error: str | None = None
+    effects: list[str] = field(default_factory=list)  # "opened x", "concluded y": what already happened
+    logged_to: str | None = None  # where the message is logged ("ambient" or an effort id), if it is
+
+    @property
+    def retry_safe(self) -> bool:
+        """Re-sending repeats nothing: no tool changed an effort and the message is in no log."""
+        return not self.effects and self.logged_to is None
 
 
 @dataclass
@@ -39,12 +72,16 @@ class RecoveryReport:
     events_reconciled: int = 0
     repaired: list[str] = field(default_factory=list)
     torn_files: list[str] = field(default_factory=list)
-    orphan: UnansweredTurn | None = None
+    orphan: UnansweredTurn | None = None  # safe to re-send (the TUI offers Retry)
+    interrupted: UnansweredTurn | None = None  # tools ran; logged without a reply; never re-sent
+    settled: list[str] = field(default_factory=list)  # turns found complete in the logs
     notes: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
-        return self.unclean or bool(self.repaired or self.torn_files or self.orphan or self.notes)
+        return self.unclean or bool(
+            self.repaired or self.torn_files or self.orphan or self.interrupted or self.settled or self.notes
+        )
 
     def lines(self) -> list[str]:
         out = ["RECOVERY — the last run did not end cleanly" if self.unclean else "RECOVERY"]
@@ -55,6 +92,16 @@ class RecoveryReport:
             out.append(f"Torn last line set aside: {item}")
         for note in self.notes:
             out.append(f"Note: {note}")
+        out.extend(self.settled)
+        if self.interrupted:
+            it = self.interrupted
+            preview = " ".join(it.text.split())[:80]
+            where = "the ambient log" if it.logged_to == "ambient" else f"effort {it.logged_to}"
+            out.append(
+                f'Interrupted turn {it.turn}: "{preview}" — its tools already ran ({", ".join(it.effects)}); '
+                f"the message is logged in {where} without a reply and is not re-sent (that would repeat "
+                "those actions): ask again to continue"
+            )
         if self.orphan:
             preview = " ".join(self.orphan.text.split())[:80]
             out.append(f'Orphaned turn {self.orphan.turn}: "{preview}" got no reply — it can be retried')
@@ -66,25 +113,138 @@ class RecoveryReport:
         return " · ".join(self.lines())
 
 
+def _last_turn_start(events: list[dict]) -> int | None:
+    for i in range(len(events) - 1, -1, -1):
+        if events[i].get("event") == ev.TURN_START:
+            return i
+    return None
+
+
+def _start_turn_number(event: dict) -> int:
+    turn = event_int(event.get("next_turn"))
+    if turn is None:
+        before = event_int(event.get("turn"))
+        turn = (before or 0) + 1
+    return turn
+
+
 def unanswered_turn(session: Session, events: list[dict] | None = None) -> UnansweredTurn | None:
     """The last user message that started a turn which never finished (or failed)."""
     events = events if events is not None else read_jsonl_tail(session.events.path, EVENT_TAIL)
-    for i in range(len(events) - 1, -1, -1):
-        event = events[i]
-        if event.get("event") != ev.TURN_START:
+    i = _last_turn_start(events)
+    if i is None:
+        return None
+    event = events[i]
+    later = [e.get("event") for e in events[i + 1 :]]
+    text = event.get("user")
+    if not isinstance(text, str) or not text:
+        return None
+    turn = _start_turn_number(event)
+    if ev.TERMINAL_TURN_EVENTS.intersection(later) - {ev.TURN_FAILED} or ev.MESSAGE_LOGGED in later:
+        return None  # answered (or its exchange was logged before the process ended)
+    if ev.TURN_FAILED in later:
+        failed = next(e for e in events[i + 1 :] if e.get("event") == ev.TURN_FAILED)
+        error = failed.get("error")
+        return UnansweredTurn(text, turn, "failed", error if isinstance(error, str) else None)
+    return UnansweredTurn(text, turn, "orphaned")
+
+
+def _turn_effects(session: Session, after: list[dict]) -> tuple[list[str], str]:
+    """What a turn's tools changed (from its events) and where its exchange belongs, the way the
+    orchestrator routes it: ``route_to_ambient``, an opened/switched/reopened effort, the active
+    effort it concluded; else the active effort (or ambient)."""
+    effects: list[str] = []
+    route: str | None = None
+    for event in after:
+        kind = event.get("event")
+        effort_id = event.get("effort_id")
+        if kind == ev.TOOL_CALLED and event.get("tool") == "route_to_ambient" and event.get("ok") is True:
+            route = "ambient"
+        if kind not in EFFECT_EVENTS or not isinstance(effort_id, str):
             continue
-        later = [e.get("event") for e in events[i + 1 :]]
-        text = event.get("user")
-        if not isinstance(text, str) or not text:
-            return None
-        turn = int(event.get("next_turn") or event.get("turn", 0) + 1)
-        if ev.TERMINAL_TURN_EVENTS.intersection(later) - {ev.TURN_FAILED} or ev.MESSAGE_LOGGED in later:
-            return None  # answered (or its exchange was logged before the process ended)
-        if ev.TURN_FAILED in later:
-            failed = next(e for e in events[i + 1 :] if e.get("event") == ev.TURN_FAILED)
-            return UnansweredTurn(text, turn, "failed", failed.get("error"))
-        return UnansweredTurn(text, turn, "orphaned")
+        if kind == ev.EFFORT_COLLAPSED and event.get("reason", "tool") != "tool":
+            continue  # end-of-turn decay, not a tool
+        effects.append(f"{EFFECT_EVENTS[kind]} {effort_id}")
+        takes_route = kind == ev.EFFORT_OPENED or (
+            kind in (ev.EFFORT_SWITCHED, ev.EFFORT_REOPENED) and route != "ambient"
+        )
+        # the active effort was concluded (none is active now): its closing exchange belongs to it
+        closes_active = kind == ev.EFFORT_CONCLUDED and route is None and session.efforts.active is None
+        if takes_route or closes_active:
+            route = effort_id
+    if route not in (None, "ambient") and session.efforts.get(str(route)) is None:
+        route = None  # the manifest does not know it (yet): the default destination
+    if route is None:
+        active = session.efforts.active
+        route = active.id if active is not None else "ambient"
+    return effects, route
+
+
+def _find_logged_exchange(session: Session, text: str, since: str, candidates: list[str]) -> str | None:
+    """The log ("ambient" or an effort id) whose last records hold this turn's user message."""
+    for where in candidates:
+        path = session.raw_path if where == "ambient" else session.effort_path(where)
+        for record in read_jsonl_tail(path, 8):
+            if record.get("role") == "user" and record.get("content") == text and str(record.get("ts", "")) >= since:
+                return where
     return None
+
+
+def _settle_unfinished_turn(session: Session, events: list[dict], report: RecoveryReport) -> None:
+    """Reconcile the last turn without a terminal event against the logs (see the module doc)."""
+    i = _last_turn_start(events)
+    if i is None:
+        return
+    start, after = events[i], events[i + 1 :]
+    text = start.get("user")
+    kinds = {e.get("event") for e in after}
+    if not isinstance(text, str) or not text or kinds & (ev.TERMINAL_TURN_EVENTS | {ev.MESSAGE_LOGGED}):
+        report.orphan = None
+        found = unanswered_turn(session, events)
+        report.orphan = found if found is not None and found.reason == "orphaned" else None
+        return
+    turn = _start_turn_number(start)
+    since = str(start.get("ts", ""))
+    effects, destination = _turn_effects(session, after)
+    candidates = [destination, "ambient"]
+    candidates += [str(e.get("effort_id")) for e in after if isinstance(e.get("effort_id"), str)]
+    candidates += [e.id for e in session.efforts.open_efforts()]
+    candidates = [c for c in dict.fromkeys(candidates) if c == "ambient" or session.efforts.get(c) is not None]
+    logged = _find_logged_exchange(session, text, since, candidates)
+    if logged is not None:
+        # The exchange reached its log; only the end-of-turn records are missing.
+        session.state.turn = max(session.state.turn, turn)
+        session.log_event(ev.MESSAGE_LOGGED, to=logged, count=2, next_turn=turn, recovered=True)
+        session.log_event(ev.TURN_DONE, logged_to=logged, recovered=True)
+        where = "the ambient log" if logged == "ambient" else f"effort {logged}"
+        report.settled.append(f"Turn {turn} was already logged in {where}; its end was recorded (nothing to retry)")
+        return
+    if effects:
+        # Tools changed efforts, then the process died before the exchange was logged. Log the
+        # message where the tools routed it, marked interrupted, as the live path does on failure.
+        user_msg = {"role": "user", "content": text, "ts": since or now_iso()}
+        reply = {"role": "assistant", "content": "", "ts": now_iso(), "interrupted": True}
+        effort = session.efforts.get(destination) if destination != "ambient" else None
+        if effort is None:
+            session.append_ambient([user_msg, reply])
+            destination = "ambient"
+        else:
+            session.append_effort(effort, [user_msg, reply])
+            if effort.is_concluded:
+                session.save_manifest()
+        session.state.turn = max(session.state.turn, turn)
+        session.log_event(ev.MESSAGE_LOGGED, to=destination, count=2, next_turn=turn, recovered=True)
+        session.log_event(
+            ev.TURN_FAILED,
+            error="the process ended after the turn's tools ran",
+            kind="interrupted",
+            partial="",
+            partial_chars=0,
+            logged_to=destination,
+        )
+        report.interrupted = UnansweredTurn(text, turn, "interrupted", effects=effects, logged_to=destination)
+        return
+    report.orphan = UnansweredTurn(text, turn, "orphaned")
 
 
 def _set_torn_tail_aside(path) -> str | None:
@@ -166,12 +326,17 @@ def recover(session: Session) -> RecoveryReport:
     if report.changed:
         since = [e for e in events if str(e.get("ts", "")) > (state.saved_at or "")]
         report.events_reconciled = len(since)
-        finished = [int(e.get("next_turn") or 0) for e in since if e.get("event") == ev.MESSAGE_LOGGED]
+        finished = [
+            n for e in since if e.get("event") == ev.MESSAGE_LOGGED and (n := event_int(e.get("next_turn"))) is not None
+        ]
         if finished and max(finished) > state.turn:
             report.repaired.append(f"turn counter {state.turn} → {max(finished)}")
             state.turn = max(finished)
-        orphan = unanswered_turn(session, events)
-        report.orphan = orphan if orphan is not None and orphan.reason == "orphaned" else None
+        if report.unclean:
+            _settle_unfinished_turn(session, events, report)
+        else:
+            orphan = unanswered_turn(session, events)
+            report.orphan = orphan if orphan is not None and orphan.reason == "orphaned" else None
         session.save_state()
         session.log_event(
             ev.RECOVERED,
@@ -179,6 +344,8 @@ def recover(session: Session) -> RecoveryReport:
             repaired=report.repaired,
             torn_files=report.torn_files,
             orphan_turn=report.orphan.turn if report.orphan else None,
+            interrupted_turn=report.interrupted.turn if report.interrupted else None,
+            settled=len(report.settled),
         )
     state.clean_shutdown = False
     session.log_event(ev.SESSION_START, pid=os.getpid())
