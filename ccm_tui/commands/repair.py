@@ -7,6 +7,7 @@ from typing import Any
 
 from .common import (
     EXIT_OK,
+    CliError,
     debug_option,
     require_session,
     session_dir_from,
@@ -18,14 +19,22 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("repair", help="rebuild a broken manifest.yaml from the event log (keeps the broken file)")
     session_options(p)
     debug_option(p)
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="rebuild even a valid manifest (its entries are kept; the event log adds what it lacks)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.engine import rebuild_manifest
+    from ..core.engine import RepairNotNeeded, rebuild_manifest
 
     directory = session_dir_from(args)
     require_session(directory)
-    report = rebuild_manifest(directory)
+    try:
+        report = rebuild_manifest(directory, force=args.force)
+    except RepairNotNeeded as exc:
+        raise CliError(str(exc)) from None
     for line in report.lines():
         print(line)
     return EXIT_OK

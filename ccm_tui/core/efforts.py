@@ -176,18 +176,87 @@ def load_manifest(path: Path) -> list[Effort]:
         return []
     except (OSError, UnicodeDecodeError) as exc:
         raise ManifestError(f"cannot read {path}: {exc}") from exc
-    try:
-        data = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise ManifestError(f"{path}{line}: {problem}") from exc
+    data = _parse_yaml(text, path)
     if data is None:
         return []
     if not isinstance(data, dict) or not isinstance(data.get("efforts", []), list):
         raise ManifestError(f"{path}: expected a mapping with an 'efforts' list")
     return _validated(data.get("efforts") or [], path)
+
+
+def _refuse_aliases(text: str, path: Path) -> None:
+    """The app never writes YAML anchors or aliases; a manifest with them is refused before it is
+    loaded, so an alias bomb (a few lines expanding to gigabytes) costs a parse, not the machine."""
+    if "&" not in text or "*" not in text:
+        return  # no anchor or no alias: nothing to expand (the common case costs a scan)
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                mark = event.start_mark
+                raise ManifestError(
+                    f"{path} line {mark.line + 1}: YAML anchors and aliases are not allowed in a manifest"
+                )
+    except yaml.YAMLError:
+        return  # the real load reports the syntax error with its line
+
+
+def _parse_yaml(text: str, path: Path) -> Any:
+    _refuse_aliases(text, path)
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ManifestError(f"{path}{line}: {problem}") from exc
+
+
+def salvage_manifest(path: Path) -> list[Effort]:
+    """The entries of a broken ``manifest.yaml`` that can still be read, for ``repair`` to keep.
+
+    The app writes one ``  - id: ...`` block per effort, so a hand-broken line spoils only
+    the entry it is in: each block is read on its own when the whole file does not parse."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    try:
+        data = _parse_yaml(text, path)
+        entries = data.get("efforts") if isinstance(data, dict) else None
+        chunks = None if isinstance(entries, list) else _entry_chunks(text)
+    except ManifestError:
+        chunks = _entry_chunks(text)
+    if chunks is not None:
+        entries = []
+        for chunk in chunks:
+            try:
+                part = _parse_yaml("efforts:\n" + chunk, path)
+            except ManifestError:
+                continue
+            if isinstance(part, dict) and isinstance(part.get("efforts"), list):
+                entries.extend(part["efforts"])
+    out: dict[str, Effort] = {}
+    for i, raw in enumerate(entries or []):
+        try:
+            effort = _effort_from_dict(raw, str(path), i)
+        except (ManifestError, TypeError):
+            continue
+        out.setdefault(effort.id, effort)
+    efforts = list(out.values())
+    active = [e for e in efforts if e.active]
+    for e in active[:-1]:
+        e.active = False
+    return efforts
+
+
+def _entry_chunks(text: str) -> list[str]:
+    chunks: list[list[str]] = []
+    for line in text.splitlines():
+        if line.startswith("  - ") or line.startswith("- "):
+            chunks.append([line])
+        elif chunks:
+            chunks[-1].append(line)
+    return ["\n".join(c) + "\n" for c in chunks]
 
 
 def _validated(entries: list[Any], path: Path) -> list[Effort]:

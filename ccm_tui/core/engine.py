@@ -24,7 +24,7 @@ from .llm import LLMError
 from .model_setup import missing_api_keys, model_client, resolve_budget
 from .orchestrator import Emit, Orchestrator, TurnResult, UserInputError
 from .recovery import RecoveryReport, UnansweredTurn, recover, unanswered_turn
-from .repair import rebuild_manifest
+from .repair import RepairNotNeeded, rebuild_manifest
 from .search import EffortIndex, SearchHit, SearchIndexError
 from .session import MANIFEST_FILE, SEARCH_DB, Session, SessionLocked
 from .store import JsonlRead, StoreError, read_jsonl
@@ -40,6 +40,7 @@ __all__ = [
     "LLMError",
     "ManifestError",
     "RecoveryReport",
+    "RepairNotNeeded",
     "SearchIndexError",
     "SessionLocked",
     "StoreError",

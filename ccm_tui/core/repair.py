@@ -1,9 +1,14 @@
 """A way out for hand-broken or corrupt snapshot files that loses nothing.
 
 ``manifest.yaml`` is rebuilt from the event log (which records every open,
-conclusion with its summary, reopen and switch) and the effort files on disk;
-the broken file is kept beside it as ``manifest.yaml.corrupt-<timestamp>``.
-Raw logs are never rewritten.
+conclusion with its summary, reopen and switch) and the effort files on disk,
+merged with every entry of the old manifest that can still be read: the
+manifest is saved before its event is logged, so what it says is never older
+than the event log and is never downgraded (an open effort stays open, a
+summary stays). A copy of the old file is kept as
+``manifest.yaml.corrupt-<timestamp>`` *before* the new one replaces it
+atomically, so a kill at any moment leaves a ``manifest.yaml``. A valid
+manifest is left alone unless ``force`` is given. Raw logs are never rewritten.
 """
 
 from __future__ import annotations
@@ -18,10 +23,15 @@ from .efforts import (
     Effort,
     ManifestError,
     load_manifest,
+    salvage_manifest,
     save_manifest,
 )
 from .session import EFFORTS_DIR, EVENTS_FILE, MANIFEST_FILE, SessionLock
-from .store import read_jsonl, set_aside
+from .store import StoreError, keep_copy, read_jsonl
+
+
+class RepairNotNeeded(StoreError):
+    """The manifest is valid; ``repair`` leaves it alone unless forced."""
 
 
 @dataclass
@@ -30,13 +40,18 @@ class RepairReport:
     kept_as: str | None = None
     efforts: int = 0
     from_events: int = 0
+    from_manifest: int = 0  # entries of the old manifest kept as they were
     from_files_only: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         out = []
         if self.kept_as:
-            out.append(f"the broken manifest is kept as {self.kept_as}")
-        out.append(f"rebuilt manifest.yaml with {self.efforts} effort(s) ({self.from_events} from the event log)")
+            what = "broken" if self.manifest_was_broken else "previous"
+            out.append(f"the {what} manifest is kept as {self.kept_as}")
+        out.append(
+            f"rebuilt manifest.yaml with {self.efforts} effort(s) ({self.from_manifest} kept from the old "
+            f"manifest, {self.from_events} from the event log)"
+        )
         if self.from_files_only:
             out.append(
                 "efforts found only as files (concluded, summary to be rewritten on reopen): "
@@ -57,8 +72,10 @@ def _placeholder_summary(session_dir: Path, effort_id: str) -> str:
     return f"(summary lost in a repair; the raw log is intact — expand to read it) First message: {first}"
 
 
-def rebuild_manifest(session_dir: Path) -> RepairReport:
-    """Rebuild ``manifest.yaml`` from the event log and effort files, keeping the old one aside."""
+def rebuild_manifest(session_dir: Path, *, force: bool = False) -> RepairReport:
+    """Rebuild ``manifest.yaml`` from the event log and effort files, merged with what the old
+    one still says; a copy of the old one is kept. Raises :class:`RepairNotNeeded` when the
+    manifest is valid and ``force`` is not given."""
     session_dir = Path(session_dir)
     lock = SessionLock(session_dir)
     lock.acquire(wait=5.0)
@@ -66,26 +83,44 @@ def rebuild_manifest(session_dir: Path) -> RepairReport:
         path = session_dir / MANIFEST_FILE
         broken = False
         try:
-            load_manifest(path)
+            old = load_manifest(path)
         except ManifestError:
             broken = True
+            old = salvage_manifest(path)
+        if not broken and path.exists() and not force:
+            raise RepairNotNeeded(
+                f"{path} is valid ({len(old)} effort(s)); nothing to repair "
+                "(--force rebuilds it from the event log, keeping everything it says)"
+            )
         report = RepairReport(manifest_was_broken=broken)
-        if path.exists():
-            report.kept_as = set_aside(path).name
         efforts = efforts_from_events(session_dir)
-        report.from_events = len(efforts)
         for log in sorted((session_dir / EFFORTS_DIR).glob("*.jsonl")):
             effort_id = log.stem
             if effort_id in efforts or not SLUG_RE.match(effort_id):
+                continue
+            if any(e.id == effort_id for e in old):
                 continue
             efforts[effort_id] = Effort(
                 id=effort_id, name=effort_id, status=CONCLUDED, summary=_placeholder_summary(session_dir, effort_id)
             )
             report.from_files_only.append(effort_id)
-        for effort in efforts.values():
+        # The old manifest's entries win: it is saved before its events are logged.
+        for kept in old:
+            rebuilt = efforts.pop(kept.id, None)
+            if rebuilt is not None and kept.is_concluded and not kept.summary:
+                kept.summary = rebuilt.summary
+            report.from_manifest += 1
+        report.from_events = len(efforts) - len(report.from_files_only)
+        for effort in [*old, *efforts.values()]:
             if effort.status == CONCLUDED and not effort.summary:
                 effort.summary = _placeholder_summary(session_dir, effort.id)
-        ordered = sorted(efforts.values(), key=lambda e: (e.created or "", e.id))
+        ordered = old + sorted(efforts.values(), key=lambda e: (e.created or "", e.id))
+        if any(e.active for e in old):
+            for effort in efforts.values():
+                effort.active = False
+        if path.exists():
+            # a copy first, then the atomic replacement: a manifest.yaml exists at every moment
+            report.kept_as = keep_copy(path, "corrupt" if broken else "before-repair").name
         save_manifest(path, ordered)
         report.efforts = len(ordered)
         return report

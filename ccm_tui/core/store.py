@@ -158,3 +158,25 @@ def set_aside(path: Path) -> Path:
         target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
     os.replace(path, target)
     return target
+
+
+def keep_copy(path: Path, label: str = "corrupt") -> Path:
+    """Copy a file to ``<name>.<label>-<timestamp>`` (never overwriting one), durably, and return
+    the copy. Unlike :func:`set_aside` the original stays in place, so a crash at any moment leaves
+    the file where readers look for it."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    data = path.read_bytes()
+    n = 1
+    target = path.with_name(f"{path.name}.{label}-{stamp}")
+    while True:
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+            break
+        except FileExistsError:
+            n += 1
+            target = path.with_name(f"{path.name}.{label}-{stamp}-{n}")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return target
