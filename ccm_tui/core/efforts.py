@@ -193,9 +193,8 @@ def _refuse_aliases(text: str, path: Path) -> None:
         for event in yaml.parse(text, Loader=_Loader):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 mark = event.start_mark
-                raise ManifestError(
-                    f"{path} line {mark.line + 1}: YAML anchors and aliases are not allowed in a manifest"
-                )
+                line = f" line {mark.line + 1}" if mark is not None else ""
+                raise ManifestError(f"{path}{line}: YAML anchors and aliases are not allowed in a manifest")
     except yaml.YAMLError:
         return  # the real load reports the syntax error with its line
 
