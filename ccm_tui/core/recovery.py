@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from . import eventlog as ev
 from .eventlog import now_iso
 from .session import EFFORTS_DIR, Session
-from .store import _parse_lines, file_size, read_jsonl_tail
+from .store import _parse_lines, file_size, is_message, read_jsonl_tail
 
 EVENT_TAIL = 5000
 
@@ -358,12 +358,12 @@ def _recount_ambient(session: Session, raw_size: int) -> None:
         with open(session.raw_path, "rb") as fh:
             fh.seek(state.ambient_bytes)
             tail = fh.read()
-        records = _parse_lines(tail).records
+        records = [m for m in _parse_lines(tail).records if is_message(m)]
         state.ambient_messages += len(records)
-        state.ambient_tokens += sum(session.counter.count_message(m) for m in records if isinstance(m, dict))
+        state.ambient_tokens += sum(session.counter.count_message(m) for m in records)
     else:
         with open(session.raw_path, "rb") as fh:
-            records = _parse_lines(fh.read()).records
+            records = [m for m in _parse_lines(fh.read()).records if is_message(m)]
         state.ambient_messages = len(records)
         state.ambient_tokens = sum(session.counter.count_message(m) for m in records)
     state.ambient_bytes = raw_size

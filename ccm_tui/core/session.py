@@ -34,6 +34,7 @@ from .store import (
     append_jsonl,
     atomic_write_json,
     file_size,
+    is_message,
     read_jsonl,
     read_jsonl_tail,
     set_aside,
@@ -347,10 +348,19 @@ class Session:
 
     def _load_ambient_tail(self) -> None:
         window = max(self.ambient_window, self.configured_ambient_window)
+        tail = read_jsonl_tail(self.raw_path, 2 * window + 8)
+        messages = [m for m in tail if is_message(m)]
+        if len(messages) < len(tail):
+            self._note_skipped(RAW_FILE, len(tail) - len(messages))
         self._ambient = deque(
-            (m for m in read_jsonl_tail(self.raw_path, 2 * window + 8) if m.get("role") in ("user", "assistant")),
+            (m for m in messages if m.get("role") in ("user", "assistant")),
             maxlen=2 * max(window, 1) + 8,
         )
+
+    def _note_skipped(self, name: str, count: int) -> None:
+        note = f"{name}: skipped {count} line(s) that are not chat messages (wrong type or shape)"
+        if note not in self.load_notes:
+            self.load_notes.append(note)
 
     def close(self, *, clean: bool = True) -> None:
         """Mark a clean end (if we can take the lock) and release it."""
@@ -405,7 +415,9 @@ class Session:
                 self.load_notes.append(
                     f"{self.effort_path(effort_id)}: skipped unreadable line(s) {result.bad_lines[:5]}"
                 )
-            log = [m for m in result.records if isinstance(m.get("content"), str)]
+            log = [m for m in result.records if is_message(m)]
+            if len(log) < len(result.records):
+                self._note_skipped(f"{EFFORTS_DIR}/{effort_id}.jsonl", len(result.records) - len(log))
             self._logs[effort_id] = log
         return log
 

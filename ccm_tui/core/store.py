@@ -100,6 +100,21 @@ def _parse_lines(raw: bytes, first_lineno: int = 1) -> JsonlRead:
     return out
 
 
+MESSAGE_ROLES = ("user", "assistant", "system", "tool")
+
+
+def is_message(record: dict[str, Any]) -> bool:
+    """A log record the context can use: a known role and text content (``None`` only for an
+    assistant message that carries tool calls). Anything else is a valid JSON line of the wrong
+    shape (hand-edited, another tool's), skipped like an unreadable line."""
+    role, content = record.get("role"), record.get("content")
+    if role not in MESSAGE_ROLES:
+        return False
+    if content is None:
+        return role == "assistant" and isinstance(record.get("tool_calls"), list)
+    return isinstance(content, str)
+
+
 def read_jsonl(path: Path) -> JsonlRead:
     """Read a whole JSONL file tolerantly. A missing file reads as empty."""
     try:

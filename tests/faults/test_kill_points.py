@@ -138,3 +138,27 @@ def test_a_kill_before_any_tool_effect_is_still_a_retryable_orphan(ccm):
     out = ccm.send("", "--retry-orphan")
     assert out["reply"] == "aside again"
     assert user_lines(ccm, "raw.jsonl") == ["first", "quick aside"]
+
+
+# --------------------------------------------------------------------------- item 6 (hostile lines)
+BAD_LINES = [
+    {"role": "user", "content": 12345},
+    {"role": 5, "content": "x"},
+    {"role": "assistant", "content": None},
+    {"role": "user", "content": ["a", {"b": 1}]},
+]
+
+
+def test_valid_json_lines_of_the_wrong_type_are_skipped_with_a_warning(ccm):
+    ccm.server.push(tool_calls(call("open_effort", {"name": "alpha"})), text("ok"), text("plain"))
+    ccm.send("work on alpha")
+    for relative in ("raw.jsonl", "efforts/alpha.jsonl"):
+        with open(ccm.dir / relative, "a") as fh:
+            fh.writelines(json.dumps(line) + "\n" for line in BAD_LINES)
+            fh.write("[1, 2]\n")
+    ccm.status()  # status works
+    rc, out, err = send_text(ccm, "more on alpha")
+    assert rc == 0, err
+    assert "raw.jsonl: skipped" in err and "efforts/alpha.jsonl: skipped" in err
+    assert "plain" in out
+    assert ccm.search("alpha")["results"] is not None
