@@ -278,38 +278,81 @@ def _set_torn_tail_aside(path) -> str | None:
         return None
 
 
+MAX_PID = 2**31 - 1
+
+
 def _pid_alive(pid: object) -> bool:
-    if not isinstance(pid, int) or pid <= 0 or pid == os.getpid():
+    if isinstance(pid, bool) or not isinstance(pid, int) or not 0 < pid <= MAX_PID or pid == os.getpid():
         return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
     except PermissionError:
         return True
+    except (OSError, OverflowError):
+        return False
     return True
+
+
+def _turn_left_open(events: list[dict]) -> bool:
+    """The last ``turn_start`` has neither a terminal event nor a logged exchange after it: the
+    run that wrote it failed mid-turn, whatever it logged afterwards (a ``session_end`` written
+    after a failed write does not make the turn finished)."""
+    i = _last_turn_start(events)
+    if i is None:
+        return False
+    later = {e.get("event") for e in events[i + 1 :]}
+    return not later & (ev.TERMINAL_TURN_EVENTS | {ev.MESSAGE_LOGGED})
 
 
 def ended_cleanly(events: list[dict]) -> bool:
     """The last run ended with ``session_end`` — or is still running: a TUI holds the session
     open between turns (it takes the writer lock only per turn), so while its process is alive
     its ``session_start`` without an end is not a crash. (We hold the lock, so it is not
-    mid-write.)"""
-    if not events or events[-1].get("event") == ev.SESSION_END:
+    mid-write.) Either way, a turn left without an end is not clean."""
+    if not events:
         return True
-    running: set[object] = set()
+    if _turn_left_open(events):
+        return False
+    if events[-1].get("event") == ev.SESSION_END:
+        return True
+    running: set[int] = set()
     for event in events:
+        pid = event.get("pid")
+        if not isinstance(pid, int):
+            continue
         if event.get("event") == ev.SESSION_START:
-            running.add(event.get("pid"))
+            running.add(pid)
         elif event.get("event") == ev.SESSION_END:
-            running.discard(event.get("pid"))
+            running.discard(pid)
     return any(_pid_alive(pid) for pid in running)
 
 
 def recover(session: Session) -> RecoveryReport:
-    """Reconcile a session opened for writing; cheap when the last run ended cleanly."""
+    """Reconcile a session opened for writing; cheap when the last run ended cleanly.
+
+    Recovery never blocks the session: if it cannot finish (an event it cannot make sense of,
+    a failed write), the report says so and the session is marked *unclean* for this run, so
+    its end is not recorded as clean and the next start tries again."""
+    report = RecoveryReport()
+    try:
+        _recover(session, report)
+    except (OSError, ValueError, TypeError, KeyError, OverflowError) as exc:
+        session.mark_unclean(f"recovery could not finish ({exc.__class__.__name__}: {exc})")
+        report.unclean = True
+        report.notes.append(
+            f"recovery could not finish ({exc.__class__.__name__}: {exc}); the session stays marked unclean "
+            "and the next start tries again"
+        )
+        try:
+            session.log_event(ev.SESSION_START, pid=os.getpid(), recovery_failed=str(exc)[:500])
+        except OSError:
+            pass
+    return report
+
+
+def _recover(session: Session, report: RecoveryReport) -> None:
     events = read_jsonl_tail(session.events.path, EVENT_TAIL)
-    report = RecoveryReport(unclean=not ended_cleanly(events))
+    report.unclean = not ended_cleanly(events)
     report.notes.extend(session.load_notes)
     session.load_notes.clear()
     state = session.state
@@ -349,7 +392,6 @@ def recover(session: Session) -> RecoveryReport:
         )
     state.clean_shutdown = False
     session.log_event(ev.SESSION_START, pid=os.getpid())
-    return report
 
 
 def _recount_ambient(session: Session, raw_size: int) -> None:

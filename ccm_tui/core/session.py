@@ -221,6 +221,7 @@ class Session:
         self._logs: dict[str, list[dict[str, Any]]] = {}
         self._ambient: deque[dict[str, Any]] = deque()
         self._seen_events_size = 0
+        self.unclean_reason: str | None = None  # set by a failed write or recovery: never end "clean"
         self.generation = 0  # bumped by every (re)load, so caches built on the efforts know to rebuild
 
     # ------------------------------------------------------------------ paths
@@ -362,10 +363,16 @@ class Session:
         if note not in self.load_notes:
             self.load_notes.append(note)
 
+    def mark_unclean(self, reason: str) -> None:
+        """Something failed that the next start must reconcile: this run will not end clean."""
+        if self.unclean_reason is None:
+            self.unclean_reason = reason
+
     def close(self, *, clean: bool = True) -> None:
-        """Mark a clean end (if we can take the lock) and release it."""
+        """Mark a clean end (if we can take the lock, and nothing failed) and release it."""
         if self.readonly:
             return
+        clean = clean and self.unclean_reason is None
         if not self.lock.held and not self.lock.try_acquire():
             return  # another process is mid-operation; it will mark its own end
         try:
