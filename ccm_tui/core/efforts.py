@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from .store import StoreError, atomic_write_text
+from .store import StoreError, atomic_write_text, read_bytes
 
 try:  # the C loader is ~10x faster on big manifests
     from yaml import CSafeLoader as _Loader
@@ -171,7 +171,7 @@ def load_manifest(path: Path) -> list[Effort]:
         cached = _read_cache(path)
         if cached is not None:
             return _validated(cached, path)
-        text = path.read_text(encoding="utf-8")
+        text = read_bytes(path).decode("utf-8")
     except FileNotFoundError:
         return []
     except (OSError, UnicodeDecodeError) as exc:

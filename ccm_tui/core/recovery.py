@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from . import eventlog as ev
 from .eventlog import now_iso
 from .session import EFFORTS_DIR, Session
-from .store import _parse_lines, file_size, is_message, read_jsonl_tail
+from .store import _parse_lines, file_size, is_message, open_nofollow, read_bytes, read_jsonl_tail
 
 EVENT_TAIL = 5000
 
@@ -252,7 +252,7 @@ def _set_torn_tail_aside(path) -> str | None:
     acknowledged. Keep its bytes in ``<file>.torn-<ts>`` and cut the file back to its last
     complete line, so the log holds only whole records. Returns the name of the kept file."""
     try:
-        with open(path, "r+b") as fh:
+        with os.fdopen(open_nofollow(path, os.O_RDWR), "r+b") as fh:
             size = fh.seek(0, os.SEEK_END)
             if size == 0:
                 return None
@@ -266,7 +266,7 @@ def _set_torn_tail_aside(path) -> str | None:
             keep_to = size - len(tail) + cut + 1
             fragment = tail[cut + 1 :]
             aside = path.with_name(f"{path.name}.torn-{time.strftime('%Y%m%dT%H%M%S')}")
-            with open(aside, "ab") as out:
+            with os.fdopen(open_nofollow(aside, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab") as out:
                 out.write(fragment)
                 out.flush()
                 os.fsync(out.fileno())
@@ -397,15 +397,17 @@ def _recover(session: Session, report: RecoveryReport) -> None:
 def _recount_ambient(session: Session, raw_size: int) -> None:
     state = session.state
     if raw_size > state.ambient_bytes and state.ambient_bytes > 0:
-        with open(session.raw_path, "rb") as fh:
+        with os.fdopen(open_nofollow(session.raw_path, os.O_RDONLY), "rb") as fh:
             fh.seek(state.ambient_bytes)
             tail = fh.read()
         records = [m for m in _parse_lines(tail).records if is_message(m)]
         state.ambient_messages += len(records)
         state.ambient_tokens += sum(session.counter.count_message(m) for m in records)
     else:
-        with open(session.raw_path, "rb") as fh:
-            records = [m for m in _parse_lines(fh.read()).records if is_message(m)]
+        try:
+            records = [m for m in _parse_lines(read_bytes(session.raw_path)).records if is_message(m)]
+        except FileNotFoundError:
+            records = []
         state.ambient_messages = len(records)
         state.ambient_tokens = sum(session.counter.count_message(m) for m in records)
     state.ambient_bytes = raw_size

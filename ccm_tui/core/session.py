@@ -35,9 +35,12 @@ from .store import (
     atomic_write_json,
     file_size,
     is_message,
+    open_nofollow,
+    read_bytes,
     read_jsonl,
     read_jsonl_tail,
     set_aside,
+    symlink_refused,
 )
 from .tokens import TokenCounter
 
@@ -149,7 +152,7 @@ class SessionLock:
         """Take the lock if it is free; never waits."""
         if self._fd is not None:
             return True
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -253,10 +256,13 @@ class Session:
         session = cls(directory, ambient_window=ambient_window, readonly=readonly, counter=counter)
         if not readonly:
             session.dir.mkdir(parents=True, exist_ok=True)
+            session.refuse_symlinks()
             (session.dir / EFFORTS_DIR).mkdir(exist_ok=True)
             session.lock.acquire(wait=lock_wait)
         elif not session.dir.is_dir():
             raise StoreError(f"no session at {session.dir}")
+        else:
+            session.refuse_symlinks()
         try:
             session.load()
         except BaseException:
@@ -266,6 +272,24 @@ class Session:
         if not readonly and not hold_lock:
             session.lock.release()
         return session
+
+    def refuse_symlinks(self) -> None:
+        """Refuse a session whose files or ``efforts/`` are symbolic links: writing through one
+        would truncate or append to a file outside the session. (The session directory itself
+        may be a link: where the user keeps it is their choice.)"""
+        names = [RAW_FILE, MANIFEST_FILE, EFFORTS_DIR, EXPANDED_FILE, STATE_FILE, EVENTS_FILE, LOCK_FILE, SEARCH_DB]
+        names.append(f".{MANIFEST_FILE}.cache.json")
+        for name in names:
+            if (self.dir / name).is_symlink():
+                raise symlink_refused(self.dir / name)
+        try:
+            entries = os.scandir(self.dir / EFFORTS_DIR)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        with entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    raise symlink_refused(Path(entry.path))
 
     def changed_on_disk(self) -> bool:
         """True when another process wrote to the session since we last looked.
@@ -321,7 +345,7 @@ class Session:
     def _read_json_file(self, name: str) -> dict[str, Any]:
         path = self.dir / name
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_bytes(path).decode("utf-8"))
         except FileNotFoundError:
             return {}
         except (OSError, ValueError, UnicodeDecodeError) as exc:

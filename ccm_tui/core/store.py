@@ -14,6 +14,7 @@ fatal; a broken line elsewhere is reported with its line number.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import time
@@ -27,6 +28,33 @@ from ..atomic_file import atomic_write_text
 
 class StoreError(RuntimeError):
     """A session file could not be read or written; the message names the file."""
+
+
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def symlink_refused(path: Path) -> StoreError:
+    return StoreError(
+        f"{path} is a symbolic link; a session's files must be regular files inside it "
+        "(refusing to follow it: move the real file into the session)"
+    )
+
+
+def open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
+    """``os.open`` that never follows a symbolic link at ``path`` (a session file planted as a
+    link would make the app write outside the session)."""
+    try:
+        return os.open(path, flags | NOFOLLOW, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise symlink_refused(path) from None
+        raise
+
+
+def read_bytes(path: Path) -> bytes:
+    """A session file's bytes, refusing a symbolic link (FileNotFoundError when missing)."""
+    with os.fdopen(open_nofollow(path, os.O_RDONLY), "rb") as fh:
+        return fh.read()
 
 
 def atomic_write_json(path: Path, data: Any) -> None:
@@ -49,7 +77,7 @@ def append_jsonl(path: Path, records: Iterable[dict[str, Any]], *, sync: bool = 
     if not data:
         return 0
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+b") as fh:
+    with os.fdopen(open_nofollow(path, os.O_RDWR | os.O_APPEND | os.O_CREAT), "a+b") as fh:
         size = fh.seek(0, os.SEEK_END)
         prefix = b""
         if size:
@@ -118,7 +146,7 @@ def is_message(record: dict[str, Any]) -> bool:
 def read_jsonl(path: Path) -> JsonlRead:
     """Read a whole JSONL file tolerantly. A missing file reads as empty."""
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path)
     except FileNotFoundError:
         return JsonlRead()
     except OSError as exc:
@@ -135,7 +163,7 @@ def read_jsonl_tail(path: Path, max_records: int, *, chunk: int = 65536) -> list
     if max_records <= 0:
         return []
     try:
-        fh = open(path, "rb")  # noqa: SIM115 - closed by the with block below
+        fh = os.fdopen(open_nofollow(path, os.O_RDONLY), "rb")
     except FileNotFoundError:
         return []
     with fh:
