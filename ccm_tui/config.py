@@ -268,3 +268,22 @@ def default_budget(input_window: int | None = None) -> int:
     if not input_window or input_window <= 0:
         return DEFAULT_BUDGET_CAP
     return max(MIN_BUDGET, min(DEFAULT_BUDGET_CAP, int(input_window * BUDGET_WINDOW_FRACTION)))
+
+
+# --------------------------------------------------------------------------- secrets
+SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY", "_ACCESS_KEY", "_PASSWORD")
+MIN_SECRET_CHARS = 8  # shorter values ("1", "true") would redact ordinary words
+
+
+def secret_values() -> list[str]:
+    """The values of every credential variable in the environment (``*_API_KEY``, ``*_TOKEN``,
+    ``*_SECRET``, …), longest first, so that text bound for the screen or the disk can be
+    redacted by value as well as by pattern: a key without a known prefix that a provider echoes
+    back is caught too. The config file holds no credentials. (This scan is separate from
+    :func:`env`, which reads only the documented variables.)"""
+    values = {
+        value.strip()
+        for name, value in os.environ.items()
+        if name.upper().endswith(SECRET_SUFFIXES) and len(value.strip()) >= MIN_SECRET_CHARS
+    }
+    return sorted(values, key=len, reverse=True)

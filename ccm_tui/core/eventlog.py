@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..config import secret_values
 from .store import append_jsonl
 
 # Every event name the session logs; nothing else defines one.
@@ -53,8 +54,16 @@ def now_iso() -> str:
 
 
 def redact(text: str) -> str:
-    """Remove anything that looks like an API key or auth header from text bound for disk."""
+    """Remove the configured credentials (the actual values of every ``*_API_KEY``, ``*_TOKEN``,
+    ``*_SECRET`` … variable) and anything that looks like an API key or auth header from text
+    bound for the screen or the disk."""
+    for value in secret_values():
+        if value in text:
+            text = text.replace(value, "[redacted]")
     return _SECRET_RE.sub("[redacted]", text)
+
+
+REDACTED_FIELDS = ("error", "reason", "partial")  # provider text that may echo a credential
 
 
 class EventLog:
@@ -64,6 +73,9 @@ class EventLog:
         self.path = path
 
     def log(self, event: str, turn: int, **fields: Any) -> dict[str, Any]:
+        for key in REDACTED_FIELDS:
+            if isinstance(fields.get(key), str):
+                fields[key] = redact(fields[key])
         record = {"event": event, "turn": turn, "ts": now_iso(), **fields}
         append_jsonl(self.path, [record])
         return record

@@ -1,0 +1,42 @@
+"""A credential with no known prefix that a provider echoes back never reaches stderr, ``--json``
+stdout or any session file."""
+
+from __future__ import annotations
+
+import json
+
+from tests.fakes.openai_server import fault, text
+
+KEY = "zq7Unprefixed0Secret4Value9"
+
+
+def test_an_echoed_key_reaches_no_output_and_no_file(ccm, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    echo = {"error": {"message": f"Incorrect API key provided: {KEY}", "type": "invalid_request_error"}}
+    ccm.server.push(fault(401, echo))
+    rc, out, err = ccm.run(
+        "send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model", "--api-base", ccm.server.base_url, "hi"
+    )
+    assert rc == 1 and KEY not in out + err
+    ccm.server.push(fault(401, echo))
+    rc, out, err = ccm.run(
+        "send",
+        "--session-dir",
+        str(ccm.dir),
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        ccm.server.base_url,
+        "--json",
+        "hi again",
+    )
+    assert rc == 1 and KEY not in out + err and json.loads(out)["error"]
+    ccm.server.push(fault(429, echo, {"Retry-After": "0"}), text("fine"))
+    rc, out, err = ccm.run(
+        "send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model", "--api-base", ccm.server.base_url, "x"
+    )
+    assert rc == 0 and KEY not in out + err
+    assert ccm.events("session_pause") and ccm.events("turn_failed")
+    for path in ccm.dir.rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path
