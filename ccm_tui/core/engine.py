@@ -18,16 +18,16 @@ from .chat_history import LoggedLine, recent_lines
 from .chat_model import ChatModel
 from .context import WorkingContext
 from .efforts import ManifestError, load_manifest
-from .eventlog import now_iso, redact
+from .eventlog import TURN_FAILED, now_iso, redact
 from .export import export_effort
 from .llm import LLMError
 from .model_setup import missing_api_keys, model_client, resolve_budget
 from .orchestrator import Emit, Orchestrator, TurnResult, UserInputError
-from .recovery import RecoveryReport, UnansweredTurn, recover, unanswered_turn
+from .recovery import RecoveryReport, UnansweredTurn, recover, turn_left_open, unanswered_turn
 from .repair import RepairNotNeeded, rebuild_manifest
 from .search import EffortIndex, SearchHit, SearchIndexError
 from .session import MANIFEST_FILE, SEARCH_DB, Session, SessionLocked
-from .store import JsonlRead, StoreError, read_jsonl
+from .store import JsonlRead, StoreError, read_jsonl, read_jsonl_tail
 from .tokens import TokenCounter
 from .tools import ToolError, ToolOutcome
 from .turn_events import ContextFigures, EffortChanged, TurnEvent
@@ -43,6 +43,7 @@ __all__ = [
     "RepairNotNeeded",
     "SearchIndexError",
     "SessionLocked",
+    "SessionWriteError",
     "StoreError",
     "TokenCounter",
     "UserInputError",
@@ -57,6 +58,22 @@ __all__ = [
     "search_session",
     "start_engine",
 ]
+
+
+class SessionWriteError(StoreError):
+    """A session file could not be written (disk full, I/O error); the run is marked unclean."""
+
+
+def check_text(text: str) -> None:
+    """A message that cannot be stored as UTF-8 (undecodable bytes from a pipe or a terminal)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start].encode("utf-8", "surrogateescape")
+        raise UserInputError(
+            f"the message is not valid UTF-8 (byte 0x{bad.hex()} at character {exc.start + 1}); "
+            "convert it first, e.g. with iconv -f latin1 -t utf-8"
+        ) from None
 
 
 def open_index(session_dir: Path) -> EffortIndex:
@@ -129,12 +146,42 @@ class Engine:
 
     # ------------------------------------------------------------------ running
     async def run_turn(self, text: str, emit: Emit | None = None) -> TurnResult:
+        """One turn. A failed write (disk full, I/O error) logs ``turn_failed``, marks this run
+        unclean (the next start recovers it) and raises :class:`SessionWriteError`."""
+        check_text(text)
         async with self.session.writing():
-            return await self.orchestrator.run_turn(text, self._emit_through(emit))
+            try:
+                return await self.orchestrator.run_turn(text, self._emit_through(emit))
+            except (OSError, StoreError) as exc:
+                raise self._write_failed(exc, in_turn=True) from None
 
     async def run_action(self, tool_name: str, arguments: dict[str, Any], emit: Emit | None = None) -> ToolOutcome:
         async with self.session.writing():
-            return await self.orchestrator.run_action(tool_name, arguments, self._emit_through(emit))
+            try:
+                return await self.orchestrator.run_action(tool_name, arguments, self._emit_through(emit))
+            except (OSError, StoreError) as exc:
+                raise self._write_failed(exc, in_turn=False) from None
+
+    def _write_failed(self, exc: OSError | StoreError, *, in_turn: bool) -> SessionWriteError:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        if isinstance(exc, OSError) and exc.filename:
+            reason = f"{reason}: {exc.filename}"
+        session = self.session
+        session.mark_unclean(f"a write failed ({reason})")
+        if in_turn:
+            try:
+                if turn_left_open(read_jsonl_tail(session.events.path, 200)):
+                    session.log_event(
+                        TURN_FAILED,
+                        error=f"could not write the session: {reason}",
+                        kind="io",
+                        partial="",
+                        partial_chars=0,
+                    )
+            except (OSError, StoreError):
+                pass  # the event log itself cannot be written: recovery finds the open turn
+        kept = " (your message is kept: retry once the disk is fixed)" if in_turn else ""
+        return SessionWriteError(f"could not write to the session: {reason}{kept}")
 
     async def load_model_client(self) -> None:
         """Import litellm off the event loop (seconds) before the first request needs it."""

@@ -198,6 +198,8 @@ def _settle_unfinished_turn(session: Session, events: list[dict], report: Recove
     start, after = events[i], events[i + 1 :]
     text = start.get("user")
     kinds = {e.get("event") for e in after}
+    if any(e.get("event") == ev.TURN_FAILED and e.get("kind") == "io" for e in after):
+        kinds.discard(ev.TURN_FAILED)  # a failed write: what reached the logs is settled like a crash
     if not isinstance(text, str) or not text or kinds & (ev.TERMINAL_TURN_EVENTS | {ev.MESSAGE_LOGGED}):
         report.orphan = None
         found = unanswered_turn(session, events)
@@ -293,7 +295,7 @@ def _pid_alive(pid: object) -> bool:
     return True
 
 
-def _turn_left_open(events: list[dict]) -> bool:
+def turn_left_open(events: list[dict]) -> bool:
     """The last ``turn_start`` has neither a terminal event nor a logged exchange after it: the
     run that wrote it failed mid-turn, whatever it logged afterwards (a ``session_end`` written
     after a failed write does not make the turn finished)."""
@@ -311,7 +313,7 @@ def ended_cleanly(events: list[dict]) -> bool:
     mid-write.) Either way, a turn left without an end is not clean."""
     if not events:
         return True
-    if _turn_left_open(events):
+    if turn_left_open(events):
         return False
     if events[-1].get("event") == ev.SESSION_END:
         return True

@@ -72,23 +72,38 @@ def append_jsonl(path: Path, records: Iterable[dict[str, Any]], *, sync: bool = 
     If the file ends with a torn line (no trailing newline, left by a crash), a
     newline is written first so the new record starts on a line of its own and
     the torn fragment stays recognisable as broken rather than merging with it.
+    If the write or the fsync fails (disk full, I/O error), the file is cut back to
+    its size before the append, so no partial record is left behind (best effort:
+    recovery sets aside whatever a failed cut leaves).
     """
-    data = "".join(encode_line(r) for r in records)
+    records_list = list(records)
+    data = "".join(encode_line(r) for r in records_list)
     if not data:
         return 0
     path.parent.mkdir(parents=True, exist_ok=True)
-    with os.fdopen(open_nofollow(path, os.O_RDWR | os.O_APPEND | os.O_CREAT), "a+b") as fh:
-        size = fh.seek(0, os.SEEK_END)
-        prefix = b""
-        if size:
-            fh.seek(size - 1)
-            if fh.read(1) != b"\n":
-                prefix = b"\n"
-        payload = prefix + data.encode("utf-8")
-        fh.write(payload)
-        fh.flush()
-        if sync:
-            os.fsync(fh.fileno())
+    fd = open_nofollow(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+    try:
+        size = os.lseek(fd, 0, os.SEEK_END)
+        prefix = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
+        try:
+            encoded = data.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates (undecodable input): JSON escapes keep the file UTF-8
+            encoded = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records_list).encode("ascii")
+        payload = prefix + encoded
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view) :]
+            if sync:
+                os.fsync(fd)
+        except OSError:
+            try:
+                os.ftruncate(fd, size)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(fd)
     return len(payload)
 
 
