@@ -22,6 +22,8 @@ from .common import (
     session_options,
 )
 
+DEFAULT_LOCK_WAIT = 15.0
+
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("send", help="run one turn without the UI and print banners and the reply")
@@ -29,6 +31,13 @@ def add_parser(sub: Any) -> None:
     model_options(p)
     debug_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=DEFAULT_LOCK_WAIT,
+        metavar="SECONDS",
+        help=f"how long to wait for a session another process is writing to (default {DEFAULT_LOCK_WAIT:g})",
+    )
     p.add_argument(
         "--retry-orphan",
         action="store_true",
@@ -70,7 +79,7 @@ class SendPrinter:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.engine import UserInputError, start_engine
+    from ..core.engine import UserInputError, load_model_library, start_engine
 
     message = args.message
     if args.retry_orphan and message:
@@ -81,7 +90,16 @@ def run(args: argparse.Namespace) -> int:
         message = sys.stdin.read()
     settings = load_settings_from(args)
     require_model(settings)
-    engine = start_engine(session_dir_from(args), settings)
+    if args.wait < 0:
+        raise UsageError("--wait must be 0 or more seconds")
+    load_model_library(settings)  # seconds of import, outside the session lock
+
+    def waiting(pid: int | None, wait: float) -> None:
+        who = f"pid {pid}" if pid else "another process"
+        sys.stderr.write(f"ccm-tui: the session is in use by {who}; waiting up to {wait:g} s\n")
+        sys.stderr.flush()
+
+    engine = start_engine(session_dir_from(args), settings, lock_wait=args.wait, on_lock_wait=waiting)
     try:
         report = engine.recovery
         if report is not None and report.changed and not args.json:

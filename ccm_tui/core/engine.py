@@ -48,6 +48,7 @@ __all__ = [
     "TokenCounter",
     "UserInputError",
     "missing_api_keys",
+    "load_model_library",
     "model_client",
     "now_iso",
     "open_engine",
@@ -313,6 +314,7 @@ def open_engine(
     llm: ChatModel | None = None,
     sleep: Any = None,
     probe_model_window: bool = True,
+    on_lock_wait: Any = None,
 ) -> Engine:
     """Open a session for writing, with its search index and an orchestrator (no recovery yet:
     :meth:`Engine.start` does that, :func:`start_engine` both).
@@ -324,7 +326,12 @@ def open_engine(
     """
     counter = TokenCounter(settings.model)
     session = Session.open(
-        session_dir, ambient_window=settings.ambient_window, lock_wait=lock_wait, hold_lock=hold_lock, counter=counter
+        session_dir,
+        ambient_window=settings.ambient_window,
+        lock_wait=lock_wait,
+        hold_lock=hold_lock,
+        counter=counter,
+        on_lock_wait=on_lock_wait,
     )
     try:
         index = open_index(session.dir)
@@ -379,6 +386,15 @@ def start_engine(session_dir: Path, settings: Settings, **options: Any) -> Engin
         engine.close(clean=False)
         raise
     return engine
+
+
+def load_model_library(settings: Settings) -> None:
+    """Import litellm (seconds) before a session is opened, so that the writer lock is held only
+    for the work that needs it and two ``send``s started seconds apart do not collide."""
+    if settings.model:
+        from .llm import import_litellm
+
+        import_litellm()
 
 
 def open_read_only(session_dir: Path, settings: Settings) -> Engine:

@@ -22,6 +22,7 @@ import json
 import os
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,6 +141,12 @@ class SessionLock:
     def __init__(self, directory: Path, name: str = LOCK_FILE) -> None:
         self.path = directory / name
         self._fd: int | None = None
+        # told once per wait, with the holder's pid, when the lock is busy (``send`` says it waits)
+        self.on_wait: Callable[[int | None, float], None] | None = None
+
+    def _waiting(self, wait: float) -> None:
+        if self.on_wait is not None and wait > 0:
+            self.on_wait(self.holder_pid(), wait)
 
     def holder_pid(self) -> int | None:
         try:
@@ -169,9 +176,13 @@ class SessionLock:
     def acquire(self, wait: float = 2.0) -> None:
         """Take the lock, waiting up to ``wait`` seconds for another process to finish."""
         deadline = time.monotonic() + wait
+        told = False
         while not self.try_acquire():
             if time.monotonic() >= deadline:
                 raise SessionLocked(self.path.parent, self.holder_pid())
+            if not told:
+                self._waiting(wait)
+                told = True
             time.sleep(0.05)
 
     async def acquire_async(self, wait: float = 10.0) -> None:
@@ -179,9 +190,13 @@ class SessionLock:
         import asyncio
 
         deadline = time.monotonic() + wait
+        told = False
         while not self.try_acquire():
             if time.monotonic() >= deadline:
                 raise SessionLocked(self.path.parent, self.holder_pid())
+            if not told:
+                self._waiting(wait)
+                told = True
             await asyncio.sleep(0.05)
 
     def release(self) -> None:
@@ -250,10 +265,12 @@ class Session:
         lock_wait: float = 2.0,
         hold_lock: bool = True,
         counter: TokenCounter | None = None,
+        on_lock_wait: Callable[[int | None, float], None] | None = None,
     ) -> Session:
         """Open a session. Writers hold the lock for the session's lifetime (``send``) or,
         with ``hold_lock=False`` (the TUI), take it around each operation via :meth:`writing`."""
         session = cls(directory, ambient_window=ambient_window, readonly=readonly, counter=counter)
+        session.lock.on_wait = on_lock_wait
         if not readonly:
             session.dir.mkdir(parents=True, exist_ok=True)
             session.refuse_symlinks()

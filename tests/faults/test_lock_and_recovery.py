@@ -38,10 +38,13 @@ def test_a_second_writer_waits_then_gets_a_clear_message(ccm, tmp_path):
             "openai/fake-model",
             "--api-base",
             ccm.server.base_url,
+            "--wait",
+            "0.5",
             "hello",
         )
         assert rc == 1
         assert f"is in use by pid {holder.pid}" in err
+        assert f"ccm-tui: the session is in use by pid {holder.pid}; waiting up to 0.5 s" in err
         assert ccm.server.chat_requests() == []
     finally:
         holder.kill()
@@ -185,3 +188,50 @@ def test_options_before_the_subcommand_are_kept(ccm):
         "hello",
     )
     assert rc == 0 and (ccm.dir / "raw.jsonl").exists()
+
+
+def test_a_second_send_waits_for_the_first_and_then_runs(ccm, monkeypatch):
+    """The writer lock is waited for (bounded, reported), not refused at once."""
+    ccm.dir.mkdir(parents=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
+            import sys
+            from pathlib import Path
+            from ccm_tui.core.session import SessionLock
+            lock = SessionLock(Path({str(ccm.dir)!r})); lock.acquire()
+            print("held", flush=True); sys.stdin.readline(); lock.release()
+        """),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    real_waiting = SessionLock._waiting
+
+    def release_when_waited(self, wait):
+        real_waiting(self, wait)
+        holder.stdin.write("go\n")
+        holder.stdin.flush()
+
+    monkeypatch.setattr(SessionLock, "_waiting", release_when_waited)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        ccm.server.push(text("hi"))
+        rc, out, err = ccm.run(
+            "send",
+            "--session-dir",
+            str(ccm.dir),
+            "--model",
+            "openai/fake-model",
+            "--api-base",
+            ccm.server.base_url,
+            "hello",
+        )
+        assert rc == 0, err
+        assert f"in use by pid {holder.pid}; waiting up to 15 s" in err and "hi" in out
+    finally:
+        holder.kill()
+        holder.wait()
