@@ -58,6 +58,7 @@ class CampaignResult:
     acked: int = 0
     corrupt_files: list[str] = field(default_factory=list)
     lost_turns: list[str] = field(default_factory=list)
+    duplicated_turns: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     recoveries: int = 0
 
@@ -103,6 +104,12 @@ def check_session(session: Path, acked: list[str], result: CampaignResult) -> No
         del torn
     missing = [m for m in acked if m not in logged]
     result.lost_turns.extend(m for m in missing if m not in result.lost_turns)
+    # every driver message is unique: one logged twice was re-sent after it had been logged
+    seen: set[str] = set()
+    for m in logged:
+        if m in seen and m not in result.duplicated_turns:
+            result.duplicated_turns.append(m)
+        seen.add(m)
 
 
 def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print) -> CampaignResult:
@@ -142,7 +149,8 @@ def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print) -> Campaig
             check_session(session, acked, result)
             log(
                 f"kill {k + 1}/{kills}: acked so far {len(acked)}, corrupt {len(result.corrupt_files)}, "
-                f"lost {len(result.lost_turns)}, violations {len(result.violations)}"
+                f"lost {len(result.lost_turns)}, duplicated {len(result.duplicated_turns)}, "
+                f"violations {len(result.violations)}"
             )
     result.acked = len(acked)
     return result

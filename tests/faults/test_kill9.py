@@ -1,4 +1,4 @@
-"""kill -9 at random points: 20 kills, nothing acknowledged lost, nothing corrupt."""
+"""kill -9 at random points: 20 kills, nothing acknowledged lost or duplicated, nothing corrupt."""
 
 from __future__ import annotations
 
@@ -14,5 +14,6 @@ def test_twenty_kills_lose_nothing(tmp_path):
     assert result.violations == []
     assert result.corrupt_files == []
     assert result.lost_turns == []
+    assert result.duplicated_turns == []  # an orphan re-sent after it was logged
     assert result.acked >= 20
     assert result.recoveries >= 10  # most restarts found an unclean end and reported it

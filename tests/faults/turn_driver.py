@@ -4,7 +4,9 @@
 
 Each finished turn prints ``ACK <message>`` (flushed) *after* ``run_turn``
 returned, i.e. after the exchange was reported done. A recovery report, if
-any, is printed as ``RECOVERY ...`` at start.
+any, is printed as ``RECOVERY ...`` at start, and an orphaned turn is re-sent
+first, as the TUI's Retry does (a re-send of a turn that was in fact logged
+shows up as a duplicated turn).
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ async def main(session_dir: Path, base_url: str, seed: int) -> None:
     report = recover(engine.session)
     if report.changed:
         print("RECOVERY " + report.one_line(), flush=True)
+    if report.orphan is not None:  # what the TUI's Retry does: re-send the orphaned message
+        result = await engine.run_turn(report.orphan.text)
+        if result.error is None:
+            print(f"ACK {report.orphan.text}", flush=True)
     rng = random.Random(seed)
     n = 0
     while True:
