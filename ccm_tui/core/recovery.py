@@ -149,12 +149,25 @@ def unanswered_turn(session: Session, events: list[dict] | None = None) -> Unans
     return UnansweredTurn(text, turn, "orphaned")
 
 
-def _turn_effects(session: Session, after: list[dict]) -> tuple[list[str], str]:
+def _turn_effects(session: Session, after: list[dict], since: str = "") -> tuple[list[str], str]:
     """What a turn's tools changed (from its events) and where its exchange belongs, the way the
     orchestrator routes it: ``route_to_ambient``, an opened/switched/reopened effort, the active
-    effort it concluded; else the active effort (or ambient)."""
+    effort it concluded; else the active effort (or ambient).
+
+    The manifest is saved before its event is logged, so a kill between the two leaves an effort
+    opened or concluded during the turn (by its timestamps) that no event mentions: that counts."""
     effects: list[str] = []
     route: str | None = None
+    mentioned = {e.get("effort_id") for e in after}
+    if since:
+        for effort in session.efforts:
+            if effort.id in mentioned:
+                continue
+            if str(effort.created or "") >= since:
+                effects.append(f"opened {effort.id}")
+                route = effort.id
+            elif effort.is_concluded and str(effort.concluded_at or "") >= since:
+                effects.append(f"concluded {effort.id}")
     for event in after:
         kind = event.get("event")
         effort_id = event.get("effort_id")
@@ -207,7 +220,7 @@ def _settle_unfinished_turn(session: Session, events: list[dict], report: Recove
         return
     turn = _start_turn_number(start)
     since = str(start.get("ts", ""))
-    effects, destination = _turn_effects(session, after)
+    effects, destination = _turn_effects(session, after, since)
     candidates = [destination, "ambient"]
     candidates += [str(e.get("effort_id")) for e in after if isinstance(e.get("effort_id"), str)]
     candidates += [e.id for e in session.efforts.open_efforts()]

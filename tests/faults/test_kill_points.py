@@ -110,6 +110,19 @@ def test_a_kill_after_open_effort_does_not_open_it_twice_on_retry(ccm):
     assert ccm.send("next step")["logged_to"] == "x"
 
 
+def test_a_kill_between_the_manifest_save_and_its_event_still_counts_as_an_effect(ccm):
+    ccm.server.push(tool_calls(call("open_effort", {"name": "x"})), text("Opened."))
+    ccm.send("work on x")
+    # kill point: lifecycle saved the manifest (x open, active), effort_opened not yet logged
+    cut_events_after(ccm, lambda e: e["event"] == "turn_start")
+    truncate_lines(ccm.dir / "efforts" / "x.jsonl", 0)
+    set_state(ccm, turn=0)
+    rc, out, err = send_text(ccm, "--retry-orphan")
+    assert rc == 1 and "its tools already ran (opened x)" in err
+    assert [e["id"] for e in ccm.status()["efforts"]] == ["x"]
+    assert user_lines(ccm, "efforts/x.jsonl") == ["work on x"]
+
+
 def test_a_kill_after_close_effort_lands_the_exchange_in_the_concluded_effort(ccm):
     ccm.server.push(tool_calls(call("open_effort", {"name": "x"})), text("ok"))
     ccm.send("work on x")
