@@ -7,6 +7,7 @@ never name a path outside ``efforts/``, whatever the model called the effort.
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import unicodedata
@@ -107,6 +108,18 @@ _FIELD_ORDER = tuple(f.name for f in fields(Effort))
 _FIELD_NAMES = set(_FIELD_ORDER)
 
 
+def _text(value: Any) -> str | None:
+    """A text field as read from YAML: strings as they are, dates and numbers as text, None for
+    anything else (lists, mappings)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
 def _effort_from_dict(raw: Any, where: str, index: int) -> Effort:
     if not isinstance(raw, dict):
         raise ManifestError(f"{where}: entry {index + 1} is not a mapping")
@@ -119,9 +132,15 @@ def _effort_from_dict(raw: Any, where: str, index: int) -> Effort:
     known = {k: v for k, v in raw.items() if k in _FIELD_NAMES}
     known["raw_file"] = f"efforts/{eid}.jsonl"  # never trust a path from disk
     effort = Effort(**known)
-    effort.active = bool(effort.active) and effort.is_open
-    if effort.summary is not None and not isinstance(effort.summary, str):
-        effort.summary = str(effort.summary)
+    effort.active = effort.active is True and effort.is_open
+    # a hand edit (or another tool) may leave any YAML type in a field: keep text as text
+    effort.summary = _text(effort.summary)
+    effort.checkpoint = _text(effort.checkpoint)
+    effort.concluded_at = _text(effort.concluded_at)
+    effort.created = _text(effort.created) or ""
+    effort.name = _text(effort.name) or eid
+    if effort.source is not None and not isinstance(effort.source, dict):
+        effort.source = None
     for key in ("raw_tokens", "summary_tokens", "messages", "reopen_count", "checkpoint_upto"):
         value = getattr(effort, key)
         if not isinstance(value, int) or value < 0:
