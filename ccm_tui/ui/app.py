@@ -52,8 +52,16 @@ class CcmApp(App[int]):
     TITLE = "ccm-tui"
     COMMANDS = App.COMMANDS | {CcmCommands}
     BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
-        Binding("ctrl+p", "command_palette", "Commands", id="command_palette", show=False),
+        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True, tooltip="Quit (a running reply is saved first)"),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "Commands",
+            id="command_palette",
+            show=False,
+            tooltip="Every command, searchable",
+        ),
+        Binding("f1", "help", "Keys", id="help", tooltip="This list of keys"),
     ]
 
     def __init__(
@@ -131,6 +139,25 @@ class CcmApp(App[int]):
             from ..demo import DemoModel
 
             self.chat_screen.restart(self.settings, self.session_dir, demo=True, llm=DemoModel(delay=self.demo_delay))
+
+    def action_help(self) -> None:
+        from .screens.help import PROMPT_KEYS, HelpScreen
+        from .widgets.effort_list import EffortItem
+
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(
+            HelpScreen(
+                [
+                    ("Chat", [*ChatScreen.BINDINGS, *self.BINDINGS]),
+                    ("Writing a message", PROMPT_KEYS),
+                    (
+                        "The effort list (Ctrl+G; the keys valid for the selected effort show in the footer)",
+                        EffortItem.BINDINGS,
+                    ),
+                ]
+            )
+        )
 
     # ---------------------------------------------------------------- settings
     def action_settings(self) -> None:

@@ -85,9 +85,44 @@ class EffortActions:
             lambda name: self.open(name) if name else None,
         )
 
-    def open(self, name: str) -> None:
-        if name.strip() and self.screen.ready("open an effort"):
-            self._start("open_effort", {"name": name.strip()}, f"Opening {name.strip()}")
+    def open(self, name: str, *, check_existing: bool = True) -> None:
+        name = name.strip()
+        if not name or not self.screen.ready("open an effort"):
+            return
+        existing = self._named(name) if check_existing else None
+        if existing is not None:
+            self._offer_existing(existing, name)
+            return
+        self._start("open_effort", {"name": name}, f"Opening {name}")
+
+    def _named(self, name: str) -> EffortView | None:
+        """An effort this name already means (its name, or its id, typed again)."""
+        wanted = " ".join(name.casefold().split())
+        for effort in self.host.status().efforts:
+            if wanted in (" ".join(effort.title.casefold().split()), effort.id):
+                return effort
+        return None
+
+    def _offer_existing(self, effort: EffortView, name: str) -> None:
+        if effort.active:
+            self.screen.notify(f"“{effort.title}” is already the active effort", severity="information")
+            return
+        again = "reopen" if not effort.state.is_open else "switch"
+        choices = [
+            Choice(again, ACTIONS[again].label, ACTIONS[again].help, again[0]),
+            Choice("new", "Open a new effort anyway", f"a separate effort, also named “{name}”", "n"),
+            Choice("cancel", "Cancel", "", "c"),
+        ]
+        state = "concluded" if not effort.state.is_open else "open in the background"
+        dialog = ChoiceDialog(f"“{effort.title}” exists", choices, text=f"Effort {effort.id} is {state}.")
+
+        def chosen(choice: str | None) -> None:
+            if choice == again:
+                self.run(effort.id, again)
+            elif choice == "new":
+                self.open(name, check_existing=False)
+
+        self.screen.app.push_screen(dialog, chosen)
 
     def _start(self, tool: str, args: dict[str, str], label: str) -> None:
         self.screen.busy = True

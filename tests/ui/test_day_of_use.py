@@ -50,7 +50,7 @@ async def test_conclude_from_a_key_asks_first(tmp_path):
 async def test_angle_brackets_and_line_breaks_survive_on_screen(tmp_path, llm_server):
     llm_server.push(text("Use `List<String>` or just List<String>; C needs #include <stdio.h> first."))
     async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
-        typed = "why does this fail?\nTraceback (most recent call last):\n  File \"<module>\", line 1"
+        typed = 'why does this fail?\nTraceback (most recent call last):\n  File "<module>", line 1'
         await send(pilot, typed)
         screen = await ready(pilot)
         user, reply = screen.query_one(ChatLog).messages()[-2:]
@@ -95,3 +95,150 @@ async def test_newline_keys_insert_a_line_and_enter_sends(tmp_path):
         prompt.clear()
         await pilot.press("a", "alt+enter", "b", "ctrl+j", "c", "shift+enter", "d")
         assert prompt.text == "a\nb\nc\nd" and not screen.busy
+
+
+# ------------------------------------------------------------------ 7. scrolling from the keyboard
+async def test_page_keys_scroll_the_chat_while_typing(tmp_path):
+    await build(tmp_path / "s", 6)
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, what="history")
+        bottom = log.scroll_y
+        await pilot.press("pageup")
+        await wait_until(pilot, lambda: log.scroll_y < bottom, what="a page up")
+        await pilot.press("ctrl+home")
+        await wait_until(pilot, lambda: log.scroll_y == 0, what="the oldest line")
+        await pilot.press("ctrl+end")
+        await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y, what="the newest line")
+        assert screen.focused is screen.query_one(PromptInput)
+
+
+# ------------------------------------------------------------------ 9. a cut-off stream keeps its text
+async def test_a_cut_off_reply_stays_on_screen_marked(tmp_path, llm_server):
+    from tests.fakes.openai_server import stream_cut
+
+    reply = "Here is the first half of a long answer, and then the connection dies"
+    llm_server.push(stream_cut(reply, after_chars=40))
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        await send(pilot, "tell me everything")
+        screen = await ready(pilot)
+        shown = screen.query_one(ChatLog).messages("assistant")[-1]
+        assert shown.text == reply[:40].strip()
+        assert "cut off" in shown.note
+        assert screen.query_one(PromptInput).text == "tell me everything"
+
+
+async def test_escape_before_the_first_token_leaves_no_empty_reply(tmp_path, llm_server):
+    from tests.fakes.openai_server import hang
+
+    llm_server.push(hang(30, text("too late")))
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        prompt = screen.query_one(PromptInput)
+        prompt.set_text("are you there?")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: llm_server.chat_requests(), what="the request")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not screen.busy, what="the cancel")
+        await pilot.pause()
+        assert not screen.query_one(ChatLog).messages("assistant")
+        assert "interrupted" not in " ".join(str(s.render()) for s in screen.query(".message-header"))
+        assert prompt.text == "are you there?"
+
+
+# ------------------------------------------------------------------ 11. narrow terminals
+async def test_narrow_terminals_hide_the_sidebar_until_asked(tmp_path):
+    from ccm_tui.ui.widgets.sidebar import Sidebar
+
+    await build(tmp_path / "s", 2)
+    async with demo_app(tmp_path / "s").run_test(size=(80, 24)) as pilot:
+        screen = await ready(pilot)
+        sidebar = screen.query_one(Sidebar)
+        assert not sidebar.display
+        assert screen.query_one(ChatLog).size.width >= 70
+        assert "Ctrl+B" in str(screen.query_one("#prompt-hint").render())
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert sidebar.display and sidebar.outer_size.width == 34
+    async with demo_app(tmp_path / "s").run_test(size=(100, 30)) as pilot:
+        screen = await ready(pilot)
+        assert screen.query_one(Sidebar).display and screen.query_one(Sidebar).outer_size.width == 34
+
+
+# ------------------------------------------------------------------ 12. keys people can find
+async def test_f1_lists_every_key_and_ctrl_l_clears_the_input(tmp_path):
+    from ccm_tui.ui.screens.help import HelpScreen
+
+    await build(tmp_path / "s", 0)
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), what="the help screen")
+        listed = " ".join(str(s.render()) for s in pilot.app.screen.query(".help-rows"))
+        for words in (
+            "Copy reply",
+            "Copy code",
+            "Clear input",
+            "Scroll the chat up",
+            "Cancel the reply",
+            "Conclude",
+            "New line",
+        ):
+            assert words in listed
+        await pilot.press("escape")
+        await pilot.pause()
+        assert pilot.app.screen is screen
+        screen.query_one(PromptInput).set_text("some draft")
+        await pilot.press("ctrl+l")
+        assert screen.query_one(PromptInput).text == ""
+
+
+# ------------------------------------------------------------------ 14. a giant paste
+async def test_a_giant_paste_is_refused_before_it_is_drawn(tmp_path):
+    from textual import events
+
+    await build(tmp_path / "s", 0)
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        prompt = screen.query_one(PromptInput)
+        prompt.clear()
+        pilot.app.post_message(events.Paste("x" * 210_000))  # as a terminal paste arrives
+        await pilot.pause()
+        assert prompt.text == ""
+        assert any("Paste refused" in (n.title or "") for n in pilot.app._notifications)
+        pilot.app.post_message(events.Paste("a normal paste"))
+        await pilot.pause()
+        assert prompt.text == "a normal paste"
+
+
+# ------------------------------------------------------------------ 5. no accidental efforts
+async def test_ctrl_o_with_a_concluded_effort_name_offers_to_reopen_it(tmp_path):
+    await build(tmp_path / "s", 5)  # the Japan trip is concluded
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        before = [e.id for e in screen.engine.status().efforts]
+        screen.efforts.open("Japan Trip")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog), what="the offer")
+        assert "reopen" in [c.id for c in pilot.app.screen.choices]
+        await pilot.press("r")
+        await wait_until(pilot, lambda: state_of(screen, "japan-trip") == "active" and not screen.busy)
+        assert [e.id for e in screen.engine.status().efforts] == before  # no japan-trip-2
+
+
+# ------------------------------------------------------------------ 6. history after a relaunch
+async def test_history_after_a_relaunch_shows_the_effort_banners(tmp_path):
+    from ccm_tui.ui.widgets.banner import BannerLine
+
+    await build(tmp_path / "s", 7)  # opened, concluded, another opened, the first expanded
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        shown = [str(b.render()) for b in screen.query(BannerLine)]
+        for banner in (
+            "--- Opened effort: japan-trip ---",
+            "--- Concluded effort: japan-trip ---",
+            "--- Opened effort: flaky-login-test ---",
+        ):
+            assert banner in shown
+        assert any(b.startswith("--- Expanded effort: japan-trip (") for b in shown)
+        assert shown.index("--- Opened effort: japan-trip ---") < shown.index("--- Concluded effort: japan-trip ---")

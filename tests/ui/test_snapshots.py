@@ -110,3 +110,23 @@ def test_settings(snap_compare, tmp_path):
         await settle(pilot)
 
     assert snap_compare(demo_app(tmp_path / "s"), terminal_size=SIZE, run_before=run_before)
+
+
+def test_help_keys(snap_compare, tmp_path):
+    async def run_before(pilot):
+        await _main(pilot)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: pilot.app.screen.query(".help-rows"))
+        await settle(pilot)
+
+    assert snap_compare(demo_app(tmp_path / "s"), terminal_size=SIZE, run_before=run_before)
+
+
+def test_main_narrow_80x24(snap_compare, tmp_path):
+    app = demo_app(build_session(tmp_path / "s", 3))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_main)
+
+
+def test_main_medium_100x30(snap_compare, tmp_path):
+    app = demo_app(build_session(tmp_path / "s", 3))
+    assert snap_compare(app, terminal_size=(100, 30), run_before=_main)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -24,7 +23,9 @@ from ...core.engine import Engine, now_iso
 from .. import messages as msg
 from ..demo_driver import DemoDriver
 from ..effort_actions import EffortActions
+from ..keys import CHAT_BINDINGS
 from ..session_host import SessionHost
+from ..turn_runner import TurnRunner
 from ..widgets.chat_log import ChatLog
 from ..widgets.header import AppHeader
 from ..widgets.prompt_input import PromptInput
@@ -37,22 +38,18 @@ HINT = "Enter send · Alt+Enter or Ctrl+J newline · Esc cancel a reply · F1 ke
 DEMO_HINT = "DEMO · Enter sends the scripted message (edit it if you like) · F6 autoplay · Ctrl+P all commands"
 
 
+NARROW_BELOW = 90  # columns
+WIDE_FROM = 120
+
+
 class ChatScreen(Screen[None]):
-    BINDINGS = [
-        Binding("escape", "cancel_turn", "Cancel reply", id="cancel_turn"),
-        Binding("f2", "inspector", "Context", id="inspector"),
-        Binding("f4", "app.settings", "Settings", id="settings"),
-        Binding("ctrl+o", "open_effort", "Open effort", id="open_effort", priority=True),
-        Binding("ctrl+f", "search_efforts", "Search", id="search_efforts", priority=True),
-        Binding("ctrl+g", "focus_efforts", "Efforts", id="focus_efforts", priority=True),
-        Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="toggle_sidebar", priority=True, show=False),
-        Binding("alt+c", "copy_reply", "Copy reply", id="copy_reply", show=False),
-        Binding("alt+k", "copy_code", "Copy code", id="copy_code", show=False),
-        Binding("f6", "demo_autoplay", "Autoplay", id="demo_autoplay", priority=True),
-    ]
+    BINDINGS = CHAT_BINDINGS
+
+    # -wide: full sidebar; -medium: a narrower one; -narrow: the sidebar is hidden until Ctrl+B
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-medium"), (WIDE_FROM, "-wide")]
 
     busy: reactive[bool] = reactive(False, init=False)
-    show_sidebar: reactive[bool] = reactive(True, init=False)
+    show_sidebar: reactive[bool | None] = reactive(None, init=False)  # None: as the width decides
 
     def __init__(
         self,
@@ -70,11 +67,9 @@ class ChatScreen(Screen[None]):
         self.host = SessionHost(settings, session_dir, llm=llm, watch=watch, warm_up=warm_up)
         self.driver = DemoDriver(self, autoplay=autoplay)
         self.efforts = EffortActions(self)
-        self.turn: TurnView | None = None
+        self.turns = TurnRunner(self)
         self._seen_ts = ""
         self._sidebar_queued = False
-        self._pending_send: str | None = None
-        self.cancel_requested = False  # Escape between Enter and the start of the turn's worker
 
     @property
     def settings(self) -> Settings:
@@ -120,10 +115,20 @@ class ChatScreen(Screen[None]):
         header.session_name = "demo" if self.demo else self.host.session_dir.name
         header.model = self.settings.model or ""
         header.demo = self.demo
-        self.query_one("#prompt-hint", Static).update(DEMO_HINT if self.demo else HINT)
+        self.on_resize()
 
-    def watch_show_sidebar(self, show: bool) -> None:
-        self.query_one(Sidebar).display = show
+    @property
+    def sidebar_visible(self) -> bool:
+        return self.show_sidebar if self.show_sidebar is not None else self.size.width >= NARROW_BELOW
+
+    def on_resize(self) -> None:
+        hint = DEMO_HINT if self.demo else HINT
+        self.query_one("#prompt-hint", Static).update(hint if self.sidebar_visible else f"Ctrl+B efforts · {hint}")
+
+    def watch_show_sidebar(self, show: bool | None) -> None:
+        self.set_class(show is True, "-sidebar-on")
+        self.set_class(show is False, "-sidebar-off")
+        self.on_resize()
 
     def watch_busy(self, busy: bool) -> None:
         self.refresh_bindings()
@@ -140,6 +145,7 @@ class ChatScreen(Screen[None]):
         if not self.busy:
             self.query_one(TurnStatus).stop()  # "waiting for pid N" after a locked start
         log = self.chat_log
+        log.effort_names = {e.id: e.title for e in message.engine.status().efforts}
         if message.history:
             await log.add_divider("earlier in this session")
             await log.add_history(message.history)
@@ -153,10 +159,7 @@ class ChatScreen(Screen[None]):
         await self._demo_prefill()
         if message.report.orphan is not None:
             self._offer_retry(message.report.orphan.text)
-        if self._pending_send:
-            text, self._pending_send = self._pending_send, None
-            self.query_one(TurnStatus).stop()
-            self.send(text)
+        self.turns.send_pending()
 
     def on_session_waiting(self, message: msg.SessionWaiting) -> None:
         who = f"pid {message.pid}" if message.pid else "another process"
@@ -168,7 +171,7 @@ class ChatScreen(Screen[None]):
         )
 
     async def on_engine_failed(self, message: msg.EngineFailed) -> None:
-        self._pending_send = None
+        self.turns.pending = None
         self.query_one(TurnStatus).stop()
         await self.chat_log.add_banner(f"Cannot open the session: {message.error}", "error")
         self.notify(message.error, title="Cannot open the session", severity="error", timeout=15)
@@ -224,8 +227,9 @@ class ChatScreen(Screen[None]):
         if self.engine is None:
             return
         status = self.host.status()
+        self.chat_log.effort_names = {e.id: e.title for e in status.efforts}
         await self.query_one(Sidebar).show_efforts(status.efforts, self.settings.decay_threshold)
-        where = f"active effort  {status.active.id}" if status.active else "no active effort: ambient chat"
+        where = f"▶ {status.active.title}" if status.active else "ambient chat (no active effort)"
         self.query_one(AppHeader).status = f"turn {status.turn}  ·  {where}"
         self.show_figures(figures)
 
@@ -261,97 +265,35 @@ class ChatScreen(Screen[None]):
         return True
 
     # ------------------------------------------------------------------- turns
+    @property
+    def turn(self) -> TurnView | None:
+        return self.turns.turn
+
     def on_prompt_submitted(self, message: msg.PromptSubmitted) -> None:
         self.send(message.text)
 
     def send(self, text: str) -> None:
-        if self.engine is None and self.last_error is None:
-            self._pending_send = text  # sent as soon as the session is open
-            if self.host.waiting:
-                self.host.retry_now()
-            else:
-                self.query_one(TurnStatus).start("Opening the session — your message is sent next", cancellable=False)
-            return
-        if not self.ready("send another message"):
-            return
-        assert self.engine is not None
-        if not self.engine.has_model:
-            self.notify("No model is configured: open Settings (F4) or start with --model.", severity="warning")
-            self.app.show_welcome()  # type: ignore[attr-defined]
-            return
-        if self.prompt.text.strip() == text.strip():
-            self.prompt.clear()
-        if self.demo:
-            self.driver.sent(text)
-        self.busy = True
-        self.call_next(self._begin_turn, text)
-
-    async def _begin_turn(self, text: str) -> None:
-        if self.cancel_requested:
-            self.cancel_requested = False
-            self.busy = False
-            self._give_back(text)
-            return
-        self.turn = TurnView(text)
-        await self.chat_log.add(self.turn)
-        self.chat_log.scroll_end(animate=False)
-        self.query_one(TurnStatus).start("Thinking")
-        self.host.run_turn(text)
-
-    def _give_back(self, text: str) -> None:
-        """A message cancelled before its turn began: back in the input (and in the demo's script)."""
-        if not self.prompt.text.strip():
-            self.prompt.set_text(text)
-        if self.demo:
-            self.driver.unsent(text)
+        self.turns.send(text)
 
     @on(msg.TurnMessage)
     async def on_turn_event(self, message: msg.TurnMessage) -> None:
-        """Every core event of a turn or an action: the turn view draws it, the screen keeps the rest current."""
-        event = message.event
-        if isinstance(event, te.EffortChanged):
+        """Every core event of a turn or an action: the turn runner draws it, the screen keeps the rest current."""
+        if isinstance(message.event, te.EffortChanged):
             self.queue_sidebar_refresh()
-        elif isinstance(event, te.ContextFigures):
-            self.show_figures(event)
-        elif isinstance(event, te.TurnFailed):
-            await self._fail_turn(event.message)
-        elif self.turn is not None:
-            label = await self.turn.apply(event)
-            if label:
-                self.query_one(TurnStatus).set_label(label)
-        elif isinstance(event, te.Banner):  # an effort action's notice (no turn on screen)
-            await self.chat_log.add_banner(event.text, event.kind)
-
-    async def _fail_turn(self, error: str) -> None:
-        turn, self.turn = self.turn, None
-        if turn is not None:
-            await turn.fail()
-            if not self.prompt.text.strip():
-                self.prompt.set_text(turn.text)
-        await self.chat_log.add_banner(f"The reply failed: {error} — your message is back in the input.", "error")
-        self.notify(error, title="The reply failed", severity="error", timeout=10)
+        elif isinstance(message.event, te.ContextFigures):
+            self.show_figures(message.event)
+        else:
+            await self.turns.apply(message.event)
 
     async def on_work_ended(self, message: msg.WorkEnded) -> None:
-        if message.error and self.turn is not None:
-            await self._fail_turn(message.error)
-        turn, self.turn = self.turn, None
-        if turn is not None and not turn.started:  # cancelled before the core began it: nothing was sent
-            await turn.withdraw()
-            self._give_back(turn.text)
-        elif turn is not None:
-            await turn.end()
-        self.query_one(TurnStatus).stop()
+        await self.turns.ended(message.error)
         self.busy = False
         self._seen_ts = now_iso()
         await self.refresh_sidebar()
         await self._demo_prefill()
 
     def action_cancel_turn(self) -> None:
-        if self.busy:
-            if self.turn is None and self.host.running is None:
-                self.cancel_requested = True  # Enter was pressed but the turn has not begun yet
-            self.host.cancel()
-            self.query_one(TurnStatus).set_label("Cancelling")
+        self.turns.cancel()
 
     # ----------------------------------------------------------------- screens
     def action_inspector(self) -> None:
@@ -373,13 +315,24 @@ class ChatScreen(Screen[None]):
 
         self.app.push_screen(CommandPalette(providers=[EffortSearch], placeholder="Search all efforts…"))
 
+    def action_scroll_chat(self, where: str) -> None:
+        log = self.chat_log
+        {"page_up": log.scroll_page_up, "page_down": log.scroll_page_down, "home": log.scroll_home}.get(
+            where, log.scroll_end
+        )(animate=False)
+
+    def action_clear_prompt(self) -> None:
+        self.prompt.clear()
+        self.prompt.focus()
+
     def action_focus_efforts(self) -> None:
-        self.show_sidebar = True
+        if not self.sidebar_visible:
+            self.show_sidebar = True
         if not self.query_one(Sidebar).focus_effort():
             self.notify("No efforts yet", severity="information")
 
     def action_toggle_sidebar(self) -> None:
-        self.show_sidebar = not self.show_sidebar
+        self.show_sidebar = not self.sidebar_visible
 
     def action_copy_reply(self) -> None:
         reply = self.chat_log.last_reply()

@@ -21,6 +21,10 @@ class ChatLog(VerticalScroll):
 
     can_focus = False
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.effort_names: dict[str, str] = {}  # id → human name, for the messages' "→ effort" labels
+
     def on_mount(self) -> None:
         self.anchor()
 
@@ -46,7 +50,9 @@ class ChatLog(VerticalScroll):
         """Earlier lines from the logs (start-up, or written by another process)."""
         widgets: list[Widget] = []
         for line in lines:
-            if line.role == "system":
+            if line.banner:
+                widgets.append(BannerLine(f"--- {line.content} ---", "effort"))
+            elif line.role == "system":
                 widgets.append(BannerLine(f"--- {line.content.strip(' -')} ({line.logged_to}) ---", "info"))
             else:
                 message = ChatMessage(

@@ -60,11 +60,22 @@ class ChatMessage(Vertical):
     def _header(self) -> Content:
         parts: list[tuple[str, str] | str] = [(ROLE_TITLES.get(self.role, self.role), "bold")]
         if self.logged_to:
-            where = "ambient" if self.logged_to == "ambient" else f"effort {self.logged_to}"
+            where = "ambient" if self.logged_to == "ambient" else f"effort {self._effort_label(self.logged_to)}"
             parts += ["  ", (f"→ {where}", "$text-muted")]
         if self.note:
             parts += ["  ", (self.note, "$text-warning italic")]
         return Content.assemble(*parts)
+
+    def _effort_label(self, effort_id: str) -> str:
+        """The effort's human name with its id, when the chat log knows it (``ChatLog.effort_names``)."""
+        names: dict[str, str] = {}
+        for node in self.ancestors:
+            names = getattr(node, "effort_names", names)
+        name = names.get(effort_id)
+        if not name or name == effort_id:
+            return effort_id
+        short = name if len(name) <= 40 else name[:39].rstrip() + "…"
+        return f"{short} ({effort_id})"
 
     def _refresh_header(self) -> None:
         self.query_one(".message-header", Static).update(self._header())

@@ -9,6 +9,7 @@ from textual.widgets import TextArea
 from ..messages import PromptSubmitted
 
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "alt+enter", "ctrl+enter"})
+MAX_MESSAGE_CHARS = 100_000  # ~25,000 tokens: past any working-context budget, refused before it is drawn
 
 
 class PromptInput(TextArea):
@@ -42,6 +43,21 @@ class PromptInput(TextArea):
             self.action_newline()
             return
         await super()._on_key(event)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A paste that would make the message too long is refused whole, before it is drawn (Textual calls
+        the handler of each class in turn; preventing the default skips TextArea's, which inserts)."""
+        if len(self.text) + len(event.text) > MAX_MESSAGE_CHARS:
+            event.stop()
+            event.prevent_default()
+            self.notify(
+                f"That paste is {len(event.text):,} characters; one message takes at most {MAX_MESSAGE_CHARS:,}. "
+                "Paste the part that matters, or save it to a file and ask about it in pieces.",
+                title="Paste refused",
+                severity="warning",
+                timeout=10,
+            )
+            # (a paste that fits is left to TextArea's own handler)
 
     def action_submit(self) -> None:
         text = self.text

@@ -82,9 +82,11 @@ class TurnView(Vertical):
             self.pause.resolve(how)
             self.pause = None
 
-    async def fail(self) -> None:
-        """The reply failed: keep what streamed (marked), else drop the empty reply."""
-        if self.assistant.text.strip():
+    async def fail(self, partial: str = "") -> None:
+        """The reply failed: keep what came back (a cut-off stream included), marked; else drop the empty reply."""
+        if partial.strip() and len(partial) >= len(self.assistant.text):
+            await self.assistant.finish(partial, note="(cut off: kept as it arrived)")
+        elif self.assistant.text.strip():
             await self.assistant.finish(note="(failed)")
         else:
             await self.assistant.remove()
@@ -92,8 +94,10 @@ class TurnView(Vertical):
         self.user.add_class("-unanswered")
 
     async def withdraw(self) -> None:
-        """Cancelled before the core began the turn: nothing was sent, so no reply is shown."""
-        await self.assistant.remove()
+        """Nothing came back (cancelled before the first token): no reply is shown, the message is marked."""
+        if self.assistant.is_attached:
+            await self.assistant.remove()
+        self._resolve_pause("cancelled")
         self.user.add_class("-unanswered")
 
     async def end(self) -> None:

@@ -1,0 +1,65 @@
+"""F1: every key of the app, read from the bindings themselves (so the list cannot go stale)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+# Keys the prompt understands that are not bindings of ours (Textual's TextArea and our key handler).
+PROMPT_KEYS = [
+    Binding("enter", "", "Send the message"),
+    Binding("alt+enter,ctrl+j", "", "New line (Shift+Enter too, where the terminal reports it)"),
+    Binding("ctrl+z", "", "Undo"),
+    Binding("ctrl+u", "", "Delete to the start of the line"),
+    Binding("f7", "", "Select all"),
+]
+
+
+def _keys(binding: Binding, display: dict[str, str]) -> str:
+    keys = [k.strip() for k in binding.key.split(",")]
+    return " / ".join(binding.key_display or display.get(k) or _pretty(k) for k in keys)
+
+
+KEY_NAMES = {"pageup": "PgUp", "pagedown": "PgDn", "escape": "Esc", "ctrl": "Ctrl", "alt": "Alt", "shift": "Shift"}
+
+
+def _pretty(key: str) -> str:
+    parts = key.split("+")
+    return "+".join(KEY_NAMES.get(p, p.upper() if len(p) == 1 else p.capitalize()) for p in parts)
+
+
+class HelpScreen(ModalScreen[None]):
+    """``sections`` pairs a title with the bindings shown under it."""
+
+    BINDINGS = [Binding("escape,f1,q", "close", "Close", id="help.close")]
+
+    def __init__(self, sections: Iterable[tuple[str, Iterable[object]]]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.sections = [
+            (title, [b for b in bindings if isinstance(b, Binding) and b.description]) for title, bindings in sections
+        ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog help-dialog"):
+            yield Static("Keys", classes="dialog-title")
+            with VerticalScroll(id="help-keys"):
+                for title, bindings in self.sections:
+                    yield Static(Content.styled(title, "bold $accent"), classes="help-section")
+                    rows = [
+                        Content.assemble((f"{_keys(b, {}):<20}", "bold"), " ", (b.tooltip or b.description, ""))
+                        for b in bindings
+                    ]
+                    yield Static(Content("\n").join(rows), classes="help-rows")
+            yield Static("Every action is also in the command palette (Ctrl+P) · Esc closes", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-keys").focus()  # arrows and PgUp/PgDn scroll the list
+
+    def action_close(self) -> None:
+        self.dismiss(None)
