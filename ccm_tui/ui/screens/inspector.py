@@ -31,6 +31,10 @@ def section_text(messages: list[dict[str, Any]], count: Callable[[dict[str, Any]
     return "\n\n".join(blocks)
 
 
+def _layer_label(layer: str) -> str:
+    return "system + summaries" if layer == "system" else layer
+
+
 class InspectorScreen(Screen[None]):
     """Built from the engine's :class:`~ccm_tui.core.engine.ContextInspection` of the next request."""
 
@@ -64,6 +68,9 @@ class InspectorScreen(Screen[None]):
                 " (with your draft as the new message)" if self.draft else " (shown with an empty new message)",
                 "$text-muted",
             ),
+            "\nLayers, as on the meter: ",
+            (" · ".join(f"{name} {tokens:,}" for name, tokens in wc.layers.items() if tokens), "bold"),
+            (" (the system prompt's section holds the summaries layer too)", "$text-muted"),
         )
         options: list[Option | None] = []
         for section in wc.sections:
@@ -74,7 +81,10 @@ class InspectorScreen(Screen[None]):
                     Content.assemble(
                         (section.title, "bold"),
                         "\n",
-                        (f"{section.layer} · {section.tokens:,} tokens · {len(section.messages)} msg", "$text-muted"),
+                        (
+                            f"{_layer_label(section.layer)} · {section.tokens:,} tokens · {len(section.messages)} msg",
+                            "$text-muted",
+                        ),
                     ),
                     id=f"section-{len(self.texts)}",
                 )
