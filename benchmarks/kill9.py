@@ -44,7 +44,7 @@ def send_campaign(tmp: Path, kills: int, seed: int) -> None:
 def repair_campaign(tmp: Path, kills: int, seed: int, events_mb: float) -> None:
     report = run_repair_campaign(tmp, kills, seed, events_mb=events_mb, log=progress)
     print(f"repair ({events_mb:g} MB event log; kill moments spread over 0–1.1 × an unkilled run)")
-    print(f"  kills               {report.kills}")
+    print(f"  kills               {report.kills} ({report.finished_first} ended before their kill moment)")
     print(f"  manifest missing    {report.missing_manifest}")
     print(f"  efforts lost        {len(report.lost)}")
     print(f"  corrupt lines       {len(report.corrupt_files)}")
@@ -56,7 +56,7 @@ def repair_campaign(tmp: Path, kills: int, seed: int, events_mb: float) -> None:
 def restore_campaign(tmp: Path, kills: int, seed: int) -> None:
     report = run_restore_campaign(tmp, kills, seed, log=progress)
     print("restore (kill at 0–1.1 × an unkilled run, then import the same transcript again)")
-    print(f"  kills               {report.kills}")
+    print(f"  kills               {report.kills} ({report.finished_first} ended before their kill moment)")
     print(f"  duplicated imports  {report.duplicated}")
     print(f"  lost imports        {len(report.lost)}")
     print(f"  corrupt lines       {len(report.corrupt_files)}")

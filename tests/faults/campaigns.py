@@ -37,6 +37,7 @@ class CampaignReport:
     duplicated: int = 0  # transcripts imported twice (restore)
     violations: list[str] = field(default_factory=list)
     reference_seconds: float = 0.0  # one unkilled run, measured in the same campaign
+    finished_first: int = 0  # runs that ended before their kill moment (counted in kills)
 
 
 def _env() -> dict[str, str]:
@@ -160,7 +161,9 @@ def run_repair_campaign(
         return report
     for k in range(kills):
         reset()
-        _kill_at(_cli("repair", "--session-dir", str(session)), rng.uniform(0.0, report.reference_seconds * 1.1))
+        delay = rng.uniform(0.0, report.reference_seconds * 1.1)
+        if _kill_at(_cli("repair", "--session-dir", str(session)), delay) is not None:
+            report.finished_first += 1
         report.kills += 1
         if not manifest.exists():
             report.missing_manifest += 1
@@ -209,7 +212,8 @@ def run_restore_campaign(workdir: Path, kills: int, seed: int = 1, *, log=print)
             return report
         for k in range(kills):
             session = workdir / f"restore-{k}"
-            _kill_at(restore(session), rng.uniform(0.0, report.reference_seconds * 1.1))
+            if _kill_at(restore(session), rng.uniform(0.0, report.reference_seconds * 1.1)) is not None:
+                report.finished_first += 1
             report.kills += 1
             rc, _, err = _timed(restore(session))  # the user runs it again
             if rc != 0 and "already imported" not in err:
