@@ -20,6 +20,7 @@ A clean run ends with ``session_end`` and ``clean_shutdown: true`` in
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -42,6 +43,7 @@ EFFECT_EVENTS = {
     ev.EFFORT_COLLAPSED: "collapsed",
 }
 MAX_TURN = 10**12  # larger turn numbers in the event log are damage, not history
+ISO_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
 
 
 def event_int(value: object) -> int | None:
@@ -159,7 +161,7 @@ def _turn_effects(session: Session, after: list[dict], since: str = "") -> tuple
     effects: list[str] = []
     route: str | None = None
     mentioned = {e.get("effort_id") for e in after}
-    if since:
+    if ISO_TS.match(since):  # a damaged timestamp must not make every effort look new
         for effort in session.efforts:
             if effort.id in mentioned:
                 continue
