@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from anyascii import anyascii
 
 from .store import StoreError, atomic_write_text, read_bytes
 
@@ -36,15 +37,32 @@ class ManifestError(StoreError):
     """manifest.yaml cannot be understood; the message names the file and the problem."""
 
 
+def _ascii(name: str) -> str:
+    """``name`` in ASCII: accents folded, other scripts transliterated ("Отпуск" → "Otpusk").
+
+    Each CJK ideograph is one word, so it is kept apart from its neighbours
+    ("東京旅行" → "dong jing lu xing", not one run of letters)."""
+    parts = []
+    for ch in unicodedata.normalize("NFC", name):
+        if ch.isascii():
+            parts.append(ch)
+        elif unicodedata.name(ch, "").startswith("CJK"):
+            parts.append(f" {anyascii(ch)} ")
+        else:
+            parts.append(anyascii(ch))
+    return "".join(parts)
+
+
 def slugify(name: str) -> str:
     """Turn whatever name the model gave into ``[a-z0-9][a-z0-9-]{0,63}``.
 
-    Accents are folded ("Café" → "cafe"), everything that is not a letter or a
-    digit becomes a single hyphen, so ``../../etc/passwd`` becomes
-    ``etc-passwd``. An empty result becomes ``effort``.
+    Accents are folded ("Café" → "cafe") and other scripts transliterated
+    ("Отпуск в Японии" → "otpusk-v-yaponii"); everything that is not a letter or
+    a digit becomes a single hyphen, so ``../../etc/passwd`` becomes
+    ``etc-passwd``. An empty result becomes ``effort``. The human name is kept
+    beside the id and is what the UI shows.
     """
-    folded = unicodedata.normalize("NFKD", name or "").encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
+    slug = re.sub(r"[^a-z0-9]+", "-", _ascii(name or "").lower()).strip("-")
     slug = slug[:64].rstrip("-")
     return slug or "effort"
 

@@ -48,7 +48,11 @@ def test_atomic_write_leaves_no_temp_files(tmp_path):
         ("", "effort"),
         ("!!!", "effort"),
         ("x" * 100, "x" * 64),
-        ("日本旅行", "effort"),
+        # Other scripts are transliterated, never collapsed to "effort" (issue 14: names).
+        ("日本旅行", "ri-ben-lu-xing"),
+        ("Отпуск в Японии", "otpusk-v-yaponii"),
+        ("Ελληνικά μαθήματα", "ellinika-mathimata"),
+        ("🎉 party", "tada-party"),
     ],
 )
 def test_slugify(name, slug):
