@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import re
+import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -86,6 +88,20 @@ def _first_line(text: str, limit: int = 300) -> str:
     return line[:limit] + ("…" if len(line) > limit else "")
 
 
+_EXCEPTION_PREFIX = re.compile(r"^(?:litellm\.)?\w+(?:Error|Exception)(?: - |: )")
+
+
+def _plain(detail: str) -> str:
+    """A provider message without the exception names litellm chains in front of it
+    ("litellm.InternalServerError: InternalServerError: OpenAIException - …")."""
+    previous = None
+    while previous != detail:
+        previous = detail
+        detail = _EXCEPTION_PREFIX.sub("", detail, count=1).strip()
+    detail = detail.replace(" Handle with `litellm.InternalServerError`.", "")
+    return detail or previous or ""
+
+
 def _retry_after(exc: BaseException) -> float | None:
     """Seconds to wait, from Retry-After / provider reset headers when the error carries them."""
     headers: Any = None
@@ -121,8 +137,55 @@ def _retry_after(exc: BaseException) -> float | None:
     return None
 
 
-def classify(exc: BaseException, model: str | None) -> LLMError:
-    """Map a litellm/httpx/openai exception onto an LLMError with a clear one-line message."""
+def _exception_chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what caused it, outermost first (bounded: chains can loop)."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain and len(chain) < 20:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+CONNECTION_MARKERS = ("all connection attempts failed", "connect call failed", "cannot connect to host")
+
+
+def connection_failure(exc: BaseException) -> str | None:
+    """Why a request never reached the server ("connection refused", "host not found", …), or
+    None when the server was reached (a real 5xx, a timeout after connecting)."""
+    chain = _exception_chain(exc)
+    for link in chain:
+        if isinstance(link, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(link, socket.gaierror):
+            return "host not found"
+    for link in chain:
+        text = str(link).lower()
+        if "name or service not known" in text or "nodename nor servname" in text:
+            return "host not found"
+        if type(link).__name__ == "ConnectError" or any(marker in text for marker in CONNECTION_MARKERS):
+            return "connection failed"
+    return None
+
+
+def _endpoint(exc: BaseException, api_base: str | None, model: str | None) -> str:
+    """The address the request went to, as the user would recognise it."""
+    if api_base:
+        return api_base
+    for link in _exception_chain(exc):
+        request = getattr(link, "request", None)
+        url = getattr(request, "url", None) if request is not None else None
+        if url is not None:
+            try:
+                return f"{url.scheme}://{url.host}{f':{url.port}' if url.port else ''}"
+            except AttributeError:
+                break
+    return f"the provider of {model}"
+
+
+def classify(exc: BaseException, model: str | None, api_base: str | None = None) -> LLMError:
+    """Map a litellm/httpx/openai exception onto an LLMError with a clear one-line message
+    (plain words, no exception chain)."""
     if isinstance(exc, LLMError):
         return exc
     name = type(exc).__name__
@@ -132,6 +195,9 @@ def classify(exc: BaseException, model: str | None) -> LLMError:
             "the reply stream was cut off before it finished",
             partial=getattr(exc, "generated_content", "") or "",
         )
+    failure = connection_failure(exc)
+    if failure is not None:
+        return LLMError(CONNECTION, f"cannot reach {_endpoint(exc, api_base, model)} ({failure})")
     status = getattr(exc, "status_code", None)
     raw = getattr(exc, "message", None) or str(exc) or name
     detail = _first_line(raw)
@@ -157,19 +223,19 @@ def classify(exc: BaseException, model: str | None) -> LLMError:
         return LLMError(CONTEXT_WINDOW, f"the request is larger than {model}'s context window: {detail}")
     if name in ("Timeout", "APITimeoutError", "TimeoutError") or isinstance(exc, asyncio.TimeoutError):
         return LLMError(TRANSIENT, f"the provider did not answer in time ({detail})")
-    if name in ("APIConnectionError", "ConnectError", "ConnectionError", "ServiceUnavailableError") or (
+    if name in ("APIConnectionError", "ConnectError", "ConnectionError") or (
         status is None and "connect" in raw.lower()
     ):
-        return LLMError(CONNECTION, f"cannot reach the provider for {model}: {detail}")
+        return LLMError(CONNECTION, f"cannot reach {_endpoint(exc, api_base, model)} ({_plain(detail)})")
     if name in ("InternalServerError", "BadGatewayError") or (isinstance(status, int) and status >= 500):
-        return LLMError(TRANSIENT, f"provider error {status or ''}: {detail}".replace("  ", " "))
+        return LLMError(TRANSIENT, f"provider error {status or ''}: {_plain(detail)}".replace("  ", " "))
     if "LLM Provider NOT provided" in raw:
         return LLMError(
             BAD_REQUEST, f"litellm does not know model {model!r}: use provider/model, e.g. openai/gpt-4o-mini"
         )
     if name in ("BadRequestError", "UnprocessableEntityError", "UnsupportedParamsError") or status == 400:
-        return LLMError(BAD_REQUEST, f"the provider rejected the request: {detail}")
-    return LLMError(OTHER, f"{name}: {detail}")
+        return LLMError(BAD_REQUEST, f"the provider rejected the request: {_plain(detail)}")
+    return LLMError(OTHER, f"{name}: {_plain(detail)}")
 
 
 OnDelta = Callable[[str], Awaitable[None] | None]
@@ -257,10 +323,11 @@ class LLMClient:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes an LLMError
-            err = classify(exc, self.model)
+            err = classify(exc, self.model, self.api_base)
             err.partial = "".join(text)
-            if err.kind == OTHER and text:
-                err.kind = STREAM_CUT
+            if err.kind in (OTHER, CONNECTION) and text:
+                # the server was reached and had started answering: the reply was cut, not refused
+                err = LLMError(STREAM_CUT, "the reply stream was cut off before it finished", partial=err.partial)
             raise err from None
         out.content = "".join(text)
         out.tool_calls = [
@@ -281,7 +348,7 @@ class LLMClient:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes an LLMError
-            raise classify(exc, model) from None
+            raise classify(exc, model, self.api_base) from None
 
     async def complete(
         self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True

@@ -34,7 +34,7 @@ from .chat_model import ChatModel
 from .compaction import Compactor, ContextTooLarge
 from .context import WorkingContext, assemble, message_cap
 from .eventlog import now_iso
-from .llm import RATE_LIMIT, LLMError
+from .llm import CONNECTION, RATE_LIMIT, LLMError
 from .salience import IdIndex, end_of_turn, referenced_efforts
 from .session import Session
 from .turn_events import (
@@ -306,6 +306,15 @@ class Orchestrator:
                     self.session.log_event(ev.SESSION_RESUME, attempt=attempt)
                     emit(Resumed(turn=turn))
                     continue
+                if exc.kind == CONNECTION:
+                    # Nothing reached the server: one brief second try (a local server starting up),
+                    # then the turn fails saying the address cannot be reached.
+                    if attempt <= min(1, self.settings.max_retries):
+                        delay = self.retry_base * (1 + random.random() / 4)
+                        emit(Banner(turn=turn, text=f"{exc}; trying again in {delay:.1f} s", kind="info"))
+                        await self._sleep(delay)
+                        continue
+                    raise
                 if exc.transient and not exc.partial and attempt <= self.settings.max_retries:
                     delay = self.retry_base * (2 ** (attempt - 1)) * (1 + random.random() / 4)
                     emit(Banner(turn=turn, text=f"provider hiccup ({exc}); retrying in {delay:.1f} s", kind="info"))

@@ -201,3 +201,29 @@ def test_a_failure_after_tools_changed_efforts_logs_the_exchange_and_is_not_retr
         "--retry-orphan",
     )
     assert rc == 1 and "no unanswered message" in err  # re-sending would open a second effort
+
+
+def closed_port() -> int:
+    """A local port nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_a_refused_connection_is_reported_in_plain_words_not_as_a_server_fault(ccm):
+    base = f"http://127.0.0.1:{closed_port()}/v1"
+    rc, out, err = ccm.run(
+        "send", "--session-dir", str(ccm.dir), "--model", "openai/fake-model", "--api-base", base, "hello"
+    )
+    expected = f"cannot reach {base} (connection refused)"
+    assert rc == 1
+    assert err.startswith(f"ccm-tui: {expected}") and err.count("\n") == 1
+    for noise in ("provider error", "hiccup", "Exception", "litellm", "Traceback"):
+        assert noise not in err + out
+    # tried again at most once, and said so in the same plain words
+    assert out.count("trying again") <= 1
+    failed = ccm.events("turn_failed")[-1]
+    assert failed["error"] == expected and failed["kind"] == "connection"
+    assert ccm.events("turn_start")[-1]["user"] == "hello"
