@@ -125,8 +125,9 @@ def choose_root(explicit: Path | None, recorded_cwd: str | None) -> tuple[Path |
     """The directory file tools may read, and a one-line reason for the user and the model.
 
     ``--root`` wins (it must be an existing directory: ValueError otherwise). Else the
-    transcript's recorded cwd, if it is an existing project directory on this machine
-    (not ``/``, a system directory, the home directory or one of its ancestors). Else none.
+    transcript's recorded cwd, if it is an existing directory strictly inside the user's
+    home directory and not inside a hidden one (``~/.ssh``, ``~/.aws``, ``~/.config``…):
+    a transcript is untrusted and may not choose what the model reads. Else none.
     """
     if explicit is not None:
         real = os.path.realpath(os.path.expanduser(str(explicit)))
@@ -149,9 +150,16 @@ def choose_root(explicit: Path | None, recorded_cwd: str | None) -> tuple[Path |
             "(pass --root to point at the project)"
         )
     home = os.path.realpath(os.path.expanduser("~"))
-    if real in _SYSTEM_DIRS or _in_forbidden_tree(real) or _within(home, real):
+    if real == home or not _within(real, home) or real in _SYSTEM_DIRS or _in_forbidden_tree(real):
         return None, (
-            f"no file access: the recorded working directory {real} is too broad to read from (pass --root to allow it)"
+            f"no file access: the recorded working directory {real} is not a project directory inside "
+            f"your home directory {home} (pass --root to allow it)"
+        )
+    hidden = [part for part in Path(os.path.relpath(real, home)).parts if part.startswith(".")]
+    if hidden:
+        return None, (
+            f"no file access: the recorded working directory {real} is inside the hidden directory "
+            f"{hidden[0]} of your home (pass --root to allow it)"
         )
     return Path(real), f"files under {real} (the transcript's working directory)"
 

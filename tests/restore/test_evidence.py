@@ -180,6 +180,7 @@ def test_runaway_regex_stops_on_time() -> None:
 def test_choose_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project = tmp_path / "proj"
     project.mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path))
     assert ev.choose_root(None, str(project))[0] == Path(os.path.realpath(project))
     assert ev.choose_root(None, str(tmp_path / "missing"))[0] is None
     assert ev.choose_root(None, None)[0] is None
@@ -191,6 +192,20 @@ def test_choose_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert ev.choose_root(project, "/")[0] == Path(os.path.realpath(project))  # --root wins
     with pytest.raises(ValueError, match="not a directory"):
         ev.choose_root(tmp_path / "missing", None)
+
+
+def test_default_root_is_a_visible_directory_inside_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    for sub in ("work/app", ".ssh", ".config/tool", "work/.hidden/x"):
+        (home / sub).mkdir(parents=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    assert ev.choose_root(None, str(home / "work/app"))[0] == Path(os.path.realpath(home / "work/app"))
+    for cwd in (home / ".ssh", home / ".config/tool", home / "work/.hidden/x", outside, Path("/etc/ssh")):
+        root, reason = ev.choose_root(None, str(cwd))
+        assert root is None and "--root" in reason, cwd
+    assert ev.choose_root(outside, str(home / ".ssh"))[0] == Path(os.path.realpath(outside))  # explicit wins
 
 
 def test_results_are_capped_json() -> None:

@@ -143,6 +143,7 @@ def workspace(tmp_path: Path, llm_server, monkeypatch: pytest.MonkeyPatch):
     transcript = write_claude_session(tmp_path / "session.jsonl", project)
     llm_server.responder = responder
     monkeypatch.setenv("CCM_RETRY_BASE_SECONDS", "0")
+    monkeypatch.setenv("HOME", str(tmp_path))  # the recorded project is inside the user's home
     return transcript, tmp_path / "ccm-session"
 
 
