@@ -75,10 +75,13 @@ class EffortActions:
         dialog = ChoiceDialog(f"{ACTIONS[action].label} “{effort.title}”?", choices, text=f"Effort {effort.id}")
         self.screen.app.push_screen(dialog, lambda chosen: self.run(effort.id, action) if chosen == action else None)
 
-    def ask_open(self) -> None:
+    def ask_open(self, name: str = "") -> None:
+        """Ask for the new effort's name (``name`` pre-filled, e.g. from the palette's query):
+        an effort is only ever opened by an explicit Enter in this dialog."""
         self.screen.app.push_screen(
             PromptDialog(
                 "Open a new effort",
+                value=name.strip(),
                 placeholder="a short name, e.g. auth bug",
                 help="It becomes the active effort: new messages go to it.",
             ),

@@ -122,3 +122,25 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         priority=True,
     ),
 ]
+
+
+KEY_NAMES = {"pageup": "PgUp", "pagedown": "PgDn", "escape": "Esc", "ctrl": "Ctrl", "alt": "Alt", "shift": "Shift"}
+
+
+def key_name(key: str) -> str:
+    """One key as a person reads it: ``alt+c`` → ``Alt+C``, ``pageup`` → ``PgUp``."""
+    return "+".join(KEY_NAMES.get(p, p.upper() if len(p) == 1 else p.capitalize()) for p in key.split("+"))
+
+
+def binding_keys(binding: Binding) -> str:
+    """All keys of a binding, as shown in the help and the palette ("Alt+Enter / Ctrl+J")."""
+    return " / ".join(binding.key_display or key_name(k.strip()) for k in binding.key.split(","))
+
+
+def key_for(action: str) -> str:
+    """The keys of ``action`` from the bindings above, so that the command palette and the help
+    never disagree with what the keys really do ("" when the action has no key)."""
+    for binding in CHAT_BINDINGS:
+        if isinstance(binding, Binding) and binding.action == action:
+            return binding_keys(binding)
+    return ""

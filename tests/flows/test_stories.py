@@ -1,4 +1,4 @@
-"""Stories 1–9 (seed 001) through ``ccm-tui send --json`` against the loopback server.
+"""The nine user stories of the product through ``ccm-tui send --json`` against the loopback server.
 
 Each test checks which file was written and what the next request's context held.
 """

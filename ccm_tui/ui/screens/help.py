@@ -11,6 +11,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..keys import binding_keys
+
 # Keys the prompt understands that are not bindings of ours (Textual's TextArea and our key handler).
 PROMPT_KEYS = [
     Binding("enter", "", "Send the message"),
@@ -19,19 +21,6 @@ PROMPT_KEYS = [
     Binding("ctrl+u", "", "Delete to the start of the line"),
     Binding("f7", "", "Select all"),
 ]
-
-
-def _keys(binding: Binding, display: dict[str, str]) -> str:
-    keys = [k.strip() for k in binding.key.split(",")]
-    return " / ".join(binding.key_display or display.get(k) or _pretty(k) for k in keys)
-
-
-KEY_NAMES = {"pageup": "PgUp", "pagedown": "PgDn", "escape": "Esc", "ctrl": "Ctrl", "alt": "Alt", "shift": "Shift"}
-
-
-def _pretty(key: str) -> str:
-    parts = key.split("+")
-    return "+".join(KEY_NAMES.get(p, p.upper() if len(p) == 1 else p.capitalize()) for p in parts)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -52,7 +41,7 @@ class HelpScreen(ModalScreen[None]):
                 for title, bindings in self.sections:
                     yield Static(Content.styled(title, "bold $accent"), classes="help-section")
                     rows = [
-                        Content.assemble((f"{_keys(b, {}):<20}", "bold"), " ", (b.tooltip or b.description, ""))
+                        Content.assemble((f"{binding_keys(b):<20}", "bold"), " ", (b.tooltip or b.description, ""))
                         for b in bindings
                     ]
                     yield Static(Content("\n").join(rows), classes="help-rows")
