@@ -140,3 +140,56 @@ def test_sniff_recognises_session_header_and_file_name(tmp_path) -> None:
     assert aider.sniff("# aider chat started at 2024-08-20 14:08:19\n", tmp_path / "x.md") > 0.9
     assert aider.sniff("", tmp_path / ".aider.chat.history.md") > 0.5
     assert aider.sniff("# Title\n\nplain markdown\n", tmp_path / "notes.md") == 0.0
+
+
+FAILED_REQUESTS = """\
+# aider chat started at 2025-03-01 10:00:00
+
+> Aider v0.82.0
+> Model: openrouter/some-model with diff edit format
+
+#### fix the login redirect
+
+> litellm.APIConnectionError: OpenrouterException - provider returned error
+> Retrying in 0.2 seconds...
+
+#### /exit
+
+# aider chat started at 2025-03-01 10:05:00
+
+> Aider v0.82.0
+
+#### fix the login redirect please
+
+> litellm.RateLimitError: rate limit exceeded
+
+#### /exit
+
+# aider chat started at 2025-03-01 10:09:00
+
+#### fix the login redirect
+
+The redirect URI is built from the request host; use the configured origin instead.
+
+> Tokens: 9,185 sent, 130 received.
+
+#### and add a test
+
+#### with the mobile viewport too
+
+Added the test.
+"""
+
+
+def test_failed_requests_and_session_boundaries_end_turns() -> None:
+    parsed = aider.parse(FAILED_REQUESTS)
+    assert [turn.user for turn in parsed.turns] == [
+        "fix the login redirect",
+        "fix the login redirect please",
+        "fix the login redirect",
+        "and add a test\nwith the mobile viewport too",  # nothing came between the lines: one request
+    ]
+    first, second = parsed.turns[0], parsed.turns[1]
+    assert first.agent_responses[0].startswith("(no answer: aider reported litellm.APIConnectionError")
+    assert "RateLimitError" in second.agent_responses[0]
+    assert parsed.turns[2].agent_responses[0].startswith("The redirect URI")

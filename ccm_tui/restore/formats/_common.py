@@ -69,9 +69,10 @@ class TurnBuilder:
     """Accumulates user messages, agent output and artifacts into turn rounds.
 
     Parsers feed events in conversation order. A user message opens a new turn
-    unless the current turn has no agent response yet, in which case the
-    message joins it (consecutive messages of one speaker form one round). A
-    message that is only a slash command (``/compact``) is noted, not a turn.
+    unless the current turn has no agent response yet and nothing ended it
+    (:meth:`end_turn`), in which case the message joins it (consecutive
+    messages of one speaker form one round). A message that is only a slash
+    command (``/compact``) is noted, not a turn.
     """
 
     def __init__(self) -> None:
@@ -80,6 +81,11 @@ class TurnBuilder:
         self._orphan_span: tuple[int, int] | None = None
         self._files = FileNames()
         self._turn_actions: set[tuple[str, ArtifactAction]] = set()
+        self._ended = False
+
+    def end_turn(self) -> None:
+        """Something came between messages (a session boundary, an error, a command): the next one is a new turn."""
+        self._ended = True
 
     def user(self, text: str, start: int, end: int | None = None) -> None:
         """Record a human message spanning lines ``start``..``end``."""
@@ -90,9 +96,10 @@ class TurnBuilder:
             self.note(start, f"slash command {text}")
             return
         current = self.turns[-1] if self.turns else None
-        if current is not None and not current.agent_responses:
+        if current is not None and not current.agent_responses and not self._ended:
             self._extend(current, text, end or start)
             return
+        self._ended = False
         self._turn_actions = set()
         self.turns.append(
             TurnRound(

@@ -15,8 +15,11 @@ everything else is assistant markdown. Traps handled here:
   answer is part of the conversation.
 * Architect mode copies the architect's answer back as input for the editor
   model; input equal to the preceding assistant answer is such an echo.
-* A request re-sent after ``/clear``, ``/reset`` or a restart joins the turn it
-  repeats instead of counting as a new one.
+* A request re-sent after ``/clear`` or ``/reset`` in the same session joins the
+  turn it repeats instead of counting as a new one. A session boundary always
+  ends a turn, and so does anything between two requests (aider messages such
+  as a provider error, a command): a request that got no answer is still a turn,
+  its error recorded as the agent's response.
 
 Artifacts: ``> Applied edit to X`` (edited, or created when the edit block had an
 empty SEARCH part), ``> Create new file?`` confirmations (created), and
@@ -53,6 +56,10 @@ _ADDED = re.compile(r"^Added (?P<path>.+?) to the chat(?: \(read-only\))?\.?$")
 _ALLOW_CREATION = re.compile(r"^Allow creation of new file (?P<path>.+?)\?(?P<answer>.*)$")
 _CONFIRM_CREATE = re.compile(r"^Create new file\?(?P<answer>.*)$")
 _CONFIRM_ADD = re.compile(r"^Add (?:file|these files) to the chat\?(?P<answer>.*)$")
+_ERROR = re.compile(
+    r"(?i)\b(?:\w*error|exception|rate.?limit|quota|exceeded|unavailable|timed? ?out|"
+    r"overloaded|connection (?:refused|reset)|retrying)\b"
+)
 _ECHO_PREFIX = 200
 _MIN_ECHO = 20
 _MIN_REPEAT = 10
@@ -81,6 +88,7 @@ class _State:
     pending: list[tuple[str, ArtifactAction, int]] = field(default_factory=list)
     new_files: set[str] = field(default_factory=set)
     help_answer: bool = False
+    new_session: bool = True
 
 
 def sniff(head: str, path: Path) -> float:
@@ -111,6 +119,8 @@ def parse(text: str) -> ParsedTranscript:
         if _SESSION.match(line):
             _flush_prose(state)
             state.context_reset = state.between_turns = True
+            state.new_session = True
+            state.builder.end_turn()
             previous_kind = "session"
         elif _INFO.match(line) or (line.strip() and previous_kind == "info" and _is_info_tail(lines, index)):
             _flush_prose(state)
@@ -209,6 +219,7 @@ def _handle_command(state: _State, segment: _Segment) -> None:
         state.help_answer = True
     else:
         state.builder.note(segment.line, f"slash command {segment.text}")
+    state.builder.end_turn()
     if name in _FILE_COMMANDS:
         for path in segment.argument.split():
             state.pending.append((path, "read", segment.line))
@@ -221,7 +232,12 @@ def _handle_message(state: _State, segment: _Segment) -> None:
     builder = state.builder
     if _is_echo(segment.text, state.last_answer):
         builder.note(segment.line, "architect→editor echo of the previous answer")
-    elif state.context_reset and builder.turns and _repeats(segment.text, builder.turns[-1].user_messages):
+    elif (
+        state.context_reset
+        and not state.new_session
+        and builder.turns
+        and _repeats(segment.text, builder.turns[-1].user_messages)
+    ):
         builder.note(segment.line, "request re-sent after a context reset")
         builder.repeat(segment.text, segment.line, segment.end)
     else:
@@ -231,7 +247,7 @@ def _handle_message(state: _State, segment: _Segment) -> None:
         builder.artifact(path, action, line)
     state.pending.clear()
     state.last_answer = ""
-    state.context_reset = state.between_turns = state.help_answer = False
+    state.context_reset = state.between_turns = state.help_answer = state.new_session = False
 
 
 def _is_echo(text: str, answer: str) -> bool:
@@ -284,8 +300,14 @@ def _block_path(prose: list[str], search_index: int) -> str | None:
 
 
 def _handle_info(state: _State, lines: list[str], index: int) -> None:
-    """Record artifacts from one ``> `` line of aider output."""
+    """Record artifacts (or a provider error) from one ``> `` line of aider output."""
     message = lines[index][1:].strip()
+    if message:
+        state.builder.end_turn()
+    turn = state.builder.turns[-1] if state.builder.turns else None
+    if turn is not None and not state.between_turns and not turn.agent_responses and _ERROR.search(message):
+        state.builder.agent(f"(no answer: aider reported {message})", index + 1)
+        return
     applied = _APPLIED.match(message)
     if applied:
         path = applied.group("path")
