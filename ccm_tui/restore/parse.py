@@ -79,7 +79,11 @@ def parse_transcript(path: Path | str, fmt: str = "auto", max_turns: int | None 
     module = FORMATS.get(name)
     if module is None:
         raise TranscriptError(f"unknown transcript format {name!r}; known: auto, {', '.join(sorted(FORMATS))}")
-    parsed = module.parse(text)
+    try:
+        parsed = module.parse(text)
+    except (TypeError, AttributeError, KeyError, IndexError, RecursionError) as error:
+        # Parsers skip and count bad records themselves; this is the last line of defence.
+        raise TranscriptError(f"cannot parse {path.name} as {name}: unexpected data ({type(error).__name__})") from None
     parsed.skipped[:0] = notes
     if max_turns is not None:
         parsed.turns = parsed.turns[:max_turns]

@@ -182,3 +182,54 @@ def test_sniff_needs_claude_code_records(tmp_path) -> None:
     head = fixture_text("claude-code-session.jsonl")[:4000]
     assert claude_code.sniff(head, tmp_path / "x.jsonl") > 0.9
     assert claude_code.sniff('{"a": 1}\n{"b": 2}\n', tmp_path / "x.jsonl") == 0.0
+
+
+def test_the_response_carries_tool_calls_and_results_but_not_thinking() -> None:
+    listing = "src/parser.py\nsrc/cli.py\n" * 50
+    screenshot = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "A" * 4000}}
+    text = _jsonl(
+        _record("u1", None, "user", "what is in src?"),
+        _record(
+            "a1",
+            "u1",
+            "assistant",
+            [
+                {"type": "thinking", "thinking": "SECRET REASONING", "signature": "x"},
+                {"type": "text", "text": "Listing it."},
+                _tool_use("t1", "Bash", command="ls src", description="list sources"),
+            ],
+            message={"id": "m1"},
+        ),
+        _record("r1", "a1", "user", [{"type": "tool_result", "tool_use_id": "t1", "content": listing}]),
+        _assistant("a2", "r1", "m2", _tool_use("t2", "Screenshot")),
+        _record("r2", "a2", "user", [{"type": "tool_result", "tool_use_id": "t2", "content": [screenshot]}]),
+        _assistant("a3", "r2", "m3", {"type": "text", "text": "Two files, and the screen is blank."}),
+    )
+
+    (turn,) = claude_code.parse(text).turns
+
+    assert turn.agent_responses == [
+        'Listing it.\n\n[Bash] ls src\n{"description": "list sources"}\n\n[result] ' + listing.strip(),
+        "[Screenshot]\n\n[result] [image, 3000 bytes]",
+        "Two files, and the screen is blank.",
+    ]
+    assert "SECRET REASONING" not in "".join(turn.agent_responses)
+
+
+def test_a_record_of_a_bad_shape_is_skipped_and_counted() -> None:
+    bad_type = _record("x", "a", "user", "never seen")
+    bad_type["type"] = ["x"]
+    bad_content = _record("y", "b", "assistant", [{"type": "text", "text": ["not", "a", "string"]}])
+    text = _jsonl(
+        _record("a", None, "user", "first question"),
+        bad_type,
+        _record("b", "a", "assistant", [{"type": "text", "text": "answer"}], message={"id": "m1"}),
+        bad_content,
+        _record("c", "y", "user", {"unexpected": "dict"}),
+        _record("d", "c", "user", "second question"),
+    )
+
+    parsed = claude_code.parse(text)
+
+    assert [t.user for t in parsed.turns] == ["first question", "second question"]
+    assert "line 2: record of an unexpected shape" in parsed.skipped

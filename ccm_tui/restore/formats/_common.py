@@ -131,6 +131,18 @@ class TurnBuilder:
         current.agent_responses.append(text)
         current.end_line = max(current.end_line, end or start)
 
+    def agent_continue(self, text: str, line: int) -> None:
+        """Add to the last agent response (e.g. the result of the tool call it made)."""
+        text = text.strip()
+        if not text:
+            return
+        current = self.turns[-1] if self.turns else None
+        if current is None or not current.agent_responses:
+            self.agent(text, line)
+            return
+        current.agent_responses[-1] += "\n\n" + text
+        current.end_line = max(current.end_line, line)
+
     def artifact(self, raw_path: str, action: ArtifactAction, line: int) -> None:
         """Attach a file action to the current turn.
 

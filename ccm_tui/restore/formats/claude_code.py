@@ -11,6 +11,13 @@ markers, task notifications and compaction summaries are skipped. Assistant
 messages are streamed one content block per line and merged by ``message.id``.
 Artifacts come from ``tool_use`` inputs of Read/Edit/MultiEdit/Write/NotebookEdit;
 calls whose result is an error are ignored.
+
+The agent's responses carry what the agent saw and said: its prose, every tool call (``[Name] headline`` and the
+rest of the input as JSON) and every tool result (``[result]``/``[error]`` and
+the output; images as ``[image, N bytes]``), a result joined to the response that
+made the call. Thinking blocks are left out, as
+providers do not resend them. A record of an unexpected shape is skipped and
+noted.
 """
 
 from __future__ import annotations
@@ -99,10 +106,13 @@ def parse(text: str) -> ParsedTranscript:
     cwd = next((_str(r.data.get("cwd")) for r in chain if _str(r.data.get("cwd"))), None)
     title = next((summaries[r.uuid] for r in reversed(chain) if r.uuid in summaries), None)
     for group in _merge_streamed(chain):
-        if group[0].data.get("type") == "user":
-            _add_user(builder, group[0])
-        elif group[0].data.get("type") == "assistant":
-            _add_assistant(builder, group, outcomes)
+        try:
+            if group[0].data.get("type") == "user":
+                _add_user(builder, group[0])
+            elif group[0].data.get("type") == "assistant":
+                _add_assistant(builder, group, outcomes)
+        except (TypeError, AttributeError, ValueError, KeyError, IndexError):
+            builder.note(group[0].line, "record of an unexpected shape", group[-1].line)
     return builder.result(NAME, cwd=cwd, title=title)
 
 
@@ -118,7 +128,10 @@ def _load_records(text: str, builder: TurnBuilder) -> tuple[list[_Record], dict[
         if data is None:
             invalid.append(number)
             continue
-        kind = data.get("type")
+        kind = _str(data.get("type"))
+        if kind is None and "type" in data:
+            builder.note(number, "record of an unexpected shape")
+            continue
         if kind == "summary" and _str(data.get("leafUuid")) and _str(data.get("summary")):
             summaries[data["leafUuid"]] = data["summary"]
         elif kind in _CONVERSATION_TYPES and _str(data.get("uuid")) and not data.get("isSidechain"):
@@ -211,6 +224,10 @@ def _add_user(builder: TurnBuilder, record: _Record) -> None:
         texts = [content]
     elif isinstance(content, list):
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            results = [
+                _render_tool_result(b) for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
+            ]
+            builder.agent_continue("\n\n".join(results), record.line)
             return
         texts = [_block_text(b) for b in content if isinstance(b, dict)]
     else:
@@ -259,15 +276,48 @@ def _add_tool_artifact(
 
 
 def _describe_tool_use(block: dict[str, Any]) -> str:
-    """A one-line summary of a tool call, e.g. ``[Bash] git status``."""
+    """A tool call as the agent sent it: ``[Bash] git status`` and the rest of its input as JSON."""
     name = _str(block.get("name")) or "tool"
     tool_input = block.get("input")
-    detail = _tool_path(block)
-    if detail is None and isinstance(tool_input, dict):
-        detail = (
-            _str(tool_input.get("command")) or _str(tool_input.get("description")) or _str(tool_input.get("pattern"))
-        )
-    return f"[{name}] {detail.splitlines()[0] if detail else ''}".rstrip()
+    rest: Any = tool_input
+    detail: str | None = None
+    if isinstance(tool_input, dict):
+        key = next((k for k in (*_PATH_KEYS, "command", "description", "pattern") if _str(tool_input.get(k))), None)
+        if key is not None:
+            detail = tool_input[key]
+            if "\n" not in detail.strip():
+                rest = {k: v for k, v in tool_input.items() if k != key}
+    head = f"[{name}] {detail.strip().splitlines()[0] if detail else ''}".rstrip()
+    if rest in (None, {}, [], ""):
+        return head
+    return f"{head}\n{json.dumps(rest, ensure_ascii=False, indent=None)}"
+
+
+def _render_tool_result(block: dict[str, Any]) -> str:
+    """A tool result as the agent saw it: ``[result]`` or ``[error]`` and its text; images by size."""
+    label = "[error]" if block.get("is_error") is True else "[result]"
+    content = block.get("content")
+    pieces: list[str] = []
+    if isinstance(content, str):
+        pieces.append(content)
+    elif isinstance(content, list):
+        for item in content:
+            if not isinstance(item, dict):
+                continue
+            if item.get("type") == "text":
+                pieces.append(_str(item.get("text")) or "")
+            elif item.get("type") == "image":
+                pieces.append(_image_placeholder(item))
+    text = "\n".join(p for p in pieces if p)
+    return f"{label} {text}".rstrip()
+
+
+def _image_placeholder(block: dict[str, Any]) -> str:
+    source = block.get("source")
+    data = source.get("data") if isinstance(source, dict) else None
+    if isinstance(data, str) and data:
+        return f"[image, {len(data) * 3 // 4} bytes]"
+    return "[image]"
 
 
 def _tool_path(block: dict[str, Any]) -> str | None:
