@@ -70,6 +70,20 @@ def data_home() -> Path:
     return _xdg("XDG_DATA_HOME", ".local/share") / APP_DIR
 
 
+def model_facts_file() -> Path:
+    """What ccm-tui learned about models on this machine (e.g. which ones cannot use tools)."""
+    return data_home() / "models.json"
+
+
+def bundled_model_map() -> Path | None:
+    """litellm's bundled model map (windows, prices, capabilities), located without importing litellm."""
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "model_prices_and_context_window_backup.json"
+    return path if path.is_file() else None
+
+
 def sessions_dir() -> Path:
     return data_home() / "sessions"
 

@@ -67,6 +67,8 @@ class SendPrinter:
             sys.stderr.write(f"SESSION PAUSED — {event.reason}; retrying in {wait} s (Ctrl+C to cancel)\n")
         elif isinstance(event, te.Resumed):
             sys.stderr.write("SESSION RESUMED\n")
+        elif isinstance(event, te.Waiting):
+            sys.stderr.write(f"{event.reason}\n")
         elif isinstance(event, te.RoundReset):
             if not self.at_line_start:
                 out.write("\n")

@@ -141,6 +141,18 @@ def efforts_block(session: Session) -> str:
     return "\n".join(lines)
 
 
+def budget_step(budget: int) -> int:
+    """How coarsely the budget line rounds: the system message changes rarely (stable caches)."""
+    return 100 if budget < 10_000 else 500
+
+
+def budget_line(used: int, budget: int) -> str:
+    """The line that tells the model its budget and how much of it the working context uses."""
+    step = budget_step(budget)
+    rounded = max(step, int(round(used / step)) * step)
+    return f"- budget: your working context uses about {rounded:,} of a {budget:,}-token budget."
+
+
 def assemble(
     session: Session,
     system_prompt: str,
@@ -149,15 +161,19 @@ def assemble(
     tools: list[dict[str, Any]] | None = None,
     counter: TokenCounter | None = None,
     message_cap: int | None = None,
+    budget: int | None = None,
+    notes: tuple[str, ...] = (),
 ) -> WorkingContext:
     """Build the working context for the next request and count it, layer by layer.
 
     ``message_cap`` bounds how many tokens one *logged* message may take in the context
     (a giant pasted log or agent reply would otherwise crowd out everything else and
-    could not be compacted away while its effort is open).
+    could not be compacted away while its effort is open). With ``budget`` the effort state
+    ends with a line giving the budget and what the context uses of it (rounded); ``notes``
+    are further lines for that block (e.g. that this model has no tools).
     """
     counter = counter or session.counter
-    state_text = efforts_block(session)
+    state_text = "\n".join([efforts_block(session), *notes])
     summaries_text = summaries_block(session)
     system_text = system_prompt.rstrip() + "\n\n" + state_text
     if summaries_text:
@@ -195,6 +211,14 @@ def assemble(
     for section in sections:
         section.tokens = sum(counter.count_message(m) for m in section.messages)
     tools_tokens = counter.count_json(tools) if tools else 0
+    if budget:
+        system = sections[0]
+        used = sum(section.tokens for section in sections) + tools_tokens + REPLY_PRIMING
+        content = system_prompt.rstrip() + "\n\n" + state_text + "\n" + budget_line(used, budget)
+        if summaries_text:
+            content += "\n\n" + summaries_text
+        system.messages[0] = {"role": "system", "content": content}
+        system.tokens = counter.count_message(system.messages[0])
 
     layers = {name: 0 for name in LAYERS}
     for section in sections:

@@ -9,6 +9,7 @@ core reaches past it to the session, the orchestrator or the search index.
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -191,6 +192,25 @@ class Engine:
         if isinstance(self.orchestrator.llm, LLMClient):
             await asyncio.to_thread(import_litellm)
 
+    def preload_model(self) -> None:
+        """Start importing litellm in a background thread and return at once (the TUI paints
+        first). A turn sent before it finishes waits for it, reporting ``Waiting``."""
+        from .llm import LLMClient
+
+        llm = self.orchestrator.llm
+        if isinstance(llm, LLMClient) and not llm.loaded:
+            threading.Thread(target=llm.load, name="ccm-load-model-client", daemon=True).start()
+
+    @property
+    def model_client_loaded(self) -> bool:
+        """False while litellm still has to be imported (a turn would wait for it)."""
+        return bool(getattr(self.orchestrator.llm, "loaded", True))
+
+    @property
+    def tools_enabled(self) -> bool:
+        """False when the model cannot use tools: the user manages efforts by hand."""
+        return self.has_model and self.orchestrator.tools_enabled
+
     def refresh(self) -> bool:
         """Re-read the session if another process changed it (the TUI's watcher calls this)."""
         return self.session.refresh_if_changed()
@@ -276,7 +296,10 @@ class Engine:
     def inspect(self, draft: str = "") -> ContextInspection:
         turn = [{"role": "user", "content": draft}] if draft else []
         return ContextInspection(
-            self.orchestrator.working_context(turn), self.orchestrator.tool_defs, self.budget, self.session.counter
+            self.orchestrator.working_context(turn),
+            self.orchestrator.offered_tools or [],
+            self.budget,
+            self.session.counter,
         )
 
     def effort_log(self, effort_id: str) -> JsonlRead:

@@ -30,6 +30,7 @@ BAD_REQUEST = "bad_request"
 CONTEXT_WINDOW = "context_window"
 STREAM_CUT = "stream_cut"
 CONNECTION = "connection"
+NO_TOOLS = "no_tools"  # the model (as served) cannot take tool definitions
 OTHER = "other"
 
 _litellm = None
@@ -87,6 +88,16 @@ def _first_line(text: str, limit: int = 300) -> str:
     line = " ".join(str(text).split())
     return line[:limit] + ("…" if len(line) > limit else "")
 
+
+# How servers say a model takes no tools (Ollama: "registry.ollama.ai/library/gemma:2b does not support tools").
+NO_TOOLS_MARKERS = (
+    "does not support tools",
+    "does not support tool",
+    "tools are not supported",
+    "tool use is not supported",
+    "does not support function calling",
+    "function calling is not supported",
+)
 
 _EXCEPTION_PREFIX = re.compile(r"^(?:litellm\.)?\w+(?:Error|Exception)(?: - |: )")
 
@@ -195,6 +206,8 @@ def classify(exc: BaseException, model: str | None, api_base: str | None = None)
             "the reply stream was cut off before it finished",
             partial=getattr(exc, "generated_content", "") or "",
         )
+    if any(marker in str(exc).lower() for marker in NO_TOOLS_MARKERS):
+        return LLMError(NO_TOOLS, f"{model} cannot use tools ({_plain(_first_line(str(exc)))})")
     failure = connection_failure(exc)
     if failure is not None:
         return LLMError(CONNECTION, f"cannot reach {_endpoint(exc, api_base, model)} ({failure})")
@@ -258,6 +271,15 @@ class LLMClient:
         self.api_base = api_base
         self.timeout = timeout
         self.extra = dict(extra or {})
+
+    @property
+    def loaded(self) -> bool:
+        """litellm is imported: a request starts at once."""
+        return _litellm is not None
+
+    def load(self) -> None:
+        """Import litellm (seconds; blocking: call it in a thread)."""
+        import_litellm()
 
     def _kwargs(self, model: str) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"model": model, "timeout": self.timeout, "num_retries": 0, "max_retries": 0}
@@ -387,18 +409,6 @@ def _usage_dict(usage: Any) -> dict[str, int]:
         if isinstance(value, int):
             out[key] = value
     return out
-
-
-def model_input_window(model: str | None) -> int | None:
-    """The model's input window from litellm's (local) model map, if it knows the model."""
-    if not model:
-        return None
-    try:
-        info = import_litellm().get_model_info(model)
-    except Exception:  # noqa: BLE001 - unknown models are normal (local servers, proxies)
-        return None
-    value = info.get("max_input_tokens") or info.get("max_tokens")
-    return int(value) if isinstance(value, int) and value > 0 else None
 
 
 def usage_cost(model: str | None, usage: dict[str, int]) -> float | None:

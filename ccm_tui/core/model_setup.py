@@ -1,13 +1,14 @@
 """What the settings' model needs before a session can use it: its client, its budget, its keys.
 
-Building the client imports nothing; the budget and the key check may import
-litellm (seconds), so the TUI calls them off the event loop.
+Building the client and the budget import nothing (the budget reads litellm's bundled model map
+as JSON); the key check imports litellm (seconds), so the TUI calls it off the event loop.
 """
 
 from __future__ import annotations
 
 from ..config import Settings, default_budget
 from .chat_model import ChatModel
+from .model_facts import input_window
 
 
 def resolve_budget(settings: Settings, *, probe_model: bool = True) -> int:
@@ -16,9 +17,7 @@ def resolve_budget(settings: Settings, *, probe_model: bool = True) -> int:
         return settings.token_budget
     window = None
     if probe_model and settings.model:
-        from .llm import model_input_window
-
-        window = model_input_window(settings.model)
+        window = input_window(settings.model)
     return default_budget(window)
 
 

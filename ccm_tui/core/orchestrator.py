@@ -34,9 +34,11 @@ from .chat_model import ChatModel
 from .compaction import Compactor, ContextTooLarge
 from .context import WorkingContext, assemble, message_cap
 from .eventlog import now_iso
-from .llm import CONNECTION, RATE_LIMIT, LLMError
+from .llm import CONNECTION, NO_TOOLS, RATE_LIMIT, Completion, LLMError, ToolCall
+from .model_facts import known_without_tools, learned_without_tools, remember_without_tools
 from .salience import IdIndex, end_of_turn, referenced_efforts
 from .session import Session
+from .text_tool_calls import CallHoldback, TextToolCall, extract_text_tool_calls
 from .turn_events import (
     Banner,
     ContextFigures,
@@ -51,12 +53,25 @@ from .turn_events import (
     TurnEvent,
     TurnFailed,
     TurnStarted,
+    Waiting,
 )
 
 Emit = Callable[[TurnEvent], None]
 MAX_USER_CHARS = 200_000
 HISTORY_LIMIT = 300
 MAX_PARTIAL_KEPT = 20_000  # characters of a cut-off reply kept in the event log
+LOADING_CLIENT = "loading the model client…"
+NO_TOOLS_NOTE = (
+    "- this model is used without tools: you cannot open, conclude or search efforts yourself; the user manages them."
+)
+
+
+def no_tools_notice(model: str) -> str:
+    """What the user is told, once, when a model cannot use tools."""
+    return (
+        f"{model} cannot use tools, so it cannot manage efforts itself. The chat goes on without them: "
+        "open, conclude and expand efforts by hand (Ctrl+O, the effort list, the command palette)."
+    )
 
 
 def clean_user_text(text: str) -> str:
@@ -117,6 +132,36 @@ class Orchestrator:
         self.compactor = Compactor(session, settings, llm)
         self.usage_total: dict[str, int] = {}
         self.cost_total: float | None = None
+        self._tools_enabled: bool | None = None  # looked up on first use
+        self._tell_no_tools = False
+
+    # ------------------------------------------------------------------ tools
+    @property
+    def tools_enabled(self) -> bool:
+        """Whether requests offer the tools: not for a model that cannot use them (learned on
+        this machine, or stated by litellm's model map)."""
+        if self._tools_enabled is None:
+            model = getattr(self.llm, "model", None)
+            if self.llm is None or not model or learned_without_tools(model):
+                self._tools_enabled = self.llm is not None
+            elif known_without_tools(model):
+                self._tools_enabled = False
+                self._tell_no_tools = True
+            else:
+                self._tools_enabled = True
+        return self._tools_enabled
+
+    @property
+    def offered_tools(self) -> list[dict[str, Any]] | None:
+        return self.tool_defs if self.tools_enabled or self.llm is None else None
+
+    def _without_tools(self, reason: str, turn: int, emit: Emit) -> None:
+        """From now on this model chats without tools; the user is told once (per machine)."""
+        self._tools_enabled = False
+        self._tell_no_tools = False
+        model = getattr(self.llm, "model", None) or "this model"
+        remember_without_tools(model, reason)
+        emit(Banner(turn=turn, text=no_tools_notice(model), kind="info"))
 
     # ---------------------------------------------------------------- context
     @property
@@ -125,10 +170,18 @@ class Orchestrator:
         return message_cap(self.settings.message_max_tokens, self.budget)
 
     def assemble(self, turn_messages: list[dict[str, Any]], tools) -> WorkingContext:
-        return assemble(self.session, self.system_prompt, turn_messages, tools=tools, message_cap=self.message_cap)
+        return assemble(
+            self.session,
+            self.system_prompt,
+            turn_messages,
+            tools=tools,
+            message_cap=self.message_cap,
+            budget=self.budget,
+            notes=() if self.llm is None or self.tools_enabled else (NO_TOOLS_NOTE,),
+        )
 
     def working_context(self, turn_messages: list[dict[str, Any]] | None = None) -> WorkingContext:
-        return self.assemble(list(turn_messages or []), self.tool_defs)
+        return self.assemble(list(turn_messages or []), self.offered_tools)
 
     def figures(self, wc: WorkingContext | None = None) -> ContextFigures:
         wc = wc or self.working_context()
@@ -180,17 +233,24 @@ class Orchestrator:
         try:
             for round_no in range(self.settings.max_tool_rounds + 1):
                 last_round = round_no == self.settings.max_tool_rounds
-                tools = None if last_round else self.tool_defs
+                tools = None if last_round else self.offered_tools
                 wc = await self._fit(in_turn, tools, ctx, emit)
                 result.request = self.figures(wc)
                 streamed.clear()
+                holdback = CallHoldback() if tools else None
 
-                def on_delta(piece: str) -> None:
+                def on_delta(piece: str, holdback: CallHoldback | None = holdback) -> None:
                     streamed.append(piece)
-                    emit(TextDelta(turn=turn, text=piece))
+                    if holdback is not None:
+                        piece = holdback.feed(piece)
+                    if piece:
+                        emit(TextDelta(turn=turn, text=piece))
 
                 completion = await self._call(wc.messages, tools, on_delta, turn, emit)
                 self._add_usage(completion.usage)
+                if holdback is not None:
+                    offered = tools if self.tools_enabled else None  # the request may have gone without
+                    self._take_text_tool_calls(completion, offered, holdback, round_no, turn, emit)
                 if completion.content.strip():
                     reply_parts.append(completion.content.strip())
                 if not completion.tool_calls:
@@ -286,12 +346,23 @@ class Orchestrator:
         """One model request with the retry policy: pause on rate limits, back off on transient faults."""
         if self.llm is None:
             raise LLMError("configuration", "no model is configured")
+        if getattr(self.llm, "loaded", True) is False:
+            emit(Waiting(turn=turn, reason=LOADING_CLIENT))
+            await asyncio.to_thread(self.llm.load)  # type: ignore[attr-defined]
+        if tools and self._tell_no_tools:
+            tools = None
+        if self._tell_no_tools:
+            self._without_tools("litellm's model map says it has no function calling", turn, emit)
         attempt = 0
         waited = 0.0
         while True:
             try:
                 return await self.llm.stream_chat(messages, tools, on_delta)
             except LLMError as exc:
+                if exc.kind == NO_TOOLS and tools:
+                    self._without_tools(str(exc), turn, emit)
+                    tools = None
+                    continue  # the same request, without tools
                 attempt += 1
                 if exc.kind == RATE_LIMIT:
                     delay = exc.retry_after if exc.retry_after is not None else min(60.0, 5.0 * 2 ** (attempt - 1))
@@ -323,6 +394,34 @@ class Orchestrator:
                 if exc.partial:
                     emit(RoundReset(turn=turn))
                 raise
+
+    def _take_text_tool_calls(
+        self, completion: Completion, tools, holdback: CallHoldback, round_no: int, turn: int, emit: Emit
+    ) -> None:
+        """Tool calls the model wrote as text become real calls; the user sees only the prose."""
+        calls: list[TextToolCall] = []
+        if not completion.tool_calls and completion.content:
+            offered = {tool["function"]["name"] for tool in tools or []}
+            remaining, calls = extract_text_tool_calls(completion.content, offered)
+        if not calls:
+            rest = holdback.flush()
+            if rest:
+                emit(TextDelta(turn=turn, text=rest))
+            return
+        shown = holdback.shown.rstrip()
+        if remaining.startswith(shown):
+            rest = remaining[len(shown) :]
+            if rest.strip():
+                emit(TextDelta(turn=turn, text=rest))
+        else:
+            emit(RoundReset(turn=turn))
+            if remaining:
+                emit(TextDelta(turn=turn, text=remaining))
+        completion.content = remaining
+        completion.tool_calls = [
+            ToolCall(id=f"call_text_{turn}_{round_no}_{i}", name=call.name, arguments=call.arguments)
+            for i, call in enumerate(calls)
+        ]
 
     def _add_usage(self, usage: dict[str, int]) -> None:
         for key, value in usage.items():
@@ -427,7 +526,7 @@ class Orchestrator:
         so the meter never shows more than the budget allows. Best effort: the turn is done.
         Returns that context (None if compaction could not finish)."""
         try:
-            return await self._fit([], self.tool_defs, ctx, emit)
+            return await self._fit([], self.offered_tools, ctx, emit)
         except (ContextTooLarge, LLMError):
             return None  # the next request compacts again, or reports why it cannot
 

@@ -98,6 +98,14 @@ class Resumed(TurnEvent):
 
 
 @dataclass(frozen=True)
+class Waiting(TurnEvent):
+    """The turn waits for something before the model is asked (e.g. "loading the model client…");
+    the next event (text, a banner, the end of the turn) means the wait is over."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class TurnDone(TurnEvent):
     reply: str
     logged_to: str  # "ambient" or an effort id

@@ -1,0 +1,82 @@
+"""What is known about a model without importing litellm: its input window and whether it can
+use tools (from litellm's bundled model map, read as plain JSON), plus what this machine learned
+(models whose server refused tools), kept in a small JSON file in the data directory."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from ..atomic_file import atomic_write_text
+from ..config import bundled_model_map, model_facts_file
+from .eventlog import now_iso
+
+
+@lru_cache(maxsize=1)
+def _model_map() -> dict[str, Any]:
+    path = bundled_model_map()
+    if path is None:
+        return {}
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def model_info(model: str | None) -> dict[str, Any]:
+    """The bundled map's entry for ``model`` (``provider/name`` or ``name``), or {}."""
+    if not model:
+        return {}
+    table = _model_map()
+    candidates = [model]
+    if "/" in model:
+        candidates.append(model.split("/", 1)[1])
+    for key in candidates:
+        entry = table.get(key)
+        if isinstance(entry, dict):
+            return entry
+    return {}
+
+
+def input_window(model: str | None) -> int | None:
+    """The model's input window in tokens, when the bundled map knows the model."""
+    info = model_info(model)
+    value = info.get("max_input_tokens") or info.get("max_tokens")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def known_without_tools(model: str | None) -> bool:
+    """True only when the bundled map says outright that the model has no function calling."""
+    return model_info(model).get("supports_function_calling") is False
+
+
+def _read_learned() -> dict[str, Any]:
+    try:
+        data = json.loads(model_facts_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # missing or damaged: nothing learned yet (the next write replaces it)
+    return data if isinstance(data, dict) else {}
+
+
+def learned_without_tools(model: str | None) -> bool:
+    """This machine saw the model's server refuse tools before."""
+    no_tools = _read_learned().get("no_tools")
+    return bool(model) and isinstance(no_tools, dict) and model in no_tools
+
+
+def remember_without_tools(model: str, reason: str) -> None:
+    """Record that ``model`` cannot use tools, so later runs chat without them from the start.
+    Best effort: a read-only data directory only means the server is asked again next time."""
+    data = _read_learned()
+    no_tools = data.get("no_tools")
+    if not isinstance(no_tools, dict):
+        no_tools = {}
+    no_tools[model] = {"since": now_iso(), "reason": reason[:300]}
+    data["no_tools"] = no_tools
+    try:
+        atomic_write_text(model_facts_file(), json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    except OSError:
+        pass

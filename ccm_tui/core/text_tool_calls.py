@@ -1,0 +1,212 @@
+"""Tool calls a model wrote as text instead of as structured calls.
+
+Many local models answer ``{"name": "open_effort", "arguments": {...}}`` in the
+reply (or a fenced JSON block, or Hermes/Qwen ``<tool_call>`` tags) when they
+were offered tools. :func:`extract_text_tool_calls` finds those calls — only
+for tools that were offered — and returns the prose around them;
+:class:`CallHoldback` keeps such text from being streamed to the user while it
+arrives, so raw JSON is never shown as the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MAX_SCANNED_CHARS = 200_000  # replies longer than this are not searched for calls
+
+_TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_FENCED = re.compile(r"```[ \t]*(?:json|tool_call|tool_code|tool)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+_CALL_KEYS = ("name", "function", "tool_calls", "tool", "type")
+_CALL_START = re.compile(
+    r"^\s*(?:<tool_call>\s*)?(?:```[ \t]*\w*[ \t]*\n\s*)?\[?\s*\{\s*\"(?:" + "|".join(_CALL_KEYS) + r")\""
+)
+HOLD_DECIDE_CHARS = 48  # held text longer than this that does not start like a call is released
+
+
+@dataclass(frozen=True)
+class TextToolCall:
+    name: str
+    arguments: str  # JSON text of an object
+
+
+def _as_calls(value: Any, offered: set[str]) -> list[TextToolCall] | None:
+    """The calls ``value`` describes, or None when it is not (entirely) calls of offered tools."""
+    if isinstance(value, dict) and isinstance(value.get("tool_calls"), list):
+        value = value["tool_calls"]
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        return None
+    calls = []
+    for item in items:
+        call = _as_call(item, offered)
+        if call is None:
+            return None
+        calls.append(call)
+    return calls
+
+
+def _as_call(item: Any, offered: set[str]) -> TextToolCall | None:
+    if not isinstance(item, dict):
+        return None
+    function = item.get("function")
+    if isinstance(function, dict):  # {"function": {"name": ..., "arguments": ...}} (OpenAI's own shape)
+        item = function
+        name = item.get("name")
+    elif isinstance(function, str):  # {"function": "open_effort", "arguments": {...}}
+        name = function
+    else:
+        name = item.get("name", item.get("tool"))
+    if not isinstance(name, str) or name not in offered:
+        return None
+    arguments: Any = next(
+        (item[key] for key in ("arguments", "parameters", "args", "input", "tool_input") if key in item), {}
+    )
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            return None
+    if not isinstance(arguments, dict):
+        return None
+    return TextToolCall(name, json.dumps(arguments, ensure_ascii=False))
+
+
+def _parse(text: str, offered: set[str]) -> list[TextToolCall] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return _as_calls(value, offered)
+
+
+def _tidy(text: str) -> str:
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def extract_text_tool_calls(content: str, offered: set[str]) -> tuple[str, list[TextToolCall]]:
+    """The reply without the tool calls written in it, and those calls (in order).
+
+    Recognised: ``<tool_call>{…}</tool_call>`` tags, fenced JSON blocks, and bare JSON
+    objects or lists of the shapes ``{"name", "arguments"|"parameters"}``,
+    ``{"function": {"name", "arguments"}}`` and ``{"tool_calls": [...]}``. A block that
+    names a tool we did not offer stays text.
+    """
+    if not content or not offered or len(content) > MAX_SCANNED_CHARS:
+        return content, []
+    if "{" not in content:
+        return content, []
+    found: list[tuple[int, list[TextToolCall]]] = []
+    spans: list[tuple[int, int]] = []
+
+    def taken(start: int, end: int) -> bool:
+        return any(start < b and a < end for a, b in spans)
+
+    for pattern in (_TAGGED, _FENCED):
+        for match in pattern.finditer(content):
+            if taken(match.start(), match.end()):
+                continue
+            calls = _parse(match.group(1), offered)
+            if calls:
+                found.append((match.start(), calls))
+                spans.append((match.start(), match.end()))
+    decoder = json.JSONDecoder()
+    position = 0
+    while True:
+        starts = [i for i in (content.find("{", position), content.find("[", position)) if i >= 0]
+        if not starts:
+            break
+        start = min(starts)
+        if taken(start, start + 1):
+            position = next(b for a, b in spans if a <= start < b)
+            continue
+        try:
+            value, end = decoder.raw_decode(content, start)
+        except ValueError:
+            position = start + 1
+            continue
+        calls = _as_calls(value, offered)
+        if calls:
+            found.append((start, calls))
+            spans.append((start, end))
+        position = end  # a JSON value that is not a call is text as a whole, its insides too
+    if not found:
+        return content, []
+    kept, cursor = [], 0
+    for start, end in sorted(spans):
+        kept.append(content[cursor:start])
+        cursor = end
+    kept.append(content[cursor:])
+    calls = [call for _, group in sorted(found, key=lambda item: item[0]) for call in group]
+    return _tidy("".join(kept)), calls
+
+
+def looks_like_call_start(text: str) -> bool | None:
+    """Whether held-back text starts like a tool call: True, False, or None (too short to tell)."""
+    if _CALL_START.match(text):
+        return True
+    return None if len(text.strip()) < HOLD_DECIDE_CHARS else False
+
+
+_CANDIDATE = re.compile(r"<tool_call|```|(?:^|\n)[ \t]*[\[{]")
+
+
+class CallHoldback:
+    """Streams a reply's text through, holding back from where a written tool call may begin
+    until it is clear whether it is one. ``feed`` returns the text to show now; at the end,
+    :meth:`shown` is what the user has seen."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self._shown = 0  # characters of ``text`` passed through
+        self._held_from: int | None = None
+        self._released_to = 0  # candidates before this point were judged ordinary text
+
+    def feed(self, piece: str) -> str:
+        self.text += piece
+        if self._held_from is None:
+            match = _CANDIDATE.search(self.text, self._released_to)
+            if match is None:
+                return self._release(len(self.text) - self._pending_tail())
+            self._held_from = match.start() + (1 if self.text[match.start()] == "\n" else 0)
+            out = self._release(self._held_from)
+            return out + self._judge()
+        return self._judge()
+
+    def _pending_tail(self) -> int:
+        """Characters at the end that may be the start of a marker (``<tool_``, a lone backtick)."""
+        tail = self.text[-11:]
+        for size in range(min(len(tail), 10), 0, -1):
+            end = tail[-size:]
+            if "<tool_call".startswith(end) or "```".startswith(end) or end.strip() == "" and "\n" in end:
+                return size
+        return 0
+
+    def _judge(self) -> str:
+        assert self._held_from is not None
+        verdict = looks_like_call_start(self.text[self._held_from :])
+        if verdict is False:
+            self._released_to = self._held_from + 1
+            self._held_from = None
+            return self.feed("")
+        return ""
+
+    def _release(self, upto: int) -> str:
+        upto = max(upto, self._shown)
+        out = self.text[self._shown : upto]
+        self._shown = upto
+        return out
+
+    @property
+    def holding(self) -> bool:
+        return self._held_from is not None or self._shown < len(self.text)
+
+    def flush(self) -> str:
+        """The end of the stream with no call found: the held text, to show after all."""
+        return self._release(len(self.text))
+
+    @property
+    def shown(self) -> str:
+        return self.text[: self._shown]
