@@ -1,18 +1,26 @@
-"""``ccm-tui restore TRANSCRIPT``: parse → turn summaries → evidence search → SESSION SUMMARY → effort.
+"""``ccm-tui restore TRANSCRIPT|DIR|GLOB...``: parse → turn summaries → evidence search → SESSION SUMMARY → effort.
 
 ``--parse-only [--json]`` needs no model: it prints the turns the parser
 found. Otherwise the restore pipeline (:mod:`ccm_tui.restore.pipeline`) runs
 against the configured model and the result lands as a concluded effort in the
 chosen session. Progress goes to stderr: one updating line on a terminal,
 plain lines otherwise.
+
+Several transcripts (directories are searched, globs expanded) are imported one
+by one, each as its own effort; a failing file does not stop the others, and a
+table ends the run. A transcript already imported (same bytes) is reported and
+skipped unless ``--force``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import glob
 import shlex
 import sys
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -20,6 +28,7 @@ from ..config import retry_base_seconds
 from ..restore.turns import ParsedTranscript, TranscriptError, to_parse_only_json
 from .common import (
     EXIT_OK,
+    EXIT_RUNTIME,
     CliError,
     UsageError,
     debug_option,
@@ -41,7 +50,8 @@ def add_parser(sub: Any) -> None:
     session_options(p)
     model_options(p)
     debug_option(p)
-    p.add_argument("transcript", type=Path)
+    p.add_argument("transcripts", nargs="+", metavar="TRANSCRIPT", help="a transcript file, a directory or a glob")
+    p.add_argument("--force", action="store_true", help="import a copy even if the transcript was imported before")
     p.add_argument("--format", default="auto", help="auto|" + "|".join(sorted(FORMATS)))
     p.add_argument("--root", type=Path, help="directory the evidence search may read files under")
     p.add_argument("--max-turns", type=int, metavar="N")
@@ -88,7 +98,12 @@ class ProgressLine:
 
 def run(args: argparse.Namespace) -> int:
     _check_flags(args)
-    transcript = Path(args.transcript).expanduser()
+    if len(args.transcripts) == 1 and not _is_pattern_or_dir(args.transcripts[0]):
+        return _run_single(args, Path(args.transcripts[0]).expanduser())
+    return _run_bulk(args, expand_transcripts(args.transcripts))
+
+
+def _run_single(args: argparse.Namespace, transcript: Path) -> int:
     if not transcript.is_file():
         raise CliError(f"no transcript file at {transcript}")
     parsed = _parse(transcript, args)
@@ -103,6 +118,47 @@ def run(args: argparse.Namespace) -> int:
     return _restore(args, transcript, parsed)
 
 
+# ----------------------------------------------------------------------------- finding transcripts
+TRANSCRIPT_SUFFIXES = frozenset({".jsonl", ".json", ".md", ".markdown", ".log", ".txt"})
+
+
+def _is_pattern_or_dir(argument: str) -> bool:
+    path = Path(argument).expanduser()
+    return path.is_dir() or (not path.exists() and glob.has_magic(argument))
+
+
+def expand_transcripts(arguments: list[str]) -> list[Path]:
+    """The files named by the arguments: files as given, directories searched (hidden ones
+    left out), globs expanded; in order, each file once. A name matching nothing is an error."""
+    found: list[Path] = []
+    for argument in arguments:
+        path = Path(argument).expanduser()
+        if path.is_dir():
+            matches = _files_under(path)
+        elif path.exists() or not glob.has_magic(argument):
+            matches = [path]
+        else:
+            matches = []
+            for name in sorted(glob.glob(str(path), recursive=True)):
+                candidate = Path(name)
+                matches.extend(_files_under(candidate) if candidate.is_dir() else [candidate])
+        if not matches:
+            raise CliError(f"no transcript found at {argument}")
+        found.extend(matches)
+    return list(dict.fromkeys(found))
+
+
+def _files_under(directory: Path) -> list[Path]:
+    files = []
+    for path in sorted(directory.rglob("*")):
+        relative = path.relative_to(directory).parts
+        if any(part.startswith(".") for part in relative[:-1]) or path.is_symlink():
+            continue
+        if path.is_file() and path.suffix.lower() in TRANSCRIPT_SUFFIXES:
+            files.append(path)
+    return files
+
+
 def _check_flags(args: argparse.Namespace) -> None:
     from ..restore.parse import FORMATS
 
@@ -115,6 +171,8 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise UsageError("--max-searches must be 0 or more")
     if args.parse_only and args.dump_turns:
         raise UsageError("--dump-turns needs the model; it cannot be combined with --parse-only")
+    if args.parse_only and args.force:
+        raise UsageError("--force imports; it cannot be combined with --parse-only")
 
 
 def _parse(transcript: Path, args: argparse.Namespace) -> ParsedTranscript:
@@ -147,16 +205,23 @@ def render_parse_table(parsed: ParsedTranscript) -> str:
     return "\n".join(lines)
 
 
-def _restore(args: argparse.Namespace, transcript: Path, parsed: ParsedTranscript) -> int:
-    """Run the model pipeline and land the result."""
+@dataclass
+class _Importer:
+    """What every import of one run shares: the session, the settings, the metered model client."""
+
+    args: argparse.Namespace
+    directory: Path
+    settings: Any
+    counter: Any
+    meter: Any
+    started: float = field(default_factory=time.monotonic)
+
+
+def _importer(args: argparse.Namespace) -> _Importer:
     from ..config import ConfigError
-    from ..core.engine import ManifestError, StoreError, TokenCounter, model_client
+    from ..core.engine import ManifestError, TokenCounter, model_client
     from ..restore import landing
-    from ..restore.ansi import strip_ansi
-    from ..restore.evidence import choose_root
-    from ..restore.parse import read_transcript_text
-    from ..restore.pipeline import MAX_SUMMARY_RETRIES, restore_pipeline, source_extras
-    from ..restore.summarizer import RestoreAborted
+    from ..restore.pipeline import ModelCallMeter
 
     directory = session_dir_from(args)
     try:
@@ -165,6 +230,38 @@ def _restore(args: argparse.Namespace, transcript: Path, parsed: ParsedTranscrip
     except (ManifestError, ConfigError) as exc:
         raise CliError(str(exc)) from None
     require_model(settings, " (or use --parse-only, which needs no model)")
+    counter = TokenCounter(settings.model)
+    return _Importer(args, directory, settings, counter, ModelCallMeter(model_client(settings), counter))
+
+
+def _earlier_import(importer: _Importer, transcript: Path) -> tuple[str, str | None]:
+    """The transcript's digest and the effort it was imported as before (None with --force)."""
+    from ..core.engine import ManifestError
+    from ..restore import landing
+
+    try:
+        digest = landing.transcript_digest(transcript)
+        earlier = landing.already_imported(importer.directory, digest, importer.args.max_turns)
+    except OSError as exc:
+        raise CliError(f"cannot read transcript {transcript}: {exc.strerror or exc}") from None
+    except ManifestError as exc:
+        raise CliError(str(exc)) from None
+    return digest, None if importer.args.force else earlier
+
+
+def _import_one(importer: _Importer, transcript: Path, parsed: ParsedTranscript, digest: str, progress) -> tuple:
+    """Run the model pipeline for one transcript and land it; returns (landed, outcome).
+
+    Raises :class:`CliError` (nothing imported) or ``landing.AlreadyImported``."""
+    from ..core.engine import StoreError
+    from ..restore import landing
+    from ..restore.ansi import strip_ansi
+    from ..restore.evidence import choose_root
+    from ..restore.parse import read_transcript_text
+    from ..restore.pipeline import MAX_SUMMARY_RETRIES, restore_pipeline, source_extras
+    from ..restore.summarizer import RestoreAborted
+
+    args, settings = importer.args, importer.settings
     skip_evidence = args.skip_evidence_search or args.max_searches == 0
     root, reason = None, "no file access (evidence search skipped)"
     if not skip_evidence:
@@ -172,9 +269,6 @@ def _restore(args: argparse.Namespace, transcript: Path, parsed: ParsedTranscrip
             root, reason = choose_root(args.root, parsed.cwd)
         except ValueError as exc:
             raise CliError(str(exc)) from None
-    counter = TokenCounter(settings.model)
-    llm = model_client(settings)
-    progress = ProgressLine()
     name = landing.effort_name(parsed, transcript)
     log_text = strip_ansi(read_transcript_text(transcript)[0]) if not skip_evidence else ""
     if not skip_evidence:
@@ -187,10 +281,10 @@ def _restore(args: argparse.Namespace, transcript: Path, parsed: ParsedTranscrip
     try:
         outcome = asyncio.run(
             restore_pipeline(
-                llm,
+                importer.meter,
                 parsed,
                 log_text,
-                counter,
+                importer.counter,
                 name=name,
                 root=root,
                 root_reason=reason,
@@ -209,23 +303,219 @@ def _restore(args: argparse.Namespace, transcript: Path, parsed: ParsedTranscrip
     extra = source_extras(settings, outcome, args.max_turns)
     try:
         landed = landing.land(
-            directory,
+            importer.directory,
             parsed,
             transcript,
             outcome.session.summary,
-            counter,
+            importer.counter,
             report=outcome.session.report,
             extra_source=extra,
+            digest=digest,
+            force=args.force,
         )
     except StoreError as exc:
         raise CliError(f"could not write the restored effort: {exc}") from None
+    return landed, outcome
+
+
+def _restore(args: argparse.Namespace, transcript: Path, parsed: ParsedTranscript) -> int:
+    """Run the model pipeline for one transcript and land the result."""
+    from ..restore.landing import AlreadyImported
+
+    importer = _importer(args)
+    digest, earlier = _earlier_import(importer, transcript)
+    if earlier is not None:
+        return _report_already_imported(args, transcript, earlier)
+    try:
+        landed, outcome = _import_one(importer, transcript, parsed, digest, ProgressLine())
+    except AlreadyImported as exc:
+        return _report_already_imported(args, transcript, exc.effort_id)
     for note in outcome.notes:
         sys.stderr.write(f"restore: note: {note}\n")
+    cost = RestoreCost(
+        importer.meter.calls, importer.meter.tokens_sent, landed.turns, time.monotonic() - importer.started
+    )
     if args.json:
-        print_json(_result_json(landed, outcome, args.dump_turns))
+        print_json({**_result_json(landed, outcome, args.dump_turns), "cost": cost.to_dict()})
     else:
         print(render_result(landed, outcome, _session_flag(args)))
+        print(cost.render())
     return 0
+
+
+def _report_already_imported(args: argparse.Namespace, transcript: Path, effort_id: str) -> int:
+    if args.json:
+        print_json({"effort_id": effort_id, "status": "already imported", "file": str(transcript)})
+    else:
+        print(f"{transcript} is already imported as {effort_id} (--force imports a copy)")
+    return EXIT_OK
+
+
+@dataclass
+class RestoreCost:
+    """What an import cost: model calls, tokens sent, wall time — in total and per turn."""
+
+    calls: int
+    tokens_sent: int
+    turns: int
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        per_turn = max(self.turns, 1)
+        return {
+            "model_calls": self.calls,
+            "tokens_sent": self.tokens_sent,
+            "seconds": round(self.seconds, 1),
+            "turns": self.turns,
+            "calls_per_turn": round(self.calls / per_turn, 2),
+            "tokens_sent_per_turn": round(self.tokens_sent / per_turn),
+        }
+
+    def render(self) -> str:
+        data = self.to_dict()
+        return (
+            f"Cost: {self.calls} model call(s), {self.tokens_sent:,} tokens sent, {data['seconds']} s "
+            f"for {self.turns} turn(s) — per turn {data['calls_per_turn']} call(s), "
+            f"{data['tokens_sent_per_turn']:,} tokens sent"
+        )
+
+
+# ----------------------------------------------------------------------------- several transcripts
+@dataclass
+class ImportRow:
+    """One line of the table that ends a bulk import."""
+
+    file: Path
+    format: str = "-"
+    turns: int | None = None
+    effort_id: str = "-"
+    status: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": str(self.file),
+            "format": self.format,
+            "turns": self.turns,
+            "effort_id": None if self.effort_id == "-" else self.effort_id,
+            "status": self.status,
+        }
+
+
+def _run_bulk(args: argparse.Namespace, transcripts: list[Path]) -> int:
+    if args.parse_only:
+        return _parse_only_bulk(args, transcripts)
+    importer = _importer(args)
+    progress = ProgressLine()
+    rows: list[ImportRow] = []
+    turns_done = 0
+    for index, transcript in enumerate(transcripts, start=1):
+        row = ImportRow(transcript)
+        rows.append(row)
+
+        step = _BulkProgress(progress, importer, f"[{index}/{len(transcripts)}] {transcript.name}", index - 1)
+        step.turns_done = turns_done
+        try:
+            _bulk_import_one(importer, transcript, row, step)
+        except CliError as exc:
+            row.status = f"failed: {exc}"
+        except Exception as exc:  # noqa: BLE001 - one bad file never stops the others
+            row.status = f"failed: {type(exc).__name__}: {exc}"
+        progress.clear()
+        if row.status.startswith("imported"):
+            turns_done += row.turns or 0
+        progress.message(f"[{index}/{len(transcripts)}] {transcript.name}: {row.status}")
+    cost = RestoreCost(
+        importer.meter.calls, importer.meter.tokens_sent, turns_done, time.monotonic() - importer.started
+    )
+    if args.json:
+        print_json({"imports": [row.to_dict() for row in rows], "cost": cost.to_dict()})
+    else:
+        print(render_import_table(rows))
+        print(cost.render())
+    return EXIT_RUNTIME if any(row.status.startswith("failed") for row in rows) else EXIT_OK
+
+
+class _BulkProgress:
+    """The progress line of one transcript of a bulk import, with the run's totals."""
+
+    def __init__(self, line: ProgressLine, importer: _Importer, prefix: str, sessions_done: int) -> None:
+        self.line, self.importer, self.prefix, self.sessions_done = line, importer, prefix, sessions_done
+        self.turns_done = 0
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        elapsed = time.monotonic() - self.importer.started
+        self.line(
+            done,
+            total,
+            f"{self.prefix}: {label} · {self.sessions_done} session(s), {self.turns_done} turn(s) done · "
+            f"{elapsed:.0f} s · {self.importer.meter.calls} model call(s)",
+        )
+
+    def message(self, text: str) -> None:
+        self.line.message(f"{self.prefix}: {text}")
+
+    def clear(self) -> None:
+        self.line.clear()
+
+
+def _bulk_import_one(importer: _Importer, transcript: Path, row: ImportRow, progress) -> None:
+    from ..restore.landing import AlreadyImported
+
+    if not transcript.is_file():
+        raise CliError(f"no transcript file at {transcript}")
+    parsed = _parse(transcript, importer.args)
+    row.format, row.turns = parsed.format, len(parsed.turns)
+    if not parsed.turns:
+        row.status = "skipped: no human turns"
+        return
+    digest, earlier = _earlier_import(importer, transcript)
+    if earlier is not None:
+        row.effort_id, row.status = earlier, f"skipped: already imported as {earlier}"
+        return
+    try:
+        landed, outcome = _import_one(importer, transcript, parsed, digest, progress)
+    except AlreadyImported as exc:
+        row.effort_id, row.status = exc.effort_id, f"skipped: already imported as {exc.effort_id}"
+        return
+    row.effort_id = landed.effort_id
+    skipped = len(outcome.turns.state.skipped_turns)
+    row.status = "imported" + (f" ({skipped} turn(s) not summarized)" if skipped else "")
+
+
+def render_import_table(rows: list[ImportRow]) -> str:
+    """The table that ends a bulk import: file, format, turns, effort id, status."""
+    headers = ("file", "format", "turns", "effort id", "status")
+    cells = [(str(r.file), r.format, "-" if r.turns is None else str(r.turns), r.effort_id, r.status) for r in rows]
+    widths = [min(60, max(len(h), *(len(c[i]) for c in cells))) for i, h in enumerate(headers[:-1])]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=False)) + "  status"]
+    for cell in cells:
+        shown = [c if len(c) <= w else "…" + c[-(w - 1) :] for c, w in zip(cell, widths, strict=False)]
+        lines.append("  ".join(c.ljust(w) for c, w in zip(shown, widths, strict=False)) + "  " + cell[-1])
+    counts = {kind: sum(r.status.startswith(kind) for r in rows) for kind in ("imported", "skipped", "failed")}
+    lines.append(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" of {len(rows)} file(s)")
+    return "\n".join(lines)
+
+
+def _parse_only_bulk(args: argparse.Namespace, transcripts: list[Path]) -> int:
+    """``--parse-only`` over several files: ``{"files": [<single-file document + "file"> | {"file", "error"}]}``."""
+    documents: list[dict[str, Any]] = []
+    blocks: list[str] = []
+    for transcript in transcripts:
+        try:
+            if not transcript.is_file():
+                raise CliError(f"no transcript file at {transcript}")
+            parsed = _parse(transcript, args)
+        except CliError as exc:
+            documents.append({"file": str(transcript), "error": str(exc)})
+            blocks.append(f"== {transcript}\nerror: {exc}")
+            continue
+        documents.append({"file": str(transcript), **to_parse_only_json(parsed)})
+        blocks.append(f"== {transcript}\n{render_parse_table(parsed)}")
+    if args.json:
+        print_json({"files": documents})
+    else:
+        print("\n\n".join(blocks))
+    return EXIT_RUNTIME if any("error" in d for d in documents) else EXIT_OK
 
 
 def _dump_turns(turns) -> None:

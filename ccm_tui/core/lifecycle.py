@@ -19,14 +19,20 @@ eviction), compaction, restore landing — decide *when*; this module decides
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from ..atomic_file import fsync_dir
 from . import eventlog as ev
 from .efforts import CONCLUDED, MAX_NAME_CHARS, OPEN, SLUG_RE, Effort, unique_slug
 from .eventlog import now_iso
-from .session import Session
+from .session import EFFORTS_DIR, Session
+from .store import append_jsonl, read_jsonl
+
+UNPUBLISHED_IMPORT_PREFIX = ".import-"
 
 REOPEN_SEPARATOR = "--- Effort reopened ---"
 
@@ -180,11 +186,15 @@ def land_imported(
 ) -> Effort:
     """A transcript from another agent becomes a concluded effort, its summary in working memory.
 
-    The log is written before the manifest names it, so the manifest never points
-    at a missing file."""
+    Atomic: the log is written under a temporary name and renamed into place just
+    before the manifest names it, so the manifest never points at a missing file
+    and a kill leaves at most an unpublished log. Such a log (no manifest entry)
+    is replaced by the next import of the same messages, never appended to or
+    duplicated; a different file under the chosen id is never touched."""
     restored_at = restored_at or now_iso()
+    _remove_unpublished_imports(session.dir / EFFORTS_DIR)
     effort = Effort(
-        id=unique_slug(name, session.efforts.ids()),
+        id=_import_id(session, name, messages),
         status=CONCLUDED,
         summary=summary,
         name=name,
@@ -193,7 +203,7 @@ def land_imported(
         source=source,
     )
     effort.summary_tokens = session.counter.count_text(summary)
-    session.append_effort(effort, messages)
+    _publish_log(session, effort, messages)
     session.efforts.add(effort)
     session.save_manifest()
     session.view.summaries[effort.id] = session.state.turn  # the usual grace period
@@ -210,6 +220,45 @@ def land_imported(
         raw_tokens=effort.raw_tokens,
     )
     return effort
+
+
+def _remove_unpublished_imports(efforts_dir: Path) -> None:
+    """Temporary logs of imports killed before their rename (the session lock is held)."""
+    if not efforts_dir.is_dir():
+        return
+    for leftover in efforts_dir.glob(UNPUBLISHED_IMPORT_PREFIX + "*.tmp"):
+        leftover.unlink(missing_ok=True)
+
+
+def _import_id(session: Session, name: str, messages: list[dict[str, Any]]) -> str:
+    """A free id for the import; a log left without a manifest entry by a killed import of
+    the same messages gives its id back, any other existing file keeps its own."""
+    taken = set(session.efforts.ids())
+    while True:
+        effort_id = unique_slug(name, taken)
+        path = session.effort_path(effort_id)
+        if not os.path.lexists(path) or _same_messages(path, messages):
+            return effort_id
+        taken.add(effort_id)
+
+
+def _same_messages(path: Path, messages: list[dict[str, Any]]) -> bool:
+    if path.is_symlink() or not path.is_file():
+        return False
+    records = read_jsonl(path).records
+    return [(r.get("role"), r.get("content")) for r in records] == [(m["role"], m["content"]) for m in messages]
+
+
+def _publish_log(session: Session, effort: Effort, messages: list[dict[str, Any]]) -> None:
+    final = session.effort_path(effort.id)
+    temporary = final.with_name(f"{UNPUBLISHED_IMPORT_PREFIX}{effort.id}.tmp")
+    append_jsonl(temporary, messages)  # fsynced
+    os.replace(temporary, final)
+    fsync_dir(final.parent)
+    session.forget_log(effort.id)
+    effort.raw_tokens = sum(session.counter.count_message(m) for m in messages)
+    effort.messages = len(messages)
+    session.effort_raw_total += effort.raw_tokens
 
 
 # --------------------------------------------------------------------------- reading events back

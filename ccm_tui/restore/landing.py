@@ -9,17 +9,27 @@ effort can be searched, expanded and reopened like any other.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ccm_tui.core import lifecycle
-from ccm_tui.core.efforts import ManifestError, load_manifest
+from ccm_tui.core.efforts import Effort, ManifestError, load_manifest
 from ccm_tui.core.eventlog import now_iso
 from ccm_tui.core.tokens import TokenCounter
 from ccm_tui.restore.turns import ParsedTranscript
 
 NO_RESPONSE = "(no response recorded)"
+
+
+class AlreadyImported(Exception):
+    """The transcript was imported before; ``effort_id`` is where it is."""
+
+    def __init__(self, effort_id: str) -> None:
+        super().__init__(f"already imported as {effort_id}")
+        self.effort_id = effort_id
 
 
 @dataclass
@@ -68,6 +78,32 @@ def provenance(parsed: ParsedTranscript, transcript: Path, restored_at: str, **e
     return source
 
 
+def transcript_digest(transcript: Path) -> str:
+    """The SHA-256 of the transcript's bytes: what makes an import idempotent."""
+    digest = hashlib.sha256()
+    with Path(transcript).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def already_imported(directory: Path, digest: str, max_turns: int | None = None) -> str | None:
+    """The id of the effort this transcript (same bytes, same ``--max-turns``) was imported as, if any."""
+    manifest = Path(directory) / "manifest.yaml"
+    if not manifest.exists():
+        return None
+    return find_import(load_manifest(manifest), digest, max_turns)
+
+
+def find_import(efforts: Iterable[Effort], digest: str, max_turns: int | None) -> str | None:
+    """The effort imported from a transcript of this digest and ``--max-turns``, if any."""
+    for effort in efforts:
+        source = effort.source or {}
+        if source.get("sha256") == digest and source.get("max_turns") == max_turns:
+            return effort.id
+    return None
+
+
 def check_session_dir(directory: Path) -> None:
     """Fail early (before any model work) when the session's manifest cannot be read."""
     directory = Path(directory)
@@ -86,8 +122,13 @@ def land(
     report: str | None = None,
     extra_source: dict[str, Any] | None = None,
     lock_wait: float = 10.0,
+    digest: str | None = None,
+    force: bool = False,
 ) -> Landed:
-    """Write the restored effort into the session at ``directory`` (created if needed)."""
+    """Write the restored effort into the session at ``directory`` (created if needed).
+
+    With ``digest`` (the transcript's :func:`transcript_digest`) and not ``force``, an
+    import of the same transcript that landed meanwhile raises :class:`AlreadyImported`."""
     from ccm_tui.core.engine import open_index, sync_index
     from ccm_tui.core.recovery import recover
     from ccm_tui.core.session import Session
@@ -97,7 +138,11 @@ def land(
     clean = False
     try:
         recover(session)
-        source = provenance(parsed, transcript, restored_at, report=report, **(extra_source or {}))
+        if digest is not None and not force:
+            earlier = find_import(session.efforts, digest, (extra_source or {}).get("max_turns"))
+            if earlier is not None:
+                raise AlreadyImported(earlier)
+        source = provenance(parsed, transcript, restored_at, report=report, sha256=digest, **(extra_source or {}))
         messages = turn_messages(parsed, restored_at)
         effort = lifecycle.land_imported(
             session, effort_name(parsed, transcript), messages, summary, source, restored_at=restored_at

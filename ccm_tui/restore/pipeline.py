@@ -16,6 +16,35 @@ from ccm_tui.restore.turns import ParsedTranscript
 MAX_SUMMARY_RETRIES = 2
 
 
+class ModelCallMeter:
+    """Wraps the model client: counts the calls the restore makes and the tokens it sends."""
+
+    def __init__(self, llm: Any, counter: Any) -> None:
+        self._llm = llm
+        self._counter = counter
+        self.calls = 0
+        self.tokens_sent = 0
+
+    def _count(self, messages: list[dict[str, Any]], tools: Any = None) -> None:
+        self.calls += 1
+        self.tokens_sent += sum(self._counter.count_message(m) for m in messages)
+        if tools:
+            import json
+
+            self.tokens_sent += self._counter.count_text(json.dumps(tools))
+
+    async def complete(self, messages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
+        self._count(messages)
+        return await self._llm.complete(messages, *args, **kwargs)
+
+    async def chat_once(self, messages: list[dict[str, Any]], tools: Any = None, *args: Any, **kwargs: Any) -> Any:
+        self._count(messages, tools)
+        return await self._llm.chat_once(messages, tools, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._llm, name)
+
+
 @dataclass
 class RestoreOutcome:
     """Everything the model work produced, before landing."""

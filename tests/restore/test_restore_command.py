@@ -241,7 +241,10 @@ def test_max_searches_forces_completion_end_to_end(capsys, llm_server, workspace
 def test_json_output_and_second_restore_gets_a_new_id(capsys, llm_server, workspace) -> None:
     transcript, session = workspace
     assert restore(capsys, llm_server, transcript, session, "--skip-evidence-search")[0] == 0
-    rc, out, err = restore(capsys, llm_server, transcript, session, "--skip-evidence-search", "--json", "--dump-turns")
+    # importing the same transcript again is refused unless --force asks for a copy
+    rc, out, err = restore(
+        capsys, llm_server, transcript, session, "--skip-evidence-search", "--json", "--dump-turns", "--force"
+    )
     assert rc == 0, err
     data = json.loads(out)
     assert data["effort_id"] == "fix-calculator-division-by-zero-2"
