@@ -6,7 +6,9 @@ Each kill lands at a random moment of a real ``ccm-tui`` process; the session is
   must exist, and a repair run to the end must give every effort back (none lost, the active one
   still active);
 * restore — a transcript imported into a fresh session, killed, then imported again; the
-  transcript must be in the session exactly once (a second copy is a *duplicated* import).
+  transcript must be in the session exactly once (a second effort, or an effort log holding
+  the transcript's messages twice, is a *duplicated* import; a temporary log left behind or a
+  log no manifest entry names is a violation).
 """
 
 from __future__ import annotations
@@ -185,6 +187,17 @@ def run_repair_campaign(
 
 
 # --------------------------------------------------------------------------- restore
+def _effort_log_lengths(session: Path) -> dict[str, int]:
+    """Messages in each effort log of a session, by effort id."""
+    directory = session / "efforts"
+    if not directory.is_dir():
+        return {}
+    return {
+        log.stem: sum(1 for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip())
+        for log in directory.glob("*.jsonl")
+    }
+
+
 def run_restore_campaign(workdir: Path, kills: int, seed: int = 1, *, log=print) -> CampaignReport:
     from tests.fakes.openai_server import FakeLLMServer, text
 
@@ -210,6 +223,7 @@ def run_restore_campaign(workdir: Path, kills: int, seed: int = 1, *, log=print)
         if rc != 0:
             report.violations.append(f"reference restore failed: {err.strip()[-300:]}")
             return report
+        reference_messages = _effort_log_lengths(workdir / "reference")
         for k in range(kills):
             session = workdir / f"restore-{k}"
             if _kill_at(restore(session), rng.uniform(0.0, report.reference_seconds * 1.1)) is not None:
@@ -222,10 +236,18 @@ def run_restore_campaign(workdir: Path, kills: int, seed: int = 1, *, log=print)
             if rc != 0:
                 report.violations.append(f"status after kill {k + 1}: {err.strip()}")
                 continue
-            if len(data["efforts"]) > 1:
+            logs = _effort_log_lengths(session)
+            named = {e["id"] for e in data["efforts"]}
+            if len(data["efforts"]) > 1 or any(n > max(reference_messages.values()) for n in logs.values()):
                 report.duplicated += 1
             elif not data["efforts"]:
                 report.lost.append(f"restore-{k}")
+            leftovers = (
+                sorted(p.name for p in (session / "efforts").glob(".*")) if (session / "efforts").is_dir() else []
+            )
+            unnamed = sorted(set(logs) - named)
+            if leftovers or unnamed:
+                report.violations.append(f"kill {k + 1}: files left behind {leftovers + unnamed}")
             report.corrupt_files.extend(corrupt_lines(session))
             log(f"restore kill {k + 1}/{kills}: duplicated {report.duplicated}, lost {len(report.lost)}")
     return report
