@@ -142,8 +142,10 @@ class Orchestrator:
         this machine, or stated by litellm's model map)."""
         if self._tools_enabled is None:
             model = getattr(self.llm, "model", None)
-            if self.llm is None or not model or learned_without_tools(model):
-                self._tools_enabled = self.llm is not None
+            if self.llm is None or not model:
+                self._tools_enabled = True  # nothing to ask: no request is made
+            elif learned_without_tools(model):
+                self._tools_enabled = False
             elif known_without_tools(model):
                 self._tools_enabled = False
                 self._tell_no_tools = True
@@ -155,13 +157,14 @@ class Orchestrator:
     def offered_tools(self) -> list[dict[str, Any]] | None:
         return self.tool_defs if self.tools_enabled or self.llm is None else None
 
-    def _without_tools(self, reason: str, turn: int, emit: Emit) -> None:
+    def _without_tools(self, reason: str, turn: int, emit: Emit, banners: list[str]) -> None:
         """From now on this model chats without tools; the user is told once (per machine)."""
         self._tools_enabled = False
         self._tell_no_tools = False
         model = getattr(self.llm, "model", None) or "this model"
         remember_without_tools(model, reason)
-        emit(Banner(turn=turn, text=no_tools_notice(model), kind="info"))
+        banners.append(no_tools_notice(model))
+        emit(Banner(turn=turn, text=banners[-1], kind="info"))
 
     # ---------------------------------------------------------------- context
     @property
@@ -233,24 +236,25 @@ class Orchestrator:
         try:
             for round_no in range(self.settings.max_tool_rounds + 1):
                 last_round = round_no == self.settings.max_tool_rounds
-                tools = None if last_round else self.offered_tools
-                wc = await self._fit(in_turn, tools, ctx, emit)
-                result.request = self.figures(wc)
-                streamed.clear()
-                holdback = CallHoldback() if tools else None
+                completion: Completion | None = None
+                while completion is None:  # None: the model refused the tools; ask again without them
+                    tools = None if last_round else self.offered_tools
+                    wc = await self._fit(in_turn, tools, ctx, emit)
+                    result.request = self.figures(wc)
+                    streamed.clear()
+                    holdback = CallHoldback() if tools else None
 
-                def on_delta(piece: str, holdback: CallHoldback | None = holdback) -> None:
-                    streamed.append(piece)
-                    if holdback is not None:
-                        piece = holdback.feed(piece)
-                    if piece:
-                        emit(TextDelta(turn=turn, text=piece))
+                    def on_delta(piece: str, holdback: CallHoldback | None = holdback) -> None:
+                        streamed.append(piece)
+                        if holdback is not None:
+                            piece = holdback.feed(piece)
+                        if piece:
+                            emit(TextDelta(turn=turn, text=piece))
 
-                completion = await self._call(wc.messages, tools, on_delta, turn, emit)
+                    completion = await self._call(wc.messages, tools, on_delta, turn, emit, ctx.banners)
                 self._add_usage(completion.usage)
                 if holdback is not None:
-                    offered = tools if self.tools_enabled else None  # the request may have gone without
-                    self._take_text_tool_calls(completion, offered, holdback, round_no, turn, emit)
+                    self._take_text_tool_calls(completion, tools, holdback, round_no, turn, emit)
                 if completion.content.strip():
                     reply_parts.append(completion.content.strip())
                 if not completion.tool_calls:
@@ -342,17 +346,16 @@ class Orchestrator:
             emit(EffortChanged(turn=turn, effort_id=effort_id, change=change))
         return report.context
 
-    async def _call(self, messages, tools, on_delta, turn: int, emit: Emit):
-        """One model request with the retry policy: pause on rate limits, back off on transient faults."""
+    async def _call(self, messages, tools, on_delta, turn: int, emit: Emit, banners: list[str]) -> Completion | None:
+        """One model request with the retry policy: pause on rate limits, back off on transient faults.
+        None when the model refused the tools (from now on it is asked without them)."""
         if self.llm is None:
             raise LLMError("configuration", "no model is configured")
         if getattr(self.llm, "loaded", True) is False:
             emit(Waiting(turn=turn, reason=LOADING_CLIENT))
             await asyncio.to_thread(self.llm.load)  # type: ignore[attr-defined]
-        if tools and self._tell_no_tools:
-            tools = None
         if self._tell_no_tools:
-            self._without_tools("litellm's model map says it has no function calling", turn, emit)
+            self._without_tools("litellm's model map says it has no function calling", turn, emit, banners)
         attempt = 0
         waited = 0.0
         while True:
@@ -360,9 +363,8 @@ class Orchestrator:
                 return await self.llm.stream_chat(messages, tools, on_delta)
             except LLMError as exc:
                 if exc.kind == NO_TOOLS and tools:
-                    self._without_tools(str(exc), turn, emit)
-                    tools = None
-                    continue  # the same request, without tools
+                    self._without_tools(str(exc), turn, emit, banners)
+                    return None  # the caller assembles the request again, without tools
                 attempt += 1
                 if exc.kind == RATE_LIMIT:
                     delay = exc.retry_after if exc.retry_after is not None else min(60.0, 5.0 * 2 ** (attempt - 1))

@@ -74,6 +74,11 @@ __all__ = [
 NO_REPLY_MESSAGE = "fake server: no scripted reply left"
 
 
+def no_tools_message(model: str) -> str:
+    """What Ollama answers (HTTP 400) when a request offers tools to a model without tool support."""
+    return f"registry.ollama.ai/library/{model}:latest does not support tools"
+
+
 # --------------------------------------------------------------------------- replies
 
 
@@ -388,6 +393,10 @@ class _Handler(BaseHTTPRequestHandler):
                 400, {"error": {"message": "fake server: body is not a JSON object", "type": "invalid_request_error"}}
             )
             return
+        if fake.refuse_tools and body.get("tools"):
+            message = no_tools_message(str(body.get("model", "fake-model")))
+            self._send_json(400, {"error": {"message": message, "type": "api_error", "param": None, "code": None}})
+            return
         self._serve(fake._next_reply(body), body)
 
     # -- replies
@@ -551,7 +560,9 @@ class FakeLLMServer:
 
     Attributes tests may set: ``responder`` (fn(body) -> reply | dict | None),
     ``chunk_chars`` (characters per streamed piece, default 3),
-    ``stream_delay`` (seconds between stream chunks, default 0), ``verbose``.
+    ``stream_delay`` (seconds between stream chunks, default 0), ``verbose``,
+    ``refuse_tools`` (answer every request that offers tools with Ollama's 400
+    "… does not support tools", consuming no scripted reply).
     """
 
     def __init__(
@@ -572,6 +583,7 @@ class FakeLLMServer:
         self.stream_delay = stream_delay
         self.verbose = verbose
         self.on_request = on_request
+        self.refuse_tools = False
         self._lock = threading.Lock()
         self._queue: collections.deque[Reply] = collections.deque()
         self._records: list[RecordedRequest] = []
