@@ -109,8 +109,23 @@ def _plain(detail: str) -> str:
     while previous != detail:
         previous = detail
         detail = _EXCEPTION_PREFIX.sub("", detail, count=1).strip()
-    detail = detail.replace(" Handle with `litellm.InternalServerError`.", "")
-    return detail or previous or ""
+    detail = re.sub(r" Handle with `litellm\.\w+`\.?", "", detail)
+    return _error_body_message(detail) or detail or previous or ""
+
+
+def _error_body_message(detail: str) -> str | None:
+    """The message inside an error body the provider sent as JSON (``b'{"error": …}'`` too)."""
+    start, end = detail.find("{"), detail.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        body = json.loads(detail[start : end + 1])
+    except ValueError:
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        error = error.get("message")
+    return error.strip() if isinstance(error, str) and error.strip() else None
 
 
 def _retry_after(exc: BaseException) -> float | None:
@@ -213,7 +228,7 @@ def classify(exc: BaseException, model: str | None, api_base: str | None = None)
         return LLMError(CONNECTION, f"cannot reach {_endpoint(exc, api_base, model)} ({failure})")
     status = getattr(exc, "status_code", None)
     raw = getattr(exc, "message", None) or str(exc) or name
-    detail = _first_line(raw)
+    detail = _plain(_first_line(raw))
     if "Missing credentials" in raw or "api_key client option must be set" in raw:
         return LLMError(
             AUTH,
@@ -239,16 +254,16 @@ def classify(exc: BaseException, model: str | None, api_base: str | None = None)
     if name in ("APIConnectionError", "ConnectError", "ConnectionError") or (
         status is None and "connect" in raw.lower()
     ):
-        return LLMError(CONNECTION, f"cannot reach {_endpoint(exc, api_base, model)} ({_plain(detail)})")
+        return LLMError(CONNECTION, f"cannot reach {_endpoint(exc, api_base, model)} ({detail})")
     if name in ("InternalServerError", "BadGatewayError") or (isinstance(status, int) and status >= 500):
-        return LLMError(TRANSIENT, f"provider error {status or ''}: {_plain(detail)}".replace("  ", " "))
+        return LLMError(TRANSIENT, f"provider error {status or ''}: {detail}".replace("  ", " "))
     if "LLM Provider NOT provided" in raw:
         return LLMError(
             BAD_REQUEST, f"litellm does not know model {model!r}: use provider/model, e.g. openai/gpt-4o-mini"
         )
     if name in ("BadRequestError", "UnprocessableEntityError", "UnsupportedParamsError") or status == 400:
-        return LLMError(BAD_REQUEST, f"the provider rejected the request: {_plain(detail)}")
-    return LLMError(OTHER, f"{name}: {_plain(detail)}")
+        return LLMError(BAD_REQUEST, f"the provider rejected the request: {detail}")
+    return LLMError(OTHER, f"{name}: {detail}")
 
 
 OnDelta = Callable[[str], Awaitable[None] | None]

@@ -565,6 +565,9 @@ class FakeLLMServer:
     "… does not support tools", consuming no scripted reply).
     """
 
+    handler_class: type[BaseHTTPRequestHandler] = _Handler  # other wire formats subclass both
+    chat_path = "/chat/completions"  # what chat_requests() counts
+
     def __init__(
         self,
         port: int = 0,
@@ -600,7 +603,7 @@ class FakeLLMServer:
         if self._httpd is not None:
             return self
         self._stopping.clear()
-        httpd = _HTTPServer((self._host, self._port), _Handler)
+        httpd = _HTTPServer((self._host, self._port), self.handler_class)
         httpd.fake = self
         self._httpd = httpd
         self._thread = threading.Thread(
@@ -707,7 +710,7 @@ class FakeLLMServer:
             return [
                 r.body
                 for r in self._records
-                if r.method == "POST" and r.path.split("?")[0].rstrip("/").endswith("/chat/completions")
+                if r.method == "POST" and r.path.split("?")[0].rstrip("/").endswith(self.chat_path)
             ]
 
     @property
@@ -751,8 +754,9 @@ def load_script(path: str) -> tuple[list[Reply], Reply | None]:
     return replies, None if fb is None else reply_from_dict(fb)
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tests.fakes.openai_server", description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, server_class: type[FakeLLMServer] | None = None) -> int:
+    server_class = server_class or FakeLLMServer
+    p = argparse.ArgumentParser(prog=f"python -m {server_class.__module__}", description=__doc__.splitlines()[0])
     p.add_argument("--port", type=int, default=0, help="0 = OS-assigned (default)")
     p.add_argument("--script", help="JSON file: list of replies or {replies: [...], fallback: {...}}")
     p.add_argument("--slow-stream", type=float, default=0.0, metavar="SECONDS", help="delay between stream chunks")
@@ -770,7 +774,7 @@ def main(argv: list[str] | None = None) -> int:
             with record_lock, open(args.record, "a", encoding="utf-8") as f:
                 f.write(line + "\n")
 
-    server = FakeLLMServer(
+    server = server_class(
         args.port,
         responder=(lambda _body: fallback) if fallback is not None else None,
         chunk_chars=args.chunk_chars,
