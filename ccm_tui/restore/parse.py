@@ -12,8 +12,11 @@ from typing import Protocol
 
 from ccm_tui.restore.formats import (
     aider,
+    chatgpt,
     claude_code,
     claude_code_terminal,
+    codex,
+    markdown_chat,
     opencode,
     opencode_export,
     specstory,
@@ -33,8 +36,11 @@ class TranscriptFormat(Protocol):
 
 _FORMAT_MODULES: tuple[TranscriptFormat, ...] = (
     aider,
+    chatgpt,
     claude_code,
     claude_code_terminal,
+    codex,
+    markdown_chat,
     opencode,
     opencode_export,
     specstory,

@@ -19,11 +19,23 @@ FIXTURE_FORMATS = {
     "opencode-session-export.md": "opencode-export",
     "specstory-cursor-legacy.md": "specstory",
     "specstory-gemini-v2.md": "specstory",
+    "codex-rollout.jsonl": "codex",
+    "bob-task-history.md": "markdown",
 }
 
 
 def test_registry_lists_every_format_module() -> None:
-    assert set(FORMATS) == {"aider", "claude-code", "claude-code-terminal", "opencode", "opencode-export", "specstory"}
+    assert set(FORMATS) == {
+        "aider",
+        "chatgpt",
+        "claude-code",
+        "claude-code-terminal",
+        "codex",
+        "markdown",
+        "opencode",
+        "opencode-export",
+        "specstory",
+    }
     for name, module in FORMATS.items():
         assert name == module.NAME
         assert callable(module.sniff) and callable(module.parse)
@@ -63,8 +75,8 @@ def test_missing_file_raises_transcript_error(tmp_path: Path) -> None:
 
 
 def test_unknown_format_name_raises_transcript_error() -> None:
-    with pytest.raises(TranscriptError, match="unknown transcript format 'chatgpt'"):
-        parse_transcript(FIXTURES / "aider.chat.history.md", fmt="chatgpt")
+    with pytest.raises(TranscriptError, match="unknown transcript format 'gpt-engineer'"):
+        parse_transcript(FIXTURES / "aider.chat.history.md", fmt="gpt-engineer")
 
 
 def test_explicit_format_skips_detection(tmp_path: Path) -> None:

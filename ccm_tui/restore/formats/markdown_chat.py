@@ -1,0 +1,121 @@
+"""Markdown chat exports: role labels or headings, then the message.
+
+Covers the exports people save from chat UIs and IDE agents:
+
+* headings — ``### Human`` / ``### Assistant``, ``## User`` / ``## ChatGPT``,
+  ``## Prompt:`` / ``## Response:`` (levels 1–4, optionally bold, optional colon);
+* bold labels — ``**User:**`` / ``**Assistant:**``, ``**You:**`` / ``**ChatGPT:**``,
+  alone on their line or followed by the message.
+
+Cline-family task exports (``**User:**`` / ``**Assistant:**`` blocks separated by
+``---``) put tool results in user blocks (``[read_file for 'x'] Result:``) and wrap
+the human's words in ``<task>``, ``<feedback>``, ``<answer>`` or ``<user_message>``;
+there a user block is a human turn only when it holds one of those, the rest joins
+the agent's response, and ``<environment_details>`` is left out. Artifacts come
+from those exports' file tool tags (``<read_file>``, ``<write_to_file>``,
+``<apply_diff>``…, with a ``<path>``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ccm_tui.restore.formats._common import TurnBuilder, split_lines
+from ccm_tui.restore.turns import ArtifactAction, ParsedTranscript
+
+NAME = "markdown"
+
+_USER_NAMES = r"human|user|you|me|prompt|question"
+_AGENT_NAMES = r"assistant|ai|chatgpt|gpt-?[\w.]*|claude|gemini|bard|copilot|bot|model|response|answer"
+_HEADING = re.compile(
+    rf"^#{{1,4}}\s+(?:\*\*)?(?P<role>{_USER_NAMES}|{_AGENT_NAMES})(?:\*\*)?\s*:?\s*(?:\*\*)?\s*$", re.IGNORECASE
+)
+_LABEL = re.compile(
+    rf"^\*\*(?P<role>{_USER_NAMES}|{_AGENT_NAMES})(?::\*\*|\*\*:)\s*(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_USER_ROLE = re.compile(rf"^(?:{_USER_NAMES})$", re.IGNORECASE)
+_HUMAN_TAGS = ("task", "feedback", "answer", "user_message")
+_HUMAN_TAG = re.compile(r"<(?P<tag>task|feedback|answer|user_message)>\s*(?P<text>.*?)\s*</(?P=tag)>", re.DOTALL)
+_TOOL_RESULT = re.compile(r"^\[[^\]\n]+\] Result:")
+_ENVIRONMENT = re.compile(r"<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
+_FILE_TOOL = re.compile(
+    r"<(?P<tool>read_file|write_to_file|apply_diff|replace_in_file|insert_content|search_and_replace)>"
+    r"(?P<body>.*?)</(?P=tool)>",
+    re.DOTALL,
+)
+_PATH_TAG = re.compile(r"<path>\s*(?P<path>[^<\n]+?)\s*</path>")
+_TOOL_ACTIONS: dict[str, ArtifactAction] = {
+    "read_file": "read",
+    "write_to_file": "created",
+    "apply_diff": "edited",
+    "replace_in_file": "edited",
+    "insert_content": "edited",
+    "search_and_replace": "edited",
+}
+_SEPARATOR = re.compile(r"^\s*(?:---+|\*\*\*+|___+)\s*$")
+
+
+def sniff(head: str, path: Path) -> float:
+    """Confidence that ``head`` is a Markdown chat export (kept below the dedicated formats)."""
+    roles = {"user": 0, "agent": 0}
+    for line in split_lines(head):
+        match = _HEADING.match(line) or _LABEL.match(line)
+        if match:
+            roles["user" if _USER_ROLE.match(match.group("role")) else "agent"] += 1
+    if not roles["user"] or not roles["agent"]:
+        return 0.0
+    return 0.5 if path.suffix.lower() in (".md", ".markdown", ".txt") else 0.4
+
+
+def parse(text: str) -> ParsedTranscript:
+    """Parse a Markdown chat export into turn rounds."""
+    lines = split_lines(text)
+    builder = TurnBuilder()
+    blocks: list[tuple[str, int, list[str]]] = []  # role, first line number, lines
+    title: str | None = None
+    for number, line in enumerate(lines, start=1):
+        match = _HEADING.match(line) or _LABEL.match(line)
+        if match:
+            role = "user" if _USER_ROLE.match(match.group("role")) else "agent"
+            rest = match.groupdict().get("rest") or ""
+            blocks.append((role, number, [rest] if rest.strip() else []))
+        elif blocks:
+            blocks[-1][2].append(line)
+        elif title is None and line.startswith("# "):
+            title = line[2:].strip() or None
+    cline = any(role == "user" and _HUMAN_TAG.search("\n".join(body)) for role, _, body in blocks)
+    for role, start, body in blocks:
+        while body and (not body[-1].strip() or _SEPARATOR.match(body[-1])):
+            body.pop()
+        end = start + len(body)
+        content = "\n".join(body).strip()
+        if role == "agent":
+            builder.agent(content, start, end)
+            _file_tools(builder, content, start)
+        elif cline:
+            _cline_user(builder, content, start, end)
+        else:
+            builder.user(content, start, end)
+    return builder.result(NAME, title=title)
+
+
+def _cline_user(builder: TurnBuilder, content: str, start: int, end: int) -> None:
+    content = _ENVIRONMENT.sub("", content).strip()
+    human = [m.group("text") for m in _HUMAN_TAG.finditer(content)]
+    if _TOOL_RESULT.match(content):
+        builder.agent_continue(_HUMAN_TAG.sub("", content).strip(), start)
+    if human:
+        builder.end_turn()
+        builder.user("\n\n".join(human), start, end)
+    elif not _TOOL_RESULT.match(content) and content:
+        builder.end_turn()
+        builder.user(content, start, end)
+
+
+def _file_tools(builder: TurnBuilder, content: str, line: int) -> None:
+    for call in _FILE_TOOL.finditer(content):
+        action = _TOOL_ACTIONS[call.group("tool")]
+        for path in _PATH_TAG.finditer(call.group("body")):
+            builder.artifact(path.group("path"), action, line + content[: call.start()].count("\n"))
