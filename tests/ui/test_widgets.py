@@ -125,3 +125,21 @@ async def test_effort_list_groups_open_expanded_and_concluded_with_decay_counter
         assert items["trip"].has_class("-active")
         assert "collapses in 2 turns" in str(items["auth-bug"].render())
         assert items["old"].has_class("-evicted")
+
+
+async def test_token_meter_in_a_narrow_sidebar_never_wraps_an_entry():
+    """At the 34-column sidebar of a 100-column terminal, each layer stays one cell on one line."""
+    meter = TokenMeter()
+    meter.styles.width = 32
+    layers = {"system": 846, "tools": 807, "summaries": 0, "ambient": 109, "expanded": 0, "open": 19, "turn": 0}
+    figures = te.ContextFigures(turn=1, layers=layers, total=1_781, naive=1_900, budget=6_000)
+    async with WidgetHost(meter).run_test(size=(60, 30)) as pilot:
+        await pilot.pause()
+        meter.show(figures)
+        await pilot.pause()
+        lines = str(meter.query_one(".meter-layers").render()).splitlines()
+        assert len(lines) == 3, lines
+        assert all(line.count("■") == 2 for line in lines), lines
+        assert "amb. 109" in lines[1] and "open 19" in lines[2]
+        total = str(meter.query_one(".meter-total").render())
+        assert total == "1,781 / 6,000 · 30%"

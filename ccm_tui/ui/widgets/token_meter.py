@@ -22,21 +22,49 @@ LAYER_LABELS = {
 }
 
 
+SHORT_LABELS = {
+    **LAYER_LABELS,
+    "summaries": "summ.",
+    "ambient": "amb.",
+    "expanded": "exp.",
+    "open": "open",
+    "turn": "turn",
+}
+
+
 def layers_content(layers: dict[str, int], width: int) -> Content:
-    """The per-layer breakdown in two columns, zero layers dimmed."""
+    """The per-layer breakdown, zero layers dimmed, in two columns when they fit in ``width``
+    (with short labels if need be), else one: a narrow sidebar never wraps an entry in the middle."""
     names = [n for n in LAYER_LABELS if n != "turn" or layers.get("turn")]
-    column = max(18, width // 2)
+    for names_of, per_line in ((LAYER_LABELS, 2), (SHORT_LABELS, 2), (LAYER_LABELS, 1)):
+        labels = {name: f"{names_of[name]} {layers.get(name, 0):,}" for name in names}
+        widest = 2 + max(len(label) for label in labels.values()) + 1
+        if per_line * widest <= width or per_line == 1:
+            break
+    column = max(widest, width // per_line)
     lines = []
-    for i in range(0, len(names), 2):
-        cells = []
-        for name in names[i : i + 2]:
-            value = layers.get(name, 0)
-            label = f"{LAYER_LABELS[name]} {value:,}"
-            cells.append(
-                Content.assemble(("■ ", LAYER_STYLES[name]), (label.ljust(column - 2), "" if value else "$text-muted"))
+    for i in range(0, len(names), per_line):
+        cells = [
+            Content.assemble(
+                ("■ ", LAYER_STYLES[name]),
+                (labels[name].ljust(column - 2), "" if layers.get(name, 0) else "$text-muted"),
             )
+            for name in names[i : i + per_line]
+        ]
         lines.append(Content("").join(cells).rstrip())
     return Content("\n").join(lines)
+
+
+def total_content(total: int, budget: int, width: int) -> Content:
+    """``1,781 / 6,000 tokens  30% of budget``, shortened to ``1,781 / 6,000 · 30%`` when narrow."""
+    share = total / budget if budget else 0.0
+    style = "$error" if share > 0.9 else "$warning" if share > 0.7 else "$success"
+    long = Content.assemble(
+        (f"{total:,}", "bold"), (f" / {budget:,} tokens", "$text-muted"), ("  ", ""), (f"{share:.0%} of budget", style)
+    )
+    if long.cell_length <= width:
+        return long
+    return Content.assemble((f"{total:,}", "bold"), (f" / {budget:,} · ", "$text-muted"), (f"{share:.0%}", style))
 
 
 class TokenMeter(Vertical):
@@ -59,20 +87,19 @@ class TokenMeter(Vertical):
         )
         yield Static("", classes="meter-cost")
 
+    _shown: ContextFigures | None = None
+
+    def on_resize(self) -> None:
+        """The sidebar narrowed or widened: lay the figures out again for the new width."""
+        if self._shown is not None:
+            self.show(self._shown)
+
     def show(self, figures: ContextFigures, history: list[dict[str, int]] | None = None) -> None:
-        total, budget, naive = figures.total, figures.budget, figures.naive
-        share = total / budget if budget else 0.0
-        style = "$error" if share > 0.9 else "$warning" if share > 0.7 else "$success"
-        self.query_one(".meter-total", Static).update(
-            Content.assemble(
-                (f"{total:,}", "bold"),
-                (f" / {budget:,} tokens", "$text-muted"),
-                ("  ", ""),
-                (f"{share:.0%} of budget", style),
-            )
-        )
-        self.query_one(BudgetBar).set_figures(figures.layers, budget)
+        self._shown = figures
+        naive = figures.naive
         width = self.query_one(".meter-layers", Static).size.width or 40
+        self.query_one(".meter-total", Static).update(total_content(figures.total, figures.budget, width))
+        self.query_one(BudgetBar).set_figures(figures.layers, figures.budget)
         self.query_one(".meter-layers", Static).update(layers_content(figures.layers, width))
         self.query_one(".meter-savings", Static).update(
             Content.assemble(
