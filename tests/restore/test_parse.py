@@ -31,6 +31,7 @@ def test_registry_lists_every_format_module() -> None:
         "claude-code",
         "claude-code-terminal",
         "codex",
+        "gemini-cli",
         "markdown",
         "opencode",
         "opencode-export",

@@ -1,0 +1,109 @@
+"""Gemini CLI chat sessions (``~/.gemini/tmp/<project hash>/chats/session-*.json``).
+
+One JSON object: ``sessionId``, ``projectHash``, ``startTime``, ``lastUpdated``,
+optional ``kind`` (``main``; ``subagent`` sessions are someone else's turns, kept
+but noted) and ``messages``: ``{id, timestamp, type, content}`` where ``type`` is
+``user``, ``gemini`` (or ``model``), ``info`` or ``error``, and ``content`` a string
+or a list of ``{"text": ...}`` parts. A ``gemini`` message may carry
+``toolCalls`` (``name``, ``args``, ``result`` as ``functionResponse`` parts,
+``resultDisplay``) and ``thoughts`` (left out: providers do not resend them).
+The response of a turn is the model's text with each tool call and its result.
+``error`` messages answering a request are recorded as its response. A message
+of an unexpected shape is skipped and noted.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ccm_tui.restore.formats._common import TurnBuilder
+from ccm_tui.restore.turns import ParsedTranscript, TranscriptError
+
+NAME = "gemini-cli"
+
+_AGENT_TYPES = {"gemini", "model", "assistant"}
+_EDIT_TOOLS = {"replace": "edited", "edit": "edited", "write_file": "created", "read_file": "read"}
+
+
+def sniff(head: str, path: Path) -> float:
+    """Confidence that ``head`` is a Gemini CLI session file."""
+    if not head.lstrip().startswith("{") or '"messages"' not in head:
+        return 0.0
+    if '"projectHash"' in head and '"sessionId"' in head:
+        return 0.99  # one JSON object: above Claude Code's per-line "sessionId" records
+    if path.name.startswith("session-") and path.suffix == ".json":
+        return 0.5
+    return 0.0
+
+
+def parse(text: str) -> ParsedTranscript:
+    """Parse a Gemini CLI session into turn rounds."""
+    try:
+        data = json.loads(text, strict=False)
+    except (ValueError, RecursionError) as error:
+        raise TranscriptError(f"not a Gemini CLI session: invalid JSON ({error})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+        raise TranscriptError("not a Gemini CLI session: no list of messages")
+    builder = TurnBuilder()
+    if data.get("kind") == "subagent":
+        builder.note(1, "a subagent session (the requests come from the main agent)")
+    for index, message in enumerate(data["messages"], start=1):
+        try:
+            _add(builder, message, index)
+        except (TypeError, AttributeError, ValueError, KeyError, IndexError):
+            builder.note(index, f"message {index} of an unexpected shape")
+    return builder.result(NAME)
+
+
+def _add(builder: TurnBuilder, message: Any, index: int) -> None:
+    if not isinstance(message, dict):
+        raise TypeError("message is not an object")
+    kind = message.get("type", message.get("role"))
+    if not isinstance(kind, str):
+        raise TypeError("message type is not a string")
+    text = _text(message.get("content"))
+    if kind == "user":
+        builder.user(text, index)
+    elif kind in _AGENT_TYPES:
+        pieces = [text] if text.strip() else []
+        calls = message.get("toolCalls")
+        for call in calls if isinstance(calls, list) else []:
+            if isinstance(call, dict):
+                pieces.append(_tool_call(builder, call, index))
+        builder.agent("\n\n".join(pieces), index)
+    elif kind == "error" and builder.turns and not builder.turns[-1].agent_responses:
+        builder.agent(f"(no answer: {text.strip()})", index)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""
+
+
+def _tool_call(builder: TurnBuilder, call: dict[str, Any], index: int) -> str:
+    raw_name, raw_args = call.get("name"), call.get("args")
+    name = raw_name if isinstance(raw_name, str) else "tool"
+    args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+    path = next((args[k] for k in ("file_path", "absolute_path", "path") if isinstance(args.get(k), str)), None)
+    if path and name in _EDIT_TOOLS:
+        builder.artifact(path, _EDIT_TOOLS[name], index)  # type: ignore[arg-type]
+    rendered = f"[{name}] {json.dumps(args, ensure_ascii=False)}" if args else f"[{name}]"
+    result = _result(call)
+    return f"{rendered}\n\n[result] {result}".rstrip() if result else rendered
+
+
+def _result(call: dict[str, Any]) -> str:
+    results = call.get("result")
+    for item in results if isinstance(results, list) else []:
+        response = item.get("functionResponse", {}).get("response") if isinstance(item, dict) else None
+        if isinstance(response, dict):
+            for key in ("output", "error", "result"):
+                if isinstance(response.get(key), str) and response[key]:
+                    return response[key]
+    display = call.get("resultDisplay")
+    return display if isinstance(display, str) else ""
