@@ -192,14 +192,18 @@ class Engine:
         if isinstance(self.orchestrator.llm, LLMClient):
             await asyncio.to_thread(import_litellm)
 
-    def preload_model(self) -> None:
+    def preload_model(self) -> threading.Thread | None:
         """Start importing litellm in a background thread and return at once (the TUI paints
-        first). A turn sent before it finishes waits for it, reporting ``Waiting``."""
+        first); the thread, or None when there is nothing to load. A turn sent before it
+        finishes waits for it, reporting ``Waiting("loading the model client…")``."""
         from .llm import LLMClient
 
         llm = self.orchestrator.llm
-        if isinstance(llm, LLMClient) and not llm.loaded:
-            threading.Thread(target=llm.load, name="ccm-load-model-client", daemon=True).start()
+        if not isinstance(llm, LLMClient) or llm.loaded:
+            return None
+        thread = threading.Thread(target=llm.load, name="ccm-load-model-client", daemon=True)
+        thread.start()
+        return thread
 
     @property
     def model_client_loaded(self) -> bool:
