@@ -33,7 +33,10 @@ def model_info(model: str | None) -> dict[str, Any]:
     table = _model_map()
     candidates = [model]
     if "/" in model:
-        candidates.append(model.split("/", 1)[1])
+        provider, name = model.split("/", 1)
+        candidates.append(name)
+        if provider == "ollama_chat":  # the map lists Ollama's models once, as ollama/…
+            candidates.append(f"ollama/{name}")
     for key in candidates:
         entry = table.get(key)
         if isinstance(entry, dict):

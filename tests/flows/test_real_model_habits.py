@@ -95,3 +95,20 @@ def test_the_model_is_told_its_budget_and_what_the_context_uses(ccm):
     assert "of a 16,000-token budget" in system
     used = int(system.split("uses about ")[1].split(" of a")[0].replace(",", ""))
     assert used % 500 == 0 and 0 < used < 16_000
+
+
+def test_a_model_the_map_knows_has_no_tools_is_never_offered_them(tmp_path, capsys):
+    from ccm_tui.cli import main
+    from tests.fakes.ollama_server import FakeOllamaServer
+
+    with FakeOllamaServer() as server:
+        server.push(text("Hello."), text("Again."))
+        argv = ["send", "--session-dir", str(tmp_path / "s"), "--model", "ollama_chat/codegeex4"]
+        argv += ["--api-base", server.base_url, "--json"]
+        assert main([*argv, "hi"]) == 0
+        first = json.loads(capsys.readouterr().out)
+        assert main([*argv, "again"]) == 0
+        second = json.loads(capsys.readouterr().out)
+        assert [r.get("tools") for r in server.chat_requests()] == [None, None]
+    assert first["reply"] == "Hello." and [b for b in first["banners"] if "cannot use tools" in b]
+    assert second["reply"] == "Again." and not [b for b in second["banners"] if "cannot use tools" in b]
