@@ -199,13 +199,11 @@ def _endpoint(exc: BaseException, api_base: str | None, model: str | None) -> st
     if api_base:
         return api_base
     for link in _exception_chain(exc):
-        request = getattr(link, "request", None)
-        url = getattr(request, "url", None) if request is not None else None
-        if url is not None:
-            try:
-                return f"{url.scheme}://{url.host}{f':{url.port}' if url.port else ''}"
-            except AttributeError:
-                break
+        try:  # httpx raises RuntimeError for a request it never set
+            url = link.request.url  # type: ignore[attr-defined]
+            return f"{url.scheme}://{url.host}{f':{url.port}' if url.port else ''}"
+        except (AttributeError, RuntimeError):
+            continue
     return f"the provider of {model}"
 
 
