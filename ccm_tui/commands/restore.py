@@ -148,11 +148,17 @@ def expand_transcripts(arguments: list[str]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
+def _storage_detail(path: Path) -> bool:
+    """A message or part file of opencode's storage: read with its session file, not on its own."""
+    parts = path.parts
+    return any(parts[i] == "storage" and parts[i + 1] in ("message", "part") for i in range(len(parts) - 1))
+
+
 def _files_under(directory: Path) -> list[Path]:
     files = []
     for path in sorted(directory.rglob("*")):
         relative = path.relative_to(directory).parts
-        if any(part.startswith(".") for part in relative[:-1]) or path.is_symlink():
+        if any(part.startswith(".") for part in relative[:-1]) or path.is_symlink() or _storage_detail(path):
             continue
         if path.is_file() and path.suffix.lower() in TRANSCRIPT_SUFFIXES:
             files.append(path)

@@ -20,6 +20,7 @@ from ccm_tui.restore.formats import (
     markdown_chat,
     opencode,
     opencode_export,
+    opencode_storage,
     specstory,
 )
 from ccm_tui.restore.turns import ParsedTranscript, TranscriptError
@@ -45,6 +46,7 @@ _FORMAT_MODULES: tuple[TranscriptFormat, ...] = (
     markdown_chat,
     opencode,
     opencode_export,
+    opencode_storage,
     specstory,
 )
 
@@ -88,7 +90,8 @@ def parse_transcript(path: Path | str, fmt: str = "auto", max_turns: int | None 
     if module is None:
         raise TranscriptError(f"unknown transcript format {name!r}; known: auto, {', '.join(sorted(FORMATS))}")
     try:
-        parsed = module.parse(text)
+        parse_path = getattr(module, "parse_path", None)
+        parsed = parse_path(path, text) if parse_path is not None else module.parse(text)
     except (TypeError, AttributeError, KeyError, IndexError, RecursionError) as error:
         # Parsers skip and count bad records themselves; this is the last line of defence.
         raise TranscriptError(f"cannot parse {path.name} as {name}: unexpected data ({type(error).__name__})") from None

@@ -35,6 +35,7 @@ def test_registry_lists_every_format_module() -> None:
         "markdown",
         "opencode",
         "opencode-export",
+        "opencode-storage",
         "specstory",
     }
     for name, module in FORMATS.items():
