@@ -215,6 +215,7 @@ def land_imported(
         summary=summary,
         source=source.get("file"),
         format=source.get("format"),
+        sha256=source.get("sha256"),
         turns=source.get("turns"),
         summary_tokens=effort.summary_tokens,
         raw_tokens=effort.raw_tokens,
