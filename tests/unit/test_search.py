@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from ccm_tui.core import search as search_mod
+from ccm_tui.core.search import database as search_database
+from ccm_tui.core.search import ranking as search_mod
 from ccm_tui.core.search import EffortIndex, SearchHit, SearchIndexError, query_terms
 
 FILLER = [
@@ -494,7 +495,7 @@ def test_closed_index_raises(tmp_path: Path) -> None:
 
 
 def test_missing_fts5_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search_mod, "_has_fts5", lambda conn: False)
+    monkeypatch.setattr(search_database, "_has_fts5", lambda conn: False)
     with pytest.raises(SearchIndexError, match="FTS5"):
         EffortIndex(tmp_path / "i.sqlite")
 

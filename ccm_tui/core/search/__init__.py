@@ -1,0 +1,26 @@
+"""Ranked, incremental, persistent full-text search over a session's efforts.
+
+Three concerns, one module each: the SQLite file and its recovery
+(:mod:`.database`), the incremental ingest of the manifest and the JSONL logs
+(:mod:`.ingest`), and the ranking (:mod:`.ranking`). The design and the
+measurements behind it are in ``docs/SEARCH.md``.
+"""
+
+from __future__ import annotations
+
+from .database import SearchIndexError
+from .ingest import IndexIngest
+from .ranking import IndexRanking, SearchHit, query_terms
+
+__all__ = ["EffortIndex", "SearchHit", "SearchIndexError", "query_terms"]
+
+
+class EffortIndex(IndexIngest, IndexRanking):
+    """A persistent, incrementally updated BM25 search index over a session's efforts.
+
+    The index lives in one SQLite file (a session keeps it at
+    ``<session>/search.sqlite``). It is derived data: deleting it loses nothing,
+    the next :meth:`sync_session` rebuilds it from ``manifest.yaml`` and the
+    ``efforts/<id>.jsonl`` logs. Thread-safe (one lock around the connection).
+    Use as a context manager or call :meth:`close`.
+    """
