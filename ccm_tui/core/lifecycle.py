@@ -217,6 +217,7 @@ def land_imported(
         format=source.get("format"),
         sha256=source.get("sha256"),
         turns=source.get("turns"),
+        max_turns=source.get("max_turns"),
         summary_tokens=effort.summary_tokens,
         raw_tokens=effort.raw_tokens,
     )
@@ -263,6 +264,19 @@ def _publish_log(session: Session, effort: Effort, messages: list[dict[str, Any]
 
 
 # --------------------------------------------------------------------------- reading events back
+def _restored_source(record: dict[str, Any]) -> dict[str, Any] | None:
+    """An import's provenance from its ``effort_restored`` event, with the content hash that makes
+    importing the same transcript again idempotent (so ``repair`` keeps it)."""
+    source: dict[str, Any] = {}
+    for key, field_name, kind in (("file", "source", str), ("format", "format", str), ("sha256", "sha256", str)):
+        if isinstance(record.get(field_name), kind):
+            source[key] = record[field_name]
+    for key in ("turns", "max_turns"):
+        if isinstance(record.get(key), int) and not isinstance(record.get(key), bool):
+            source[key] = record[key]
+    return source or None
+
+
 def efforts_from_events(records: Iterable[dict[str, Any]]) -> dict[str, Effort]:
     """Replay the lifecycle events of a session into manifest entries (``repair``)."""
     efforts: dict[str, Effort] = {}
@@ -287,6 +301,7 @@ def efforts_from_events(records: Iterable[dict[str, Any]]) -> dict[str, Effort]:
                 summary=_text_or_none(record.get("summary")),
                 created=ts,
                 concluded_at=ts,
+                source=_restored_source(record),
             )
         elif effort is None:
             continue

@@ -24,5 +24,4 @@ def test_killing_restore_corrupts_nothing_and_a_rerun_imports_once(tmp_path):
     assert report.violations == []
     assert report.corrupt_files == []
     assert report.lost == []
-    if report.duplicated:
-        pytest.xfail("issue 11 item 3: restore is not yet atomic and idempotent (a re-run imports a copy)")
+    assert report.duplicated == 0

@@ -123,6 +123,21 @@ def test_importing_the_same_transcript_again_says_where_it_is(ccm: CCM, transcri
     assert effort_ids(ccm) == [effort_id, f"{effort_id}-2"]
 
 
+def test_an_import_rebuilt_by_repair_is_still_recognised(ccm: CCM, transcript: Path) -> None:
+    """repair rebuilds the manifest from the event log: the import's content hash comes back with it."""
+    assert restore(ccm, transcript, "--skip-evidence-search")[0] == 0
+    (effort_id,) = effort_ids(ccm)
+    (ccm.dir / "manifest.yaml").write_text("efforts: [\n")  # broken by hand
+    rc, _out, err = ccm.run("repair", "--session-dir", str(ccm.dir))
+    assert rc == 0, err
+
+    rc, out, err = restore(ccm, transcript, "--skip-evidence-search")
+
+    assert rc == 0, err
+    assert f"already imported as {effort_id}" in out
+    assert effort_ids(ccm) == [effort_id]
+
+
 # --------------------------------------------------------------------------- item 11
 def test_a_transcript_cannot_make_a_system_directory_readable(ccm: CCM, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
