@@ -138,6 +138,7 @@ class IndexDatabase:
         self._closed = False
         self._corpus_cache: tuple[tuple[int, int], tuple[int, int, int]] | None = None
         self._sync_cache: tuple[tuple[int, int], dict[str, tuple[Any, ...]]] | None = None
+        self._sample_cache: tuple[tuple[int, int], list[int]] | None = None
         self.recreated = False
         """True when this instance created the db from scratch (new, corrupt or
         foreign file): the caller should run :meth:`sync_session`."""
@@ -256,7 +257,7 @@ class IndexDatabase:
                 pass
         self._conn = None
         self._depth = 0
-        self._corpus_cache = self._sync_cache = None
+        self._corpus_cache = self._sync_cache = self._sample_cache = None
         self._discard_file()
         self._conn = self._open()
         self.recreated = True

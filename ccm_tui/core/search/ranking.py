@@ -15,13 +15,15 @@ from .database import _LINE_BITS, _LINE_MASK, IndexDatabase, _recovering
 MAX_QUERY_TERMS = 16
 #: bm25 weights of the meta columns: effort_id, id_words, summary, name.
 META_COLUMN_WEIGHTS = (3.0, 3.0, 4.0, 5.0)
-META_COVERAGE_WEIGHT = 3.0  # all query terms in id/summary/name (IDF-weighted share)
+META_COVERAGE_WEIGHT = 3.0  # all query words in id/summary/name (IDF-weighted share)
 META_BM25_WEIGHT = 1.0
 META_BM25_HALF = 8.0  # meta bm25 value that earns half of META_BM25_WEIGHT
-MESSAGE_WEIGHT = 1.0  # cap of the whole log's contribution: below any full meta match
-MESSAGE_FLOOR = 0.05  # share of MESSAGE_WEIGHT earned by any message hit
-BM25_K1 = 1.2  # BM25 saturation over "messages of the effort containing the term"
-BM25_B = 0.5  # ... normalised by the effort's log length
+META_TF = 1.0  # a term in the id/summary/name counts as this many log messages holding it
+BM25_K1 = 2.0  # BM25 saturation over "messages of the effort containing the term"
+BM25_B = 0.75  # ... normalised by the effort's log length
+BIGRAM_WEIGHT = 0.5  # a pair of adjacent query words found adjacent, relative to one word
+MAX_BIGRAMS = 12
+DF_SAMPLE = 48  # efforts probed to estimate how many efforts hold a frequent term
 
 MESSAGE_WINDOW = 2_000  # newest message postings read per term
 MESSAGE_ROW_BUDGET = 12_000  # ... and for all terms together
@@ -65,8 +67,15 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(_TERM_RE.findall(text)))[:MAX_QUERY_TERMS]
 
 
+def word_pairs(query: str) -> list[str]:
+    """Distinct pairs of adjacent query words (``"support group"``), at most MAX_BIGRAMS."""
+    words = _TERM_RE.findall(unicodedata.normalize("NFC", query).lower())
+    pairs = (f"{a} {b}" for a, b in zip(words, words[1:]) if a != b)
+    return list(dict.fromkeys(pairs))[:MAX_BIGRAMS]
+
+
 def _phrase(term: str) -> str:
-    """One term as an FTS5 string literal (terms never contain quotes)."""
+    """One term (a word, or two words: a phrase) as an FTS5 string literal (terms never contain quotes)."""
     return '"' + term.replace('"', '""') + '"'
 
 
@@ -117,25 +126,35 @@ class _Postings:
 
 @dataclass
 class _Plan:
-    """Per-search state: terms, their postings, and per-term score weights."""
+    """Per-search state: terms (words, then adjacent word pairs), their postings, and weights."""
 
     terms: list[str]
+    words: int  # terms[:words] are single words, the rest word pairs
     meta: list[_Postings]
     messages: list[_Postings]
-    meta_idf: list[float]
-    message_idf: list[float]
+    idf: list[float]  # over efforts: how rare the term is among whole efforts
     avg_lines: float
-    meta_weight: list[float] = field(init=False)  # coverage score earned per term found in meta
-    message_weight: list[float] = field(init=False)  # share of the message score per term
+    weight: list[float] = field(init=False)  # idf x (1 for a word, BIGRAM_WEIGHT for a pair)
+    coverage: list[float] = field(init=False)  # coverage score earned per word found in meta
 
     def __post_init__(self) -> None:
-        meta_total, message_total = sum(self.meta_idf), sum(self.message_idf) * (BM25_K1 + 1)
-        self.meta_weight = [META_COVERAGE_WEIGHT * idf / meta_total for idf in self.meta_idf]
-        self.message_weight = [idf / message_total for idf in self.message_idf]
+        self.weight = [idf * (1.0 if i < self.words else BIGRAM_WEIGHT) for i, idf in enumerate(self.idf)]
+        word_total = sum(self.idf[: self.words]) or 1.0
+        self.coverage = [
+            META_COVERAGE_WEIGHT * idf / word_total if i < self.words else 0.0 for i, idf in enumerate(self.idf)
+        ]
 
     @property
     def expression(self) -> str:
-        return _or_expression(self.terms)
+        return _or_expression(self.terms[: self.words])
+
+    def term_score(self, i: int, in_meta: bool, messages: int, lines: float) -> float:
+        """BM25 of one term over the effort as one document (its meta + its log messages)."""
+        tf = messages + (META_TF if in_meta else 0.0)
+        if tf <= 0:
+            return 0.0
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * (lines + META_TF) / (self.avg_lines + META_TF))
+        return self.weight[i] * tf * (BM25_K1 + 1) / (tf + norm) + (self.coverage[i] if in_meta else 0.0)
 
 
 @dataclass
@@ -149,19 +168,13 @@ class _Candidate:
     lines: float = 0.0  # messages in the effort's log (0: use the corpus average)
 
     def score(self, plan: _Plan) -> float:
-        """Meta coverage + squashed meta bm25 + bounded message contribution (see module doc)."""
+        """Document BM25 over words and word pairs + meta coverage + squashed meta bm25 (docs/SEARCH.md)."""
+        lines = self.lines or plan.avg_lines
         total = 0.0
-        for i in self.meta_terms:
-            total += plan.meta_weight[i]
+        for i in self.meta_terms | self.message_counts.keys():
+            total += plan.term_score(i, i in self.meta_terms, self.message_counts.get(i, 0), lines)
         if self.meta_bm25 > 0:
             total += META_BM25_WEIGHT * self.meta_bm25 / (self.meta_bm25 + META_BM25_HALF)
-        if self.message_counts:
-            lines = self.lines or plan.avg_lines
-            norm = BM25_K1 * (1 - BM25_B + BM25_B * lines / plan.avg_lines)
-            share = 0.0
-            for i, n in self.message_counts.items():
-                share += plan.message_weight[i] * n * (BM25_K1 + 1) / (n + norm)
-            total += MESSAGE_WEIGHT * (MESSAGE_FLOOR + (1 - MESSAGE_FLOOR) * share)
         return total
 
 
@@ -181,7 +194,7 @@ class IndexRanking(IndexDatabase):
         if not terms or limit <= 0:
             return []
         with self._read_txn():
-            return self._search(terms, limit, status)
+            return self._search(terms + word_pairs(query), limit, status)
 
     def _search(self, terms: list[str], limit: int, status: str | None) -> list[SearchHit]:
         plan = self._plan(terms)
@@ -201,7 +214,7 @@ class IndexRanking(IndexDatabase):
     # -- planning
 
     def _plan(self, terms: list[str]) -> _Plan:
-        """Read every term's (windowed) postings in both tables and derive IDFs."""
+        """Read every term's (windowed) postings in both tables and derive IDFs over efforts."""
         efforts, lines, _ = self._corpus_size()
         meta_window = max(MIN_WINDOW, min(META_WINDOW, META_ROW_BUDGET // len(terms)))
         message_window = max(MIN_WINDOW, min(MESSAGE_WINDOW, MESSAGE_ROW_BUDGET // len(terms)))
@@ -209,12 +222,45 @@ class IndexRanking(IndexDatabase):
         messages = [self._postings("msg_fts", t, message_window, lines) for t in terms]
         return _Plan(
             terms=terms,
+            words=sum(1 for t in terms if " " not in t),
             meta=meta,
             messages=messages,
-            meta_idf=[_idf(efforts, p.docs) for p in meta],
-            message_idf=[_idf(lines, p.docs) for p in messages],
+            idf=[_idf(efforts, self._efforts_with(t, m, g, efforts)) for t, m, g in zip(terms, meta, messages)],
             avg_lines=max(1.0, lines / efforts) if efforts else 1.0,
         )
+
+    def _efforts_with(self, term: str, meta: _Postings, messages: _Postings, efforts: int) -> float:
+        """How many efforts hold a term in their meta or their log: exact for a selective term,
+        else estimated from up to DF_SAMPLE efforts spread over the whole index."""
+        if meta.complete and messages.complete:
+            return float(len(meta.counts.keys() | messages.counts.keys()))
+        if messages.complete:
+            return min(float(efforts), max(meta.docs, float(len(messages.counts))))
+        sample = self._effort_sample()
+        found = 0
+        for num in sample:
+            if num >= messages.floor:
+                found += num in messages.counts
+            else:
+                lo = num << _LINE_BITS
+                found += (
+                    self._db.execute(
+                        "SELECT 1 FROM msg_fts WHERE msg_fts MATCH ? AND rowid BETWEEN ? AND ? LIMIT 1",
+                        (_phrase(term), lo, lo | _LINE_MASK),
+                    ).fetchone()
+                    is not None
+                )
+        in_logs = found * efforts / max(1, len(sample))
+        return min(float(efforts), max(meta.docs, in_logs, float(len(messages.counts))))
+
+    def _effort_sample(self) -> list[int]:
+        """Up to DF_SAMPLE effort numbers evenly spread over the index (all of them in a small one)."""
+        version = self._state_version()
+        if self._sample_cache is None or self._sample_cache[0] != version:
+            nums = [num for (num,) in self._db.execute("SELECT num FROM efforts ORDER BY num")]
+            step = max(1.0, len(nums) / DF_SAMPLE)
+            self._sample_cache = (version, [nums[int(i * step)] for i in range(min(len(nums), DF_SAMPLE))])
+        return self._sample_cache[1]
 
     def _corpus_size(self) -> tuple[int, int, int]:
         """(efforts, log lines indexed, highest effort number), cached until the db changes."""
@@ -263,20 +309,23 @@ class IndexRanking(IndexDatabase):
         so it sums plain dicts and builds candidates for the winners only.
         """
         bm25 = self._meta_bm25(plan)
-        partial: dict[int, float] = {}
-        for weight, postings in zip(plan.meta_weight, plan.meta):
+        in_meta: dict[int, set[int]] = {}
+        for i, postings in enumerate(plan.meta):
             for num in postings.counts:
-                partial[num] = partial.get(num, 0.0) + weight
+                in_meta.setdefault(num, set()).add(i)
+        in_log: dict[int, dict[int, int]] = {}
+        for i, postings in enumerate(plan.messages):
+            for num, n in postings.counts.items():
+                in_log.setdefault(num, {})[i] = n
+        partial: dict[int, float] = {}
+        none: set[int] = set()
+        for num in in_meta.keys() | in_log.keys():
+            found, counts = in_meta.get(num, none), in_log.get(num, {})
+            partial[num] = sum(
+                plan.term_score(i, i in found, counts.get(i, 0), plan.avg_lines) for i in found | counts.keys()
+            )
         for num, value in bm25.items():
             partial[num] = partial.get(num, 0.0) + META_BM25_WEIGHT * value / (value + META_BM25_HALF)
-        shares: dict[int, float] = {}
-        for weight, postings in zip(plan.message_weight, plan.messages):
-            weight *= BM25_K1 + 1
-            for num, n in postings.counts.items():
-                shares[num] = shares.get(num, 0.0) + weight * n / (n + BM25_K1)
-        floor, rest = MESSAGE_WEIGHT * MESSAGE_FLOOR, MESSAGE_WEIGHT * (1 - MESSAGE_FLOOR)
-        for num, share in shares.items():
-            partial[num] = partial.get(num, 0.0) + floor + rest * share
         if allowed is not None:
             partial = (
                 {num: partial.get(num, 0.0) for num in allowed}
