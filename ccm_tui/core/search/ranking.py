@@ -34,6 +34,9 @@ META_BM25_ROWS = 4_000  # meta rows ranked by bm25() per search at most
 MIN_CANDIDATES = 30  # efforts scored exactly per search: max(this, 3 * limit)
 
 SNIPPET_CHARS = 160
+PASSAGE_MESSAGES = 3  # consecutive log lines in a result's passage
+PASSAGE_CHARS = 480  # ... at most about this many characters (~120 tokens) together
+PASSAGE_SCAN_ROWS = 2_000  # matching lines of one effort looked at per term to place the passage
 SNIPPET_TOKENS = 26
 _MARK_OPEN, _MARK_CLOSE = "\x02", "\x03"
 
@@ -44,7 +47,10 @@ class SearchHit:
 
     ``snippet`` is about 160 characters of the best-matching text — the summary
     when it contains a query term, else the best message — with matched terms
-    wrapped in ``**``.
+    wrapped in ``**``. ``passage`` is the best run of up to three consecutive log
+    messages (``role: text`` lines, matches wrapped in ``**``, about 120 tokens
+    at most) and ``lines`` their first and last 1-based line numbers in the
+    effort's raw log; both are None when only the id/summary/name matched.
     """
 
     id: str
@@ -52,6 +58,8 @@ class SearchHit:
     summary: str | None
     score: float
     snippet: str
+    passage: str | None = None
+    lines: tuple[int, int] | None = None
 
 
 _TERM_RE = re.compile(r"[^\W_]+")
@@ -147,6 +155,12 @@ class _Plan:
     @property
     def expression(self) -> str:
         return _or_expression(self.terms[: self.words])
+
+    @property
+    def telling_expression(self) -> str:
+        """The words worth marking in a passage: all but those far more common than the rarest one."""
+        top = max(self.idf[: self.words], default=0.0)
+        return _or_expression([t for t, idf in zip(self.terms, self.idf[: self.words]) if idf >= top / 8])
 
     def term_score(self, i: int, in_meta: bool, messages: int, lines: float) -> float:
         """BM25 of one term over the effort as one document (its meta + its log messages)."""
@@ -404,7 +418,48 @@ class IndexRanking(IndexDatabase):
     ) -> SearchHit:
         effort_id, status, summary, _ = info
         snippet = self._snippet(plan, candidate, summary) or effort_id
-        return SearchHit(id=effort_id, status=status, summary=summary, score=score, snippet=snippet)
+        passage, lines = self._passage(plan, candidate)
+        return SearchHit(effort_id, status, summary, score, snippet, passage, lines)
+
+    def _passage(self, plan: _Plan, candidate: _Candidate) -> tuple[str | None, tuple[int, int] | None]:
+        """The best PASSAGE_MESSAGES consecutive log lines (most query weight), marked and capped
+        at PASSAGE_CHARS, with their 1-based line numbers; (None, None) when the log holds no match."""
+        if not candidate.message_counts:
+            return None, None
+        lo = candidate.num << _LINE_BITS
+        weights: dict[int, float] = {}
+        for i in candidate.message_counts:
+            for (rowid,) in self._db.execute(
+                "SELECT rowid FROM msg_fts WHERE msg_fts MATCH ? AND rowid BETWEEN ? AND ? LIMIT ?",
+                (_phrase(plan.terms[i]), lo, lo | _LINE_MASK, PASSAGE_SCAN_ROWS),
+            ):
+                line = rowid & _LINE_MASK
+                weights[line] = weights.get(line, 0.0) + plan.weight[i]
+        if not weights:
+            return None, None
+        span = PASSAGE_MESSAGES - 1
+        starts = {max(0, line - k) for line in weights for k in range(span + 1)}
+        first = max(sorted(starts), key=lambda s: sum(w for line, w in weights.items() if s <= line <= s + span))
+        rows = self._db.execute(
+            "SELECT rowid, role, content FROM msg_fts WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+            (lo | first, lo | (first + span)),
+        ).fetchall()
+        marked = dict(
+            self._db.execute(
+                "SELECT rowid, highlight(msg_fts, 0, ?, ?) FROM msg_fts WHERE msg_fts MATCH ?"
+                " AND rowid BETWEEN ? AND ?",
+                (_MARK_OPEN, _MARK_CLOSE, plan.telling_expression, lo | first, lo | (first + span)),
+            ).fetchall()
+        )
+        if not rows:
+            return None, None
+        width = PASSAGE_CHARS // len(rows)
+        parts = [
+            (f"{role}: " if role else "") + _format_snippet(marked.get(rowid, content), width)
+            for rowid, role, content in rows
+        ]
+        lines = (rows[0][0] & _LINE_MASK) + 1, (rows[-1][0] & _LINE_MASK) + 1
+        return "\n".join(parts), lines
 
     def _snippet(self, plan: _Plan, candidate: _Candidate, summary: str | None) -> str:
         """The marked summary if it contains a match, else the marked best message."""
