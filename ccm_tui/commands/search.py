@@ -46,17 +46,25 @@ def run(args: argparse.Namespace) -> int:
         print(f"{h.score:7.2f}  {h.id}  [{h.status}]")
         if h.summary:
             print(f"         {h.summary[:110]}")
-        if h.snippet and h.snippet != h.summary:
+        if h.snippet and h.snippet != h.summary and not h.passage:
             print(f"         … {h.snippet[:110]}")
+        if h.passage and h.lines:
+            print(f"         lines {h.lines[0]}-{h.lines[1]}:")
+            for passage_line in h.passage.splitlines():
+                print(f"           {passage_line[:160]}")
     return EXIT_OK
 
 
 def hit_json(hit: Any) -> dict[str, Any]:
-    """One result of ``search --json`` (contract: id, status, summary, score, snippet)."""
+    """One result of ``search --json`` (contract: id, status, summary, score, snippet; added:
+    ``passage``, the best few log messages, and ``lines``, their [first, last] 1-based line numbers
+    in the raw log, both null when only the id/summary/name matched)."""
     return {
         "id": hit.id,
         "status": hit.status,
         "summary": hit.summary,
         "score": round(hit.score, 4),
         "snippet": hit.snippet,
+        "passage": hit.passage,
+        "lines": list(hit.lines) if hit.lines else None,
     }

@@ -20,6 +20,7 @@ from .efforts import Effort
 from .lifecycle import LifecycleError
 from .llm import LLMError, parse_arguments
 from .session import Session
+from .store import StoreError, is_message, read_bytes
 from .summarize import summarize_messages
 
 
@@ -242,14 +243,25 @@ async def route_to_ambient(ctx: ToolContext, args: dict[str, Any]) -> dict[str, 
     return {"status": "routed", "logged_to": "ambient", "active_effort_untouched": active.id if active else None}
 
 
+PARTIAL_RADIUS = 6  # lines either side of around_line
+PARTIAL_MAX_LINES = 60  # lines one partial read returns at most
+PARTIAL_MESSAGE_CHARS = 4_000  # characters of one message in a partial read
+
+
 @tool(
     "expand_effort",
     "Load a concluded effort's raw log back into working context (read-only) to answer detailed questions "
-    "about it. It collapses by itself after a few turns without reference.",
+    "about it. It collapses by itself after a few turns without reference. To read only part of the log "
+    "(fewer tokens, nothing is loaded), give lines (e.g. '120-140') or around_line (e.g. a line of a "
+    "search_efforts passage): the lines come back in this tool's result.",
     id="Concluded effort id.",
+    lines_="Optional: 1-based line range of the raw log to return, e.g. '120-140' (at most 60 lines).",
+    around_line_="Optional: return the lines around this 1-based line of the raw log.",
 )
 async def expand_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     effort = _effort(ctx, args["id"])
+    if args.get("lines") or args.get("around_line"):
+        return _read_lines(ctx, effort, args.get("lines"), args.get("around_line"))
     expansion = lifecycle.expand(ctx.session, effort, turn=ctx.turn)
     if not expansion.already:
         ctx.banner(f"Expanded effort: {effort.id} ({expansion.tokens} tokens loaded)")
@@ -258,6 +270,65 @@ async def expand_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
         "status": "already expanded" if expansion.already else "expanded",
         "effort_id": effort.id,
         "tokens": expansion.tokens,
+    }
+
+
+def _line_number(text: Any, what: str) -> int:
+    try:
+        number = int(str(text).strip())
+    except ValueError:
+        raise ToolError(f"{what} must be a line number, got {text!r}") from None
+    if number < 1:
+        raise ToolError(f"{what} must be 1 or more (lines are numbered from 1), got {number}")
+    return number
+
+
+def _line_range(lines: Any, around: Any) -> tuple[int, int]:
+    """(first, last), 1-based inclusive, from ``lines`` ('120-140' or '130') or ``around_line``."""
+    if lines:
+        first_text, _, last_text = str(lines).partition("-")
+        first = _line_number(first_text, "lines")
+        last = _line_number(last_text, "lines") if last_text.strip() else first
+        if last < first:
+            raise ToolError(f"lines must go up, as in '120-140'; got {lines!r}")
+        return first, min(last, first + PARTIAL_MAX_LINES - 1)
+    line = _line_number(around, "around_line")
+    return max(1, line - PARTIAL_RADIUS), line + PARTIAL_RADIUS
+
+
+def _read_lines(ctx: ToolContext, effort: Effort, lines: Any, around: Any) -> dict[str, Any]:
+    """Part of an effort's raw log, returned in the result: a read that changes no effort state."""
+    first, last = _line_range(lines, around)
+    try:
+        raw = read_bytes(ctx.session.effort_path(effort.id))
+    except FileNotFoundError:
+        raw = b""
+    except (OSError, StoreError) as exc:
+        raise ToolError(f"cannot read the log of '{effort.id}': {exc}") from None
+    all_lines = raw.split(b"\n")
+    if all_lines and all_lines[-1] == b"":
+        all_lines.pop()
+    if first > len(all_lines):
+        raise ToolError(f"effort '{effort.id}' has {len(all_lines)} log lines; line {first} does not exist")
+    last = min(last, len(all_lines))
+    messages = []
+    for number in range(first, last + 1):
+        try:
+            record = json.loads(all_lines[number - 1].decode("utf-8", errors="replace"))
+        except ValueError:
+            record = None
+        if isinstance(record, dict) and is_message(record):
+            content = record.get("content")
+            text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+            messages.append({"line": number, "role": record.get("role"), "content": text[:PARTIAL_MESSAGE_CHARS]})
+    ctx.touched.add(effort.id)
+    return {
+        "status": "lines",
+        "effort_id": effort.id,
+        "lines": [first, last],
+        "total_lines": len(all_lines),
+        "messages": messages,
+        "note": "read only: nothing was loaded into context; expand_effort(id) without lines loads the whole log",
     }
 
 
@@ -291,8 +362,11 @@ async def switch_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
 
 @tool(
     "search_efforts",
-    "Search ALL efforts (open, concluded, and older ones no longer in working memory) by relevance. "
-    "Returns id, status, summary, score and a matching snippet, best first.",
+    "Keyword search (BM25 over words and word pairs, with stemming: 'painted' finds 'paint') over ALL "
+    "efforts (open, concluded, and older ones no longer in working memory): ids, names, summaries and "
+    "the full raw logs. Not semantic: use the words the conversation itself would contain. Returns id, "
+    "status, summary, score, a snippet and the best passage of the log with its line numbers, best first; "
+    "read around a passage with expand_effort(id, around_line=N).",
     query="What to look for, in plain words.",
 )
 async def search_efforts(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -304,7 +378,14 @@ async def search_efforts(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
     return {
         "query": args["query"],
         "results": [
-            {"id": h.id, "status": h.status, "summary": h.summary, "score": round(h.score, 3), "snippet": h.snippet}
+            {
+                "id": h.id,
+                "status": h.status,
+                "summary": h.summary,
+                "score": round(h.score, 3),
+                "snippet": h.snippet,
+                **({"passage": h.passage, "lines": list(h.lines)} if h.passage and h.lines else {}),
+            }
             for h in hits
         ],
     }

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from ccm_tui.core.search import EffortIndex, SearchHit, SearchIndexError, query_terms
 from ccm_tui.core.search import database as search_database
 from ccm_tui.core.search import ranking as search_mod
-from ccm_tui.core.search import EffortIndex, SearchHit, SearchIndexError, query_terms
 
 FILLER = [
     ("weekly-notes", "concluded", "Weekly planning notes and calendar review"),
