@@ -63,7 +63,7 @@ def test_several_calls_in_order():
         '{"name": "delete_everything", "arguments": {}}',  # a tool we did not offer
         '{"name": "Bob", "age": 3}',  # ordinary JSON the user asked for
         '```json\n{"name": "open_effort", "arguments": [1, 2]}\n```',  # arguments not an object
-        "Use `{\"name\": ...}` in your config; no call here.",
+        'Use `{"name": ...}` in your config; no call here.',
         "plain prose without braces",
         '[{"name": "open_effort", "arguments": {}}, {"name": "nope", "arguments": {}}]',  # not all offered
     ],
