@@ -11,11 +11,13 @@ from collections.abc import Callable, Iterator
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
 
 from .actions import valid_actions
 from .widgets.sidebar import Sidebar
 
 SEARCH_LIMIT = 8
+MATCH_STYLE = "bold reverse"  # how a matched term of a passage is shown
 
 
 def _chat(provider: Provider):
@@ -70,21 +72,42 @@ class CcmCommands(Provider):
                 yield hit
 
 
+def passage_markup(passage: str) -> str:
+    """A search passage as Textual markup: plain text, the matched terms (``**term**`` in the
+    passage) highlighted, no literal ``**`` left; the text itself is escaped."""
+    parts = passage.split("**")
+    if len(parts) % 2 == 0:  # an unpaired marker: show the text unmarked
+        return escape(passage.replace("**", ""))
+    return "".join(
+        f"[{MATCH_STYLE}]{escape(part)}[/]" if i % 2 and part else escape(part) for i, part in enumerate(parts)
+    )
+
+
+def hit_help(hit) -> str | None:
+    """The help lines of a search result: its summary, then its passage with line numbers."""
+    summary = " ".join((hit.summary or ("" if hit.passage else hit.snippet) or "").split())
+    lines = [escape(summary[:160])] if summary else []
+    if hit.passage and hit.lines:
+        first, last = hit.lines
+        lines.append(f"lines {first}-{last}:")
+        lines.extend(passage_markup(line) for line in hit.passage.splitlines())
+    return "\n".join(lines) or None
+
+
 async def search_hits(chat, query: str, *, base: float) -> Hits:
     """Ranked effort search results, and an 'open a new effort' entry."""
     for rank, hit in enumerate(chat.host.search(query, SEARCH_LIMIT)):
-        summary = " ".join((hit.summary or hit.snippet or "").split())
         yield Hit(
             base - rank * 0.01,
-            f"Effort {hit.id}  [{hit.status}]",
+            escape(f"Effort {hit.id}  [{hit.status}]"),
             partial(chat.efforts.activate, hit.id),
             text=f"Effort {hit.id}",
-            help=summary[:160] or None,
+            help=hit_help(hit),
         )
     name = query.strip()
     yield Hit(
         base / 4,
-        f"Open a new effort: {name}",
+        escape(f"Open a new effort: {name}"),
         partial(chat.efforts.open, name),
         help="start a new effort with this name",
     )

@@ -91,9 +91,15 @@ def _or_expression(terms: Sequence[str]) -> str:
     return " OR ".join(_phrase(t) for t in terms)
 
 
-def _format_snippet(raw: str, width: int = SNIPPET_CHARS) -> str:
-    """Collapse whitespace, trim around the first match, turn markers into ``**``."""
-    text = " ".join(raw.split())
+_MARKDOWN_MARKS_RE = re.compile(r"\*\*|__|`+|^#{1,6}\s+|(?<=\s)#{1,6}\s+")
+
+
+def _format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False) -> str:
+    """Collapse whitespace, trim around the first match, turn markers into ``**``.
+
+    ``plain`` first drops the text's own Markdown markers (``**``, ``__``, backticks,
+    heading hashes), so that every ``**`` left marks a match."""
+    text = " ".join((_MARKDOWN_MARKS_RE.sub("", raw, count=0) if plain else raw).split())
     if len(text) > width:
         first = text.find(_MARK_OPEN)
         start = max(0, first - width // 4) if first >= 0 else 0
@@ -455,7 +461,7 @@ class IndexRanking(IndexDatabase):
             return None, None
         width = PASSAGE_CHARS // len(rows)
         parts = [
-            (f"{role}: " if role else "") + _format_snippet(marked.get(rowid, content), width)
+            (f"{role}: " if role else "") + _format_snippet(marked.get(rowid, content), width, plain=True)
             for rowid, role, content in rows
         ]
         lines = (rows[0][0] & _LINE_MASK) + 1, (rows[-1][0] & _LINE_MASK) + 1

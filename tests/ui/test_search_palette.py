@@ -1,0 +1,41 @@
+"""The Ctrl+F search shows each result's passage: rendered as plain text, the match highlighted."""
+
+from __future__ import annotations
+
+from textual.command import CommandList
+from textual.content import Content
+
+from ccm_tui.ui.commands import MATCH_STYLE, passage_markup
+from tests.ui.helpers import SIZE, build, demo_app, ready, wait_until
+
+
+def highlighted(content: Content) -> list[str]:
+    """The text of every span of ``content`` drawn in the match style."""
+    return [content.plain[s.start : s.end] for s in content.spans if str(s.style) == MATCH_STYLE]
+
+
+def test_passage_markup_highlights_matches_and_escapes_the_rest() -> None:
+    content = Content.from_markup(passage_markup("user: see [bold]this[/] and **Nara** here"))
+    assert content.plain == "user: see [bold]this[/] and Nara here"
+    assert highlighted(content) == ["Nara"]
+    assert Content.from_markup(passage_markup("an **unpaired marker")).plain == "an unpaired marker"
+
+
+async def test_palette_search_shows_the_rendered_passage_with_the_match_highlighted(tmp_path) -> None:
+    async with demo_app(await build(tmp_path / "s", 5)).run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        await pilot.press(*"nara")
+
+        def trip_prompt() -> Content | None:
+            lists = pilot.app.screen.query(CommandList)
+            if not lists:
+                return None
+            prompts = [option.prompt for option in lists.first().options]
+            return next((p for p in prompts if isinstance(p, Content) and "japan-trip" in p.plain), None)
+
+        prompt = await wait_until(pilot, trip_prompt, what="the japan-trip result")
+        assert "lines " in prompt.plain
+        assert "**" not in prompt.plain  # our markers and the log's own Markdown are rendered away
+        assert any(text.lower() == "nara" for text in highlighted(prompt))
