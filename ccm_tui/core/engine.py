@@ -9,7 +9,9 @@ core reaches past it to the session, the orchestrator or the search index.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +33,7 @@ from .session import MANIFEST_FILE, SEARCH_DB, Session, SessionLocked
 from .store import JsonlRead, StoreError, read_jsonl, read_jsonl_tail
 from .tokens import TokenCounter
 from .tools import ToolError, ToolOutcome
-from .turn_events import ContextFigures, EffortChanged, TurnEvent
+from .turn_events import ContextFigures, EffortChanged, TurnEvent, Waiting
 from .views import EffortView, SessionStatus, effort_view, session_status
 
 # What callers handle, from here so that the UI and the commands import only this module of the core.
@@ -96,6 +98,9 @@ class ContextInspection:
     counter: TokenCounter
 
 
+TURN_LOCK_WAIT = 30.0
+
+
 class Engine:
     """An open session with its orchestrator and search index (see :func:`open_engine`)."""
 
@@ -107,6 +112,8 @@ class Engine:
         self.index = index
         self.settings = settings
         self.recovery: RecoveryReport | None = None
+        # seconds a turn or an action waits (and says so) for another process's writer lock
+        self.lock_wait = TURN_LOCK_WAIT
         # where the budget came from: given | settings | model | default | last run
         self.budget_source = "settings" if settings.token_budget else "default"
 
@@ -151,18 +158,40 @@ class Engine:
         """One turn. A failed write (disk full, I/O error) logs ``turn_failed``, marks this run
         unclean (the next start recovers it) and raises :class:`SessionWriteError`."""
         check_text(text)
-        async with self.session.writing():
+        async with self._writing(emit):
             try:
                 return await self.orchestrator.run_turn(text, self._emit_through(emit))
             except (OSError, StoreError) as exc:
                 raise self._write_failed(exc, in_turn=True) from None
 
     async def run_action(self, tool_name: str, arguments: dict[str, Any], emit: Emit | None = None) -> ToolOutcome:
-        async with self.session.writing():
+        async with self._writing(emit):
             try:
                 return await self.orchestrator.run_action(tool_name, arguments, self._emit_through(emit))
             except (OSError, StoreError) as exc:
                 raise self._write_failed(exc, in_turn=False) from None
+
+    @contextlib.asynccontextmanager
+    async def _writing(self, emit: Emit | None) -> AsyncIterator[None]:
+        """The writer lock around one turn or action (the TUI's way). While another process holds
+        it, the wait is reported as ``Waiting("waiting for the session (used by pid N)")``, so it
+        never looks like the model thinking; after ``lock_wait`` seconds :class:`SessionLocked`."""
+        lock = self.session.lock
+        told = lock.on_wait
+
+        def waiting(pid: int | None, wait: float) -> None:
+            if emit is not None:
+                who = f"pid {pid}" if pid else "another process"
+                emit(Waiting(turn=self.session.state.turn + 1, reason=f"waiting for the session (used by {who})"))
+            if told is not None:
+                told(pid, wait)
+
+        lock.on_wait = waiting
+        try:
+            async with self.session.writing(wait=self.lock_wait):
+                yield
+        finally:
+            lock.on_wait = told
 
     def _write_failed(self, exc: OSError | StoreError, *, in_turn: bool) -> SessionWriteError:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

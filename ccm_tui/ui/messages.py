@@ -81,6 +81,12 @@ class TurnCancelledMessage(TurnMessage):
     event: te.TurnCancelled
 
 
+class WaitingMessage(TurnMessage):
+    """The turn waits (for the session's lock, for litellm to load) before the model is asked."""
+
+    event: te.Waiting
+
+
 _FOR_EVENT: dict[type, type[TurnMessage]] = {
     te.TurnStarted: TurnStartedMessage,
     te.TextDelta: TextDeltaMessage,
@@ -94,6 +100,7 @@ _FOR_EVENT: dict[type, type[TurnMessage]] = {
     te.TurnDone: TurnDoneMessage,
     te.TurnFailed: TurnFailedMessage,
     te.TurnCancelled: TurnCancelledMessage,
+    te.Waiting: WaitingMessage,
 }
 
 

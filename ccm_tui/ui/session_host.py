@@ -28,6 +28,15 @@ from . import messages as msg
 ENGINE_GROUPS = ("turn", "action")
 
 
+def still_locked(pid: int | None) -> str:
+    """What the TUI says when another process kept the session through the whole wait."""
+    who = f"pid {pid}" if pid else "another process"
+    return (
+        f"the session is still in use by {who} (another ccm-tui or a ccm-tui send on this session); "
+        "send again once it is done"
+    )
+
+
 class SessionHost(Widget):
     """``engine`` is None until :class:`~.messages.EngineReady` (or after a failure)."""
 
@@ -215,21 +224,29 @@ class SessionHost(Widget):
 
     @work(exclusive=True, group="turn", exit_on_error=False, description="LLM turn")
     async def _turn(self, text: str) -> None:
-        from ..core.engine import StoreError, UserInputError
+        from ..core.engine import SessionLocked, StoreError, UserInputError
 
         engine = self._engine()
         try:
-            await engine.load_model_client()
-            await engine.run_turn(text, self._emit)
+            await engine.run_turn(text, self._emit)  # it says so while it waits for the lock or litellm
+        except SessionLocked as exc:
+            self._emit(te.TurnFailed(turn=0, message=still_locked(exc.pid), retryable=False))
         except (UserInputError, StoreError) as exc:
             self._emit(te.TurnFailed(turn=0, message=str(exc), retryable=False))
 
     @work(exclusive=True, group="action", exit_on_error=False, description="effort action")
     async def _action(self, tool: str, args: dict[str, str]) -> None:
+        from ..core.engine import SessionLocked
+
         engine = self._engine()
-        if tool == "close_effort":
-            await engine.load_model_client()  # the summary is written by the model
-        outcome = await engine.run_action(tool, args, self._emit)
+        if tool == "close_effort" and not engine.model_client_loaded:  # the summary is written by the model
+            self._emit(te.Waiting(turn=0, reason="loading the model client…"))
+            await engine.load_model_client()
+        try:
+            outcome = await engine.run_action(tool, args, self._emit)
+        except SessionLocked as exc:
+            self.notify(still_locked(exc.pid), title="Not done", severity="warning", timeout=10)
+            return
         if not outcome.ok:
             self.notify(str(outcome.result.get("error", "the action failed")), title="Not done", severity="error")
 

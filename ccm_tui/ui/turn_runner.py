@@ -92,6 +92,8 @@ class TurnRunner:
                 self.status.set_label(label)
         elif isinstance(event, te.Banner):  # an effort action's notice (no turn on screen)
             await self.screen.chat_log.add_banner(event.text, event.kind)
+        elif isinstance(event, te.Waiting):  # an effort action waits for the lock or the model client
+            self.status.set_label(event.reason[:1].upper() + event.reason[1:])
 
     async def _withdraw(self) -> None:
         turn, self.turn = self.turn, None

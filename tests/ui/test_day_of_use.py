@@ -242,3 +242,56 @@ async def test_history_after_a_relaunch_shows_the_effort_banners(tmp_path):
             assert banner in shown
         assert any(b.startswith("--- Expanded effort: japan-trip (") for b in shown)
         assert shown.index("--- Opened effort: japan-trip ---") < shown.index("--- Concluded effort: japan-trip ---")
+
+
+# ------------------------------------------------------------------ 10. waiting for the session's lock
+async def test_a_turn_waiting_for_the_session_says_who_holds_it_then_runs(tmp_path, llm_server):
+    """Another process (here: another open file description) holds the writer lock while the user sends:
+    the status line names it instead of "Thinking", and the turn runs as soon as the lock is free."""
+    import fcntl
+    import os
+
+    from ccm_tui.ui.widgets.turn_status import TurnStatus
+
+    llm_server.push(text("Hello once the session was free."))
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        holder = os.open(tmp_path / "s" / ".lock", os.O_RDWR)
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.ftruncate(holder, 0)
+        os.write(holder, f"{os.getpid()}\n".encode())  # as a holding ccm-tui writes its pid
+        try:
+            screen.prompt.set_text("hello")
+            await pilot.press("enter")
+            status = screen.query_one(TurnStatus)
+            await wait_until(pilot, lambda: "Waiting for the session (used by pid" in status.label, what="the wait")
+            assert not llm_server.chat_requests()  # nothing was sent while the lock was held
+        finally:
+            fcntl.flock(holder, fcntl.LOCK_UN)
+            os.close(holder)
+        await wait_until(pilot, lambda: not screen.busy, what="the turn to end")
+        reply = screen.query_one(ChatLog).messages()[-1]
+        assert "once the session was free" in reply.text
+
+
+async def test_a_session_held_through_the_whole_wait_gives_tui_advice(tmp_path, llm_server):
+    import fcntl
+    import os
+
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.host.engine.lock_wait = 0.2
+        holder = os.open(tmp_path / "s" / ".lock", os.O_RDWR)
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.ftruncate(holder, 0)
+        os.write(holder, f"{os.getpid()}\n".encode())  # as a holding ccm-tui writes its pid
+        try:
+            screen.prompt.set_text("hello")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: not screen.busy and screen.prompt.text == "hello", what="the text back")
+        finally:
+            fcntl.flock(holder, fcntl.LOCK_UN)
+            os.close(holder)
+        banners = " ".join(str(b.render()) for b in screen.query(".banner"))
+        assert "still in use by pid" in banners and "send again once it is done" in banners
+        assert "--session" not in banners  # command-line advice has no place in the TUI

@@ -42,6 +42,9 @@ class TurnView(Vertical):
         """Draw one event of the turn; returns the status line's new label, if it changes."""
         if isinstance(event, te.TurnStarted):
             self.started = True
+            return "Thinking"
+        elif isinstance(event, te.Waiting):  # the session's lock, the model client loading …
+            return event.reason[:1].upper() + event.reason[1:]
         elif isinstance(event, te.TextDelta):
             await self._append(event.text)
             return "Writing"
@@ -49,6 +52,7 @@ class TurnView(Vertical):
             self.assistant.add_tool(event.name, event.ok)
             self.gap = True
             self.round_start = len(self.assistant.text)
+            return "Thinking"
         elif isinstance(event, te.RoundReset):
             await self.assistant.replace_text(self.assistant.text[: self.round_start])
         elif isinstance(event, te.Banner):
