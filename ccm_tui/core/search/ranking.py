@@ -15,7 +15,7 @@ from .database import _LINE_BITS, _LINE_MASK, IndexDatabase, _recovering
 MAX_QUERY_TERMS = 16
 #: bm25 weights of the meta columns: effort_id, id_words, summary, name.
 META_COLUMN_WEIGHTS = (3.0, 3.0, 4.0, 5.0)
-META_COVERAGE_WEIGHT = 3.0  # all query words in id/summary/name (IDF-weighted share)
+META_COVERAGE_WEIGHT = 5.0  # all query words in id/summary/name (IDF-weighted share): summary matches first
 META_BM25_WEIGHT = 1.0
 META_BM25_HALF = 8.0  # meta bm25 value that earns half of META_BM25_WEIGHT
 META_TF = 1.0  # a term in the id/summary/name counts as this many log messages holding it
@@ -37,6 +37,8 @@ SNIPPET_CHARS = 160
 PASSAGE_MESSAGES = 3  # consecutive log lines in a result's passage
 PASSAGE_CHARS = 480  # ... at most about this many characters (~120 tokens) together
 PASSAGE_SCAN_ROWS = 2_000  # matching lines of one effort looked at per term to place the passage
+PASSAGE_WEIGHT = 0.5  # the best passage's query coverage (idf-weighted, each term once) adds this share
+PASSAGE_RERANK = 20  # best-scored efforts whose passage coverage joins their score
 SNIPPET_TOKENS = 26
 _MARK_OPEN, _MARK_CLOSE = "\x02", "\x03"
 
@@ -229,7 +231,17 @@ class IndexRanking(IndexDatabase):
             ((c.score(plan), info[c.num][0], c) for c in shortlist),
             key=lambda t: (-t[0], t[1]),
         )
-        return [self._hit(plan, c, score, info[c.num]) for score, _, c in ranked[:limit]]
+        windows: dict[int, tuple[int, float]] = {}
+        for _, _, c in ranked[: max(PASSAGE_RERANK, limit)]:  # the best passage adds its coverage
+            windows[c.num] = self._best_window(plan, self._line_terms(plan, c))
+        ranked = sorted(
+            (
+                (score + PASSAGE_WEIGHT * windows.get(c.num, (0, 0.0))[1], effort_id, c)
+                for score, effort_id, c in ranked
+            ),
+            key=lambda t: (-t[0], t[1]),
+        )
+        return [self._hit(plan, c, score, info[c.num], windows.get(c.num)) for score, _, c in ranked[:limit]]
 
     # -- planning
 
@@ -420,32 +432,59 @@ class IndexRanking(IndexDatabase):
     # -- results
 
     def _hit(
-        self, plan: _Plan, candidate: _Candidate, score: float, info: tuple[str, str, str | None, int]
+        self,
+        plan: _Plan,
+        candidate: _Candidate,
+        score: float,
+        info: tuple[str, str, str | None, int],
+        window: tuple[int, float] | None = None,
     ) -> SearchHit:
         effort_id, status, summary, _ = info
         snippet = self._snippet(plan, candidate, summary) or effort_id
-        passage, lines = self._passage(plan, candidate)
+        passage, lines = self._passage(plan, candidate, window)
         return SearchHit(effort_id, status, summary, score, snippet, passage, lines)
 
-    def _passage(self, plan: _Plan, candidate: _Candidate) -> tuple[str | None, tuple[int, int] | None]:
-        """The best PASSAGE_MESSAGES consecutive log lines (most query weight), marked and capped
-        at PASSAGE_CHARS, with their 1-based line numbers; (None, None) when the log holds no match."""
-        if not candidate.message_counts:
-            return None, None
+    def _line_terms(self, plan: _Plan, candidate: _Candidate) -> dict[int, set[int]]:
+        """0-based log line -> indices of the terms it holds, for the terms in the effort's log."""
         lo = candidate.num << _LINE_BITS
-        weights: dict[int, float] = {}
+        found: dict[int, set[int]] = {}
         for i in candidate.message_counts:
             for (rowid,) in self._db.execute(
                 "SELECT rowid FROM msg_fts WHERE msg_fts MATCH ? AND rowid BETWEEN ? AND ? LIMIT ?",
                 (_phrase(plan.terms[i]), lo, lo | _LINE_MASK, PASSAGE_SCAN_ROWS),
             ):
-                line = rowid & _LINE_MASK
-                weights[line] = weights.get(line, 0.0) + plan.weight[i]
-        if not weights:
-            return None, None
+                found.setdefault(rowid & _LINE_MASK, set()).add(i)
+        return found
+
+    @staticmethod
+    def _best_window(plan: _Plan, line_terms: dict[int, set[int]]) -> tuple[int, float]:
+        """(first line, coverage) of the PASSAGE_MESSAGES consecutive lines holding the most query
+        weight, each term counted once (the earliest such run on a tie); (0, 0.0) for no match."""
         span = PASSAGE_MESSAGES - 1
-        starts = {max(0, line - k) for line in weights for k in range(span + 1)}
-        first = max(sorted(starts), key=lambda s: sum(w for line, w in weights.items() if s <= line <= s + span))
+        best = (0, 0.0)
+        for start in sorted({max(0, line - k) for line in line_terms for k in range(span + 1)}):
+            held: set[int] = set()
+            for line in range(start, start + span + 1):
+                held |= line_terms.get(line, set())
+            coverage = sum(plan.weight[i] for i in held)
+            if coverage > best[1]:
+                best = (start, coverage)
+        return best
+
+    def _passage(
+        self, plan: _Plan, candidate: _Candidate, window: tuple[int, float] | None
+    ) -> tuple[str | None, tuple[int, int] | None]:
+        """The best PASSAGE_MESSAGES consecutive log lines (most query weight), marked and capped
+        at PASSAGE_CHARS, with their 1-based line numbers; (None, None) when the log holds no match."""
+        if not candidate.message_counts:
+            return None, None
+        if window is None:
+            window = self._best_window(plan, self._line_terms(plan, candidate))
+        first, coverage = window
+        if coverage <= 0:
+            return None, None
+        lo = candidate.num << _LINE_BITS
+        span = PASSAGE_MESSAGES - 1
         rows = self._db.execute(
             "SELECT rowid, role, content FROM msg_fts WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
             (lo | first, lo | (first + span)),
