@@ -19,9 +19,9 @@ META_COVERAGE_WEIGHT = 5.0  # all query words in id/summary/name (IDF-weighted s
 META_BM25_WEIGHT = 1.0
 META_BM25_HALF = 8.0  # meta bm25 value that earns half of META_BM25_WEIGHT
 META_TF = 1.0  # a term in the id/summary/name counts as this many log messages holding it
-BM25_K1 = 2.0  # BM25 saturation over "messages of the effort containing the term"
+BM25_K1 = 1.6  # BM25 saturation over "messages of the effort containing the term"
 BM25_B = 0.75  # ... normalised by the effort's log length
-BIGRAM_WEIGHT = 0.5  # a pair of adjacent query words found adjacent, relative to one word
+BIGRAM_WEIGHT = 0.35  # a pair of adjacent query words found adjacent, relative to one word
 MAX_BIGRAMS = 12
 DF_SAMPLE = 48  # efforts probed to estimate how many efforts hold a frequent term
 
