@@ -114,6 +114,14 @@ def effort_messages(
     return messages
 
 
+def effort_context_tokens(session: Session, effort: Effort, message_cap: int | None) -> int:
+    """Tokens an open or expanded effort takes in the working context: its section, counted as the
+    meter counts it (head line, checkpoint, messages fitted to the cap). The expansion banner, the
+    sidebar and the meter all give this one figure."""
+    messages = effort_messages(session, effort, read_only=effort.is_concluded, message_cap=message_cap)
+    return sum(session.counter.count_message(m) for m in messages)
+
+
 def summaries_block(session: Session) -> str:
     summaries = session.summaries_in_memory()
     if not summaries:
@@ -220,6 +228,10 @@ def assemble(
         system.messages[0] = {"role": "system", "content": content}
         system.tokens = counter.count_message(system.messages[0])
 
+    # The few tokens that prime the reply are part of every request: the system section carries
+    # them, so that the sections add up to the meter's total (less the tool definitions).
+    sections[0].tokens += REPLY_PRIMING
+
     layers = {name: 0 for name in LAYERS}
     for section in sections:
         layers[section.layer] += section.tokens
@@ -228,7 +240,6 @@ def assemble(
     layers["summaries"] = summaries_tokens
     layers["system"] -= summaries_tokens
     layers["tools"] = tools_tokens
-    layers["system"] += REPLY_PRIMING
 
     turn_tokens = layers["turn"]
     fixed = layers["system"] + tools_tokens

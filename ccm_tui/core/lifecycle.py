@@ -27,6 +27,7 @@ from typing import Any
 
 from ..atomic_file import fsync_dir
 from . import eventlog as ev
+from .context import effort_context_tokens
 from .efforts import CONCLUDED, MAX_NAME_CHARS, OPEN, SLUG_RE, Effort, unique_slug
 from .eventlog import now_iso
 from .session import EFFORTS_DIR, Session
@@ -127,14 +128,17 @@ class Expansion:
     already: bool
 
 
-def expand(session: Session, effort: Effort, *, turn: int) -> Expansion:
-    """Bring a concluded effort's raw log back into working context (read-only)."""
+def expand(session: Session, effort: Effort, *, turn: int, message_cap: int | None = None) -> Expansion:
+    """Bring a concluded effort's raw log back into working context (read-only).
+
+    ``tokens`` is what the expansion adds to the working context, counted as the meter's expanded
+    layer counts it (with the context's per-message cap)."""
     if not effort.is_concluded:
         raise LifecycleError(f"effort '{effort.id}' is open, its log is already in context")
     already = effort.id in session.view.expanded
     session.view.expanded[effort.id] = 0
     session.view.summaries[effort.id] = turn
-    tokens = sum(session.counter.count_message(m) for m in session.effort_log(effort.id))
+    tokens = effort_context_tokens(session, effort, message_cap)
     session.save_view()
     if not already:
         session.log_event(ev.EFFORT_EXPANDED, effort_id=effort.id, tokens=tokens)

@@ -188,8 +188,13 @@ class Orchestrator:
 
     def figures(self, wc: WorkingContext | None = None) -> ContextFigures:
         wc = wc or self.working_context()
+        in_context: dict[str, int] = {}
+        for section in wc.sections:
+            if section.effort_id:
+                in_context[section.effort_id] = in_context.get(section.effort_id, 0) + section.tokens
         return ContextFigures(
             turn=self.session.state.turn,
+            efforts=in_context,
             layers=dict(wc.layers),
             total=wc.total,
             naive=wc.naive,
@@ -228,6 +233,7 @@ class Orchestrator:
             pending=[user_msg],
             summary_max_tokens=self.settings.summary_max_tokens,
             search=self.search,
+            message_cap=self.message_cap,
         )
         result = TurnResult(turn=turn)
         in_turn: list[dict[str, Any]] = [user_msg]
@@ -545,6 +551,7 @@ class Orchestrator:
             turn=turn,
             summary_max_tokens=self.settings.summary_max_tokens,
             search=self.search,
+            message_cap=self.message_cap,
             source="user",
         )
         outcome = await toolbox.execute(ctx, tool_name, arguments)

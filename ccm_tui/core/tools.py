@@ -43,6 +43,7 @@ class ToolContext:
     changes: list[tuple[str, str]] = field(default_factory=list)
     touched: set[str] = field(default_factory=set)  # efforts a tool referenced (salience)
     source: str = "model"  # "model" or "user" (UI actions)
+    message_cap: int | None = None  # the working context's per-message cap (for token figures)
 
     def banner(self, text: str) -> None:
         self.banners.append(f"--- {text} ---")
@@ -262,7 +263,7 @@ async def expand_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
     effort = _effort(ctx, args["id"])
     if args.get("lines") or args.get("around_line"):
         return _read_lines(ctx, effort, args.get("lines"), args.get("around_line"))
-    expansion = lifecycle.expand(ctx.session, effort, turn=ctx.turn)
+    expansion = lifecycle.expand(ctx.session, effort, turn=ctx.turn, message_cap=ctx.message_cap)
     if not expansion.already:
         ctx.banner(f"Expanded effort: {effort.id} ({expansion.tokens} tokens loaded)")
     ctx.changed(effort.id, "expanded")

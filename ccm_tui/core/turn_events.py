@@ -68,6 +68,8 @@ class ContextFigures(TurnEvent):
     naive: int
     budget: int
     cost: float | None = None
+    # tokens each open or expanded effort takes in the context (its section; the sidebar shows these)
+    efforts: dict[str, int] = field(default_factory=dict)
 
     @property
     def savings(self) -> float:

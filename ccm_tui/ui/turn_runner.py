@@ -88,6 +88,8 @@ class TurnRunner:
             if isinstance(event, te.TurnDone) and (effort := self.screen.host.effort(event.logged_to)):
                 self.screen.chat_log.effort_names[effort.id] = effort.title  # opened this turn: named in its label
             label = await self.turn.apply(event)
+            if isinstance(event, te.TurnStarted):
+                label = "Thinking"  # a wait for the session's lock (if any) is over
             if label:
                 self.status.set_label(label)
         elif isinstance(event, te.Banner):  # an effort action's notice (no turn on screen)

@@ -388,7 +388,8 @@ async def test_the_demo_plays_through_by_pressing_enter(tmp_path):
         for banner in (
             "--- Opened effort: japan-trip ---",
             "--- Concluded effort: japan-trip ---",
-            "--- Expanded effort: japan-trip (747 tokens loaded) ---",
+            # the figure is the expanded layer on the meter (issue 14: one counter), not the bare log
+            "--- Expanded effort: japan-trip (858 tokens loaded) ---",
             "--- Auto-collapsed effort: japan-trip (inactive for 3 turns) ---",
             "--- Reopened effort: japan-trip ---",
         ):

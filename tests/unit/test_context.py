@@ -88,3 +88,25 @@ def test_decay_and_eviction_counters(tmp_path):
     report = end_of_turn(session, 8, set(), decay_threshold=3, eviction_threshold=5)
     assert report.evicted == ["db-pool"] and session.is_evicted(session.efforts.get("db-pool"))
     session.close()
+
+
+def test_one_counter_the_expansion_figure_is_the_expanded_layer_and_sections_add_up(tmp_path):
+    """Issue 14 (figures that disagree): what the expansion banner says it loaded is what the meter's
+    expanded layer shows, even when a giant message is capped; the inspector's sections plus the tool
+    definitions are the meter's total."""
+    from ccm_tui.core import lifecycle
+
+    session = make_session(tmp_path)
+    session.view.expanded.clear()
+    big = Effort(id="big-log", status=CONCLUDED, summary="A giant pasted log.")
+    session.efforts.add(big)
+    session.append_effort(big, [{"role": "user", "content": "paste: " + "line of output\n" * 3000}])
+    cap = 500
+
+    expansion = lifecycle.expand(session, big, turn=1, message_cap=cap)
+    wc = assemble(session, "SYSTEM", [], tools=[{"x": 1}], message_cap=cap)
+
+    assert expansion.tokens == wc.layers["expanded"]
+    assert expansion.tokens < big.raw_tokens  # the cap is in the figure, as in the context
+    assert sum(s.tokens for s in wc.sections) + wc.tools_tokens == wc.total
+    session.close()

@@ -227,8 +227,10 @@ class ChatScreen(Screen[None]):
         if self.engine is None:
             return
         status = self.host.status()
+        figures = figures or self.host.figures()
         self.chat_log.effort_names = {e.id: e.title for e in status.efforts}
-        await self.query_one(Sidebar).show_efforts(status.efforts, self.settings.decay_threshold)
+        in_context = figures.efforts if figures is not None else None
+        await self.query_one(Sidebar).show_efforts(status.efforts, self.settings.decay_threshold, in_context)
         where = f"▶ {status.active.title}" if status.active else "ambient chat (no active effort)"
         self.query_one(AppHeader).status = f"turn {status.turn}  ·  {where}"
         self.show_figures(figures)

@@ -7,6 +7,7 @@ Concluded summaries show as a tooltip on hover and in the detail panel on select
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from textual import events
@@ -48,10 +49,15 @@ def _name(e: EffortView, style: str = "bold") -> Content:
     return Content.assemble((name, style), (f"  {e.id}", "$text-muted"))
 
 
-def build_rows(efforts: tuple[EffortView, ...], decay_threshold: int) -> tuple[list[Row], int]:
+def build_rows(
+    efforts: tuple[EffortView, ...], decay_threshold: int, in_context: Mapping[str, int] | None = None
+) -> tuple[list[Row], int]:
     """Rows per section and the number of concluded efforts left out (only the newest are listed).
 
-    The active effort is the first open row, so it stays in view however many efforts are open."""
+    The active effort is the first open row, so it stays in view however many efforts are open.
+    ``in_context`` gives the tokens each open or expanded effort takes in the working context, the
+    figure the meter adds up (the whole raw log's size when not given)."""
+    in_context = in_context or {}
     rows: list[Row] = []
     for e in sorted((e for e in efforts if e.state.is_open), key=lambda e: not e.active):
         if e.state.is_open:
@@ -60,7 +66,8 @@ def build_rows(efforts: tuple[EffortView, ...], decay_threshold: int) -> tuple[l
             if e.active:
                 title = Content.assemble(title, ("  active", "$success"))
             detail = Content.styled(
-                f"{e.raw_tokens:,} tokens · {_plural(e.messages, 'line')} in context", "$text-muted"
+                f"{in_context.get(e.id, e.raw_tokens):,} tokens in context · {_plural(e.messages, 'line')}",
+                "$text-muted",
             )
             rows.append(Row(e.id, "open", title, detail, e.summary, "effort -open" + (" -active" if e.active else "")))
     for e in efforts:
@@ -68,7 +75,8 @@ def build_rows(efforts: tuple[EffortView, ...], decay_threshold: int) -> tuple[l
             left = e.turns_left(decay_threshold)
             title = Content.assemble(("◆ ", "$warning"), _name(e))
             detail = Content.styled(
-                f"collapses in {_plural(left, 'turn')} · {e.raw_tokens:,} tokens loaded", "$warning"
+                f"collapses in {_plural(left, 'turn')} · {in_context.get(e.id, e.raw_tokens):,} tokens loaded",
+                "$warning",
             )
             rows.append(Row(e.id, "expanded", title, detail, e.summary, "effort -expanded"))
     concluded = [e for e in reversed(efforts) if e.state in (EffortState.CONCLUDED, EffortState.EVICTED)]
@@ -169,8 +177,10 @@ class EffortList(VerticalScroll):
     def on_mount(self) -> None:
         self.mount(Static(EMPTY_TEXT, classes="efforts-empty"))
 
-    async def show(self, efforts: tuple[EffortView, ...], decay_threshold: int) -> None:
-        rows, hidden = build_rows(efforts, decay_threshold)
+    async def show(
+        self, efforts: tuple[EffortView, ...], decay_threshold: int, in_context: Mapping[str, int] | None = None
+    ) -> None:
+        rows, hidden = build_rows(efforts, decay_threshold, in_context)
         shown = (tuple(rows), hidden)
         if shown == self._shown:
             return

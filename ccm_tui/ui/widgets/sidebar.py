@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -29,10 +31,13 @@ class Sidebar(Vertical):
         yield Static("CONTEXT", classes="sidebar-title")
         yield TokenMeter(id="meter")
 
-    async def show_efforts(self, efforts: tuple[EffortView, ...], decay_threshold: int) -> None:
+    async def show_efforts(
+        self, efforts: tuple[EffortView, ...], decay_threshold: int, in_context: Mapping[str, int] | None = None
+    ) -> None:
+        """``in_context``: tokens each open or expanded effort takes in the working context (as on the meter)."""
         self.efforts = {e.id: e for e in efforts}
         self.decay_threshold = decay_threshold
-        await self.query_one(EffortList).show(efforts, decay_threshold)
+        await self.query_one(EffortList).show(efforts, decay_threshold, in_context)
         detail = self.query_one(EffortDetail)
         detail.display = bool(efforts)
         focused = self.app.focused
