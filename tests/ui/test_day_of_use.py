@@ -295,3 +295,20 @@ async def test_a_session_held_through_the_whole_wait_gives_tui_advice(tmp_path, 
         banners = " ".join(str(b.render()) for b in screen.query(".banner"))
         assert "still in use by pid" in banners and "send again once it is done" in banners
         assert "--session" not in banners  # command-line advice has no place in the TUI
+
+
+# ------------------------------------------------------------------ a model without tools (issue 15)
+async def test_a_model_without_tools_is_said_once_and_the_hint_shows_efforts_by_hand(tmp_path, llm_server):
+    from textual.widgets import Static
+
+    llm_server.refuse_tools = True
+    llm_server.push(text("Hello! How can I help?"))
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        await send(pilot, "hi there")
+        screen = await ready(pilot)
+        await wait_until(pilot, lambda: not screen.busy, what="the turn to end")
+        banners = " ".join(str(b.render()) for b in screen.query(".banner"))
+        assert banners.count("cannot use tools") == 1
+        hint = str(screen.query_one("#prompt-hint", Static).render())
+        assert hint.startswith("no tools: Ctrl+O opens an effort")
+        assert screen.query_one(ChatLog).messages()[-1].text == "Hello! How can I help?"

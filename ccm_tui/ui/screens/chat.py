@@ -35,6 +35,7 @@ from ..widgets.turn_view import TurnView
 from .choice import unanswered_dialog
 
 HINT = "Enter send · Alt+Enter or Ctrl+J newline · Esc cancel a reply · F1 keys · Ctrl+P all commands"
+NO_TOOLS_HINT = "no tools: Ctrl+O opens an effort, Ctrl+G then d concludes it"
 DEMO_HINT = "DEMO · Enter sends the scripted message (edit it if you like) · F6 autoplay · Ctrl+P all commands"
 
 
@@ -122,7 +123,13 @@ class ChatScreen(Screen[None]):
         return self.show_sidebar if self.show_sidebar is not None else self.size.width >= NARROW_BELOW
 
     def on_resize(self) -> None:
+        self.update_hint()
+
+    def update_hint(self) -> None:
+        """The line under the prompt: keys, the hidden sidebar, and a model without tools (efforts by hand)."""
         hint = DEMO_HINT if self.demo else HINT
+        if self.engine is not None and self.engine.has_model and not self.engine.tools_enabled:
+            hint = f"{NO_TOOLS_HINT} · {hint}"
         self.query_one("#prompt-hint", Static).update(hint if self.sidebar_visible else f"Ctrl+B efforts · {hint}")
 
     def watch_show_sidebar(self, show: bool | None) -> None:
@@ -154,6 +161,7 @@ class ChatScreen(Screen[None]):
         if message.report.changed:
             await log.add_banner("\n".join(message.report.lines()), "recovery")
         await self.refresh_sidebar(message.figures)
+        self.update_hint()
         if self.demo and message.first:
             await self.driver.start(message.engine.turn, log)
         await self._demo_prefill()
@@ -290,6 +298,7 @@ class ChatScreen(Screen[None]):
     async def on_work_ended(self, message: msg.WorkEnded) -> None:
         await self.turns.ended(message.error)
         self.busy = False
+        self.update_hint()  # the turn may have found that the model has no tools
         self._seen_ts = now_iso()
         await self.refresh_sidebar()
         await self._demo_prefill()
