@@ -163,6 +163,7 @@ class Orchestrator:
         self._tell_no_tools = False
         model = getattr(self.llm, "model", None) or "this model"
         remember_without_tools(model, reason)
+        self.session.log_event(ev.MODEL_WITHOUT_TOOLS, model=model, reason=reason)
         banners.append(no_tools_notice(model))
         emit(Banner(turn=turn, text=banners[-1], kind="info"))
 

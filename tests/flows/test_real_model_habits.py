@@ -61,6 +61,8 @@ def test_a_model_without_tools_chats_on_without_them_and_is_remembered(ccm):
     assert len(requests) == 2 and requests[0].get("tools") and not requests[1].get("tools")
     assert "used without tools" in requests[1]["messages"][0]["content"]
     assert MODEL in json.loads(model_facts_file().read_text())["no_tools"]
+    told = [e for e in ccm.lines("events.jsonl") if e["event"] == "model_without_tools"]
+    assert len(told) == 1 and told[0]["model"] == MODEL  # the event log says why the tools went away
     # the next run knows: no tools offered, no second notice
     ccm.server.push(text("Still here."))
     out = ccm.send("and now?")
