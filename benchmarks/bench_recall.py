@@ -13,8 +13,8 @@ unstemmed lower-case words) over each effort's summary + log, written here
 independently of the product's index.
 
 The data set is CC BY-NC 4.0 and is not part of the repository. It is read from
-``--data`` (or ``$CCM_LOCOMO_DEV``), by default ``../shared/data/locomo-dev``
-beside the repository; without it the benchmark says so and exits 0.
+``--data`` (or ``$CCM_LOCOMO_DEV``), by default ``DEFAULT_DATA``; without it the
+benchmark says so and exits 0.
 
 Usage::
 
