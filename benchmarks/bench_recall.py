@@ -202,7 +202,9 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(root, ignore_errors=True)
 
     efforts = sum(len(c.documents) for c in conversations)
-    print(f"LoCoMo development split: {len(conversations)} conversations, {efforts} efforts, {len(questions)} questions")
+    print(
+        f"LoCoMo development split: {len(conversations)} conversations, {efforts} efforts, {len(questions)} questions"
+    )
     print(f"{'ranking':<24} {'R@1':>6} {'R@3':>6} {'R@5':>6} {'MRR':>6} {'p50 ms':>8} {'p95 ms':>8}")
     for f in rows:
         print(
