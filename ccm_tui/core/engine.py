@@ -85,7 +85,7 @@ def open_index(session_dir: Path) -> EffortIndex:
 
 
 def sync_index(index: EffortIndex, session: Session) -> None:
-    index.sync_session(session.dir, ((e.id, e.status, e.summary) for e in session.efforts))
+    index.sync_session(session.dir, session.efforts)  # with their names
 
 
 @dataclass(frozen=True)
@@ -468,5 +468,5 @@ def search_session(session_dir: Path, query: str, limit: int = 10) -> list[Searc
     brings the derived index up to date, ranks. Never imports litellm."""
     efforts = load_manifest(Path(session_dir) / MANIFEST_FILE)
     with open_index(session_dir) as index:
-        index.sync_session(Path(session_dir), ((e.id, e.status, e.summary) for e in efforts))
+        index.sync_session(Path(session_dir), efforts)  # with their names
         return index.search(query, limit=limit)

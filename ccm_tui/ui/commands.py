@@ -14,9 +14,11 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
 from .actions import valid_actions
+from .keys import key_for
 from .widgets.sidebar import Sidebar
 
 SEARCH_LIMIT = 8
+NEW_EFFORT_HELP = "asks for the new effort's name (this query filled in); Enter there opens it"
 MATCH_STYLE = "bold reverse"  # how a matched term of a passage is shown
 
 
@@ -25,19 +27,34 @@ def _chat(provider: Provider):
 
 
 def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
-    yield "Open effort…", chat.action_open_effort, "start a new effort by name (Ctrl+O)"
-    yield "Search efforts…", chat.action_search_efforts, "ranked search over all efforts, live results (Ctrl+F)"
-    yield "Context inspector", chat.action_inspector, "exactly what the model will see, per section (F2)"
-    yield "Settings", chat.app.action_settings, "model, API base, budget, thresholds, theme (F4)"
+    def keys(action: str, help: str) -> str:
+        """The help text with the action's keys, read from the bindings (never a stale copy)."""
+        key = key_for(action)
+        return f"{help} ({key})" if key else help
+
+    yield "Open effort…", chat.action_open_effort, keys("open_effort", "start a new effort by name")
+    yield "Search efforts…", chat.action_search_efforts, keys("search_efforts", "ranked search over all efforts")
+    yield "Context inspector", chat.action_inspector, keys("inspector", "exactly what the model will see, per section")
+    yield "Settings", chat.app.action_settings, keys("app.settings", "model, API base, budget, thresholds, theme")
     yield "Switch model…", chat.app.action_switch_model, "use another model for this run"
-    yield "Toggle sidebar", chat.action_toggle_sidebar, "show or hide the efforts and the meter (Ctrl+B)"
-    yield "Focus the efforts", chat.action_focus_efforts, "move the keyboard to the effort list (Ctrl+G)"
-    yield "Copy last reply", chat.action_copy_reply, "the assistant's last message, as Markdown"
-    yield "Copy last code block", chat.action_copy_code, "the last fenced code block of the chat"
+    yield "Toggle sidebar", chat.action_toggle_sidebar, keys("toggle_sidebar", "show or hide the efforts and the meter")
+    yield "Focus the efforts", chat.action_focus_efforts, keys("focus_efforts", "move the keyboard to the effort list")
+    yield "Copy last reply", chat.action_copy_reply, keys("copy_reply", "the assistant's last message, as Markdown")
+    yield "Copy last code block", chat.action_copy_code, keys("copy_code", "the last fenced code block of the chat")
+    yield "Clear the input", chat.action_clear_prompt, keys("clear_prompt", "empty the message being written")
+    yield "Keys", chat.app.action_help, "every key of the app, from its bindings (F1)"
     if chat.busy:
-        yield "Cancel the running turn", chat.action_cancel_turn, "stop the model; the partial reply is kept (Esc)"
+        yield (
+            "Cancel the running turn",
+            chat.action_cancel_turn,
+            keys("cancel_turn", "stop the model; the partial reply is kept"),
+        )
     if chat.demo:
-        yield "Demo: autoplay on/off", chat.action_demo_autoplay, "let the scripted demo type and send by itself (F6)"
+        yield (
+            "Demo: autoplay on/off",
+            chat.action_demo_autoplay,
+            keys("demo_autoplay", "the scripted demo types and sends by itself"),
+        )
 
 
 def effort_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
@@ -107,9 +124,9 @@ async def search_hits(chat, query: str, *, base: float) -> Hits:
     name = query.strip()
     yield Hit(
         base / 4,
-        escape(f"Open a new effort: {name}"),
-        partial(chat.efforts.open, name),
-        help="start a new effort with this name",
+        escape(f"Open a new effort: {name}…"),
+        partial(chat.efforts.ask_open, name),  # asks first: a query is not a decision
+        help=NEW_EFFORT_HELP,
     )
 
 
