@@ -251,13 +251,12 @@ PARTIAL_MESSAGE_CHARS = 4_000  # characters of one message in a partial read
 
 @tool(
     "expand_effort",
-    "Load a concluded effort's raw log back into working context (read-only) to answer detailed questions "
-    "about it. It collapses by itself after a few turns without reference. To read only part of the log "
-    "(fewer tokens, nothing is loaded), give lines (e.g. '120-140') or around_line (e.g. a line of a "
-    "search_efforts passage): the lines come back in this tool's result.",
+    "Load a concluded effort's raw log back into context (read-only) for detailed questions; it collapses "
+    "by itself after a few turns without reference. With lines or around_line, only those lines come back "
+    "in this result and nothing is loaded (fewer tokens).",
     id="Concluded effort id.",
-    lines_="Optional: 1-based line range of the raw log to return, e.g. '120-140' (at most 60 lines).",
-    around_line_="Optional: return the lines around this 1-based line of the raw log.",
+    lines_="Optional 1-based line range, e.g. '120-140' (at most 60 lines).",
+    around_line_="Optional 1-based line (e.g. of a search passage): the lines around it.",
 )
 async def expand_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     effort = _effort(ctx, args["id"])
@@ -363,11 +362,9 @@ async def switch_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
 
 @tool(
     "search_efforts",
-    "Keyword search (BM25 over words and word pairs, with stemming: 'painted' finds 'paint') over ALL "
-    "efforts (open, concluded, and older ones no longer in working memory): ids, names, summaries and "
-    "the full raw logs. Not semantic: use the words the conversation itself would contain. Returns id, "
-    "status, summary, score, a snippet and the best passage of the log with its line numbers, best first; "
-    "read around a passage with expand_effort(id, around_line=N).",
+    "Keyword search (stemmed BM25; not semantic: use words the conversation would contain) over ALL "
+    "efforts, also those no longer in working memory: ids, names, summaries and full raw logs. Best first: "
+    "id, status, summary, score and the best log passage with its line numbers.",
     query="What to look for, in plain words.",
 )
 async def search_efforts(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
