@@ -77,7 +77,7 @@ def _as_call(item: Any, offered: set[str]) -> TextToolCall | None:
 def _parse(text: str, offered: set[str]) -> list[TextToolCall] | None:
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return _as_calls(value, offered)
 
@@ -100,6 +100,7 @@ def extract_text_tool_calls(content: str, offered: set[str]) -> tuple[str, list[
         return content, []
     found: list[tuple[int, list[TextToolCall]]] = []
     spans: list[tuple[int, int]] = []
+    tagged: set[int] = set()  # starts of calls inside <tool_call> tags: meant as calls wherever they are
 
     def taken(start: int, end: int) -> bool:
         return any(start < b and a < end for a, b in spans)
@@ -112,6 +113,8 @@ def extract_text_tool_calls(content: str, offered: set[str]) -> tuple[str, list[
             if calls:
                 found.append((match.start(), calls))
                 spans.append((match.start(), match.end()))
+                if pattern is _TAGGED:
+                    tagged.add(match.start())
     decoder = json.JSONDecoder()
     position = 0
     while True:
@@ -124,7 +127,7 @@ def extract_text_tool_calls(content: str, offered: set[str]) -> tuple[str, list[
             continue
         try:
             value, end = decoder.raw_decode(content, start)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to be a call
             position = start + 1
             continue
         calls = _as_calls(value, offered)
@@ -134,6 +137,14 @@ def extract_text_tool_calls(content: str, offered: set[str]) -> tuple[str, list[
         position = end  # a JSON value that is not a call is text as a whole, its insides too
     if not found:
         return content, []
+    outside = "".join(content[a:b] for a, b in _gaps(spans, len(content)))
+    if outside.strip():
+        # Prose beside a bare or fenced call may be quoting it ("here is an example of open_effort: …"):
+        # only tagged calls count then, and the rest stays text as written.
+        found = [(start, calls) for start, calls in found if start in tagged]
+        spans = [(a, b) for a, b in spans if a in tagged]
+        if not found:
+            return content, []
     kept, cursor = [], 0
     for start, end in sorted(spans):
         kept.append(content[cursor:start])
@@ -141,6 +152,16 @@ def extract_text_tool_calls(content: str, offered: set[str]) -> tuple[str, list[
     kept.append(content[cursor:])
     calls = [call for _, group in sorted(found, key=lambda item: item[0]) for call in group]
     return _tidy("".join(kept)), calls
+
+
+def _gaps(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    """The parts of ``[0, length)`` outside ``spans``."""
+    gaps, cursor = [], 0
+    for start, end in sorted(spans):
+        gaps.append((cursor, start))
+        cursor = max(cursor, end)
+    gaps.append((cursor, length))
+    return gaps
 
 
 def looks_like_call_start(text: str) -> bool | None:

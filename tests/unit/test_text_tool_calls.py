@@ -98,3 +98,23 @@ def test_holdback_releases_ordinary_text_in_full(content):
     shown, holdback = stream(content)
     assert shown + holdback.flush() == content
     assert len(shown) >= len(content) - 60  # held back only near markers, never the whole reply
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        # a user asked for an example: quoting a call is not making it
+        'Here is an example:\n```json\n{"name": "open_effort", "arguments": {"name": "auth bug"}}\n```\n'
+        "A model sends this when it starts a topic.",
+        'For example, a model may write {"name": "close_effort", "arguments": {}} in its reply.',
+    ],
+)
+def test_a_call_quoted_in_prose_is_text_not_a_call(content):
+    text, calls = extract_text_tool_calls(content, OFFERED)
+    assert calls == []
+    assert text == content
+
+
+def test_json_nested_too_deep_is_text_not_a_crash():
+    content = '{"a":' * 2000
+    assert extract_text_tool_calls(content, OFFERED) == (content, [])
