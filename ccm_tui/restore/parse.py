@@ -7,6 +7,8 @@ format means writing such a module and listing it in ``_FORMAT_MODULES``.
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -92,13 +94,41 @@ def parse_transcript(path: Path | str, fmt: str = "auto", max_turns: int | None 
     try:
         parse_path = getattr(module, "parse_path", None)
         parsed = parse_path(path, text) if parse_path is not None else module.parse(text)
-    except (TypeError, AttributeError, KeyError, IndexError, RecursionError) as error:
+    except (TypeError, AttributeError, KeyError, IndexError, RecursionError, ArithmeticError) as error:
         # Parsers skip and count bad records themselves; this is the last line of defence.
         raise TranscriptError(f"cannot parse {path.name} as {name}: unexpected data ({type(error).__name__})") from None
+    if _has_lone_surrogates(parsed):
+        _replace_lone_surrogates(parsed)
+        notes.append("replaced escaped text that is not valid Unicode (lone surrogates) with U+FFFD")
     parsed.skipped[:0] = notes
     if max_turns is not None:
         parsed.turns = parsed.turns[:max_turns]
     return parsed
+
+
+def _valid(text: str) -> str:
+    """``text`` with lone surrogates (from JSON escapes such as "\\ud83d") replaced: they cannot be
+    written as UTF-8, so one would break the manifest, the search index and every later command."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_lone_surrogates(parsed: ParsedTranscript) -> bool:
+    texts = [parsed.title or "", parsed.cwd or ""]
+    for turn in parsed.turns:
+        texts += turn.user_messages + turn.agent_responses + [a.path for a in turn.artifacts]
+    return any(_SURROGATE.search(t) for t in texts)
+
+
+def _replace_lone_surrogates(parsed: ParsedTranscript) -> None:
+    parsed.title = _valid(parsed.title) if parsed.title else parsed.title
+    parsed.cwd = _valid(parsed.cwd) if parsed.cwd else parsed.cwd
+    for turn in parsed.turns:
+        turn.user_messages = [_valid(m) for m in turn.user_messages]
+        turn.agent_responses = [_valid(m) for m in turn.agent_responses]
+        turn.artifacts = [replace(a, path=_valid(a.path)) for a in turn.artifacts]
 
 
 def _read_bytes(path: Path, limit: int = -1) -> bytes:

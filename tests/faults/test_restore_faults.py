@@ -138,6 +138,24 @@ def test_an_import_rebuilt_by_repair_is_still_recognised(ccm: CCM, transcript: P
     assert effort_ids(ccm) == [effort_id]
 
 
+def test_an_escaped_lone_surrogate_in_a_transcript_leaves_the_session_usable(ccm: CCM, transcript: Path) -> None:
+    """JSON may escape half of an emoji ("\\ud83d"): it cannot be written as UTF-8, so the import
+    replaces it, and search and status keep working afterwards (found in review)."""
+    raw = transcript.read_text()
+    transcript.write_text(raw.replace("crashes when b is zero", "crashes when b is zero \\ud83d"))
+    assert "\\ud83d" in transcript.read_text()
+
+    rc, _out, err = restore(ccm, transcript, "--skip-evidence-search")
+
+    assert rc == 0, err
+    (effort_id,) = effort_ids(ccm)
+    rc, out, err = ccm.run("search", "--session-dir", str(ccm.dir), "--json", "divide zero")
+    assert rc == 0, err
+    assert [r["id"] for r in json.loads(out)["results"]] == [effort_id]
+    log = (ccm.dir / "efforts" / f"{effort_id}.jsonl").read_text(encoding="utf-8")
+    assert "\ufffd" in log or "\\ufffd" in log
+
+
 # --------------------------------------------------------------------------- item 11
 def test_a_transcript_cannot_make_a_system_directory_readable(ccm: CCM, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))

@@ -335,3 +335,17 @@ def test_bulk_parse_of_an_opencode_storage_finds_only_sessions(tmp_path: Path, c
     assert rc == 0
     assert [Path(d["file"]).name for d in documents] == ["ses_abc.json"]
     assert len(documents[0]["turns"]) == 2
+
+
+def test_opencode_storage_ids_are_names_never_paths(tmp_path: Path) -> None:
+    """A session or message id like "/tmp/x" or "../../etc" must not make the parser read elsewhere."""
+    outside = tmp_path / "outside"
+    (outside / "m").mkdir(parents=True)
+    (outside / "m" / "secret.json").write_text(json.dumps({"id": "m", "role": "user", "text": "SECRET"}))
+    session_file = write_opencode_storage(tmp_path / "a")
+    data = json.loads(session_file.read_text())
+    data["id"] = str(outside)
+    session_file.write_text(json.dumps(data))
+
+    with pytest.raises(TranscriptError, match="not a plain name"):
+        parse_transcript(session_file, "opencode-storage")

@@ -48,7 +48,9 @@ def _message_text(message: Any) -> str | None:
         content = "\n".join(p for p in parts if isinstance(p, str))
     if not isinstance(content, str) or not content.strip():
         return None
-    return _normalise(content[:MAX_MESSAGE_CHARS])
+    text = content[:MAX_MESSAGE_CHARS]
+    # a lone surrogate (a JSON escape like "\\ud83d" in a hand-edited log) cannot be stored as UTF-8
+    return _normalise(text.encode("utf-8", "replace").decode("utf-8") if not text.isascii() else text)
 
 
 @dataclass

@@ -17,6 +17,7 @@ with ``/export`` and restore the Markdown.)
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,9 @@ def sniff(head: str, path: Path) -> float:
     return 0.0
 
 
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,200}$")
+
+
 def parse(text: str) -> ParsedTranscript:
     raise TranscriptError("an opencode storage session needs its storage directory: give the session file's path")
 
@@ -52,11 +56,16 @@ def parse_path(path: Path, text: str) -> ParsedTranscript:
         raise TranscriptError(f"not an opencode session file: invalid JSON ({error})") from None
     if not isinstance(session, dict) or not isinstance(session.get("id"), str):
         raise TranscriptError("not an opencode session file: no session id")
+    if not _SAFE_ID.match(session["id"]):  # an id is a directory name beside the session: never a path
+        raise TranscriptError("not an opencode session file: its id is not a plain name")
     storage = path.resolve().parent.parent.parent
     builder = TurnBuilder()
     messages = _load_dir(storage / "message" / session["id"], builder, "message")
     messages.sort(key=lambda m: (_created(m), str(m.get("id"))))
     for number, message in enumerate(messages, start=1):
+        if not _SAFE_ID.match(str(message.get("id"))):
+            builder.note(number, "a message whose id is not a plain name (skipped)")
+            continue
         try:
             _add_message(builder, message, _load_dir(storage / "part" / str(message["id"]), builder, "part"), number)
         except (TypeError, AttributeError, ValueError, KeyError, IndexError):
