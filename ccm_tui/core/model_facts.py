@@ -52,8 +52,16 @@ def input_window(model: str | None) -> int | None:
 
 
 def known_without_tools(model: str | None) -> bool:
-    """True only when the bundled map says outright that the model has no function calling."""
-    return model_info(model).get("supports_function_calling") is False
+    """True only when the bundled map says outright that this provider's model has no function
+    calling. A bare-name entry counts only for its own provider: ``openai/deepseek-reasoner`` on a
+    local server is not DeepSeek's ``deepseek-reasoner``."""
+    info = model_info(model)
+    if info.get("supports_function_calling") is not False or not model:
+        return False
+    if "/" not in model or model in _model_map():
+        return True
+    provider = model.split("/", 1)[0]
+    return info.get("litellm_provider") in (provider, "ollama" if provider == "ollama_chat" else provider)
 
 
 def _read_learned() -> dict[str, Any]:
@@ -64,20 +72,29 @@ def _read_learned() -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+FROM_MODEL_MAP = "model map"  # an entry taken from litellm's map, not seen from a server
+
+
 def learned_without_tools(model: str | None) -> bool:
-    """This machine saw the model's server refuse tools before."""
+    """This machine saw the model's server refuse tools before (or took it from litellm's map,
+    which is asked again: a litellm release that corrects the map brings the tools back)."""
     no_tools = _read_learned().get("no_tools")
-    return bool(model) and isinstance(no_tools, dict) and model in no_tools
+    if not model or not isinstance(no_tools, dict) or model not in no_tools:
+        return False
+    entry = no_tools[model]
+    if isinstance(entry, dict) and entry.get("from") == FROM_MODEL_MAP:
+        return known_without_tools(model)
+    return True
 
 
-def remember_without_tools(model: str, reason: str) -> None:
+def remember_without_tools(model: str, reason: str, *, source: str = "server") -> None:
     """Record that ``model`` cannot use tools, so later runs chat without them from the start.
     Best effort: a read-only data directory only means the server is asked again next time."""
     data = _read_learned()
     no_tools = data.get("no_tools")
     if not isinstance(no_tools, dict):
         no_tools = {}
-    no_tools[model] = {"since": now_iso(), "reason": reason[:300]}
+    no_tools[model] = {"since": now_iso(), "reason": reason[:300], "from": source}
     data["no_tools"] = no_tools
     try:
         atomic_write_text(model_facts_file(), json.dumps(data, ensure_ascii=False, indent=2) + "\n")

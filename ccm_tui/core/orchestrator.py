@@ -35,7 +35,7 @@ from .compaction import Compactor, ContextTooLarge
 from .context import WorkingContext, assemble, message_cap
 from .eventlog import now_iso
 from .llm import CONNECTION, NO_TOOLS, RATE_LIMIT, Completion, LLMError, ToolCall
-from .model_facts import known_without_tools, learned_without_tools, remember_without_tools
+from .model_facts import FROM_MODEL_MAP, known_without_tools, learned_without_tools, remember_without_tools
 from .salience import IdIndex, end_of_turn, referenced_efforts
 from .session import Session
 from .text_tool_calls import CallHoldback, TextToolCall, extract_text_tool_calls
@@ -157,12 +157,12 @@ class Orchestrator:
     def offered_tools(self) -> list[dict[str, Any]] | None:
         return self.tool_defs if self.tools_enabled or self.llm is None else None
 
-    def _without_tools(self, reason: str, turn: int, emit: Emit, banners: list[str]) -> None:
+    def _without_tools(self, reason: str, turn: int, emit: Emit, banners: list[str], *, source: str = "server") -> None:
         """From now on this model chats without tools; the user is told once (per machine)."""
         self._tools_enabled = False
         self._tell_no_tools = False
         model = getattr(self.llm, "model", None) or "this model"
-        remember_without_tools(model, reason)
+        remember_without_tools(model, reason, source=source)
         self.session.log_event(ev.MODEL_WITHOUT_TOOLS, model=model, reason=reason)
         banners.append(no_tools_notice(model))
         emit(Banner(turn=turn, text=banners[-1], kind="info"))
@@ -362,7 +362,9 @@ class Orchestrator:
             emit(Waiting(turn=turn, reason=LOADING_CLIENT))
             await asyncio.to_thread(self.llm.load)  # type: ignore[attr-defined]
         if self._tell_no_tools:
-            self._without_tools("litellm's model map says it has no function calling", turn, emit, banners)
+            self._without_tools(
+                "litellm's model map says it has no function calling", turn, emit, banners, source=FROM_MODEL_MAP
+            )
         attempt = 0
         waited = 0.0
         while True:

@@ -36,3 +36,20 @@ def test_learned_models_are_remembered_and_a_damaged_file_is_not_fatal():
     assert learned_without_tools("ollama_chat/gemma") is False
     remember_without_tools("ollama_chat/gemma", "again")  # rewrites the damaged file
     assert learned_without_tools("ollama_chat/gemma")
+
+
+def test_a_bare_map_name_speaks_only_for_its_own_provider():
+    """DeepSeek's deepseek-reasoner has no tools in the map; a local server's model of that name may."""
+    assert known_without_tools("deepseek-reasoner") is True
+    assert known_without_tools("openai/deepseek-reasoner") is False
+    assert known_without_tools("ollama_chat/codegeex4") is True  # Ollama's entry, listed as ollama/…
+
+
+def test_a_verdict_taken_from_the_map_is_asked_of_the_map_again():
+    """Remembered so the notice comes once; but a litellm whose map says otherwise brings tools back."""
+    from ccm_tui.core.model_facts import FROM_MODEL_MAP
+
+    remember_without_tools("ollama/codegeex4", "the map says so", source=FROM_MODEL_MAP)
+    remember_without_tools("openai/some-model", "the map said so once", source=FROM_MODEL_MAP)
+    assert learned_without_tools("ollama/codegeex4") is True
+    assert learned_without_tools("openai/some-model") is False  # the map (now) knows nothing against it
