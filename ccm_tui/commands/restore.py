@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..config import retry_base_seconds
-from ..restore.turns import ParsedTranscript, TranscriptError, to_parse_only_json
+from ..restore.turns import ParsedTranscript, TranscriptError, UnknownTranscriptFormat, to_parse_only_json
 from .common import (
     EXIT_OK,
     EXIT_RUNTIME,
@@ -149,9 +149,13 @@ def expand_transcripts(arguments: list[str]) -> list[Path]:
 
 
 def _storage_detail(path: Path) -> bool:
-    """A message or part file of opencode's storage: read with its session file, not on its own."""
+    """A file of opencode's storage that is not a session: its messages and parts (read with their
+    session file), and its project, diff and todo records."""
     parts = path.parts
-    return any(parts[i] == "storage" and parts[i + 1] in ("message", "part") for i in range(len(parts) - 1))
+    return any(
+        parts[i] == "storage" and parts[i + 1] in ("message", "part", "project", "session_diff", "todo")
+        for i in range(len(parts) - 1)
+    )
 
 
 def _files_under(directory: Path) -> list[Path]:
@@ -466,10 +470,18 @@ class _BulkProgress:
 
 def _bulk_import_one(importer: _Importer, transcript: Path, row: ImportRow, progress) -> None:
     from ..restore.landing import AlreadyImported
+    from ..restore.parse import parse_transcript
 
     if not transcript.is_file():
         raise CliError(f"no transcript file at {transcript}")
-    parsed = _parse(transcript, importer.args)
+    try:
+        parsed = parse_transcript(transcript, fmt=importer.args.format or "auto", max_turns=importer.args.max_turns)
+    except UnknownTranscriptFormat:
+        # an agent's directory holds other files too (settings, todos, diffs): not a failure
+        row.status = "skipped: not a transcript (no known format)"
+        return
+    except TranscriptError as exc:
+        raise CliError(str(exc)) from None
     row.format, row.turns = parsed.format, len(parsed.turns)
     if not parsed.turns:
         row.status = "skipped: no human turns"

@@ -25,7 +25,7 @@ from ccm_tui.restore.formats import (
     opencode_storage,
     specstory,
 )
-from ccm_tui.restore.turns import ParsedTranscript, TranscriptError
+from ccm_tui.restore.turns import ParsedTranscript, TranscriptError, UnknownTranscriptFormat
 
 
 class TranscriptFormat(Protocol):
@@ -156,7 +156,7 @@ def _detect(head: str, path: Path) -> str:
     scores = {name: module.sniff(head, path) for name, module in FORMATS.items()}
     best = max(scores, key=lambda name: scores[name])
     if scores[best] < _MIN_CONFIDENCE:
-        raise TranscriptError(
+        raise UnknownTranscriptFormat(
             f"cannot detect the transcript format of {path.name}; pass --format (one of {', '.join(sorted(FORMATS))})"
         )
     return best

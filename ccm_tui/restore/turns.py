@@ -17,6 +17,10 @@ class TranscriptError(ValueError):
     """A transcript cannot be read, detected or parsed (message is one line)."""
 
 
+class UnknownTranscriptFormat(TranscriptError):
+    """No known format recognises the file: in a directory scan, a file that is not a transcript."""
+
+
 @dataclass(frozen=True)
 class Artifact:
     """A file the agent read, edited or created during a turn.

@@ -13,13 +13,15 @@ from .test_restore_command import FIXTURES, MODEL, responder, run, write_claude_
 
 @pytest.fixture
 def projects(tmp_path: Path, llm_server, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A ``~/.claude/projects``-like tree: two sessions, a broken file, a hidden directory."""
+    """A ``~/.claude/projects``-like tree: two sessions, an empty one, a file that is no transcript,
+    a broken transcript (an opencode session whose id is a path), a hidden directory."""
     root = tmp_path / "projects"
     (root / "app").mkdir(parents=True)
     write_claude_session(root / "app" / "one.jsonl", tmp_path / "calc")
     shutil.copy(FIXTURES / "aider.chat.history.md", root / "app" / "history.md")
     (root / "app" / "empty.jsonl").write_text('{"parentUuid": null, "sessionId": "x"}\n', encoding="utf-8")
     (root / "app" / "notes.txt").write_text("not a transcript\n", encoding="utf-8")
+    (root / "app" / "ses_bad.json").write_text(json.dumps({"id": "../../etc", "directory": "/w"}), encoding="utf-8")
     (root / ".cache").mkdir()
     shutil.copy(FIXTURES / "claude-code-session.jsonl", root / ".cache" / "hidden.jsonl")
     llm_server.responder = responder
@@ -41,15 +43,16 @@ def test_a_directory_imports_each_session_and_ends_with_a_table(capsys, llm_serv
     assert rc == 1  # one file failed; the others were imported anyway
     lines = out.splitlines()
     assert lines[0].split() == ["file", "format", "turns", "effort", "id", "status"]
-    rows = {Path(line.split()[0]).name: line for line in lines[1:5]}
-    assert set(rows) == {"empty.jsonl", "history.md", "notes.txt", "one.jsonl"}  # the hidden directory is left out
+    rows = {Path(line.split()[0]).name: line for line in lines[1:6]}
+    assert set(rows) == {"empty.jsonl", "history.md", "notes.txt", "one.jsonl", "ses_bad.json"}  # no hidden dir
     assert "skipped: no human turns" in rows["empty.jsonl"]
-    assert "failed: cannot detect the transcript format of notes.txt" in rows["notes.txt"]
+    assert "skipped: not a transcript" in rows["notes.txt"]  # an agent's folder holds other files too
+    assert "failed: not an opencode session file: its id is not a plain name" in rows["ses_bad.json"]
     assert " imported" in rows["history.md"] and " aider " in rows["history.md"]
     assert " imported" in rows["one.jsonl"] and " claude-code " in rows["one.jsonl"]
     assert "Cost: " in out and "per turn" in out
-    assert "[2/4] history.md" in err and "model call(s)" in err
-    assert "2 imported, 1 skipped, 1 failed of 4 file(s)" in out
+    assert "[2/5] history.md" in err and "model call(s)" in err
+    assert "2 imported, 2 skipped, 1 failed of 5 file(s)" in out
     rc, data, _ = run(capsys, "status", "--session-dir", str(session), "--json")
     assert len(json.loads(data)["efforts"]) == 2
 
@@ -66,7 +69,13 @@ def test_parse_only_over_several_files_keeps_the_single_file_document(capsys, pr
     rc, out, err = run(capsys, "restore", str(projects / "app"), "--parse-only", "--json")
     documents = json.loads(out)["files"]
 
-    assert [Path(d["file"]).name for d in documents] == ["empty.jsonl", "history.md", "notes.txt", "one.jsonl"]
+    assert [Path(d["file"]).name for d in documents] == [
+        "empty.jsonl",
+        "history.md",
+        "notes.txt",
+        "one.jsonl",
+        "ses_bad.json",
+    ]
     assert "cannot detect" in documents[2]["error"]
     single_rc, single_out, _ = run(capsys, "restore", str(projects / "app" / "one.jsonl"), "--parse-only", "--json")
     single = json.loads(single_out)
