@@ -244,13 +244,14 @@ def _importer(args: argparse.Namespace) -> _Importer:
     return _Importer(args, directory, settings, counter, ModelCallMeter(model_client(settings), counter))
 
 
-def _earlier_import(importer: _Importer, transcript: Path) -> tuple[str, str | None]:
-    """The transcript's digest and the effort it was imported as before (None with --force)."""
+def _earlier_import(importer: _Importer, transcript: Path, parsed: ParsedTranscript) -> tuple[str, str | None]:
+    """The transcript's digest (of the bytes that were parsed, so a file still growing is never
+    marked imported beyond what was read) and the effort it was imported as before (None with --force)."""
     from ..core.engine import ManifestError
     from ..restore import landing
 
     try:
-        digest = landing.transcript_digest(transcript)
+        digest = parsed.sha256 or landing.transcript_digest(transcript)
         earlier = landing.already_imported(importer.directory, digest, importer.args.max_turns)
     except OSError as exc:
         raise CliError(f"cannot read transcript {transcript}: {exc.strerror or exc}") from None
@@ -333,7 +334,7 @@ def _restore(args: argparse.Namespace, transcript: Path, parsed: ParsedTranscrip
     from ..restore.landing import AlreadyImported
 
     importer = _importer(args)
-    digest, earlier = _earlier_import(importer, transcript)
+    digest, earlier = _earlier_import(importer, transcript, parsed)
     if earlier is not None:
         return _report_already_imported(args, transcript, earlier)
     try:
@@ -486,7 +487,7 @@ def _bulk_import_one(importer: _Importer, transcript: Path, row: ImportRow, prog
     if not parsed.turns:
         row.status = "skipped: no human turns"
         return
-    digest, earlier = _earlier_import(importer, transcript)
+    digest, earlier = _earlier_import(importer, transcript, parsed)
     if earlier is not None:
         row.effort_id, row.status = earlier, f"skipped: already imported as {earlier}"
         return

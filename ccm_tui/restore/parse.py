@@ -7,6 +7,7 @@ format means writing such a module and listing it in ``_FORMAT_MODULES``.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -86,7 +87,8 @@ def parse_transcript(path: Path | str, fmt: str = "auto", max_turns: int | None 
     path = Path(path)
     if max_turns is not None and max_turns < 0:
         raise TranscriptError(f"max_turns must be zero or more, not {max_turns}")
-    text, notes = read_transcript_text(path)
+    data = _read_bytes(path)
+    text, notes = _decode(data)
     name = _detect(text[:SNIFF_BYTES], path) if fmt == "auto" else fmt
     module = FORMATS.get(name)
     if module is None:
@@ -101,6 +103,7 @@ def parse_transcript(path: Path | str, fmt: str = "auto", max_turns: int | None 
         _replace_lone_surrogates(parsed)
         notes.append("replaced escaped text that is not valid Unicode (lone surrogates) with U+FFFD")
     parsed.skipped[:0] = notes
+    parsed.sha256 = hashlib.sha256(data).hexdigest()
     if max_turns is not None:
         parsed.turns = parsed.turns[:max_turns]
     return parsed

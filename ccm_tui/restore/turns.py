@@ -59,6 +59,7 @@ class ParsedTranscript:
     skipped: list[str] = field(default_factory=list)
     cwd: str | None = None
     title: str | None = None
+    sha256: str | None = None  # of the very bytes parsed: what makes importing them idempotent
 
 
 def to_parse_only_json(parsed: ParsedTranscript) -> dict[str, Any]:

@@ -127,3 +127,20 @@ def test_read_notes_lead_the_skipped_list(tmp_path: Path) -> None:
     assert parsed.format == "aider"
     assert parsed.skipped[0].startswith("replaced 1 invalid UTF-8")
     assert parsed.turns[0].user == "fix it\ufffd"
+
+
+def test_the_import_hash_is_of_the_bytes_parsed_not_a_later_read(tmp_path):
+    """A live transcript may grow after it was parsed: the idempotency hash must cover only what was
+    read, or turns appended later would be reported as 'already imported' and never imported."""
+    import hashlib
+
+    from ccm_tui.restore.parse import parse_transcript
+
+    source = Path(__file__).parents[1] / "fixtures" / "transcripts" / "aider.chat.history.md"
+    transcript = tmp_path / "live.aider.chat.history.md"
+    transcript.write_bytes(source.read_bytes())
+    parsed = parse_transcript(transcript)
+    with transcript.open("a", encoding="utf-8") as handle:
+        handle.write("\n#### one more request\n")
+
+    assert parsed.sha256 == hashlib.sha256(source.read_bytes()).hexdigest()
