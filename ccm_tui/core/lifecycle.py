@@ -197,18 +197,26 @@ def land_imported(
     duplicated; a different file under the chosen id is never touched."""
     restored_at = restored_at or now_iso()
     _remove_unpublished_imports(session.dir / EFFORTS_DIR)
-    effort = Effort(
-        id=_import_id(session, name, messages),
-        status=CONCLUDED,
-        summary=summary,
-        name=name,
-        created=restored_at,
-        concluded_at=restored_at,
-        source=source,
-    )
+    adopted = _adopted_by_repair(session, messages)
+    if adopted is not None:
+        # killed after its log was published, then `repair` listed the bare file: this import completes it
+        effort = adopted
+        effort.summary, effort.name, effort.source = summary, name, source
+        effort.created, effort.concluded_at = effort.created or restored_at, restored_at
+    else:
+        effort = Effort(
+            id=_import_id(session, name, messages),
+            status=CONCLUDED,
+            summary=summary,
+            name=name,
+            created=restored_at,
+            concluded_at=restored_at,
+            source=source,
+        )
     effort.summary_tokens = session.counter.count_text(summary)
-    _publish_log(session, effort, messages)
-    session.efforts.add(effort)
+    if adopted is None:
+        _publish_log(session, effort, messages)
+        session.efforts.add(effort)
     session.save_manifest()
     session.view.summaries[effort.id] = session.state.turn  # the usual grace period
     session.save_view()
@@ -226,6 +234,20 @@ def land_imported(
         raw_tokens=effort.raw_tokens,
     )
     return effort
+
+
+LOST_SUMMARY = "(summary lost in a repair; the raw log is intact — expand to read it)"
+
+
+def _adopted_by_repair(session: Session, messages: list[dict[str, Any]]) -> Effort | None:
+    """An effort ``repair`` rebuilt from its log file alone (no provenance, a placeholder summary)
+    whose log holds exactly these messages: an import killed between publishing its log and
+    saving the manifest."""
+    for effort in session.efforts:
+        placeholder = effort.source is None and (effort.summary or "").startswith(LOST_SUMMARY)
+        if placeholder and _same_messages(session.effort_path(effort.id), messages):
+            return effort
+    return None
 
 
 def _remove_unpublished_imports(efforts_dir: Path) -> None:

@@ -69,7 +69,7 @@ def _placeholder_summary(session_dir: Path, effort_id: str) -> str:
     records = read_jsonl(session_dir / EFFORTS_DIR / f"{effort_id}.jsonl").records
     first = next((str(r.get("content", "")) for r in records if r.get("role") == "user"), "")
     first = " ".join(first.split())[:160]
-    return f"(summary lost in a repair; the raw log is intact — expand to read it) First message: {first}"
+    return f"{lifecycle.LOST_SUMMARY} First message: {first}"
 
 
 def rebuild_manifest(session_dir: Path, *, force: bool = False) -> RepairReport:

@@ -156,6 +156,27 @@ def test_an_escaped_lone_surrogate_in_a_transcript_leaves_the_session_usable(ccm
     assert "\ufffd" in log or "\\ufffd" in log
 
 
+def test_a_killed_import_listed_by_repair_is_completed_not_copied(ccm: CCM, transcript: Path) -> None:
+    """Killed after its log was published, before the manifest named it; then ``repair`` listed the
+    bare file (placeholder summary, no provenance): the next import completes that effort."""
+    assert restore(ccm, transcript, "--skip-evidence-search")[0] == 0
+    (effort_id,) = effort_ids(ccm)
+    logged = len(ccm.lines(f"efforts/{effort_id}.jsonl"))
+    unpublish(ccm, effort_id)
+    rc, _out, err = ccm.run("repair", "--session-dir", str(ccm.dir), "--force")
+    assert rc == 0, err
+    assert ccm.status()["efforts"][0]["summary"].startswith("(summary lost in a repair")
+
+    rc, _out, err = restore(ccm, transcript, "--skip-evidence-search")
+
+    assert rc == 0, err
+    (effort,) = ccm.status()["efforts"]
+    assert effort["id"] == effort_id
+    assert not effort["summary"].startswith("(summary lost") and effort["source"]["sha256"]
+    assert len(ccm.lines(f"efforts/{effort_id}.jsonl")) == logged  # the transcript once, not twice
+    assert f"already imported as {effort_id}" in restore(ccm, transcript, "--skip-evidence-search")[1]
+
+
 # --------------------------------------------------------------------------- item 11
 def test_a_transcript_cannot_make_a_system_directory_readable(ccm: CCM, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
