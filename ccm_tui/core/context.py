@@ -183,13 +183,13 @@ def assemble(
     counter = counter or session.counter
     state_text = "\n".join([efforts_block(session), *notes])
     summaries_text = summaries_block(session)
-    system_text = system_prompt.rstrip() + "\n\n" + state_text
-    if summaries_text:
-        system_text += "\n\n" + summaries_text
 
-    sections = [
-        Section("system", "System prompt", [{"role": "system", "content": system_text}]),
-    ]
+    def system_message(budget_note: str = "") -> dict[str, Any]:
+        """Prompt, effort state (+ the budget line, once the context is counted), summaries."""
+        text = system_prompt.rstrip() + "\n\n" + state_text + (f"\n{budget_note}" if budget_note else "")
+        return {"role": "system", "content": text + (f"\n\n{summaries_text}" if summaries_text else "")}
+
+    sections = [Section("system", "System prompt", [system_message()])]
     ambient = [fit_message(_clean(m), message_cap, counter) for m in session.ambient_messages()]
     if ambient:
         sections.append(Section("ambient", f"Ambient window (last {session.ambient_window} exchanges)", ambient))
@@ -222,10 +222,7 @@ def assemble(
     if budget:
         system = sections[0]
         used = sum(section.tokens for section in sections) + tools_tokens + REPLY_PRIMING
-        content = system_prompt.rstrip() + "\n\n" + state_text + "\n" + budget_line(used, budget)
-        if summaries_text:
-            content += "\n\n" + summaries_text
-        system.messages[0] = {"role": "system", "content": content}
+        system.messages[0] = system_message(budget_line(used, budget))
         system.tokens = counter.count_message(system.messages[0])
 
     # The few tokens that prime the reply are part of every request: the system section carries

@@ -91,8 +91,7 @@ def _first_line(text: str, limit: int = 300) -> str:
 
 # How servers say a model takes no tools (Ollama: "registry.ollama.ai/library/gemma:2b does not support tools").
 NO_TOOLS_MARKERS = (
-    "does not support tools",
-    "does not support tool",
+    "does not support tool",  # "… tools" too
     "tools are not supported",
     "tool use is not supported",
     "does not support function calling",

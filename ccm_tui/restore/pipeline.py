@@ -29,9 +29,7 @@ class ModelCallMeter:
         self.calls += 1
         self.tokens_sent += sum(self._counter.count_message(m) for m in messages)
         if tools:
-            import json
-
-            self.tokens_sent += self._counter.count_text(json.dumps(tools))
+            self.tokens_sent += self._counter.count_json(tools)  # as the context counts tool definitions
 
     async def complete(self, messages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
         self._count(messages)
