@@ -75,26 +75,27 @@ def _read_learned() -> dict[str, Any]:
 FROM_MODEL_MAP = "model map"  # an entry taken from litellm's map, not seen from a server
 
 
-def learned_without_tools(model: str | None) -> bool:
-    """This machine saw the model's server refuse tools before (or took it from litellm's map,
-    which is asked again: a litellm release that corrects the map brings the tools back)."""
+def learned_without_tools(model: str | None, api_base: str | None = None) -> bool:
+    """This machine saw this model's server (``api_base``) refuse tools before — another server
+    serving a model of the same name is asked again — or took it from litellm's map, which is
+    asked again too: a litellm release that corrects the map brings the tools back."""
     no_tools = _read_learned().get("no_tools")
     if not model or not isinstance(no_tools, dict) or model not in no_tools:
         return False
-    entry = no_tools[model]
-    if isinstance(entry, dict) and entry.get("from") == FROM_MODEL_MAP:
+    entry = no_tools[model] if isinstance(no_tools[model], dict) else {}
+    if entry.get("from") == FROM_MODEL_MAP:
         return known_without_tools(model)
-    return True
+    return entry.get("api_base") == api_base
 
 
-def remember_without_tools(model: str, reason: str, *, source: str = "server") -> None:
+def remember_without_tools(model: str, reason: str, *, source: str = "server", api_base: str | None = None) -> None:
     """Record that ``model`` cannot use tools, so later runs chat without them from the start.
     Best effort: a read-only data directory only means the server is asked again next time."""
     data = _read_learned()
     no_tools = data.get("no_tools")
     if not isinstance(no_tools, dict):
         no_tools = {}
-    no_tools[model] = {"since": now_iso(), "reason": reason[:300], "from": source}
+    no_tools[model] = {"since": now_iso(), "reason": reason[:300], "from": source, "api_base": api_base}
     data["no_tools"] = no_tools
     try:
         atomic_write_text(model_facts_file(), json.dumps(data, ensure_ascii=False, indent=2) + "\n")

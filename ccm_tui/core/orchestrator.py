@@ -144,7 +144,7 @@ class Orchestrator:
             model = getattr(self.llm, "model", None)
             if self.llm is None or not model:
                 self._tools_enabled = True  # nothing to ask: no request is made
-            elif learned_without_tools(model):
+            elif learned_without_tools(model, getattr(self.llm, "api_base", None)):
                 self._tools_enabled = False
             elif known_without_tools(model):
                 self._tools_enabled = False
@@ -162,7 +162,7 @@ class Orchestrator:
         self._tools_enabled = False
         self._tell_no_tools = False
         model = getattr(self.llm, "model", None) or "this model"
-        remember_without_tools(model, reason, source=source)
+        remember_without_tools(model, reason, source=source, api_base=getattr(self.llm, "api_base", None))
         self.session.log_event(ev.MODEL_WITHOUT_TOOLS, model=model, reason=reason)
         banners.append(no_tools_notice(model))
         emit(Banner(turn=turn, text=banners[-1], kind="info"))

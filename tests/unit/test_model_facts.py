@@ -53,3 +53,9 @@ def test_a_verdict_taken_from_the_map_is_asked_of_the_map_again():
     remember_without_tools("openai/some-model", "the map said so once", source=FROM_MODEL_MAP)
     assert learned_without_tools("ollama/codegeex4") is True
     assert learned_without_tools("openai/some-model") is False  # the map (now) knows nothing against it
+
+
+def test_a_server_s_refusal_is_remembered_for_that_server_only():
+    remember_without_tools("openai/qwen", "does not support tools", api_base="http://127.0.0.1:8080/v1")
+    assert learned_without_tools("openai/qwen", "http://127.0.0.1:8080/v1") is True
+    assert learned_without_tools("openai/qwen", "http://127.0.0.1:11434/v1") is False  # another server: ask it
