@@ -28,7 +28,6 @@ from tests.fakes.openai_server import (
     FakeLLMServer,
     Fault,
     Hang,
-    RecordedRequest,
     Reply,
     StreamCut,
     Text,
@@ -62,13 +61,7 @@ class _AnthropicHandler(_Handler):
 
     def do_POST(self) -> None:
         fake = self.server.fake
-        path = self.path.split("?")[0].rstrip("/")
-        raw = self._read_body()
-        try:
-            body: Any = json.loads(raw) if raw else {}
-        except ValueError:
-            body = raw.decode("utf-8", "replace")
-        fake._record(RecordedRequest("POST", self.path, dict(self.headers), body, self.client_address))
+        path, body = self._received_post()
         if not path.endswith("/v1/messages"):
             self._send_json(404, error_body(404, f"fake anthropic: no route POST {path}"))
             return
@@ -221,10 +214,7 @@ class FakeAnthropicServer(FakeLLMServer):
 
     handler_class = _AnthropicHandler
     chat_path = "/v1/messages"
-
-    @property
-    def base_url(self) -> str:
-        return f"http://{self._host}:{self.port}"
+    url_path = ""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,7 +28,6 @@ from tests.fakes.openai_server import (
     FakeLLMServer,
     Fault,
     Hang,
-    RecordedRequest,
     Reply,
     StreamCut,
     Text,
@@ -50,13 +49,7 @@ class _OllamaHandler(_Handler):
 
     def do_POST(self) -> None:
         fake = self.server.fake
-        path = self.path.split("?")[0].rstrip("/")
-        raw = self._read_body()
-        try:
-            body: Any = json.loads(raw) if raw else {}
-        except ValueError:
-            body = raw.decode("utf-8", "replace")
-        fake._record(RecordedRequest("POST", self.path, dict(self.headers), body, self.client_address))
+        path, body = self._received_post()
         if path == "/api/show":
             self._send_json(200, {"details": {"family": "fake"}, "model_info": {}, "capabilities": ["completion"]})
             return
@@ -169,10 +162,7 @@ class FakeOllamaServer(FakeLLMServer):
 
     handler_class = _OllamaHandler
     chat_path = "/api/chat"
-
-    @property
-    def base_url(self) -> str:
-        return f"http://{self._host}:{self.port}"
+    url_path = ""
 
 
 def main(argv: list[str] | None = None) -> int:

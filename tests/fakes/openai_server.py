@@ -320,6 +320,17 @@ class _Handler(BaseHTTPRequestHandler):
         except (_Abort, OSError, ValueError):  # ValueError: I/O on a connection we reset
             self.close_connection = True
 
+    def _received_post(self) -> tuple[str, Any]:
+        """The request's path (no query, no trailing slash) and its body (JSON when it parses),
+        recorded for the test to inspect."""
+        raw = self._read_body()
+        try:
+            body: Any = json.loads(raw) if raw else {}
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        self.server.fake._record(RecordedRequest("POST", self.path, dict(self.headers), body, self.client_address))
+        return self.path.split("?")[0].rstrip("/"), body
+
     def _read_body(self) -> bytes:
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
             data = bytearray()
@@ -376,13 +387,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         fake = self.server.fake
-        path = self.path.split("?")[0].rstrip("/")
-        raw = self._read_body()
-        try:
-            body: Any = json.loads(raw) if raw else {}
-        except ValueError:
-            body = raw.decode("utf-8", "replace")
-        fake._record(RecordedRequest("POST", self.path, dict(self.headers), body, self.client_address))
+        path, body = self._received_post()
         if path not in ("/v1/chat/completions", "/chat/completions"):
             self._send_json(
                 404, {"error": {"message": f"fake server: no route POST {path}", "type": "invalid_request_error"}}
@@ -642,9 +647,11 @@ class FakeLLMServer:
             raise RuntimeError("FakeLLMServer is not started")
         return self._httpd.server_address[1]
 
+    url_path = "/v1"  # what --api-base needs after the host (the Anthropic and Ollama fakes: nothing)
+
     @property
     def base_url(self) -> str:
-        return f"http://{self._host}:{self.port}/v1"
+        return f"http://{self._host}:{self.port}{self.url_path}"
 
     # -- scripting
 
