@@ -15,7 +15,6 @@ reference measured in the same run, alternated with it (so a busy machine slows 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -28,45 +27,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_turn import build_session as build_effort_files  # noqa: E402
 from ccm_tui.config import Settings  # noqa: E402
-from ccm_tui.core.efforts import CONCLUDED, Effort, save_manifest  # noqa: E402
 from ccm_tui.core.engine import open_engine  # noqa: E402
 from tests.fakes.openai_server import FakeLLMServer, text  # noqa: E402
 
-WORDS = (
-    "auth token refresh cache database pool index query latency queue kafka consumer partition deploy "
-    "docker kubernetes helm chart terraform module bucket lambda trace metric alert budget invoice tax "
-    "travel kyoto osaka hotel flight recipe bread flour oven garden tomato soil water python rust golang"
-).split()
-
-
-def sentence(i: int, n: int = 14) -> str:
-    return " ".join(WORDS[(i * 7 + k * 13) % len(WORDS)] for k in range(n))
-
 
 def build_session(directory: Path, efforts: int, messages: int = 4) -> None:
-    """``efforts`` concluded efforts of ``messages`` lines each, opened once so that every
-    session file (state, view, search index) exists as after real use."""
-    (directory / "efforts").mkdir(parents=True)
-    entries = []
-    for i in range(efforts):
-        eid = f"effort-{i:05d}"
-        lines = [
-            json.dumps({"role": ("user", "assistant")[j % 2], "content": sentence(i + j), "ts": "2026-01-01T00:00:00Z"})
-            for j in range(messages)
-        ]
-        (directory / "efforts" / f"{eid}.jsonl").write_text("\n".join(lines) + "\n")
-        entries.append(
-            Effort(
-                id=eid,
-                status=CONCLUDED,
-                summary=sentence(i, 20),
-                raw_tokens=messages * 20,
-                summary_tokens=25,
-                messages=messages,
-            )
-        )
-    save_manifest(directory / "manifest.yaml", entries)
+    """``efforts`` concluded efforts of ``messages`` lines each (bench_turn's builder), opened once
+    so that every session file (state, view, search index) exists as after real use."""
+    build_effort_files(directory, efforts, messages)
     open_engine(directory, Settings(token_budget=16_000)).close()
 
 

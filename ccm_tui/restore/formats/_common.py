@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
-from ccm_tui.restore.turns import Artifact, ArtifactAction, ParsedTranscript, TurnRound
+from ccm_tui.restore.turns import Artifact, ArtifactAction, ParsedTranscript, TranscriptError, TurnRound
 
 _PATH_STRIP = " \t\"'`"
 _MAX_PATH_LENGTH = 1024
@@ -190,3 +192,12 @@ class TurnBuilder:
 
 def _where(first: int, last: int) -> str:
     return f"line {first}" if first == last else f"lines {first}-{last}"
+
+
+def json_document(text: str, what: str) -> Any:
+    """A transcript that is one JSON document (control characters inside strings tolerated), or a
+    one-line :class:`TranscriptError` naming what it was expected to be ("a ChatGPT export")."""
+    try:
+        return json.loads(text, strict=False)
+    except (ValueError, RecursionError) as error:
+        raise TranscriptError(f"not {what}: invalid JSON ({error})") from None

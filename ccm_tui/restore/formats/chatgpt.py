@@ -17,12 +17,11 @@ first turn. A node of an unexpected shape is skipped and noted.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from ccm_tui.restore.formats._common import TurnBuilder
-from ccm_tui.restore.turns import ParsedTranscript, TranscriptError
+from ccm_tui.restore.formats._common import TurnBuilder, json_document
+from ccm_tui.restore.turns import ParsedTranscript
 
 NAME = "chatgpt"
 
@@ -43,10 +42,7 @@ def sniff(head: str, path: Path) -> float:
 
 def parse(text: str) -> ParsedTranscript:
     """Parse a ChatGPT export into turn rounds."""
-    try:
-        data = json.loads(text, strict=False)
-    except (ValueError, RecursionError) as error:
-        raise TranscriptError(f"not a ChatGPT export: invalid JSON ({error})") from None
+    data = json_document(text, "a ChatGPT export")
     conversations = data if isinstance(data, list) else [data]
     builder = TurnBuilder()
     titles: list[str] = []

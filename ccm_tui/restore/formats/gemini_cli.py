@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ccm_tui.restore.formats._common import TurnBuilder
+from ccm_tui.restore.formats._common import TurnBuilder, json_document
 from ccm_tui.restore.turns import ParsedTranscript, TranscriptError
 
 NAME = "gemini-cli"
@@ -40,10 +40,7 @@ def sniff(head: str, path: Path) -> float:
 
 def parse(text: str) -> ParsedTranscript:
     """Parse a Gemini CLI session into turn rounds."""
-    try:
-        data = json.loads(text, strict=False)
-    except (ValueError, RecursionError) as error:
-        raise TranscriptError(f"not a Gemini CLI session: invalid JSON ({error})") from None
+    data = json_document(text, "a Gemini CLI session")
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise TranscriptError("not a Gemini CLI session: no list of messages")
     builder = TurnBuilder()

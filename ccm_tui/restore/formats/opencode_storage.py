@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ccm_tui.restore.formats._common import TurnBuilder
+from ccm_tui.restore.formats._common import TurnBuilder, json_document
 from ccm_tui.restore.turns import ArtifactAction, ParsedTranscript, TranscriptError
 
 NAME = "opencode-storage"
@@ -50,10 +50,7 @@ def parse(text: str) -> ParsedTranscript:
 
 def parse_path(path: Path, text: str) -> ParsedTranscript:
     """Parse the session at ``path`` with its messages and parts from the storage beside it."""
-    try:
-        session = json.loads(text, strict=False)
-    except (ValueError, RecursionError) as error:
-        raise TranscriptError(f"not an opencode session file: invalid JSON ({error})") from None
+    session = json_document(text, "an opencode session file")
     if not isinstance(session, dict) or not isinstance(session.get("id"), str):
         raise TranscriptError("not an opencode session file: no session id")
     if not _SAFE_ID.match(session["id"]):  # an id is a directory name beside the session: never a path
