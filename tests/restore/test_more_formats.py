@@ -349,3 +349,19 @@ def test_opencode_storage_ids_are_names_never_paths(tmp_path: Path) -> None:
 
     with pytest.raises(TranscriptError, match="not a plain name"):
         parse_transcript(session_file, "opencode-storage")
+
+
+def test_markdown_labels_inside_an_answer_or_a_code_block_are_not_turns() -> None:
+    text = (
+        "**User:** What does len([]) return?\n\n"
+        "**Assistant:** A quiz, then:\n\n"
+        "**Question:** What does len([]) return?\n"
+        "**Answer:** 0\n\n"
+        "```markdown\n### Human\nnot a turn either\n```\n\n"
+        "**User:** thanks\n\n"
+        "**Assistant:** You're welcome.\n"
+    )
+    parsed = markdown_chat.parse(text)
+    assert [t.user for t in parsed.turns] == ["What does len([]) return?", "thanks"]
+    assert "**Question:**" in parsed.turns[0].agent_responses[0]
+    assert "### Human" in parsed.turns[0].agent_responses[0]

@@ -75,8 +75,10 @@ def parse(text: str) -> ParsedTranscript:
     builder = TurnBuilder()
     blocks: list[tuple[str, int, list[str]]] = []  # role, first line number, lines
     title: str | None = None
-    for number, line in enumerate(lines, start=1):
-        match = _HEADING.match(line) or _LABEL.match(line)
+    labels = _labels_in_use(lines)
+    for number, line, match in _role_lines(lines):
+        if match and match.group("role").lower() not in labels:
+            match = None  # "**Question:**" written inside an answer of a User/Assistant export
         if match:
             role = "user" if _USER_ROLE.match(match.group("role")) else "agent"
             rest = match.groupdict().get("rest") or ""
@@ -99,6 +101,34 @@ def parse(text: str) -> ParsedTranscript:
         else:
             builder.user(content, start, end)
     return builder.result(NAME, title=title)
+
+
+def _role_lines(lines: list[str]):
+    """Each line with its role heading or label match; lines inside fenced code never match."""
+    fence = ""
+    for number, line in enumerate(lines, start=1):
+        stripped = line.lstrip()
+        if fence:
+            if stripped.startswith(fence):
+                fence = ""
+            yield number, line, None
+        elif stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            yield number, line, None
+        else:
+            yield number, line, _HEADING.match(line) or _LABEL.match(line)
+
+
+def _labels_in_use(lines: list[str]) -> set[str]:
+    """The user and agent label words the export uses: the first of each kind that appears."""
+    first: dict[str, str] = {}
+    for _number, _line, match in _role_lines(lines):
+        if match:
+            word = match.group("role").lower()
+            first.setdefault("user" if _USER_ROLE.match(word) else "agent", word)
+            if len(first) == 2:
+                break
+    return set(first.values())
 
 
 def _cline_user(builder: TurnBuilder, content: str, start: int, end: int) -> None:
