@@ -169,6 +169,10 @@ def _files_under(directory: Path) -> list[Path]:
     return files
 
 
+class ProviderRefused(CliError):
+    """The provider refuses every request (bad key, unknown model): a bulk import stops there."""
+
+
 def _check_flags(args: argparse.Namespace) -> None:
     from ..restore.parse import FORMATS
 
@@ -308,7 +312,8 @@ def _import_one(importer: _Importer, transcript: Path, parsed: ParsedTranscript,
             )
         )
     except RestoreAborted as exc:
-        raise CliError(f"restore stopped, nothing was imported: {exc}") from None
+        error = ProviderRefused if exc.provider_refuses else CliError
+        raise error(f"restore stopped, nothing was imported: {exc}") from None
     finally:
         progress.clear()
     extra = source_extras(settings, outcome, args.max_turns)
@@ -427,6 +432,15 @@ def _run_bulk(args: argparse.Namespace, transcripts: list[Path]) -> int:
         step.turns_done = turns_done
         try:
             _bulk_import_one(importer, transcript, row, step)
+        except ProviderRefused as exc:  # a bad key or an unknown model: every other file would fail too
+            row.status = f"failed: {exc}"
+            for later in transcripts[index:]:
+                rows.append(
+                    ImportRow(later, status="not tried: the provider refuses this key or model (see the failed file)")
+                )
+            progress.clear()
+            progress.message(f"[{index}/{len(transcripts)}] {transcript.name}: {row.status}")
+            break
         except CliError as exc:
             row.status = f"failed: {exc}"
         except Exception as exc:  # noqa: BLE001 - one bad file never stops the others
@@ -510,8 +524,10 @@ def render_import_table(rows: list[ImportRow]) -> str:
     for cell in cells:
         shown = [c if len(c) <= w else "…" + c[-(w - 1) :] for c, w in zip(cell, widths, strict=False)]
         lines.append("  ".join(c.ljust(w) for c, w in zip(shown, widths, strict=False)) + "  " + cell[-1])
-    counts = {kind: sum(r.status.startswith(kind) for r in rows) for kind in ("imported", "skipped", "failed")}
-    lines.append(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" of {len(rows)} file(s)")
+    kinds = ("imported", "skipped", "failed", "not tried")
+    counts = {kind: sum(r.status.startswith(kind) for r in rows) for kind in kinds}
+    shown = [f"{n} {kind}" for kind, n in counts.items() if n or kind != "not tried"]
+    lines.append(", ".join(shown) + f" of {len(rows)} file(s)")
     return "\n".join(lines)
 
 

@@ -95,7 +95,7 @@ async def restore_pipeline(
         outcome.session = await sm.summarize_session(llm, parsed, turns, findings, counter, name=name)
     except LLMError as err:
         if err.kind in sm.FATAL_KINDS:
-            raise sm.RestoreAborted(str(err)) from None
+            raise sm.RestoreAborted(str(err), provider_refuses=True) from None
         outcome.notes.append(f"session summary failed ({err}); used a summary built from the turn summaries")
         outcome.session = sm.offline_summary(parsed, turns, counter, name=name)
     if progress:

@@ -89,7 +89,13 @@ class SummaryParseError(ValueError):
 
 
 class RestoreAborted(Exception):
-    """Summarizing cannot go on (bad key, unknown model, every turn failing); one-line message."""
+    """Summarizing cannot go on (bad key, unknown model, every turn failing); one-line message.
+    ``provider_refuses``: the provider refuses every request (key, model), so other transcripts
+    of the same run would fail the same way."""
+
+    def __init__(self, message: str, *, provider_refuses: bool = False) -> None:
+        super().__init__(message)
+        self.provider_refuses = provider_refuses
 
 
 # ----------------------------------------------------------------------------- schema parsing
@@ -369,7 +375,7 @@ async def summarize_turns(
             )
         except LLMError as err:
             if err.kind in FATAL_KINDS:
-                raise RestoreAborted(str(err)) from None
+                raise RestoreAborted(str(err), provider_refuses=True) from None
             result.notes.append(f"turn {turn.turn} skipped: {err}")
         except SummaryParseError as err:
             result.notes.append(f"turn {turn.turn} skipped: {err}")

@@ -87,3 +87,16 @@ def test_parse_only_over_several_files_keeps_the_single_file_document(capsys, pr
 def test_a_glob_matching_nothing_is_an_error(capsys, tmp_path) -> None:
     rc, _, err = run(capsys, "restore", str(tmp_path / "nothing-*.jsonl"), "--parse-only")
     assert rc == 1 and "no transcript found" in err
+
+
+def test_a_refused_key_stops_a_bulk_import_at_the_first_file(capsys, llm_server, projects, tmp_path) -> None:
+    """A bad key (or an unknown model) fails every file the same way: one refused request, not one per file."""
+    from tests.fakes.openai_server import fault
+
+    llm_server.responder = lambda body: fault(401)
+    rc, out, err = bulk(capsys, llm_server, tmp_path / "ccm", str(projects / "app" / "*.md"), str(projects / "app"))
+
+    assert rc == 1
+    assert len(llm_server.chat_requests()) == 1
+    assert "1 failed" in out and "not tried: the provider refuses this key or model" in out
+    assert "0 imported" in out
