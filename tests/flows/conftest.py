@@ -12,21 +12,23 @@ import yaml
 from ccm_tui.cli import main
 
 MODEL = "openai/fake-model"
+SUMMARY_MARK = "You write the summary"  # the summarize prompt's opening words
 
 
 def is_summary_request(body: dict[str, Any]) -> bool:
     """close_effort's summary call: no tools, the summarize prompt as system message."""
     messages = body.get("messages") or []
-    return not body.get("tools") and bool(messages) and "You write the summary" in str(messages[0].get("content"))
+    return not body.get("tools") and bool(messages) and SUMMARY_MARK in str(messages[0].get("content"))
 
 
 class CCM:
     """One session directory, driven through the real CLI entry point."""
 
-    def __init__(self, server, session_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def __init__(self, server, session_dir: Path, capsys: pytest.CaptureFixture[str], model: str = MODEL) -> None:
         self.server = server
         self.dir = session_dir
         self.capsys = capsys
+        self.model = model
 
     def run(self, *argv: str) -> tuple[int, str, str]:
         self.capsys.readouterr()
@@ -34,19 +36,22 @@ class CCM:
         out, err = self.capsys.readouterr()
         return rc, out, err
 
-    def send(self, message: str, *extra: str, expect: int = 0) -> dict[str, Any]:
-        rc, out, err = self.run(
+    def send_argv(self, message: str, *extra: str) -> list[str]:
+        """``send`` of this session, model and server (add ``--json`` to ``extra`` for JSON)."""
+        return [
             "send",
             "--session-dir",
             str(self.dir),
             "--model",
-            MODEL,
+            self.model,
             "--api-base",
             self.server.base_url,
-            "--json",
             *extra,
             message,
-        )
+        ]
+
+    def send(self, message: str, *extra: str, expect: int = 0) -> dict[str, Any]:
+        rc, out, err = self.run(*self.send_argv(message, "--json", *extra))
         assert rc == expect, f"send exited {rc}: {err}\n{out}"
         return json.loads(out)
 
@@ -78,11 +83,14 @@ class CCM:
         return [r for r in records if name is None or r["event"] == name]
 
     # requests ---------------------------------------------------------------
+    def is_summary(self, body: dict[str, Any]) -> bool:
+        return is_summary_request(body)
+
     def chat_requests(self) -> list[dict[str, Any]]:
-        return [b for b in self.server.chat_requests() if not is_summary_request(b)]
+        return [b for b in self.server.chat_requests() if not self.is_summary(b)]
 
     def summary_requests(self) -> list[dict[str, Any]]:
-        return [b for b in self.server.chat_requests() if is_summary_request(b)]
+        return [b for b in self.server.chat_requests() if self.is_summary(b)]
 
     def last_context_text(self) -> str:
         """All message contents of the last chat request, joined (what the model saw)."""

@@ -14,42 +14,21 @@ from typing import Any
 
 import pytest
 
-from ccm_tui.cli import main
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.ollama_server import FakeOllamaServer
 from tests.fakes.openai_server import call, fault, text, tool_calls
+from tests.flows.conftest import CCM, SUMMARY_MARK
 
 RATE_LIMIT_BODY = {"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}
-SUMMARY_MARK = "You write the summary"
 
 
-class Provider:
+class Provider(CCM):
+    """A session driven through one provider's wire format (the system prompt and the summary call
+    are recognised as that provider sends them)."""
+
     def __init__(self, name: str, model: str, server, capsys, session_dir) -> None:
-        self.name, self.model, self.server, self.capsys, self.dir = name, model, server, capsys, session_dir
-
-    def run(self, *argv: str) -> tuple[int, str, str]:
-        self.capsys.readouterr()
-        rc = main(list(argv))
-        out, err = self.capsys.readouterr()
-        return rc, out, err
-
-    def send(self, message: str, *extra: str, expect: int = 0) -> dict[str, Any]:
-        rc, out, err = self.run(*self.argv(message, "--json", *extra))
-        assert rc == expect, f"send exited {rc}: {err}\n{out}"
-        return json.loads(out)
-
-    def argv(self, message: str, *extra: str) -> list[str]:
-        return [
-            "send",
-            "--session-dir",
-            str(self.dir),
-            "--model",
-            self.model,
-            "--api-base",
-            self.server.base_url,
-            *extra,
-            message,
-        ]
+        super().__init__(server, session_dir, capsys, model)
+        self.name = name
 
     def system_text(self, body: dict[str, Any]) -> str:
         """The system prompt as the provider received it."""
@@ -61,18 +40,8 @@ class Provider:
     def is_summary(self, body: dict[str, Any]) -> bool:
         return not body.get("tools") and SUMMARY_MARK in self.system_text(body)
 
-    def chat_requests(self) -> list[dict[str, Any]]:
-        return [b for b in self.server.chat_requests() if not self.is_summary(b)]
-
-    def summary_requests(self) -> list[dict[str, Any]]:
-        return [b for b in self.server.chat_requests() if self.is_summary(b)]
-
     def seen_text(self, body: dict[str, Any]) -> str:
         return self.system_text(body) + "\n" + json.dumps(body["messages"], ensure_ascii=False)
-
-    def lines(self, relative: str) -> list[dict[str, Any]]:
-        path = self.dir / relative
-        return [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.exists() else []
 
 
 @pytest.fixture(params=["anthropic", "ollama"])
@@ -139,7 +108,7 @@ def test_streaming_prints_the_reply_as_it_arrives(provider):
     p = provider
     p.server.chunk_chars = 2
     p.server.push(text("Streaming works across providers."))
-    rc, out, err = p.run(*p.argv("hello"))
+    rc, out, err = p.run(*p.send_argv("hello"))
     assert rc == 0, err
     assert out.strip() == "Streaming works across providers."
     assert p.server.chat_requests()[-1]["stream"] is True
@@ -166,7 +135,7 @@ def test_system_prompt_and_consecutive_same_role_messages(provider):
 def test_rate_limit_pauses_and_server_error_is_retried(provider):
     p = provider
     p.server.push(fault(429, RATE_LIMIT_BODY, {"Retry-After": "0"}), fault(500), text("Recovered."))
-    rc, out, err = p.run(*p.argv("hello"))
+    rc, out, err = p.run(*p.send_argv("hello"))
     assert rc == 0, err
     assert "Recovered." in out and "SESSION PAUSED — rate limited by the provider" in err
     assert "provider hiccup (provider error 500" in out
@@ -177,7 +146,7 @@ def test_rate_limit_pauses_and_server_error_is_retried(provider):
 def test_persistent_server_error_fails_in_one_plain_line(provider):
     p = provider
     p.server.push(*[fault(500)] * 4)
-    rc, out, err = p.run(*p.argv("hello"))
+    rc, out, err = p.run(*p.send_argv("hello"))
     assert rc == 1 and err.startswith("ccm-tui: provider error 500") and err.count("\n") == 1
     assert "Exception" not in err and "litellm" not in err
 
