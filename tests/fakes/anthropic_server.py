@@ -20,7 +20,6 @@ wire format differs:
 from __future__ import annotations
 
 import json
-import socket
 import sys
 from typing import Any
 
@@ -98,11 +97,7 @@ class _AnthropicHandler(_Handler):
             for piece in _pieces(reply.content[: reply.after_chars], fake.chunk_chars):
                 self._stream_pause()
                 self._event("content_block_delta", _delta(0, {"type": "text_delta", "text": piece}))
-            self.close_connection = True
-            try:
-                self.connection.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
+            self._cut_stream()
         elif isinstance(reply, (Text, ToolCalls)):
             blocks = self._blocks(reply)
             if body.get("stream"):

@@ -19,7 +19,6 @@ Same scripting as :mod:`tests.fakes.openai_server`; the wire format is Ollama's:
 from __future__ import annotations
 
 import json
-import socket
 import sys
 import time
 from typing import Any
@@ -87,11 +86,7 @@ class _OllamaHandler(_Handler):
             for piece in _pieces(reply.content[: reply.after_chars], fake.chunk_chars):
                 self._stream_pause()
                 self._line(self._chunk(model, {"role": "assistant", "content": piece}))
-            self.close_connection = True
-            try:
-                self.connection.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
+            self._cut_stream()
         elif isinstance(reply, (Text, ToolCalls)):
             content = reply.content or ""
             calls = [] if isinstance(reply, Text) else self._calls(reply)

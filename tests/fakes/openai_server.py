@@ -360,6 +360,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(raw)
 
+    def _cut_stream(self) -> None:
+        """End a stream abruptly after what was sent. FIN (not RST), so the client reliably
+        receives the partial data before it sees the cut."""
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
     def _reset_connection(self) -> None:
         """Drop the connection with a TCP RST, without sending a response."""
         self.close_connection = True
@@ -428,13 +437,7 @@ class _Handler(BaseHTTPRequestHandler):
             for piece in _pieces(reply.content[: reply.after_chars], fake.chunk_chars):
                 self._stream_pause()
                 self._stream_event(self._chunk(cid, model, {"content": piece}, body))
-            # Abrupt end: no terminating chunk, no [DONE].  FIN (not RST) so the
-            # client reliably receives the partial data before seeing the cut.
-            self.close_connection = True
-            try:
-                self.connection.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
+            self._cut_stream()  # no terminating chunk, no [DONE]
         elif isinstance(reply, (Text, ToolCalls)):
             if stream:
                 self._serve_stream(reply, body, model)
