@@ -8,7 +8,6 @@ core reaches past it to the session, the orchestrator or the search index.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import threading
 from collections.abc import AsyncIterator
@@ -213,13 +212,6 @@ class Engine:
                 pass  # the event log itself cannot be written: recovery finds the open turn
         kept = " (your message is kept: retry once the disk is fixed)" if in_turn else ""
         return SessionWriteError(f"could not write to the session: {reason}{kept}")
-
-    async def load_model_client(self) -> None:
-        """Import litellm off the event loop (seconds) before the first request needs it."""
-        from .llm import LLMClient, import_litellm
-
-        if isinstance(self.orchestrator.llm, LLMClient):
-            await asyncio.to_thread(import_litellm)
 
     def preload_model(self) -> threading.Thread | None:
         """Start importing litellm in a background thread and return at once (the TUI paints

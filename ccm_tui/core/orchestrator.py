@@ -61,6 +61,7 @@ MAX_USER_CHARS = 200_000
 HISTORY_LIMIT = 300
 MAX_PARTIAL_KEPT = 20_000  # characters of a cut-off reply kept in the event log
 LOADING_CLIENT = "loading the model client…"
+MODEL_ACTIONS = {"close_effort"}  # user actions the model takes part in (it writes the summary)
 NO_TOOLS_NOTE = (
     "- this model is used without tools: you cannot open, conclude or search efforts yourself; the user manages them."
 )
@@ -358,9 +359,7 @@ class Orchestrator:
         None when the model refused the tools (from now on it is asked without them)."""
         if self.llm is None:
             raise LLMError("configuration", "no model is configured")
-        if getattr(self.llm, "loaded", True) is False:
-            emit(Waiting(turn=turn, reason=LOADING_CLIENT))
-            await asyncio.to_thread(self.llm.load)  # type: ignore[attr-defined]
+        await self._ensure_client(turn, emit)
         if self._tell_no_tools:
             self._without_tools(
                 "litellm's model map says it has no function calling", turn, emit, banners, source=FROM_MODEL_MAP
@@ -405,6 +404,13 @@ class Orchestrator:
                 if exc.partial:
                     emit(RoundReset(turn=turn))
                 raise
+
+    async def _ensure_client(self, turn: int, emit: Emit) -> None:
+        """litellm imported (seconds) off the event loop before the model is asked, saying so
+        (``Waiting``) when it was not loaded yet: a cold start never looks like a silent hang."""
+        if self.llm is not None and getattr(self.llm, "loaded", True) is False:
+            emit(Waiting(turn=turn, reason=LOADING_CLIENT))
+            await asyncio.to_thread(self.llm.load)  # type: ignore[attr-defined]
 
     def _take_text_tool_calls(
         self, completion: Completion, tools, holdback: CallHoldback, round_no: int, turn: int, emit: Emit
@@ -557,6 +563,8 @@ class Orchestrator:
             message_cap=self.message_cap,
             source="user",
         )
+        if tool_name in MODEL_ACTIONS:
+            await self._ensure_client(turn, emit)
         outcome = await toolbox.execute(ctx, tool_name, arguments)
         for banner in ctx.banners:
             emit(Banner(turn=turn, text=banner))

@@ -141,6 +141,8 @@ class SessionHost(Widget):
         self._opened_once = True
         if self.watch_files and not self.watching:
             self._watch()
+        if self.warm:
+            self.engine.preload_model()  # litellm in a thread after the first paint; a turn waits for it visibly
         model = self.settings.model
         if self.warm and model and self.llm is None and model != self._warmed_model:
             self._warmed_model = model  # a new model: its budget and its key are checked again
@@ -239,10 +241,7 @@ class SessionHost(Widget):
         from ..core.engine import SessionLocked
 
         engine = self._engine()
-        if tool == "close_effort" and not engine.model_client_loaded:  # the summary is written by the model
-            self._emit(te.Waiting(turn=0, reason="loading the model client…"))
-            await engine.load_model_client()
-        try:
+        try:  # an action that needs the model (conclude) says so while litellm loads
             outcome = await engine.run_action(tool, args, self._emit)
         except SessionLocked as exc:
             self.notify(still_locked(exc.pid), title="Not done", severity="warning", timeout=10)

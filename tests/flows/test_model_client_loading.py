@@ -60,3 +60,42 @@ def test_a_preloaded_client_does_not_wait(llm_server, tmp_path):
     llm_server.push(text("Hi."))
     got = run_turn_in_fresh_process(llm_server, tmp_path / "s", "preload")
     assert got["loaded_before"] is True and got["waiting"] == [] and "TurnDone" in got["kinds"]
+
+
+ACTION_SCRIPT = """
+import asyncio, json, sys
+from ccm_tui.config import Settings
+from ccm_tui.core.engine import start_engine
+from ccm_tui.core import turn_events as te
+
+engine = start_engine(sys.argv[1], Settings(model="openai/fake-model", api_base=sys.argv[2]))
+events = []
+asyncio.run(engine.run_action("open_effort", {"name": "trip"}, events.append))  # needs no model
+opened = [e for e in events if isinstance(e, te.Waiting)]
+outcome = asyncio.run(engine.run_action("close_effort", {"id": "trip"}, events.append))
+engine.close()
+print(json.dumps({
+    "ok": outcome.ok,
+    "waiting_to_open": len(opened),
+    "waiting": [e.reason for e in events if isinstance(e, te.Waiting)],
+}))
+"""
+
+
+def test_concluding_by_hand_before_the_client_is_loaded_waits_visibly(llm_server, tmp_path):
+    """The summary of a conclusion the user asked for is written by the model: the same visible wait."""
+    from tests.fakes.openai_server import text
+
+    llm_server.push(text("Trip plan: nothing decided yet."))
+    done = subprocess.run(
+        [sys.executable, "-c", ACTION_SCRIPT, str(tmp_path / "s"), llm_server.base_url],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["ok"] is True
+    assert got["waiting_to_open"] == 0  # opening needs no model: no wait
+    assert got["waiting"] == ["loading the model client…"]
