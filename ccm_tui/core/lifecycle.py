@@ -25,13 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..atomic_file import fsync_dir
 from . import eventlog as ev
 from .context import effort_context_tokens
 from .efforts import CONCLUDED, MAX_NAME_CHARS, OPEN, SLUG_RE, Effort, unique_slug
 from .eventlog import now_iso
 from .session import EFFORTS_DIR, Session
-from .store import append_jsonl, read_jsonl
+from .store import read_jsonl
 
 UNPUBLISHED_IMPORT_PREFIX = ".import-"
 
@@ -215,7 +214,7 @@ def land_imported(
         )
     effort.summary_tokens = session.counter.count_text(summary)
     if adopted is None:
-        _publish_log(session, effort, messages)
+        session.publish_effort_log(effort, messages, f"{UNPUBLISHED_IMPORT_PREFIX}{effort.id}.tmp")
         session.efforts.add(effort)
     session.save_manifest()
     session.view.summaries[effort.id] = session.state.turn  # the usual grace period
@@ -275,18 +274,6 @@ def _same_messages(path: Path, messages: list[dict[str, Any]]) -> bool:
         return False
     records = read_jsonl(path).records
     return [(r.get("role"), r.get("content")) for r in records] == [(m["role"], m["content"]) for m in messages]
-
-
-def _publish_log(session: Session, effort: Effort, messages: list[dict[str, Any]]) -> None:
-    final = session.effort_path(effort.id)
-    temporary = final.with_name(f"{UNPUBLISHED_IMPORT_PREFIX}{effort.id}.tmp")
-    append_jsonl(temporary, messages)  # fsynced
-    os.replace(temporary, final)
-    fsync_dir(final.parent)
-    session.forget_log(effort.id)
-    effort.raw_tokens = sum(session.counter.count_message(m) for m in messages)
-    effort.messages = len(messages)
-    session.effort_raw_total += effort.raw_tokens
 
 
 # --------------------------------------------------------------------------- reading events back

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..atomic_file import fsync_dir
 from . import eventlog as ev
 from .efforts import CONCLUDED, OPEN, Effort, EffortTable, load_manifest, save_manifest
 from .eventlog import EventLog, now_iso
@@ -478,6 +479,21 @@ class Session:
         append_jsonl(self.effort_path(effort.id), messages)
         if effort.id in self._logs:
             self._logs[effort.id].extend(messages)
+        self._count_logged(effort, messages)
+
+    def publish_effort_log(self, effort: Effort, messages: list[dict[str, Any]], temporary_name: str) -> None:
+        """A new effort's whole log, written under ``temporary_name`` (fsynced) and renamed into
+        place: a kill leaves at most the temporary file, never a half-written log."""
+        self._require_writer()
+        final = self.effort_path(effort.id)
+        temporary = final.with_name(temporary_name)
+        append_jsonl(temporary, messages)
+        os.replace(temporary, final)
+        fsync_dir(final.parent)
+        self.forget_log(effort.id)
+        self._count_logged(effort, messages)
+
+    def _count_logged(self, effort: Effort, messages: list[dict[str, Any]]) -> None:
         delta = sum(self.counter.count_message(m) for m in messages)
         effort.raw_tokens += delta
         self.effort_raw_total += delta
