@@ -80,7 +80,9 @@ class TurnRunner:
 
     async def apply(self, event: te.TurnEvent) -> None:
         """An event of the running turn (figures and effort changes are the screen's)."""
-        if isinstance(event, te.TurnFailed):
+        if isinstance(event, te.Waiting):  # the session's lock, the model client loading …
+            self.status.set_label(event.reason[:1].upper() + event.reason[1:])
+        elif isinstance(event, te.TurnFailed):
             await self.fail(event.message, event.partial)
         elif isinstance(event, te.TurnCancelled) and self.turn is not None and not event.partial.strip():
             await self._withdraw()  # Escape before anything came back: as if it was never sent
@@ -94,8 +96,6 @@ class TurnRunner:
                 self.status.set_label(label)
         elif isinstance(event, te.Banner):  # an effort action's notice (no turn on screen)
             await self.screen.chat_log.add_banner(event.text, event.kind)
-        elif isinstance(event, te.Waiting):  # an effort action waits for the lock or the model client
-            self.status.set_label(event.reason[:1].upper() + event.reason[1:])
 
     async def _withdraw(self) -> None:
         turn, self.turn = self.turn, None

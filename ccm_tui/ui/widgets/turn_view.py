@@ -42,8 +42,6 @@ class TurnView(Vertical):
         """Draw one event of the turn; returns the status line's new label, if it changes."""
         if isinstance(event, te.TurnStarted):
             self.started = True
-        elif isinstance(event, te.Waiting):  # the session's lock, the model client loading …
-            return event.reason[:1].upper() + event.reason[1:]
         elif isinstance(event, te.TextDelta):
             await self._append(event.text)
             return "Writing"
