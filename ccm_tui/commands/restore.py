@@ -189,11 +189,17 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise UsageError("--force imports; it cannot be combined with --parse-only")
 
 
+class NotATranscript(CliError):
+    """No known format recognises the file (in a directory scan: a settings file, a todo list …)."""
+
+
 def _parse(transcript: Path, args: argparse.Namespace) -> ParsedTranscript:
     from ..restore.parse import parse_transcript
 
     try:
         return parse_transcript(transcript, fmt=args.format or "auto", max_turns=args.max_turns)
+    except UnknownTranscriptFormat as exc:
+        raise NotATranscript(str(exc)) from None
     except TranscriptError as exc:
         raise CliError(str(exc)) from None
 
@@ -485,18 +491,14 @@ class _BulkProgress:
 
 def _bulk_import_one(importer: _Importer, transcript: Path, row: ImportRow, progress) -> None:
     from ..restore.landing import AlreadyImported
-    from ..restore.parse import parse_transcript
 
     if not transcript.is_file():
         raise CliError(f"no transcript file at {transcript}")
     try:
-        parsed = parse_transcript(transcript, fmt=importer.args.format or "auto", max_turns=importer.args.max_turns)
-    except UnknownTranscriptFormat:
-        # an agent's directory holds other files too (settings, todos, diffs): not a failure
+        parsed = _parse(transcript, importer.args)
+    except NotATranscript:  # an agent's directory holds other files too (settings, todos, diffs)
         row.status = "skipped: not a transcript (no known format)"
         return
-    except TranscriptError as exc:
-        raise CliError(str(exc)) from None
     row.format, row.turns = parsed.format, len(parsed.turns)
     if not parsed.turns:
         row.status = "skipped: no human turns"
