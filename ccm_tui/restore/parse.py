@@ -99,9 +99,11 @@ def parse_transcript(path: Path | str, fmt: str = "auto", max_turns: int | None 
     except (TypeError, AttributeError, KeyError, IndexError, RecursionError, ArithmeticError) as error:
         # Parsers skip and count bad records themselves; this is the last line of defence.
         raise TranscriptError(f"cannot parse {path.name} as {name}: unexpected data ({type(error).__name__})") from None
-    if _has_lone_surrogates(parsed):
-        _replace_lone_surrogates(parsed)
-        notes.append("replaced escaped text that is not valid Unicode (lone surrogates) with U+FFFD")
+    replaced = _replace_lone_surrogates(parsed)
+    if replaced:
+        notes.append(
+            f"replaced {replaced} escaped character(s) that are not valid Unicode (lone surrogates) with U+FFFD"
+        )
     parsed.skipped[:0] = notes
     parsed.sha256 = hashlib.sha256(data).hexdigest()
     if max_turns is not None:
@@ -109,29 +111,28 @@ def parse_transcript(path: Path | str, fmt: str = "auto", max_turns: int | None 
     return parsed
 
 
-def _valid(text: str) -> str:
-    """``text`` with lone surrogates (from JSON escapes such as "\\ud83d") replaced: they cannot be
-    written as UTF-8, so one would break the manifest, the search index and every later command."""
-    return _SURROGATE.sub("\ufffd", text)
-
-
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _has_lone_surrogates(parsed: ParsedTranscript) -> bool:
-    texts = [parsed.title or "", parsed.cwd or ""]
-    for turn in parsed.turns:
-        texts += turn.user_messages + turn.agent_responses + [a.path for a in turn.artifacts]
-    return any(_SURROGATE.search(t) for t in texts)
+def _replace_lone_surrogates(parsed: ParsedTranscript) -> int:
+    """Replace lone surrogates (from JSON escapes such as "\\ud83d") with U+FFFD in everything the
+    import writes: they cannot be encoded as UTF-8, so one would break the manifest, the search
+    index and every later command. Returns how many were replaced."""
+    replaced = 0
 
+    def valid(text: str) -> str:
+        nonlocal replaced
+        fixed, count = _SURROGATE.subn("\ufffd", text)
+        replaced += count
+        return fixed
 
-def _replace_lone_surrogates(parsed: ParsedTranscript) -> None:
-    parsed.title = _valid(parsed.title) if parsed.title else parsed.title
-    parsed.cwd = _valid(parsed.cwd) if parsed.cwd else parsed.cwd
+    parsed.title = valid(parsed.title) if parsed.title else parsed.title
+    parsed.cwd = valid(parsed.cwd) if parsed.cwd else parsed.cwd
     for turn in parsed.turns:
-        turn.user_messages = [_valid(m) for m in turn.user_messages]
-        turn.agent_responses = [_valid(m) for m in turn.agent_responses]
-        turn.artifacts = [replace(a, path=_valid(a.path)) for a in turn.artifacts]
+        turn.user_messages = [valid(m) for m in turn.user_messages]
+        turn.agent_responses = [valid(m) for m in turn.agent_responses]
+        turn.artifacts = [replace(a, path=valid(a.path)) for a in turn.artifacts]
+    return replaced
 
 
 def _read_bytes(path: Path, limit: int = -1) -> bytes:
