@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_turn import build_session as build_effort_files  # noqa: E402
 from ccm_tui.config import Settings  # noqa: E402
-from ccm_tui.core.engine import open_engine  # noqa: E402
+from ccm_tui.core.opening import open_engine  # noqa: E402
 from tests.fakes.openai_server import FakeLLMServer, text  # noqa: E402
 
 

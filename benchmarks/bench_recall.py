@@ -41,7 +41,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ccm_tui.core.efforts import CONCLUDED, Effort, save_manifest
-from ccm_tui.core.engine import search_session
+from ccm_tui.core.opening import search_session
 from ccm_tui.core.session import EFFORTS_DIR, MANIFEST_FILE
 from ccm_tui.core.store import append_jsonl
 

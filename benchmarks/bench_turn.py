@@ -25,9 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ccm_tui.config import Settings
+from ccm_tui.core.chat_model import Completion, InProcessChatModel
 from ccm_tui.core.efforts import CONCLUDED, Effort, save_manifest
-from ccm_tui.core.engine import open_engine
-from ccm_tui.core.llm import Completion
+from ccm_tui.core.opening import open_engine
 
 WORDS = (
     "auth token refresh cache database pool index query latency queue kafka consumer partition deploy "
@@ -37,10 +37,10 @@ WORDS = (
 ).split()
 
 
-class InstantModel:
+class InstantModel(InProcessChatModel):
     """Answers at once, so the timing is the core's own work."""
 
-    model = summary_model = "bench/instant"
+    model = "bench/instant"
 
     async def stream_chat(self, messages, tools, on_delta=None):
         if on_delta:
@@ -105,7 +105,7 @@ def bench(size: int, messages: int, turns: int, root: Path) -> dict:
         for i in range(100):
             q = f"{WORDS[i % len(WORDS)]} {WORDS[(i * 7) % len(WORDS)]}"
             s0 = time.perf_counter()
-            engine.orchestrator.search(q, 8)
+            engine.search(q, 8)
             searches.append(time.perf_counter() - s0)
     finally:
         engine.close()

@@ -1,7 +1,7 @@
 """The offline demo: a scripted model that drives the real core through a short session.
 
-``DemoModel`` has the methods of :class:`ccm_tui.core.llm.LLMClient` that the
-orchestrator and the summarizer use (``stream_chat`` and ``complete``). It picks
+``DemoModel`` is a :class:`ccm_tui.core.chat_model.ChatModel` that answers in
+process (``stream_chat`` and ``complete``). It picks
 its reply from :data:`SCRIPT` by the user's message, streams it in small pieces
 and calls the real effort tools, so the sidebar and the token meter move exactly
 as they would with a live model: ambient chat, open, work, an aside, conclude,
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .core.llm import Completion, ToolCall
+from .core.chat_model import Completion, InProcessChatModel, ToolCall
 
 DEMO_MODEL = "demo/scripted"
 
@@ -228,13 +228,11 @@ def _pieces(text: str) -> list[str]:
     return re.findall(r"\S+\s*|\s+", text)
 
 
-class DemoModel:
-    """A scripted stand-in for :class:`~ccm_tui.core.llm.LLMClient` (offline, deterministic)."""
+class DemoModel(InProcessChatModel):
+    """A scripted :class:`~ccm_tui.core.chat_model.ChatModel` (offline, deterministic)."""
 
     def __init__(self, *, delay: float = 0.03, sleep: Callable[[float], Any] = asyncio.sleep) -> None:
         self.model = DEMO_MODEL
-        self.summary_model = DEMO_MODEL
-        self.api_base = None
         self.delay = delay
         self._sleep = sleep
         self._calls = 0

@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def error_line(exc: Exception, args: argparse.Namespace) -> str:
     """One line that says what went wrong (and the way out, where there is one); secrets redacted."""
-    from ..core.engine import ManifestError, redact
+    from ..core.reading import ManifestError, redact
 
     ours = isinstance(exc, (CliError, OSError, ValueError)) or type(exc).__module__.startswith("ccm_tui")
     message = str(exc) if ours else f"{type(exc).__name__}: {exc}"

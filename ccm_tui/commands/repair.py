@@ -27,12 +27,12 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.engine import RepairNotNeeded, rebuild_manifest
+    from ..core.reading import RepairNotNeeded, repair
 
     directory = session_dir_from(args)
     require_session(directory)
     try:
-        report = rebuild_manifest(directory, force=args.force)
+        report = repair(directory, force=args.force)
     except RepairNotNeeded as exc:
         raise CliError(str(exc)) from None
     for line in report.lines():

@@ -62,14 +62,9 @@ class _Progress:
 
 def run(args: argparse.Namespace) -> int:
     from ..config import ConfigError, load_settings, prepare_offline_libraries
-    from ..core.engine import LLMError
-    from ..replay import BoundaryError, replay_file
-    from ..replay.capping import BudgetTooSmall
-    from ..replay.model import ReplayToolError
-    from ..replay.plot import PlotError, write_plot
+    from ..replay import replay_errors, replay_file
+    from ..replay.plot import write_plot
     from ..replay.report import render_text, to_json
-    from ..replay.runner import ReplayFailed
-    from ..restore.turns import TranscriptError
 
     transcript = Path(args.transcript)
     plot = getattr(args, "plot", None)
@@ -100,14 +95,14 @@ def run(args: argparse.Namespace) -> int:
                 progress=progress,
             )
         )
-    except (TranscriptError, BoundaryError, ReplayFailed, BudgetTooSmall, LLMError, ReplayToolError) as exc:
+    except replay_errors() as exc:
         raise CliError(str(exc)) from None
     finally:
         progress.finish()
     if plot is not None:
         try:
             write_plot(result, Path(plot))
-        except PlotError as exc:
+        except replay_errors() as exc:
             raise CliError(str(exc)) from None
         except OSError as exc:
             raise CliError(f"cannot write {plot}: {exc.strerror or exc}") from None

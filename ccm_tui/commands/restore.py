@@ -239,9 +239,9 @@ class _Importer:
 
 def _importer(args: argparse.Namespace) -> _Importer:
     from ..config import ConfigError
-    from ..core.engine import ManifestError, TokenCounter, model_client
+    from ..core.reading import ManifestError
     from ..restore import landing
-    from ..restore.pipeline import ModelCallMeter
+    from ..restore.pipeline import metered_model
 
     directory = session_dir_from(args)
     try:
@@ -250,14 +250,14 @@ def _importer(args: argparse.Namespace) -> _Importer:
     except (ManifestError, ConfigError) as exc:
         raise CliError(str(exc)) from None
     require_model(settings, " (or use --parse-only, which needs no model)")
-    counter = TokenCounter(settings.model)
-    return _Importer(args, directory, settings, counter, ModelCallMeter(model_client(settings), counter))
+    meter = metered_model(settings)
+    return _Importer(args, directory, settings, meter.counter, meter)
 
 
 def _earlier_import(importer: _Importer, transcript: Path, parsed: ParsedTranscript) -> tuple[str, str | None]:
     """The transcript's digest (of the bytes that were parsed, so a file still growing is never
     marked imported beyond what was read) and the effort it was imported as before (None with --force)."""
-    from ..core.engine import ManifestError
+    from ..core.reading import ManifestError
     from ..restore import landing
 
     try:
@@ -274,7 +274,7 @@ def _import_one(importer: _Importer, transcript: Path, parsed: ParsedTranscript,
     """Run the model pipeline for one transcript and land it; returns (landed, outcome).
 
     Raises :class:`CliError` (nothing imported) or ``landing.AlreadyImported``."""
-    from ..core.engine import StoreError
+    from ..core.reading import StoreError
     from ..restore import landing
     from ..restore.ansi import strip_ansi
     from ..restore.evidence import choose_root
@@ -329,7 +329,7 @@ def _import_one(importer: _Importer, transcript: Path, parsed: ParsedTranscript,
             parsed,
             transcript,
             outcome.session.summary,
-            importer.counter,
+            settings,
             report=outcome.session.report,
             extra_source=extra,
             digest=digest,

@@ -27,7 +27,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.engine import SearchIndexError, search_session
+    from ..core.reading import SearchIndexError, search_session
 
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")

@@ -81,7 +81,7 @@ class SendPrinter:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.engine import UserInputError, load_model_library, start_engine
+    from ..core.reading import load_model_library
 
     message = args.message
     if args.retry_orphan and message:
@@ -95,62 +95,83 @@ def run(args: argparse.Namespace) -> int:
     if args.wait < 0:
         raise UsageError("--wait must be 0 or more seconds")
     load_model_library(settings)  # seconds of import, outside the session lock
+    return asyncio.run(_send(args, settings, message))
 
-    def waiting(pid: int | None, wait: float) -> None:
-        who = f"pid {pid}" if pid else "another process"
-        sys.stderr.write(f"ccm-tui: the session is in use by {who}; waiting up to {wait:g} s\n")
-        sys.stderr.flush()
 
-    engine = start_engine(session_dir_from(args), settings, lock_wait=args.wait, on_lock_wait=waiting)
+async def _send(args: argparse.Namespace, settings: Any, message: str | None) -> int:
+    from ..core.controller import OpenOptions, SessionController
+    from ..core.run_state import RetryOrphan, SendMessage
+
+    options = OpenOptions(hold_lock=True, lock_wait=args.wait, retry_delays=(), probe_model_window=True)
+    controller = SessionController(session_dir_from(args), settings, options=options)
+    printer = None if args.json else SendPrinter()
+    controller.subscribe(SendListener(printer, args.wait))
     try:
-        report = engine.recovery
-        if report is not None and report.changed and not args.json:
+        report = await controller.open()
+        if report.changed and not args.json:
             sys.stderr.write(report.one_line() + "\n")
-        if args.retry_orphan:
-            orphan = engine.unanswered_turn()
-            if orphan is None:
-                interrupted = report.interrupted if report is not None else None
-                if interrupted is not None:
-                    raise CliError(
-                        f"turn {interrupted.turn} is not retried: its tools already ran "
-                        f"({', '.join(interrupted.effects)}) and its message is logged in {interrupted.logged_to}; "
-                        "send a new message to continue"
-                    )
-                raise CliError("there is no unanswered message to retry")
-            message = orphan.text
-        printer = None if args.json else SendPrinter()
+        intent = RetryOrphan() if args.retry_orphan else SendMessage(message or "")
         try:
-            result = asyncio.run(engine.run_turn(message, printer))
-        except UserInputError as exc:
-            raise UsageError(str(exc)) from None
-        except KeyboardInterrupt:
+            outcome = await controller.run(intent)
+        except asyncio.CancelledError:  # Ctrl+C: the turn was cancelled and has written what it had
             raise CliError("cancelled; your message and the partial reply were logged") from None
         if printer is not None:
             printer.finish()
+        if outcome.cause == "input":
+            raise UsageError(outcome.reason)
         if args.json:
-            print_json(send_json(result, engine))
-        if result.error:
-            hint = " (your message is kept: ccm-tui send --retry-orphan)" if result.logged_to is None else ""
-            raise CliError(f"{result.error}{hint}")
+            print_json(send_json(outcome, controller.snapshot))
+        if outcome.cancelled:
+            raise CliError("cancelled; your message and the partial reply were logged")
+        if outcome.failed:
+            hint = " (your message is kept: ccm-tui send --retry-orphan)" if outcome.given_back else ""
+            if outcome.cause in ("refused", "locked"):
+                hint = ""
+            raise CliError(f"{outcome.reason}{hint}")
         return EXIT_OK
     finally:
-        engine.close()
+        await controller.close()
 
 
-def send_json(result: Any, engine: Any) -> dict[str, Any]:
+class SendListener:
+    """What ``send`` shows of the controller's events: the turn (through the printer) and a
+    one-time note on stderr while another process holds the session."""
+
+    def __init__(self, printer: SendPrinter | None, wait: float) -> None:
+        self.printer = printer
+        self.wait = wait
+        self.told_locked = False
+
+    def __call__(self, event: Any) -> None:
+        from ..core.run_state import Phase, StateChanged
+
+        if isinstance(event, StateChanged):
+            state = event.state
+            if state.phase is Phase.LOCKED and state.work is None and not self.told_locked:
+                self.told_locked = True
+                who = f"pid {state.holder}" if state.holder else "another process"
+                sys.stderr.write(f"ccm-tui: the session is in use by {who}; waiting up to {self.wait:g} s\n")
+                sys.stderr.flush()
+        elif isinstance(event, te.TurnEvent) and self.printer is not None:
+            self.printer(event)
+
+
+def send_json(outcome: te.Outcome, snapshot: Any) -> dict[str, Any]:
     """``send --json`` (contract: reply, banners, logged_to, context)."""
-    active = engine.active_effort()
+    status = snapshot.status if snapshot is not None else None
+    active = status.active if status is not None else None
+    context = outcome.context or (snapshot.figures if snapshot is not None else None)
     data = {
-        "turn": result.turn,
-        "reply": result.reply,
-        "banners": result.banners,
-        "logged_to": result.logged_to,
+        "turn": outcome.turn,
+        "reply": outcome.reply,
+        "banners": list(outcome.banners),
+        "logged_to": outcome.logged_to,
         "active_effort": active.id if active else None,
-        "tool_calls": result.tool_calls,
-        "context": (result.context or engine.figures()).as_dict(),
-        "request": result.request.as_dict() if result.request else None,
-        "usage": engine.usage(),
+        "tool_calls": list(outcome.tool_calls),
+        "context": context.as_dict() if context is not None else None,
+        "request": outcome.request.as_dict() if outcome.request else None,
+        "usage": dict(snapshot.usage) if snapshot is not None else {},
     }
-    if result.error:
-        data["error"] = result.error
+    if not outcome.ok:
+        data["error"] = outcome.reason
     return data

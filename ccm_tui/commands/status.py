@@ -32,17 +32,16 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.engine import open_read_only
+    from ..core.reading import read_status
 
     settings = load_settings()
     directory = session_dir_from(args)
     require_session(directory, " (it is created by the first 'ccm-tui send' or the TUI)")
-    engine = open_read_only(directory, settings)
-    data = engine.status_json()
+    status, data = read_status(directory, settings)
     if args.json:
         print_json(data)
     else:
-        print(render_status(engine.status(), data))
+        print(render_status(status, data))
     return EXIT_OK
 
 

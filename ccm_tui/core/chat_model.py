@@ -1,23 +1,58 @@
-"""What the core needs from a chat model: the litellm client, the demo's and the replay's models.
+"""What the core needs from a chat model, and what a model call returns.
 
-Anything with these two coroutines can drive turns, summaries and compaction,
-so the offline demo and the replay run through exactly the same orchestrator
-as a real provider.
+The litellm client (:mod:`.llm`), the offline demo's scripted model, the
+replay's transcript model and restore's metered wrapper all implement
+:class:`ChatModel`, so turns, summaries, compaction and imports run through
+exactly the same code whichever model answers. Callers never probe for
+attributes: everything they may ask is declared here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from .llm import Completion
+OnDelta = Callable[[str], Awaitable[None] | None]
 
-OnDelta = Callable[[str], Any]
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # raw JSON text as the model produced it
+
+    def as_message_part(self) -> dict[str, Any]:
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
+
+
+@dataclass
+class Completion:
+    content: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    finish_reason: str | None = None
 
 
 @runtime_checkable
 class ChatModel(Protocol):
+    """A chat model as the core uses it.
+
+    ``model`` names it (litellm id) and ``api_base`` says where it is served
+    (None: the provider's default, or in-process). ``loaded`` is False while
+    its client library still has to be imported; ``load()`` does that (seconds,
+    blocking: call it in a thread).
+    """
+
     model: str
+
+    @property
+    def api_base(self) -> str | None: ...
+
+    @property
+    def loaded(self) -> bool: ...
+
+    def load(self) -> None: ...
 
     async def stream_chat(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, on_delta: OnDelta | None = None
@@ -28,5 +63,36 @@ class ChatModel(Protocol):
     async def complete(
         self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True
     ) -> Completion:
-        """One non-streamed request without tools (summaries, checkpoints)."""
+        """One non-streamed request without tools (summaries, checkpoints); ``summary`` picks the
+        summary model where one is configured."""
         ...
+
+    async def chat_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Completion:
+        """One non-streamed request with tools, on the summary model (restore's evidence loop)."""
+        ...
+
+
+class InProcessChatModel:
+    """Base of the models that answer in this process (the demo's, the replay's): nothing to
+    load, nowhere to connect. Subclasses write :meth:`stream_chat` and :meth:`complete`."""
+
+    model: str = "in-process"
+
+    @property
+    def api_base(self) -> str | None:
+        return None
+
+    @property
+    def loaded(self) -> bool:
+        return True
+
+    def load(self) -> None:
+        return None
+
+    async def stream_chat(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, on_delta: OnDelta | None = None
+    ) -> Completion:
+        raise NotImplementedError
+
+    async def chat_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Completion:
+        return await self.stream_chat(messages, tools)

@@ -38,6 +38,7 @@ SESSION_RESUME = "session_resume"
 SESSION_START = "session_start"
 SESSION_END = "session_end"
 RECOVERED = "recovered"
+SESSION_MIGRATED = "session_migrated"  # a session of an older schema was brought up to date
 MODEL_WITHOUT_TOOLS = "model_without_tools"  # the model cannot use tools: the chat goes on without them
 
 TERMINAL_TURN_EVENTS = {TURN_DONE, TURN_FAILED, TURN_CANCELLED}

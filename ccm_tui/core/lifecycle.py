@@ -14,7 +14,7 @@ the snapshot it changed, and logs its event (names in :mod:`.eventlog`).
 Callers — the tools (the model's and the user's actions), salience (decay,
 eviction), compaction, restore landing — decide *when*; this module decides
 *what changes*. :func:`efforts_from_events` reads the same events back, for
-``repair``.
+``repair``. Which transitions are valid is the table of :mod:`.effort_states`.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 
 from . import eventlog as ev
 from .context import effort_context_tokens
+from .effort_states import REFUSALS, Action, ActionRefused, effort_state, refuse_unless_valid
 from .efforts import CONCLUDED, MAX_NAME_CHARS, OPEN, SLUG_RE, Effort, unique_slug
 from .eventlog import now_iso
 from .session import EFFORTS_DIR, Session
@@ -37,8 +38,9 @@ UNPUBLISHED_IMPORT_PREFIX = ".import-"
 REOPEN_SEPARATOR = "--- Effort reopened ---"
 
 
-class LifecycleError(Exception):
-    """A transition that is not valid from the effort's current state (the message says why)."""
+def require(session: Session, effort: Effort, action: Action) -> None:
+    """Refuse (:class:`ActionRefused`) an action the state table does not allow for the effort now."""
+    refuse_unless_valid(effort.id, effort_state(session, effort), action)
 
 
 # --------------------------------------------------------------------------- open efforts
@@ -58,8 +60,7 @@ def open_effort(session: Session, name: str, *, turn: int) -> Effort:
 
 def switch_to(session: Session, effort: Effort) -> Effort | None:
     """Make another open effort the active one; returns the previously active effort."""
-    if not effort.is_open:
-        raise LifecycleError(f"effort '{effort.id}' is concluded; use reopen_effort to continue it")
+    require(session, effort, Action.SWITCH)
     previous = session.efforts.active
     session.efforts.set_active(effort)
     session.save_manifest()
@@ -69,8 +70,7 @@ def switch_to(session: Session, effort: Effort) -> Effort | None:
 
 def conclude(session: Session, effort: Effort, summary: str, *, turn: int) -> None:
     """Open → concluded: the summary replaces the raw log in working memory (with its grace period)."""
-    if not effort.is_open:
-        raise LifecycleError(f"effort '{effort.id}' is already concluded")
+    require(session, effort, Action.CONCLUDE)
     session.efforts.set_status(effort, CONCLUDED)
     effort.summary = summary
     effort.summary_tokens = session.counter.count_text(summary)
@@ -94,8 +94,7 @@ def reopen(session: Session, effort: Effort, *, turn: int) -> str | None:
 
     The summary stays in the manifest until the effort is concluded again, when
     it is rewritten from the whole log (original and new messages)."""
-    if not effort.is_concluded:
-        raise LifecycleError(f"effort '{effort.id}' is not concluded (status: {effort.status})")
+    require(session, effort, Action.REOPEN)
     prior = effort.summary
     session.efforts.set_status(effort, OPEN)
     session.efforts.set_active(effort)
@@ -132,8 +131,7 @@ def expand(session: Session, effort: Effort, *, turn: int, message_cap: int | No
 
     ``tokens`` is what the expansion adds to the working context, counted as the meter's expanded
     layer counts it (with the context's per-message cap)."""
-    if not effort.is_concluded:
-        raise LifecycleError(f"effort '{effort.id}' is open, its log is already in context")
+    require(session, effort, Action.EXPAND)
     already = effort.id in session.view.expanded
     session.view.expanded[effort.id] = 0
     session.view.summaries[effort.id] = turn
@@ -146,8 +144,10 @@ def expand(session: Session, effort: Effort, *, turn: int, message_cap: int | No
 
 def collapse(session: Session, effort_id: str, *, reason: str = "tool") -> None:
     """Drop an expansion (the collapse tool, decay and compaction all come here)."""
-    if effort_id not in session.view.expanded:
-        raise LifecycleError(f"effort '{effort_id}' is not expanded")
+    effort = session.efforts.get(effort_id)
+    if effort is None or effort_id not in session.view.expanded:
+        raise ActionRefused(REFUSALS[Action.COLLAPSE].format(id=effort_id))
+    require(session, effort, Action.COLLAPSE)
     session.view.expanded.pop(effort_id, None)
     session.forget_log(effort_id)
     session.save_view()

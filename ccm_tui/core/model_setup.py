@@ -46,3 +46,21 @@ def missing_api_keys(settings: Settings) -> list[str]:
         return list(import_litellm().validate_environment(model=settings.model).get("missing_keys") or [])
     except Exception:  # noqa: BLE001 - providers litellm cannot check
         return []
+
+
+async def model_checks(settings: Settings) -> tuple[int | None, str | None]:
+    """In worker threads (both may import litellm): the budget from the model's input window
+    (None when one is configured) and a warning when the provider's key is missing."""
+    import asyncio
+
+    if not settings.model:
+        return None, None
+    budget = None if settings.token_budget else await asyncio.to_thread(resolve_budget, settings)
+    missing = [] if settings.api_base else await asyncio.to_thread(missing_api_keys, settings)
+    warning = None
+    if missing:
+        warning = (
+            f"No API key found for {settings.model}: set {', '.join(missing)} in the "
+            "environment, or use --api-base for a local server (F4 opens the settings)."
+        )
+    return budget, warning

@@ -115,6 +115,18 @@ class RecoveryReport:
         return " · ".join(self.lines())
 
 
+def no_orphan_reason(report: RecoveryReport | None) -> str:
+    """Why there is nothing to retry (``send --retry-orphan``, the TUI's Retry)."""
+    interrupted = report.interrupted if report is not None else None
+    if interrupted is not None:
+        return (
+            f"turn {interrupted.turn} is not retried: its tools already ran "
+            f"({', '.join(interrupted.effects)}) and its message is logged in {interrupted.logged_to}; "
+            "send a new message to continue"
+        )
+    return "there is no unanswered message to retry"
+
+
 def _last_turn_start(events: list[dict]) -> int | None:
     for i in range(len(events) - 1, -1, -1):
         if events[i].get("event") == ev.TURN_START:

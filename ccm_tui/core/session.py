@@ -16,14 +16,11 @@ state files, the tail of the ambient log and the raw logs of open efforts.
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import json
 import os
-import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +28,14 @@ from ..atomic_file import fsync_dir
 from . import eventlog as ev
 from .efforts import CONCLUDED, OPEN, Effort, EffortTable, load_manifest, save_manifest
 from .eventlog import EventLog, now_iso
+from .session_lock import LOCK_FILE, SessionLock, SessionLocked
+from .session_state import SessionState, ViewState, migrated
 from .store import (
     StoreError,
     append_jsonl,
     atomic_write_json,
     file_size,
     is_message,
-    open_nofollow,
     read_bytes,
     read_jsonl,
     read_jsonl_tail,
@@ -52,167 +50,7 @@ EFFORTS_DIR = "efforts"
 EXPANDED_FILE = "expanded.json"
 STATE_FILE = "session_state.json"
 EVENTS_FILE = "events.jsonl"
-LOCK_FILE = ".lock"
 SEARCH_DB = "search.sqlite"  # derived: safe to delete, rebuilt from the logs
-SCHEMA_VERSION = 1
-
-
-class SessionLocked(StoreError):
-    """Another live process holds the session's writer lock."""
-
-    def __init__(self, path: Path, pid: int | None) -> None:
-        who = f"pid {pid}" if pid else "another process"
-        super().__init__(f"session {path} is in use by {who}; close it there or use another --session")
-        self.pid = pid
-
-
-@dataclass
-class SessionState:
-    """``session_state.json``: the turn counter and small running totals."""
-
-    schema: int = SCHEMA_VERSION
-    turn: int = 0
-    compaction_count: int = 0
-    ambient_messages: int = 0
-    ambient_tokens: int = 0
-    ambient_bytes: int = 0  # size of raw.jsonl the totals above describe
-    ambient_window: int | None = None  # shrunk by compaction; None = configured size
-    clean_shutdown: bool = True
-    budget: int | None = None  # the token budget last used (for status without a model)
-    saved_at: str = ""
-    history: list[dict[str, int]] = field(default_factory=list)  # per-turn context figures (bounded)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SessionState:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        state = cls(**known)
-        for key in ("turn", "compaction_count", "ambient_messages", "ambient_tokens", "ambient_bytes"):
-            value = getattr(state, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                setattr(state, key, 0)
-        for key in ("ambient_window", "budget"):
-            value = getattr(state, key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-                setattr(state, key, None)
-        if not isinstance(state.clean_shutdown, bool):
-            state.clean_shutdown = False
-        if not isinstance(state.saved_at, str):
-            state.saved_at = ""
-        if not isinstance(state.history, list):
-            state.history = []
-        state.history = [
-            h
-            for h in state.history
-            if isinstance(h, dict) and all(isinstance(h.get(k), int) for k in ("turn", "ccm", "naive"))
-        ]
-        return state
-
-
-@dataclass
-class ViewState:
-    """``expanded.json``: which concluded efforts are expanded and reference bookkeeping.
-
-    ``expanded`` maps id → turns since last reference. ``summaries`` maps the ids
-    of concluded efforts whose summary is in working memory → the turn they were
-    last referenced (or concluded). Concluded efforts not in it are *evicted*.
-    """
-
-    expanded: dict[str, int] = field(default_factory=dict)
-    summaries: dict[str, int] = field(default_factory=dict)
-    last_referenced: dict[str, int] = field(default_factory=dict)  # open efforts too, for the UI
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ViewState:
-        def int_map(value: Any) -> dict[str, int]:
-            if not isinstance(value, dict):
-                return {}
-            return {str(k): int(v) for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool)}
-
-        return cls(
-            expanded=int_map(data.get("expanded")),
-            summaries=int_map(data.get("summaries")),
-            last_referenced=int_map(data.get("last_referenced")),
-        )
-
-
-class SessionLock:
-    """An exclusive ``flock`` on ``<session>/.lock``; the kernel drops it when the process dies,
-    so a lock left by a killed process is never stale."""
-
-    def __init__(self, directory: Path, name: str = LOCK_FILE) -> None:
-        self.path = directory / name
-        self._fd: int | None = None
-        # told once per wait, with the holder's pid, when the lock is busy (``send`` says it waits)
-        self.on_wait: Callable[[int | None, float], None] | None = None
-
-    def _waiting(self, wait: float) -> None:
-        if self.on_wait is not None and wait > 0:
-            self.on_wait(self.holder_pid(), wait)
-
-    def holder_pid(self) -> int | None:
-        try:
-            text = self.path.read_text().strip()
-            return int(text.split()[0]) if text else None
-        except (OSError, ValueError, IndexError):
-            return None
-
-    def try_acquire(self) -> bool:
-        """Take the lock if it is free; never waits."""
-        if self._fd is not None:
-            return True
-        fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(fd)
-            if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                raise
-            return False
-        self._fd = fd
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        os.fsync(fd)
-        return True
-
-    def acquire(self, wait: float = 2.0) -> None:
-        """Take the lock, waiting up to ``wait`` seconds for another process to finish."""
-        deadline = time.monotonic() + wait
-        told = False
-        while not self.try_acquire():
-            if time.monotonic() >= deadline:
-                raise SessionLocked(self.path.parent, self.holder_pid())
-            if not told:
-                self._waiting(wait)
-                told = True
-            time.sleep(0.05)
-
-    async def acquire_async(self, wait: float = 10.0) -> None:
-        """Like :meth:`acquire` without blocking the event loop."""
-        import asyncio
-
-        deadline = time.monotonic() + wait
-        told = False
-        while not self.try_acquire():
-            if time.monotonic() >= deadline:
-                raise SessionLocked(self.path.parent, self.holder_pid())
-            if not told:
-                self._waiting(wait)
-                told = True
-            await asyncio.sleep(0.05)
-
-    def release(self) -> None:
-        if self._fd is None:
-            return
-        try:
-            os.ftruncate(self._fd, 0)
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-        finally:
-            os.close(self._fd)
-            self._fd = None
-
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
 
 
 class Session:
@@ -242,6 +80,7 @@ class Session:
         self._seen_events_size = 0
         self.unclean_reason: str | None = None  # set by a failed write or recovery: never end "clean"
         self.generation = 0  # bumped by every (re)load, so caches built on the efforts know to rebuild
+        self.migrated_from: int | None = None  # the schema of an older session brought up to date on load
 
     # ------------------------------------------------------------------ paths
     @property
@@ -384,7 +223,10 @@ class Session:
         return {}
 
     def _read_state(self) -> SessionState:
-        return SessionState.from_dict(self._read_json_file(STATE_FILE))
+        data, steps = migrated(self._read_json_file(STATE_FILE), where=str(self.dir / STATE_FILE))
+        if steps:
+            self.migrated_from = steps[0]
+        return SessionState.from_dict(data)
 
     def _read_view(self) -> ViewState:
         return ViewState.from_dict(self._read_json_file(EXPANDED_FILE))
@@ -548,8 +390,10 @@ class Session:
 
 __all__ = [
     "CONCLUDED",
+    "LOCK_FILE",
     "OPEN",
     "Session",
+    "SessionLock",
     "SessionLocked",
     "SessionState",
     "ViewState",

@@ -94,64 +94,84 @@ def extract_text_tool_calls(content: str, offered: set[str]) -> tuple[str, list[
     ``{"function": {"name", "arguments"}}`` and ``{"tool_calls": [...]}``. A block that
     names a tool we did not offer stays text.
     """
-    if not content or not offered or len(content) > MAX_SCANNED_CHARS:
+    if not content or not offered or len(content) > MAX_SCANNED_CHARS or "{" not in content:
         return content, []
-    if "{" not in content:
-        return content, []
-    found: list[tuple[int, list[TextToolCall]]] = []
-    spans: list[tuple[int, int]] = []
-    tagged: set[int] = set()  # starts of calls inside <tool_call> tags: meant as calls wherever they are
+    scan = _CallScan(content, offered)
+    scan.marked_blocks()
+    scan.bare_json()
+    return scan.result()
 
-    def taken(start: int, end: int) -> bool:
-        return any(start < b and a < end for a, b in spans)
 
-    for pattern in (_TAGGED, _FENCED):
-        for match in pattern.finditer(content):
-            if taken(match.start(), match.end()):
+class _CallScan:
+    """One reply searched for written calls: the calls found, where they are, which were tagged."""
+
+    def __init__(self, content: str, offered: set[str]) -> None:
+        self.content = content
+        self.offered = offered
+        self.found: list[tuple[int, list[TextToolCall]]] = []
+        self.spans: list[tuple[int, int]] = []
+        self.tagged: set[int] = set()  # starts of calls inside <tool_call> tags: meant as calls wherever they are
+
+    def _taken(self, start: int, end: int) -> bool:
+        return any(start < b and a < end for a, b in self.spans)
+
+    def _add(self, start: int, end: int, calls: list[TextToolCall]) -> None:
+        self.found.append((start, calls))
+        self.spans.append((start, end))
+
+    def marked_blocks(self) -> None:
+        """``<tool_call>`` tags and fenced blocks holding calls."""
+        for pattern in (_TAGGED, _FENCED):
+            for match in pattern.finditer(self.content):
+                if self._taken(match.start(), match.end()):
+                    continue
+                calls = _parse(match.group(1), self.offered)
+                if calls:
+                    self._add(match.start(), match.end(), calls)
+                    if pattern is _TAGGED:
+                        self.tagged.add(match.start())
+
+    def bare_json(self) -> None:
+        """JSON values written in the text that are calls; any other JSON value is text, insides too."""
+        content, decoder, position = self.content, json.JSONDecoder(), 0
+        while True:
+            starts = [i for i in (content.find("{", position), content.find("[", position)) if i >= 0]
+            if not starts:
+                return
+            start = min(starts)
+            if self._taken(start, start + 1):
+                position = next(b for a, b in self.spans if a <= start < b)
                 continue
-            calls = _parse(match.group(1), offered)
+            try:
+                value, end = decoder.raw_decode(content, start)
+            except (ValueError, RecursionError):  # not JSON, or nested too deep to be a call
+                position = start + 1
+                continue
+            calls = _as_calls(value, self.offered)
             if calls:
-                found.append((match.start(), calls))
-                spans.append((match.start(), match.end()))
-                if pattern is _TAGGED:
-                    tagged.add(match.start())
-    decoder = json.JSONDecoder()
-    position = 0
-    while True:
-        starts = [i for i in (content.find("{", position), content.find("[", position)) if i >= 0]
-        if not starts:
-            break
-        start = min(starts)
-        if taken(start, start + 1):
-            position = next(b for a, b in spans if a <= start < b)
-            continue
-        try:
-            value, end = decoder.raw_decode(content, start)
-        except (ValueError, RecursionError):  # not JSON, or nested too deep to be a call
-            position = start + 1
-            continue
-        calls = _as_calls(value, offered)
-        if calls:
-            found.append((start, calls))
-            spans.append((start, end))
-        position = end  # a JSON value that is not a call is text as a whole, its insides too
-    if not found:
-        return content, []
-    outside = "".join(content[a:b] for a, b in _gaps(spans, len(content)))
-    if outside.strip():
-        # Prose beside a bare or fenced call may be quoting it ("here is an example of open_effort: …"):
-        # only tagged calls count then, and the rest stays text as written.
-        found = [(start, calls) for start, calls in found if start in tagged]
-        spans = [(a, b) for a, b in spans if a in tagged]
-        if not found:
+                self._add(start, end, calls)
+            position = end
+
+    def result(self) -> tuple[str, list[TextToolCall]]:
+        content = self.content
+        if not self.found:
             return content, []
-    kept, cursor = [], 0
-    for start, end in sorted(spans):
-        kept.append(content[cursor:start])
-        cursor = end
-    kept.append(content[cursor:])
-    calls = [call for _, group in sorted(found, key=lambda item: item[0]) for call in group]
-    return _tidy("".join(kept)), calls
+        found, spans = self.found, self.spans
+        outside = "".join(content[a:b] for a, b in _gaps(spans, len(content)))
+        if outside.strip():
+            # Prose beside a bare or fenced call may be quoting it ("here is an example of open_effort: …"):
+            # only tagged calls count then, and the rest stays text as written.
+            found = [(start, calls) for start, calls in found if start in self.tagged]
+            spans = [(a, b) for a, b in spans if a in self.tagged]
+            if not found:
+                return content, []
+        kept, cursor = [], 0
+        for start, end in sorted(spans):
+            kept.append(content[cursor:start])
+            cursor = end
+        kept.append(content[cursor:])
+        calls = [call for _, group in sorted(found, key=lambda item: item[0]) for call in group]
+        return _tidy("".join(kept)), calls
 
 
 def _gaps(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:

@@ -1,8 +1,10 @@
-"""The tools the model (and the UI) use to manage efforts.
+"""The tools the model uses to manage efforts.
 
 Each tool is one small async handler plus its OpenAI-style definition,
-registered with :func:`tool`. Handlers raise :class:`ToolError` for anything
-wrong with the call (unknown id, wrong state, bad arguments); the registry turns
+registered with :func:`tool`. Handlers parse the model's arguments and call the
+operations of :mod:`.effort_ops` (the same ones the user's actions run). Anything
+wrong with a call (unknown id, wrong state, bad arguments) raises
+:class:`ToolError` or :class:`~.effort_states.ActionRefused`; the registry turns
 that into a JSON error for the model, so a bad call never ends a turn.
 """
 
@@ -10,50 +12,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from . import effort_ops as ops
 from . import eventlog as ev
-from . import lifecycle
-from .chat_model import ChatModel
+from .effort_ops import ActionContext, find_effort
+from .effort_states import ActionRefused
 from .efforts import Effort
-from .lifecycle import LifecycleError
 from .llm import LLMError, parse_arguments
-from .session import Session
 from .store import StoreError, is_message, read_bytes
-from .summarize import summarize_messages
 
 
 class ToolError(Exception):
     """A tool call the model got wrong; the message is returned to it."""
 
 
-@dataclass
-class ToolContext:
-    """What a tool call may touch, and what it reports back to the turn."""
-
-    session: Session
-    llm: ChatModel | None
-    turn: int
-    pending: list[dict[str, Any]] = field(default_factory=list)  # this turn's messages, not yet logged
-    summary_max_tokens: int = 150
-    search: Callable[[str, int], list[Any]] | None = None
-    route: str | None = None  # "ambient" or an effort id; None = default routing
-    banners: list[str] = field(default_factory=list)
-    changes: list[tuple[str, str]] = field(default_factory=list)
-    touched: set[str] = field(default_factory=set)  # efforts a tool referenced (salience)
-    source: str = "model"  # "model" or "user" (UI actions)
-    message_cap: int | None = None  # the working context's per-message cap (for token figures)
-
-    def banner(self, text: str) -> None:
-        self.banners.append(f"--- {text} ---")
-
-    def changed(self, effort_id: str, change: str) -> None:
-        self.changes.append((effort_id, change))
-        self.touched.add(effort_id)
-
-
-Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[dict[str, Any]]]
+Handler = Callable[[ActionContext, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -122,7 +97,7 @@ def _validate(t: Tool, args: dict[str, Any]) -> None:
             raise ToolError(f"argument '{key}' must be a string, got {type(value).__name__}")
 
 
-async def execute(ctx: ToolContext, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolOutcome:
+async def execute(ctx: ActionContext, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolOutcome:
     """Run one tool call and log it; never raises for the model's mistakes."""
     outcome = await _run(ctx, name, raw_arguments)
     extra = {} if outcome.ok else {"error": outcome.result.get("error")}
@@ -132,7 +107,7 @@ async def execute(ctx: ToolContext, name: str, raw_arguments: str | dict[str, An
     return outcome
 
 
-async def _run(ctx: ToolContext, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolOutcome:
+async def _run(ctx: ActionContext, name: str, raw_arguments: str | dict[str, Any] | None) -> ToolOutcome:
     args: dict[str, Any] | None
     if isinstance(raw_arguments, dict):
         args, problem = raw_arguments, None
@@ -146,24 +121,10 @@ async def _run(ctx: ToolContext, name: str, raw_arguments: str | dict[str, Any] 
     try:
         _validate(t, args)
         return ToolOutcome(name, args, await t.handler(ctx, args), True)
-    except (ToolError, LifecycleError) as exc:
+    except (ToolError, ActionRefused) as exc:
         return ToolOutcome(name, args, {"error": f"{name}: {exc}"}, False)
     except LLMError as exc:
         return ToolOutcome(name, args, {"error": f"{name}: the summary model failed: {exc}"}, False)
-
-
-# --------------------------------------------------------------------------- helpers
-def _effort(ctx: ToolContext, effort_id: str | None, *, default_active: bool = False) -> Effort:
-    efforts = ctx.session.efforts
-    if not effort_id:
-        if default_active and efforts.active is not None:
-            return efforts.active
-        raise ToolError("no effort id given and no effort is active")
-    effort = efforts.get(effort_id.strip())
-    if effort is None:
-        known = ", ".join(sorted(e.id for e in efforts.open_efforts())) or "none open"
-        raise ToolError(f"no effort with id '{effort_id}' (open: {known}; use search_efforts to find others)")
-    return effort
 
 
 # --------------------------------------------------------------------------- tools
@@ -174,12 +135,8 @@ def _effort(ctx: ToolContext, effort_id: str | None, *, default_active: bool = F
     "stay open in the background. Do not open efforts for greetings or one-off questions.",
     name="Short name for the effort, e.g. 'auth bug' or 'japan trip'; it becomes the effort id.",
 )
-async def open_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    effort = lifecycle.open_effort(ctx.session, args["name"], turn=ctx.turn)
-    ctx.route = effort.id
-    ctx.banner(f"Opened effort: {effort.id}")
-    ctx.changed(effort.id, "opened")
-    return {"status": "opened", "effort_id": effort.id, "active": True}
+async def open_effort(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    return ops.open_effort(ctx, args["name"])
 
 
 @tool(
@@ -190,34 +147,15 @@ async def open_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     "never when they say pause, later, or switch topics.",
     id_="Effort id; defaults to the active effort.",
 )
-async def close_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    effort = _effort(ctx, args.get("id"), default_active=True)
-    if not effort.is_open:
-        raise ToolError(f"effort '{effort.id}' is already concluded")
-    if ctx.llm is None:
-        raise ToolError("no model is configured to write the summary")
-    session = ctx.session
-    log = list(session.effort_log(effort.id))
-    # The concluding exchange belongs to the effort: summarize it too (unless it is an aside).
-    if ctx.route in (None, effort.id) and (effort.active or ctx.route == effort.id):
-        log += [m for m in ctx.pending if m.get("role") in ("user", "assistant")]
-    summary = await summarize_messages(
-        ctx.llm, log, counter=session.counter, max_tokens=ctx.summary_max_tokens, title=effort.name or effort.id
-    )
-    was_active = effort.active
-    lifecycle.conclude(session, effort, summary, turn=ctx.turn)
-    if ctx.route is None and was_active:
-        ctx.route = effort.id
-    ctx.banner(f"Concluded effort: {effort.id}")
-    ctx.changed(effort.id, "concluded")
-    return {"status": "concluded", "effort_id": effort.id, "summary": summary}
+async def close_effort(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    return await ops.conclude(ctx, find_effort(ctx, args.get("id"), default_active=True))
 
 
 @tool(
     "effort_status",
     "List efforts: open (which is active), expanded, and concluded ones in working memory, with token counts.",
 )
-async def effort_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+async def effort_status(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     session = ctx.session
     open_ = [{"id": e.id, "active": e.active, "tokens": e.raw_tokens} for e in session.efforts.open_efforts()]
     expanded = [
@@ -238,7 +176,7 @@ async def effort_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
     "question in the middle of other work). This exchange is then logged to the ambient log and the active "
     "effort's log is left untouched. Do not call it for messages about the active effort.",
 )
-async def route_to_ambient(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+async def route_to_ambient(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     ctx.route = "ambient"
     active = ctx.session.efforts.active
     return {"status": "routed", "logged_to": "ambient", "active_effort_untouched": active.id if active else None}
@@ -258,19 +196,11 @@ PARTIAL_MESSAGE_CHARS = 4_000  # characters of one message in a partial read
     lines_="Optional 1-based line range, e.g. '120-140' (at most 60 lines).",
     around_line_="Optional 1-based line (e.g. of a search passage): the lines around it.",
 )
-async def expand_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    effort = _effort(ctx, args["id"])
+async def expand_effort(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    effort = find_effort(ctx, args["id"])
     if args.get("lines") or args.get("around_line"):
         return _read_lines(ctx, effort, args.get("lines"), args.get("around_line"))
-    expansion = lifecycle.expand(ctx.session, effort, turn=ctx.turn, message_cap=ctx.message_cap)
-    if not expansion.already:
-        ctx.banner(f"Expanded effort: {effort.id} ({expansion.tokens} tokens loaded)")
-    ctx.changed(effort.id, "expanded")
-    return {
-        "status": "already expanded" if expansion.already else "expanded",
-        "effort_id": effort.id,
-        "tokens": expansion.tokens,
-    }
+    return ops.expand(ctx, effort)
 
 
 def _line_number(text: Any, what: str) -> int:
@@ -296,7 +226,7 @@ def _line_range(lines: Any, around: Any) -> tuple[int, int]:
     return max(1, line - PARTIAL_RADIUS), line + PARTIAL_RADIUS
 
 
-def _read_lines(ctx: ToolContext, effort: Effort, lines: Any, around: Any) -> dict[str, Any]:
+def _read_lines(ctx: ActionContext, effort: Effort, lines: Any, around: Any) -> dict[str, Any]:
     """Part of an effort's raw log, returned in the result: a read that changes no effort state."""
     first, last = _line_range(lines, around)
     try:
@@ -337,12 +267,8 @@ def _read_lines(ctx: ToolContext, effort: Effort, lines: Any, around: Any) -> di
     "Return an expanded effort to its summary, freeing working context.",
     id="Expanded effort id.",
 )
-async def collapse_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    effort = _effort(ctx, args["id"])
-    lifecycle.collapse(ctx.session, effort.id)
-    ctx.banner(f"Collapsed effort: {effort.id}")
-    ctx.changed(effort.id, "collapsed")
-    return {"status": "collapsed", "effort_id": effort.id}
+async def collapse_effort(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    return ops.collapse(ctx, find_effort(ctx, args["id"]))
 
 
 @tool(
@@ -350,14 +276,8 @@ async def collapse_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
     "Make another open effort the active one (new messages go to it); the previous one stays open.",
     id="Open effort id.",
 )
-async def switch_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    effort = _effort(ctx, args["id"])
-    previous = lifecycle.switch_to(ctx.session, effort)
-    if ctx.route not in ("ambient",):
-        ctx.route = effort.id
-    ctx.banner(f"Switched to effort: {effort.id}")
-    ctx.changed(effort.id, "switched")
-    return {"status": "switched", "effort_id": effort.id, "previous": previous.id if previous else None}
+async def switch_effort(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    return ops.switch(ctx, find_effort(ctx, args["id"]))
 
 
 @tool(
@@ -367,7 +287,7 @@ async def switch_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
     "id, status, summary, score and the best log passage with its line numbers.",
     query="What to look for, in plain words.",
 )
-async def search_efforts(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+async def search_efforts(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
     if ctx.search is None:
         raise ToolError("search is not available in this session")
     hits = ctx.search(args["query"], 8)
@@ -396,11 +316,5 @@ async def search_efforts(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
     "user names a specific effort, call directly. If ambiguous, use search_efforts first and ask the user.",
     id="The concluded effort ID to reopen.",
 )
-async def reopen_effort(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    effort = _effort(ctx, args["id"])
-    prior = lifecycle.reopen(ctx.session, effort, turn=ctx.turn)
-    if ctx.route != "ambient":
-        ctx.route = effort.id
-    ctx.banner(f"Reopened effort: {effort.id}")
-    ctx.changed(effort.id, "reopened")
-    return {"status": "reopened", "effort_id": effort.id, "prior_summary": prior}
+async def reopen_effort(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    return ops.reopen(ctx, find_effort(ctx, args["id"]))

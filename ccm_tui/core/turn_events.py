@@ -105,26 +105,51 @@ class Waiting(TurnEvent):
     the next event (text, a banner, the end of the turn) means the wait is over."""
 
     reason: str
+    cause: str = ""  # "lock" (another process writes to the session) or "model" (its client loads)
+    holder: int | None = None  # cause "lock": the pid holding the session, when known
+
+
+DONE = "done"
+CANCELLED = "cancelled"
+FAILED = "failed"
 
 
 @dataclass(frozen=True)
-class TurnDone(TurnEvent):
-    reply: str
-    logged_to: str  # "ambient" or an effort id
+class Outcome(TurnEvent):
+    """How one piece of work ended — the last event of every turn and every effort action, and
+    what the session controller returns for it. There is no other way a turn or an action ends.
+
+    ``status`` is ``done``, ``cancelled`` or ``failed``; ``reason`` says why in plain words
+    (one line, never a traceback). ``given_back`` means the user's ``text`` was not logged: it
+    goes back to the input, and sending it again cannot duplicate it. ``retryable`` marks a
+    failed turn whose message can be sent again as it is (no tool effect would repeat).
+    """
+
+    work: str  # "turn" or "action"
+    status: str
+    reason: str = ""
+    cause: str = ""  # failed: input | locked | io | refused | provider kind (rate_limit, auth …) | budget | empty_reply
+    text: str = ""  # the user's message (a turn) or what the action was ("conclude trip")
+    given_back: bool = False
+    retryable: bool = False
+    reply: str = ""
+    partial: str = ""  # what came back before a failure or a cancel
+    logged_to: str | None = None  # "ambient" or an effort id; None when nothing was logged
     banners: tuple[str, ...] = ()
+    context: ContextFigures | None = None  # the working context after the turn
+    request: ContextFigures | None = None  # the last request the turn sent
     usage: dict[str, int] = field(default_factory=dict)
-    context: ContextFigures | None = None
+    tool_calls: tuple[dict[str, Any], ...] = ()
+    result: dict[str, Any] | None = None  # an action's result (its effort id, its summary ...)
 
+    @property
+    def ok(self) -> bool:
+        return self.status == DONE
 
-@dataclass(frozen=True)
-class TurnFailed(TurnEvent):
-    """The turn could not finish. The user's message is kept (see ``retryable``)."""
+    @property
+    def cancelled(self) -> bool:
+        return self.status == CANCELLED
 
-    message: str
-    partial: str = ""
-    retryable: bool = True
-
-
-@dataclass(frozen=True)
-class TurnCancelled(TurnEvent):
-    partial: str = ""
+    @property
+    def failed(self) -> bool:
+        return self.status == FAILED

@@ -8,25 +8,11 @@ so they agree on what state an effort is in. :meth:`EffortView.as_json` is the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
+from .effort_states import Action, EffortState, effort_state, valid_actions
 from .efforts import Effort
 from .session import Session
-
-
-class EffortState(Enum):
-    """Where an effort stands, as the user sees it (one value per sidebar group)."""
-
-    ACTIVE = "active"  # open, receives new messages
-    BACKGROUND = "background"  # open, in context, not receiving messages
-    EXPANDED = "expanded"  # concluded, raw log temporarily back in context
-    CONCLUDED = "concluded"  # concluded, summary in working memory
-    EVICTED = "evicted"  # concluded, summary out of working memory (searchable)
-
-    @property
-    def is_open(self) -> bool:
-        return self in (EffortState.ACTIVE, EffortState.BACKGROUND)
 
 
 @dataclass(frozen=True)
@@ -60,6 +46,11 @@ class EffortView:
     @property
     def evicted(self) -> bool:
         return self.state is EffortState.EVICTED
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        """The actions valid for this effort in its state (the core's one table)."""
+        return valid_actions(self.state)
 
     @property
     def title(self) -> str:
@@ -107,14 +98,6 @@ class SessionStatus:
 
     def as_json(self) -> dict[str, Any]:
         return {"turn": self.turn, "efforts": [e.as_json() for e in self.efforts]}
-
-
-def effort_state(session: Session, effort: Effort) -> EffortState:
-    if effort.is_open:
-        return EffortState.ACTIVE if effort.active else EffortState.BACKGROUND
-    if effort.id in session.view.expanded:
-        return EffortState.EXPANDED
-    return EffortState.EVICTED if session.is_evicted(effort) else EffortState.CONCLUDED
 
 
 def effort_view(session: Session, effort: Effort) -> EffortView:

@@ -17,7 +17,19 @@ from typing import Any
 from .boundaries import BoundaryError, EffortSpan, load_boundaries
 from .segmenter import TurnText, segment
 
-__all__ = ["replay_file", "choose_spans", "EffortSpan", "BoundaryError"]
+__all__ = ["replay_file", "choose_spans", "EffortSpan", "BoundaryError", "replay_errors"]
+
+
+def replay_errors() -> tuple[type[Exception], ...]:
+    """What a replay raises that is told to the user in one line (the command catches these)."""
+    from ..core.llm_errors import LLMError
+    from ..restore.turns import TranscriptError
+    from .capping import BudgetTooSmall
+    from .model import ReplayToolError
+    from .plot import PlotError
+    from .runner import ReplayFailed
+
+    return (TranscriptError, BoundaryError, ReplayFailed, BudgetTooSmall, LLMError, ReplayToolError, PlotError)
 
 
 @dataclass
@@ -37,7 +49,7 @@ async def choose_spans(parsed, efforts: Path | None, llm: Any | None) -> SpanCho
     if efforts is not None:
         return SpanChoice(load_boundaries(efforts, n), "file")
     if llm is not None:
-        from ..core.llm import LLMError
+        from ..core.llm_errors import LLMError
         from .model_segmenter import segment_with_model
 
         try:
@@ -63,7 +75,7 @@ async def replay_file(
     Raises TranscriptError, BoundaryError, ReplayFailed, BudgetTooSmall, LLMError.
     """
     from ..config import Settings
-    from ..core.engine import model_client
+    from ..core.model_setup import model_client
     from ..restore.parse import parse_transcript
     from .runner import replay
 

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import paths
-from ..core.llm import Completion, LLMError, ToolCall
+from ..core.chat_model import ChatModel, Completion, InProcessChatModel, ToolCall
+from ..core.llm_errors import LLMError
 from ..core.tokens import TokenCounter
 from . import extractive
 
@@ -69,14 +70,13 @@ class ModelStats:
     summary_tokens_in: int = 0
 
 
-class ReplayModel:
-    """Same interface as LLMClient; replies come from the transcript."""
+class ReplayModel(InProcessChatModel):
+    """A :class:`~ccm_tui.core.chat_model.ChatModel` whose replies come from the transcript."""
 
-    def __init__(self, counter: TokenCounter, summarizer: Any | None = None) -> None:
+    def __init__(self, counter: TokenCounter, summarizer: ChatModel | None = None) -> None:
         self.counter = counter
-        self.summarizer = summarizer  # an LLMClient, or None for offline summaries
-        self.model = getattr(summarizer, "model", None) or "replay"
-        self.summary_model = getattr(summarizer, "summary_model", None) or self.model
+        self.summarizer = summarizer  # a model that writes the summaries, or None for offline ones
+        self.model = summarizer.model if summarizer is not None else "replay"
         self.plan: TurnPlan | None = None
         self._tools_sent = False
         self.stats = ModelStats()
@@ -89,6 +89,14 @@ class ReplayModel:
     @property
     def offline(self) -> bool:
         return self.summarizer is None
+
+    @property
+    def loaded(self) -> bool:
+        return self.summarizer is None or self.summarizer.loaded
+
+    def load(self) -> None:
+        if self.summarizer is not None:
+            self.summarizer.load()
 
     # ------------------------------------------------------------ chat
     async def stream_chat(

@@ -32,7 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..core.engine import open_engine, resolve_budget
+from ..core.chat_model import ChatModel
+from ..core.engine import Engine
+from ..core.model_setup import resolve_budget
+from ..core.opening import open_engine
 from ..core.orchestrator import clean_user_text
 from ..core.tokens import TokenCounter
 from ..core.turn_events import savings_share
@@ -118,11 +121,11 @@ class ReplayResult:
 Progress = Callable[[int, int], None]
 
 
-def _counts(session) -> tuple[int, int, int]:
-    efforts = list(session.efforts)
-    open_ = sum(1 for e in efforts if e.is_open)
-    concluded = sum(1 for e in efforts if e.is_concluded)
-    evicted = sum(1 for e in efforts if session.is_evicted(e))
+def _counts(engine: Engine) -> tuple[int, int, int]:
+    efforts = engine.status().efforts
+    open_ = sum(1 for e in efforts if e.state.is_open)
+    concluded = len(efforts) - open_
+    evicted = sum(1 for e in efforts if e.evicted)
     return open_, concluded, evicted
 
 
@@ -133,11 +136,11 @@ async def replay(
     *,
     transcript: str = "",
     segmenter: str = "offline",
-    summarizer: Any | None = None,
+    summarizer: ChatModel | None = None,
     session_dir: Path | None = None,
     progress: Progress | None = None,
 ) -> ReplayResult:
-    """Replay ``parsed`` with efforts at ``spans``; ``summarizer`` is an LLMClient or None (offline)."""
+    """Replay ``parsed`` with efforts at ``spans``; ``summarizer`` writes the summaries (None: offline)."""
     started = time.monotonic()
     keep = session_dir is not None
     directory = Path(session_dir) if session_dir is not None else Path(tempfile.mkdtemp(prefix="ccm-replay-"))
@@ -146,7 +149,7 @@ async def replay(
     budget = resolve_budget(settings, probe_model=summarizer is not None)
     engine = open_engine(directory, settings, llm=model, budget=budget, retry_base=0)
     try:
-        counter = model.counter = engine.session.counter  # one tokenizer cache for the whole replay
+        counter = model.counter = engine.counter  # one tokenizer cache for the whole replay
         figures = engine.figures()
         fixed = figures.layers.get("system", 0) + figures.layers.get("tools", 0)
         caps = Caps.for_budget(budget, fixed)
@@ -172,7 +175,6 @@ async def replay(
         naive_base = fixed
         history = 0
         total = len(parsed.turns)
-        session = engine.session
         for index, turn in enumerate(parsed.turns, 1):
             user = clean_user_text(turn.user) or EMPTY_USER
             user_sent, user_cut = cap_text(user, caps.user, counter, "user message")
@@ -195,13 +197,13 @@ async def replay(
                 close="close" in step,
             )
             model.start_turn(plan)
-            compactions_before = session.state.compaction_count
+            compactions_before = engine.compactions
             outcome = await engine.run_turn(user_sent)
-            if outcome.error:
-                raise ReplayFailed(f"turn {index}: {outcome.error}")
+            if not outcome.ok:
+                raise ReplayFailed(f"turn {index}: {outcome.reason}")
             request, after = outcome.request, outcome.context
             assert request is not None and after is not None, "a turn without an error has its figures"
-            open_, concluded, evicted = _counts(session)
+            open_, concluded, evicted = _counts(engine)
             # The engine's naive figure also counts this turn's tool plumbing (the lifecycle calls
             # and their results) and the effort-state lines of the system prompt; a naive chat has
             # neither. ``naive`` is counted directly, from the transcript as it is (uncapped).
@@ -220,7 +222,7 @@ async def replay(
                     naive_logged=naive_request,
                     logged_to=outcome.logged_to or "",
                     effort=effort_at.get(index),
-                    compactions=session.state.compaction_count - compactions_before,
+                    compactions=engine.compactions - compactions_before,
                 )
             )
             cut_so_far += user_cut + reply_cut
@@ -232,7 +234,7 @@ async def replay(
         result.end_layers = dict(final.layers)
         result.end_naive_logged = final.naive
         result.end_naive = naive_base + history
-        result.compactions = session.state.compaction_count
+        result.compactions = engine.compactions
         result.checkpoints = model.stats.checkpoints
         status = engine.status()
         first_turn: dict[str, int] = {}

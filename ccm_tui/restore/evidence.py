@@ -29,7 +29,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ccm_tui import paths
-from ccm_tui.core.llm import LLMClient, LLMError, parse_arguments
+from ccm_tui.core.chat_model import ChatModel
+from ccm_tui.core.llm import LLMError, parse_arguments
 from ccm_tui.restore.turns import ParsedTranscript
 
 try:  # the `regex` module (a tiktoken dependency) can time out a runaway pattern
@@ -544,7 +545,7 @@ def evidence_messages(context: str, max_rounds: int, file_access: str) -> list[d
 
 
 async def gather_evidence(
-    llm: LLMClient,
+    llm: ChatModel,
     tools: EvidenceTools,
     context: str,
     *,
@@ -624,7 +625,7 @@ def _run_round(tools: EvidenceTools, completion, messages: list[dict[str, Any]],
 
 
 async def _force_completion(
-    llm: LLMClient, messages: list[dict[str, Any]], result: EvidenceResult, max_rounds: int
+    llm: ChatModel, messages: list[dict[str, Any]], result: EvidenceResult, max_rounds: int
 ) -> EvidenceResult:
     """The search budget is spent: ask for the findings, offering only the ``complete`` tool."""
     result.ended_by = "max_searches"

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ccm_tui.core import lifecycle
+from ccm_tui.config import Settings
 from ccm_tui.core.efforts import Effort, ManifestError, load_manifest
 from ccm_tui.core.eventlog import now_iso
-from ccm_tui.core.tokens import TokenCounter
 from ccm_tui.restore.turns import ParsedTranscript
 
 NO_RESPONSE = "(no response recorded)"
@@ -117,7 +116,7 @@ def land(
     parsed: ParsedTranscript,
     transcript: Path,
     summary: str,
-    counter: TokenCounter,
+    settings: Settings,
     *,
     report: str | None = None,
     extra_source: dict[str, Any] | None = None,
@@ -125,32 +124,25 @@ def land(
     digest: str | None = None,
     force: bool = False,
 ) -> Landed:
-    """Write the restored effort into the session at ``directory`` (created if needed).
+    """Write the restored effort into the session at ``directory`` (created if needed), opened
+    through the engine's door (lock, schema check, recovery).
 
     With ``digest`` (the transcript's :func:`transcript_digest`) and not ``force``, an
     import of the same transcript that landed meanwhile raises :class:`AlreadyImported`."""
-    from ccm_tui.core.engine import open_index, sync_index
-    from ccm_tui.core.recovery import recover
-    from ccm_tui.core.session import Session
+    from ccm_tui.core.opening import NO_MODEL, start_engine
 
     restored_at = now_iso()
-    session = Session.open(Path(directory), counter=counter, lock_wait=lock_wait)
+    engine = start_engine(Path(directory), settings, llm=NO_MODEL, lock_wait=lock_wait, probe_model_window=False)
     clean = False
     try:
-        recover(session)
         if digest is not None and not force:
-            earlier = find_import(session.efforts, digest, (extra_source or {}).get("max_turns"))
+            earlier = engine.find_import(digest, (extra_source or {}).get("max_turns"))
             if earlier is not None:
                 raise AlreadyImported(earlier)
         source = provenance(parsed, transcript, restored_at, report=report, sha256=digest, **(extra_source or {}))
         messages = turn_messages(parsed, restored_at)
-        effort = lifecycle.land_imported(
-            session, effort_name(parsed, transcript), messages, summary, source, restored_at=restored_at
-        )
-        effort_id = effort.id
-        with open_index(session.dir) as index:
-            sync_index(index, session)
+        effort = engine.land_import(effort_name(parsed, transcript), messages, summary, source, restored_at=restored_at)
         clean = True
     finally:
-        session.close(clean=clean)
-    return Landed(effort_id, session.dir, len(parsed.turns), len(messages), summary, source)
+        engine.close(clean=clean)
+    return Landed(effort.id, engine.session_dir, len(parsed.turns), len(messages), summary, source)

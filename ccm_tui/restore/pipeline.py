@@ -11,36 +11,66 @@ from pathlib import Path
 from typing import Any
 
 from ccm_tui.config import Settings
+from ccm_tui.core.chat_model import ChatModel, Completion, OnDelta
+from ccm_tui.core.tokens import TokenCounter
 from ccm_tui.restore.turns import ParsedTranscript
 
 MAX_SUMMARY_RETRIES = 2
 
 
 class ModelCallMeter:
-    """Wraps the model client: counts the calls the restore makes and the tokens it sends."""
+    """A :class:`ChatModel` around another one that counts the calls a restore makes and the
+    tokens it sends (restore's cost report)."""
 
-    def __init__(self, llm: Any, counter: Any) -> None:
+    def __init__(self, llm: ChatModel, counter: TokenCounter) -> None:
         self._llm = llm
-        self._counter = counter
+        self.counter = counter
+        self.model = llm.model
         self.calls = 0
         self.tokens_sent = 0
 
+    @property
+    def api_base(self) -> str | None:
+        return self._llm.api_base
+
+    @property
+    def loaded(self) -> bool:
+        return self._llm.loaded
+
+    def load(self) -> None:
+        self._llm.load()
+
     def _count(self, messages: list[dict[str, Any]], tools: Any = None) -> None:
         self.calls += 1
-        self.tokens_sent += sum(self._counter.count_message(m) for m in messages)
+        self.tokens_sent += sum(self.counter.count_message(m) for m in messages)
         if tools:
-            self.tokens_sent += self._counter.count_json(tools)  # as the context counts tool definitions
+            self.tokens_sent += self.counter.count_json(tools)  # as the context counts tool definitions
 
-    async def complete(self, messages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
-        self._count(messages)
-        return await self._llm.complete(messages, *args, **kwargs)
-
-    async def chat_once(self, messages: list[dict[str, Any]], tools: Any = None, *args: Any, **kwargs: Any) -> Any:
+    async def stream_chat(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, on_delta: OnDelta | None = None
+    ) -> Completion:
         self._count(messages, tools)
-        return await self._llm.chat_once(messages, tools, *args, **kwargs)
+        return await self._llm.stream_chat(messages, tools, on_delta)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._llm, name)
+    async def complete(
+        self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True
+    ) -> Completion:
+        self._count(messages)
+        return await self._llm.complete(messages, max_tokens=max_tokens, summary=summary)
+
+    async def chat_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Completion:
+        self._count(messages, tools)
+        return await self._llm.chat_once(messages, tools)
+
+
+def metered_model(settings: Settings) -> ModelCallMeter:
+    """The settings' model client, metered (the settings must name a model)."""
+    from ccm_tui.core.model_setup import model_client
+
+    llm = model_client(settings)
+    if llm is None:
+        raise ValueError("no model is configured")
+    return ModelCallMeter(llm, TokenCounter(settings.model))
 
 
 @dataclass

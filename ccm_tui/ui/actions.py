@@ -1,60 +1,65 @@
-"""The actions a user can take on an effort, and which are valid in which state.
+"""How the effort actions look: labels, footer words, keys and help — never which are valid.
 
-The sidebar keys, the effort menu and the command palette all read this table,
-so they always agree. Actions with a ``tool`` go through the same core tool as
-the model's call (``Engine.run_action``); the others are views (log, export).
+Which actions are valid for an effort is the core's one table
+(:mod:`ccm_tui.core.effort_states`), carried by each view as ``EffortView.actions``.
+This module only says how to show them, plus two views every effort has (its raw
+log, an export to Markdown). The sidebar keys, the effort menu, the detail panel
+and the command palette all read it, so they always agree.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.views import EffortState, EffortView
+from ..core.effort_states import Action
+from ..core.views import EffortView
+
+LOG = "log"  # views: valid in every state, no change to the effort
+EXPORT = "export"
 
 
 @dataclass(frozen=True)
-class EffortAction:
-    name: str  # action id, e.g. "expand"
+class ActionLook:
+    action: Action | str  # a core action, or a view (LOG, EXPORT)
     label: str  # menu text
     short: str  # footer text
     key: str  # sidebar key
-    tool: str | None  # core tool, or None for a view
     help: str
 
+    @property
+    def name(self) -> str:
+        return self.action.value if isinstance(self.action, Action) else self.action
 
-ACTIONS: dict[str, EffortAction] = {
-    a.name: a
+
+LOOKS: dict[Action | str, ActionLook] = {
+    a.action: a
     for a in (
-        EffortAction(
-            "switch", "Switch to it", "Switch", "s", "switch_effort", "make it the active effort: new messages go to it"
-        ),
-        EffortAction(
-            "conclude", "Conclude", "Conclude", "d", "close_effort", "summarize it; the raw log leaves the context"
-        ),
-        EffortAction(
-            "expand", "Expand", "Expand", "e", "expand_effort", "load its raw log back into context (read-only)"
-        ),
-        EffortAction("collapse", "Collapse", "Collapse", "c", "collapse_effort", "back to its summary"),
-        EffortAction("reopen", "Reopen", "Reopen", "r", "reopen_effort", "continue it: open and active again"),
-        EffortAction("log", "View raw log", "Log", "l", None, "read the whole conversation"),
-        EffortAction("export", "Export to Markdown", "Export", "x", None, "write <id>.md"),
+        ActionLook(Action.SWITCH, "Switch to it", "Switch", "s", "make it the active effort: new messages go to it"),
+        ActionLook(Action.CONCLUDE, "Conclude", "Conclude", "d", "summarize it; the raw log leaves the context"),
+        ActionLook(Action.EXPAND, "Expand", "Expand", "e", "load its raw log back into context (read-only)"),
+        ActionLook(Action.COLLAPSE, "Collapse", "Collapse", "c", "back to its summary"),
+        ActionLook(Action.REOPEN, "Reopen", "Reopen", "r", "continue it: open and active again"),
+        ActionLook(LOG, "View raw log", "Log", "l", "read the whole conversation"),
+        ActionLook(EXPORT, "Export to Markdown", "Export", "x", "write <id>.md"),
     )
 }
 
 
-VALID_BY_STATE: dict[EffortState, tuple[str, ...]] = {
-    EffortState.ACTIVE: ("conclude",),
-    EffortState.BACKGROUND: ("switch", "conclude"),
-    EffortState.EXPANDED: ("collapse", "reopen"),
-    EffortState.CONCLUDED: ("expand", "reopen"),
-    EffortState.EVICTED: ("expand", "reopen"),
-}
+def looks_for(effort: EffortView) -> list[ActionLook]:
+    """What to offer for an effort: its valid actions (the core's table), then the views."""
+    shown: list[Action | str] = [*effort.actions, LOG, EXPORT]
+    return [LOOKS[a] for a in shown]
 
 
-def valid_actions(effort: EffortView) -> list[EffortAction]:
-    """Actions valid for an effort in its state (views are valid in every state)."""
-    return [ACTIONS[n] for n in (*VALID_BY_STATE[effort.state], "log", "export")]
+def offered(effort: EffortView, action: Action | str) -> bool:
+    return action in (LOG, EXPORT) or action in effort.actions
 
 
-def is_valid(effort: EffortView, action: str) -> bool:
-    return any(a.name == action for a in valid_actions(effort))
+def parse_action(name: str) -> Action | str | None:
+    """An action or a view from its name (``"expand"``, ``"log"``), None when there is none."""
+    if name in (LOG, EXPORT):
+        return name
+    try:
+        return Action(name)
+    except ValueError:
+        return None

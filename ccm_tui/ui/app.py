@@ -216,8 +216,7 @@ class CcmApp(App[int]):
     async def action_quit(self) -> None:
         chat = self.chat_screen
         if chat is not None:
-            await chat.host.wait_idle()
-            chat.host.close()
+            await chat.link.close()  # a running reply is cancelled and written first
         self.exit(0)
 
 

@@ -13,7 +13,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
-from .actions import valid_actions
+from .actions import looks_for
 from .keys import key_for
 from .widgets.sidebar import Sidebar
 
@@ -59,9 +59,9 @@ def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
 
 def effort_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
     for effort in chat.query_one(Sidebar).efforts.values():
-        for action in valid_actions(effort):
-            label = f"{action.label}: {effort.id}"
-            yield label, partial(chat.efforts.run, effort.id, action.name), action.help
+        for look in looks_for(effort):
+            label = f"{look.label}: {effort.id}"
+            yield label, partial(chat.efforts.run, effort.id, look.action), look.help
 
 
 class CcmCommands(Provider):
@@ -113,7 +113,7 @@ def hit_help(hit) -> str | None:
 
 async def search_hits(chat, query: str, *, base: float) -> Hits:
     """Ranked effort search results, and an 'open a new effort' entry."""
-    for rank, hit in enumerate(chat.host.search(query, SEARCH_LIMIT)):
+    for rank, hit in enumerate(await found(chat, query)):
         yield Hit(
             base - rank * 0.01,
             escape(f"Effort {hit.id}  [{hit.status}]"),
@@ -128,6 +128,17 @@ async def search_hits(chat, query: str, *, base: float) -> Hits:
         partial(chat.efforts.ask_open, name),  # asks first: a query is not a decision
         help=NEW_EFFORT_HELP,
     )
+
+
+async def found(chat, query: str) -> list:
+    """The session's ranked hits (none while it is not open, or when its index is unusable)."""
+    if not chat.is_open:
+        return []
+    try:
+        return await chat.link.controller.search(query, SEARCH_LIMIT)
+    except Exception as exc:  # noqa: BLE001 - a broken index must not break the palette
+        chat.log.warning(f"search failed: {exc}")
+        return []
 
 
 class EffortSearch(Provider):

@@ -75,7 +75,7 @@ class DemoDriver:
     def tick(self) -> None:
         """Autoplay: pause, type the next message, pause, send it."""
         screen = self.screen
-        if not self.autoplay or screen.busy or screen.engine is None or self.next >= len(self.script):
+        if not self.autoplay or screen.busy or not screen.is_open or self.next >= len(self.script):
             return
         if screen.app.screen is not screen:
             return

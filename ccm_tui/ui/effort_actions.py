@@ -1,84 +1,92 @@
 """What the user does to efforts by hand: open, the action menu, conclude/expand/…, the log, export.
 
 The chat screen owns one :class:`EffortActions`; the sidebar, the palette and
-the keys all end up here. Actions that change an effort run the same core tool
-the model calls (through the session host), so the user and the model can
-never disagree about what an action does.
+the keys all end up here. It asks the user (menus, confirmations, names) and
+hands typed actions to the session controller through the :class:`SessionLink`;
+which actions are valid comes from the core's state table (``EffortView.actions``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from textual.app import App
+
+from ..core.effort_states import Action
 from ..core.views import EffortView
-from .actions import ACTIONS, is_valid, valid_actions
+from .actions import EXPORT, LOG, LOOKS, looks_for, offered
 from .screens.choice import Choice, ChoiceDialog
 from .screens.prompt import PromptDialog
+from .session_link import SessionLink
 from .widgets.effort_detail import describe
-from .widgets.sidebar import Sidebar
-from .widgets.turn_status import TurnStatus
-
-if TYPE_CHECKING:
-    from .screens.chat import ChatScreen
-    from .session_host import SessionHost
 
 
 class EffortActions:
-    def __init__(self, screen: ChatScreen) -> None:
-        self.screen = screen
+    def __init__(self, app: App, link: SessionLink, focus_effort: Callable[[str], object]) -> None:
+        self.app = app
+        self.link = link
+        self.focus_effort = focus_effort
 
-    @property
-    def host(self) -> SessionHost:
-        return self.screen.host
+    def effort(self, effort_id: str) -> EffortView | None:
+        snapshot = self.link.snapshot
+        return snapshot.effort(effort_id) if snapshot is not None else None
+
+    def ready(self, what: str) -> bool:
+        """The session is open and idle; otherwise say why ``what`` cannot happen now."""
+        reason = self.link.not_ready(what)
+        if reason:
+            self.app.notify(reason, severity="warning")
+        return reason is None
 
     def activate(self, effort_id: str) -> None:
         """Offer the actions valid for the effort's state."""
-        effort = self.host.effort(effort_id)
+        effort = self.effort(effort_id)
         if effort is None:
-            self.screen.notify(f"There is no effort '{effort_id}'", severity="warning")
+            self.app.notify(f"There is no effort '{effort_id}'", severity="warning")
             return
-        self.screen.query_one(Sidebar).focus_effort(effort_id)
-        choices = [Choice(a.name, a.label, a.help, a.key) for a in valid_actions(effort)]
+        self.focus_effort(effort_id)
+        choices = [Choice(a.name, a.label, a.help, a.key) for a in looks_for(effort)]
 
-        def chosen(action: str | None) -> None:
-            if action:
-                self.run(effort_id, action)
+        def chosen(name: str | None) -> None:
+            if name:
+                self.run(effort_id, next(a.action for a in looks_for(effort) if a.name == name))
 
-        text = describe(effort, self.screen.settings.decay_threshold, keys=False)
-        self.screen.app.push_screen(ChoiceDialog(f"Effort {effort_id}", choices, text=text), chosen)
+        text = describe(effort, self.link.settings.decay_threshold, keys=False)
+        self.app.push_screen(ChoiceDialog(f"Effort {effort_id}", choices, text=text), chosen)
 
-    def run(self, effort_id: str, action: str, *, confirm: bool = False) -> None:
-        if action == "log":
+    def run(self, effort_id: str, action: Action | str, *, confirm: bool = False) -> None:
+        if action == LOG:
             self.show_log(effort_id)
             return
-        if action == "export":
+        if action == EXPORT:
             self.export(effort_id)
             return
-        effort = self.host.effort(effort_id)
-        if effort is None or not is_valid(effort, action):
-            self.screen.notify(f"Cannot {action} '{effort_id}' in its current state", severity="warning")
+        effort = self.effort(effort_id)
+        name = action.value if isinstance(action, Action) else action
+        if effort is None or not isinstance(action, Action) or not offered(effort, action):
+            self.app.notify(f"Cannot {name} '{effort_id}' in its current state", severity="warning")
             return
-        tool = ACTIONS[action].tool
-        if not tool or not self.screen.ready(action):
+        if not self.ready(name):
             return
         if confirm:
             self._confirm(effort, action)
             return
-        self._start(tool, {"id": effort_id}, f"{ACTIONS[action].label} {effort_id}")
+        self.link.act(action, effort_id)
 
-    def _confirm(self, effort: EffortView, action: str) -> None:
+    def _confirm(self, effort: EffortView, action: Action) -> None:
+        look = LOOKS[action]
         choices = [
-            Choice(action, f"{ACTIONS[action].label} it", ACTIONS[action].help, "y"),
+            Choice(action.value, f"{look.label} it", look.help, "y"),
             Choice("cancel", "Keep it as it is", "nothing changes", "n"),
         ]
-        dialog = ChoiceDialog(f"{ACTIONS[action].label} “{effort.title}”?", choices, text=f"Effort {effort.id}")
-        self.screen.app.push_screen(dialog, lambda chosen: self.run(effort.id, action) if chosen == action else None)
+        dialog = ChoiceDialog(f"{look.label} “{effort.title}”?", choices, text=f"Effort {effort.id}")
+        self.app.push_screen(dialog, lambda chosen: self.run(effort.id, action) if chosen == action.value else None)
 
     def ask_open(self, name: str = "") -> None:
         """Ask for the new effort's name (``name`` pre-filled, e.g. from the palette's query):
         an effort is only ever opened by an explicit Enter in this dialog."""
-        self.screen.app.push_screen(
+        self.app.push_screen(
             PromptDialog(
                 "Open a new effort",
                 value=name.strip(),
@@ -90,29 +98,31 @@ class EffortActions:
 
     def open(self, name: str, *, check_existing: bool = True) -> None:
         name = name.strip()
-        if not name or not self.screen.ready("open an effort"):
+        if not name or not self.ready("open an effort"):
             return
         existing = self._named(name) if check_existing else None
         if existing is not None:
             self._offer_existing(existing, name)
             return
-        self._start("open_effort", {"name": name}, f"Opening {name}")
+        self.link.act(Action.OPEN, name)
 
     def _named(self, name: str) -> EffortView | None:
         """An effort this name already means (its name, or its id, typed again)."""
+        snapshot = self.link.snapshot
         wanted = " ".join(name.casefold().split())
-        for effort in self.host.status().efforts:
+        for effort in snapshot.status.efforts if snapshot is not None else ():
             if wanted in (" ".join(effort.title.casefold().split()), effort.id):
                 return effort
         return None
 
     def _offer_existing(self, effort: EffortView, name: str) -> None:
         if effort.active:
-            self.screen.notify(f"“{effort.title}” is already the active effort", severity="information")
+            self.app.notify(f"“{effort.title}” is already the active effort", severity="information")
             return
-        again = "reopen" if not effort.state.is_open else "switch"
+        again = Action.REOPEN if not effort.state.is_open else Action.SWITCH
+        look = LOOKS[again]
         choices = [
-            Choice(again, ACTIONS[again].label, ACTIONS[again].help, again[0]),
+            Choice(again.value, look.label, look.help, again.value[0]),
             Choice("new", "Open a new effort anyway", f"a separate effort, also named “{name}”", "n"),
             Choice("cancel", "Cancel", "", "c"),
         ]
@@ -120,46 +130,36 @@ class EffortActions:
         dialog = ChoiceDialog(f"“{effort.title}” exists", choices, text=f"Effort {effort.id} is {state}.")
 
         def chosen(choice: str | None) -> None:
-            if choice == again:
+            if choice == again.value:
                 self.run(effort.id, again)
             elif choice == "new":
                 self.open(name, check_existing=False)
 
-        self.screen.app.push_screen(dialog, chosen)
-
-    def _start(self, tool: str, args: dict[str, str], label: str) -> None:
-        self.screen.busy = True
-        self.screen.query_one(TurnStatus).start(label, cancellable=tool == "close_effort")
-        self.host.run_tool(tool, args)
+        self.app.push_screen(dialog, chosen)
 
     def show_log(self, effort_id: str) -> None:
+        effort = self.effort(effort_id)
+        if effort is None:
+            return
+        self.app.run_worker(self._show_log(effort), group="effort-log", exclusive=True, exit_on_error=False)
+
+    async def _show_log(self, effort: EffortView) -> None:
         from .screens.log_viewer import EffortLogScreen
 
-        engine = self.host.engine
-        effort = self.host.effort(effort_id)
-        if effort is None or engine is None:
-            return
-        result = engine.effort_log(effort_id)
+        result = await self.link.controller.effort_log(effort.id)
 
         def closed(choice: str | None) -> None:
-            if choice == "export":
-                self.export(effort_id)
+            if choice == EXPORT:
+                self.export(effort.id)
 
-        self.screen.app.push_screen(EffortLogScreen(effort, result.records, len(result.bad_lines)), closed)
+        self.app.push_screen(EffortLogScreen(effort, result.records, len(result.bad_lines)), closed)
 
     def export(self, effort_id: str) -> None:
         def chosen(target: str | None) -> None:
-            engine = self.host.engine
-            if not target or engine is None:
-                return
-            try:
-                path = engine.export_effort(effort_id, Path(target))
-            except (OSError, KeyError) as exc:
-                self.screen.notify(f"Export failed: {exc}", severity="error")
-                return
-            self.screen.notify(f"Exported to {path}", title="Export")
+            if target:
+                self.app.run_worker(self._export(effort_id, Path(target)), group="export", exit_on_error=False)
 
-        self.screen.app.push_screen(
+        self.app.push_screen(
             PromptDialog(
                 f"Export {effort_id} to Markdown",
                 value=str(Path.cwd() / f"{effort_id}.md"),
@@ -167,3 +167,11 @@ class EffortActions:
             ),
             chosen,
         )
+
+    async def _export(self, effort_id: str, target: Path) -> None:
+        try:
+            path = await self.link.controller.export_effort(effort_id, target)
+        except (OSError, KeyError, RuntimeError) as exc:
+            self.app.notify(f"Export failed: {exc}", severity="error")
+            return
+        self.app.notify(f"Exported to {path}", title="Export")

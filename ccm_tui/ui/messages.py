@@ -8,15 +8,17 @@ one (``can_replace``): only the newest figures matter.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
+from ..core import run_state as rs
 from ..core import turn_events as te
+from ..core.effort_states import Action
+from ..core.run_state import RunState, SessionSnapshot
 
 if TYPE_CHECKING:
-    from ..core.chat_history import LoggedLine
-    from ..core.engine import Engine, RecoveryReport
+    from ..core.run_state import LoggedLine
 
 
 # --------------------------------------------------------------------------- turn events
@@ -69,16 +71,10 @@ class ResumedMessage(TurnMessage):
     event: te.Resumed
 
 
-class TurnDoneMessage(TurnMessage):
-    event: te.TurnDone
+class OutcomeMessage(TurnMessage):
+    """A turn or an effort action ended (done, cancelled or failed): its one outcome."""
 
-
-class TurnFailedMessage(TurnMessage):
-    event: te.TurnFailed
-
-
-class TurnCancelledMessage(TurnMessage):
-    event: te.TurnCancelled
+    event: te.Outcome
 
 
 class WaitingMessage(TurnMessage):
@@ -97,9 +93,7 @@ _FOR_EVENT: dict[type, type[TurnMessage]] = {
     te.ContextFigures: ContextFiguresMessage,
     te.Paused: PausedMessage,
     te.Resumed: ResumedMessage,
-    te.TurnDone: TurnDoneMessage,
-    te.TurnFailed: TurnFailedMessage,
-    te.TurnCancelled: TurnCancelledMessage,
+    te.Outcome: OutcomeMessage,
     te.Waiting: WaitingMessage,
 }
 
@@ -110,27 +104,36 @@ def for_event(event: te.TurnEvent) -> TurnMessage:
 
 
 # --------------------------------------------------------------------------- session
-class EngineReady(Message):
-    """The session is open (opened in a thread after the first paint)."""
+class RunStateChanged(Message):
+    """The session controller's run state changed (opening, locked, idle, a turn, an action …)."""
 
-    def __init__(
-        self,
-        engine: Engine,
-        report: RecoveryReport,
-        history: list[LoggedLine],
-        figures: te.ContextFigures,
-        *,
-        first: bool,
-    ) -> None:
+    def __init__(self, state: RunState) -> None:
         super().__init__()
-        self.engine = engine
-        self.report = report
-        self.history = history
-        self.figures = figures
-        self.first = first  # the first open of this session in this app (not a reopen with new settings)
+        self.state = state
 
 
-class EngineFailed(Message):
+class SnapshotChanged(Message):
+    """A new snapshot of the session (efforts, figures): a newer one replaces one still queued."""
+
+    def __init__(self, snapshot: SessionSnapshot) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SnapshotChanged)
+
+
+class SessionOpened(Message):
+    """The session is open: what recovery did, and the chat so far (first open only)."""
+
+    def __init__(self, opened: rs.SessionOpened) -> None:
+        super().__init__()
+        self.report = opened.report
+        self.history = opened.history
+        self.first = opened.first
+
+
+class OpenFailed(Message):
     """The session could not be opened; ``error`` is one line for the user."""
 
     def __init__(self, error: str) -> None:
@@ -138,39 +141,36 @@ class EngineFailed(Message):
         self.error = error
 
 
-class SessionWaiting(Message):
-    """Another process holds the session's lock: the host tries again in ``retry_in`` seconds."""
+class WrittenElsewhere(Message):
+    """Another process wrote to the session; ``lines`` are the chat lines it added."""
 
-    def __init__(self, pid: int | None, retry_in: float, attempt: int) -> None:
+    def __init__(self, lines: tuple[LoggedLine, ...]) -> None:
         super().__init__()
-        self.pid = pid
-        self.retry_in = retry_in
-        self.attempt = attempt
+        self.lines = lines
 
 
-class SessionChangedOnDisk(Message):
-    """Another process wrote to the session directory (seen by the watcher)."""
+class NoticeMessage(Message):
+    """Something for the user that belongs to no work (a missing API key …)."""
 
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, SessionChangedOnDisk)
-
-
-class WorkEnded(Message):
-    """A turn or an effort action finished (done, failed or cancelled)."""
-
-    def __init__(self, kind: str, error: str | None) -> None:
+    def __init__(self, text: str, title: str) -> None:
         super().__init__()
-        self.kind = kind
-        self.error = error
+        self.text = text
+        self.title = title
 
 
-class BackgroundNotice(Message):
-    """A finding of the background warm-up (budget resolved, missing key ...)."""
-
-    def __init__(self, budget: int | None = None, warning: str | None = None) -> None:
-        super().__init__()
-        self.budget = budget
-        self.warning = warning
+def for_controller_event(event: Any) -> Message:
+    """The message that carries a session controller event."""
+    if isinstance(event, rs.StateChanged):
+        return RunStateChanged(event.state)
+    if isinstance(event, rs.SnapshotChanged):
+        return SnapshotChanged(event.snapshot)
+    if isinstance(event, rs.SessionOpened):
+        return SessionOpened(event)
+    if isinstance(event, rs.WrittenElsewhere):
+        return WrittenElsewhere(event.lines)
+    if isinstance(event, rs.Notice):
+        return NoticeMessage(event.text, event.title)
+    return for_event(event)
 
 
 # --------------------------------------------------------------------------- widgets
@@ -199,10 +199,10 @@ class EffortActivated(Message):
 
 
 class EffortActionRequested(Message):
-    """Run an action on an effort (from the sidebar keys, the menu or the palette); ``confirm``
-    asks the user first (a single key press)."""
+    """Run an action on an effort — a core :class:`Action`, or a view: ``"log"``, ``"export"`` —
+    (from the sidebar keys, the menu or the palette); ``confirm`` asks the user first (one key)."""
 
-    def __init__(self, effort_id: str, action: str, *, confirm: bool = False) -> None:
+    def __init__(self, effort_id: str, action: Action | str, *, confirm: bool = False) -> None:
         super().__init__()
         self.effort_id = effort_id
         self.action = action

@@ -8,7 +8,7 @@ import pytest
 
 from ccm_tui.config import Settings
 from ccm_tui.core import recovery
-from ccm_tui.core.engine import start_engine
+from ccm_tui.core.opening import start_engine
 from tests.fakes.openai_server import text
 
 

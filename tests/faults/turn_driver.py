@@ -20,17 +20,16 @@ from pathlib import Path
 
 async def main(session_dir: Path, base_url: str, seed: int) -> None:
     from ccm_tui.config import Settings
-    from ccm_tui.core.engine import open_engine
-    from ccm_tui.core.recovery import recover
+    from ccm_tui.core.opening import start_engine
 
     settings = Settings(model="openai/fake-model", api_base=base_url, token_budget=6000, max_retries=0)
-    engine = open_engine(session_dir, settings, retry_base=0)
-    report = recover(engine.session)
+    engine = start_engine(session_dir, settings, retry_base=0)
+    report = engine.recovery
     if report.changed:
         print("RECOVERY " + report.one_line(), flush=True)
     if report.orphan is not None:  # what the TUI's Retry does: re-send the orphaned message
         result = await engine.run_turn(report.orphan.text)
-        if result.error is None:
+        if result.ok:
             print(f"ACK {report.orphan.text}", flush=True)
     rng = random.Random(seed)
     n = 0
@@ -38,7 +37,7 @@ async def main(session_dir: Path, base_url: str, seed: int) -> None:
         n += 1
         message = f"m{seed}-{n} " + rng.choice(["OPEN", "CLOSE", "ASIDE", "chat", "chat", "chat", "EXPAND"])
         result = await engine.run_turn(message)
-        if result.error is None:
+        if result.ok:
             print(f"ACK {message}", flush=True)
 
 

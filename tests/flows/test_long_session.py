@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ccm_tui.config import Settings
-from ccm_tui.core.engine import open_engine
+from ccm_tui.core.opening import open_engine
 from tests.fakes.openai_server import call, text, tool_calls
 
 BUDGET = 4000
@@ -44,7 +44,7 @@ async def test_two_hundred_turns_never_exceed_the_budget(llm_server, tmp_path):
     opened = 0
     try:
         for turn in range(200):
-            open_now = engine.session.efforts.active
+            open_now = engine.active_effort()
             roll = rng.random()
             if open_now is None and roll < 0.5:
                 opened += 1
@@ -58,19 +58,19 @@ async def test_two_hundred_turns_never_exceed_the_budget(llm_server, tmp_path):
             else:
                 message = f"chat {turn}: " + "lorem " * rng.randint(10, 150)
             result = await engine.run_turn(message)
-            assert result.error is None, result.error
+            assert result.ok, result.reason
             assert result.request.total <= BUDGET, (turn, result.request)
             assert result.context.total <= BUDGET
             if message == "CLOSE":
                 concluded.append(open_now.id)
-        assert engine.session.state.turn == 200
+        assert engine.turn == 200
         assert len(concluded) >= 10
         requests = [b for b in llm_server.chat_requests() if b.get("tools")]
-        counter = engine.session.counter
+        counter = engine.counter
         # what was actually sent, recounted independently of the layer figures
         for body in requests:
             sent = counter.count_messages(body["messages"]) + counter.count_json(body["tools"])
             assert sent <= BUDGET + 50
-        assert engine.session.state.compaction_count >= 1
+        assert engine.compactions >= 1
     finally:
         engine.close()

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import asyncio, json, sys
 from ccm_tui.config import Settings
-from ccm_tui.core.engine import start_engine
+from ccm_tui.core.opening import start_engine
 from ccm_tui.core import turn_events as te
 
 engine = start_engine(sys.argv[1], Settings(model="openai/fake-model", api_base=sys.argv[2]))
@@ -20,7 +20,7 @@ events = []
 if sys.argv[3] == "preload":
     engine.preload_model().join()
 before = engine.model_client_loaded
-asyncio.run(engine.run_turn("hello", events.append))
+events.append(asyncio.run(engine.run_turn("hello", events.append)))  # the turn's outcome ends it
 engine.close()
 print(json.dumps({
     "loaded_before": before,
@@ -51,7 +51,7 @@ def test_a_turn_before_the_client_is_loaded_waits_visibly(llm_server, tmp_path):
     assert got["loaded_before"] is False and got["loaded_after"] is True
     assert got["waiting"] == ["loading the model client…"]
     kinds = got["kinds"]
-    assert kinds.index("TurnStarted") < kinds.index("Waiting") < kinds.index("TextDelta") < kinds.index("TurnDone")
+    assert kinds.index("TurnStarted") < kinds.index("Waiting") < kinds.index("TextDelta") < kinds.index("Outcome")
 
 
 def test_a_preloaded_client_does_not_wait(llm_server, tmp_path):
@@ -59,20 +59,21 @@ def test_a_preloaded_client_does_not_wait(llm_server, tmp_path):
 
     llm_server.push(text("Hi."))
     got = run_turn_in_fresh_process(llm_server, tmp_path / "s", "preload")
-    assert got["loaded_before"] is True and got["waiting"] == [] and "TurnDone" in got["kinds"]
+    assert got["loaded_before"] is True and got["waiting"] == [] and got["kinds"][-1] == "Outcome"
 
 
 ACTION_SCRIPT = """
 import asyncio, json, sys
 from ccm_tui.config import Settings
-from ccm_tui.core.engine import start_engine
+from ccm_tui.core.opening import start_engine
 from ccm_tui.core import turn_events as te
+from ccm_tui.core.effort_states import Action
 
 engine = start_engine(sys.argv[1], Settings(model="openai/fake-model", api_base=sys.argv[2]))
 events = []
-asyncio.run(engine.run_action("open_effort", {"name": "trip"}, events.append))  # needs no model
+asyncio.run(engine.run_action(Action.OPEN, "trip", events.append))  # needs no model
 opened = [e for e in events if isinstance(e, te.Waiting)]
-outcome = asyncio.run(engine.run_action("close_effort", {"id": "trip"}, events.append))
+outcome = asyncio.run(engine.run_action(Action.CONCLUDE, "trip", events.append))
 engine.close()
 print(json.dumps({
     "ok": outcome.ok,

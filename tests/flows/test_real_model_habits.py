@@ -7,7 +7,8 @@ import asyncio
 import json
 
 from ccm_tui.config import Settings, model_facts_file
-from ccm_tui.core.engine import start_engine
+from ccm_tui.core.effort_states import Action
+from ccm_tui.core.opening import start_engine
 from tests.fakes.openai_server import text
 from tests.flows.conftest import MODEL, is_summary_request
 
@@ -78,12 +79,12 @@ def test_without_tools_the_user_opens_and_concludes_by_hand_and_the_model_writes
     engine = start_engine(ccm.dir, settings, retry_base=0)
     try:
         assert engine.tools_enabled is False
-        assert asyncio.run(engine.run_action("open_effort", {"name": "trip plan"})).ok
+        assert asyncio.run(engine.run_action(Action.OPEN, "trip plan")).ok
         ccm.server.push(text("Kyoto first, then Osaka."))
         result = asyncio.run(engine.run_turn("Plan two days: Kyoto and Osaka"))
         assert result.ok and result.logged_to == "trip-plan"
         ccm.server.push(text("Trip plan: two days, Kyoto then Osaka."))
-        assert asyncio.run(engine.run_action("close_effort", {"id": "trip-plan"})).ok
+        assert asyncio.run(engine.run_action(Action.CONCLUDE, "trip-plan")).ok
         assert engine.effort("trip-plan").summary == "Trip plan: two days, Kyoto then Osaka."
     finally:
         engine.close()

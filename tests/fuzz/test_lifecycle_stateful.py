@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from ccm_tui.config import Settings
+from ccm_tui.core.chat_model import Completion, InProcessChatModel, ToolCall
+from ccm_tui.core.effort_states import Action
 from ccm_tui.core.efforts import load_manifest
-from ccm_tui.core.engine import open_engine
-from ccm_tui.core.llm import Completion, ToolCall
-from ccm_tui.core.orchestrator import UserInputError, clean_user_text
+from ccm_tui.core.opening import open_engine
+from ccm_tui.core.orchestrator import clean_user_text
 
 TOOLS = [
     "open_effort",
@@ -35,10 +36,10 @@ TOOLS = [
 NAMES = ["alpha", "beta", "gamma", "../x", "Alpha"]
 
 
-class ScriptedModel:
+class ScriptedModel(InProcessChatModel):
     """Returns the next planned tool call, then a reply."""
 
-    model = summary_model = "test/scripted"
+    model = "test/scripted"
 
     def __init__(self) -> None:
         self.plan: list[ToolCall] = []
@@ -67,7 +68,7 @@ class Lifecycle(RuleBasedStateMachine):
         self.engine.close()
 
     def ids(self) -> list[str]:
-        return [e.id for e in self.engine.session.efforts] + ["nope"]
+        return [e.id for e in self.engine.status().efforts] + ["nope"]
 
     @rule(
         tool=st.sampled_from(TOOLS),
@@ -85,18 +86,18 @@ class Lifecycle(RuleBasedStateMachine):
             "close_effort": "{}",
         }.get(tool, f'{{"id": "{ids[pick % len(ids)]}"}}')
         self.model.plan = [ToolCall(id="c1", name=tool, arguments=args)]
-        try:
-            asyncio.run(self.engine.run_turn(message))
-        except UserInputError:
+        outcome = asyncio.run(self.engine.run_turn(message))
+        if outcome.cause == "input":
             assert not clean_user_text(message)  # only empty messages are refused
 
     @rule(
-        tool=st.sampled_from(["expand_effort", "collapse_effort", "switch_effort", "reopen_effort", "close_effort"]),
+        action=st.sampled_from([Action.EXPAND, Action.COLLAPSE, Action.SWITCH, Action.REOPEN, Action.CONCLUDE]),
         pick=st.integers(0, 10),
     )
-    def user_action(self, tool, pick):
+    def user_action(self, action, pick):
         ids = self.ids()
-        asyncio.run(self.engine.run_action(tool, {"id": ids[pick % len(ids)]}))
+        outcome = asyncio.run(self.engine.run_action(action, ids[pick % len(ids)]))
+        assert outcome.status in ("done", "failed") and (outcome.ok or outcome.reason)
 
     @rule(raw=st.sampled_from(["not json", "[1]", "", '{"name": 3}']))
     def model_sends_malformed_arguments(self, raw):
@@ -105,15 +106,13 @@ class Lifecycle(RuleBasedStateMachine):
 
     @invariant()
     def invariants_hold(self):
-        session = self.engine.session
-        efforts = list(session.efforts)
+        efforts = self.engine.status().efforts
         assert sum(e.active for e in efforts) <= 1
         for e in efforts:
-            assert not e.is_concluded or e.summary
-            assert session.effort_path(e.id).exists()
-            assert not (e.active and e.is_concluded)
-        assert all(session.efforts.get(i).is_concluded for i in session.view.expanded)
-        on_disk = {(e.id, e.status, e.active, e.summary) for e in load_manifest(session.manifest_path)}
+            assert e.state.is_open or e.summary
+            assert (self.dir / "efforts" / f"{e.id}.jsonl").exists()
+            assert not e.expanded or e.status == "concluded"
+        on_disk = {(e.id, e.status, e.active, e.summary) for e in load_manifest(self.dir / "manifest.yaml")}
         assert on_disk == {(e.id, e.status, e.active, e.summary) for e in efforts}
 
     @invariant()

@@ -58,14 +58,15 @@ def chat(pilot: Pilot) -> ChatScreen:
 
 async def ready(pilot: Pilot) -> ChatScreen:
     screen = chat(pilot)
-    await wait_until(pilot, lambda: screen.engine is not None, what="the session to open")
+    await wait_until(pilot, lambda: screen.is_open and screen.snapshot is not None, what="the session to open")
     await pilot.pause()
     return screen
 
 
 async def idle(pilot: Pilot, timeout: float = 15.0) -> None:
     screen = chat(pilot)
-    await wait_until(pilot, lambda: not screen.busy, timeout, "the turn to end")
+    # sent messages are on screen at once: wait until each has its outcome and the session is idle
+    await wait_until(pilot, lambda: not screen.busy and not screen.turns.pending, timeout, "the turn to end")
     await pilot.pause()
 
 
@@ -106,7 +107,7 @@ async def settle(pilot: Pilot) -> None:
 
 async def build(directory: Path, turns: int, **settings: Any) -> Path:
     """Run the first ``turns`` demo turns straight through the engine (fast, no UI)."""
-    from ccm_tui.core.engine import open_engine
+    from ccm_tui.core.opening import open_engine
     from ccm_tui.demo import DemoModel
 
     base = Settings(model=DEMO_MODEL, token_budget=6_000)

@@ -16,7 +16,7 @@ from tests.ui.helpers import SIZE, build, demo_app, ready, send, server_app, wai
 
 
 def state_of(screen, effort_id: str) -> str:
-    return screen.engine.effort(effort_id).state.value
+    return screen.snapshot.effort(effort_id).state.value
 
 
 # ------------------------------------------------------------------ 1. keys on the effort list
@@ -144,7 +144,7 @@ async def test_escape_before_the_first_token_leaves_no_empty_reply(tmp_path, llm
         await pilot.press("enter")
         await wait_until(pilot, lambda: llm_server.chat_requests(), what="the request")
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not screen.busy, what="the cancel")
+        await wait_until(pilot, lambda: not screen.busy and not screen.turns.pending, what="the cancel")
         await pilot.pause()
         assert not screen.query_one(ChatLog).messages("assistant")
         assert "interrupted" not in " ".join(str(s.render()) for s in screen.query(".message-header"))
@@ -221,13 +221,13 @@ async def test_ctrl_o_with_a_concluded_effort_name_offers_to_reopen_it(tmp_path)
     await build(tmp_path / "s", 5)  # the Japan trip is concluded
     async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        before = [e.id for e in screen.engine.status().efforts]
+        before = [e.id for e in screen.snapshot.status.efforts]
         screen.efforts.open("Japan Trip")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog), what="the offer")
         assert "reopen" in [c.id for c in pilot.app.screen.choices]
         await pilot.press("r")
         await wait_until(pilot, lambda: state_of(screen, "japan-trip") == "active" and not screen.busy)
-        assert [e.id for e in screen.engine.status().efforts] == before  # no japan-trip-2
+        assert [e.id for e in screen.snapshot.status.efforts] == before  # no japan-trip-2
 
 
 # ------------------------------------------------------------------ 6. history after a relaunch
@@ -278,15 +278,17 @@ async def test_a_turn_waiting_for_the_session_says_who_holds_it_then_runs(tmp_pa
             status = screen.query_one(TurnStatus)
             await wait_until(pilot, lambda: "Waiting for the session (used by pid" in status.label, what="the wait")
             assert not llm_server.chat_requests()  # nothing was sent while the lock was held
-        await wait_until(pilot, lambda: not screen.busy, what="the turn to end")
+        await wait_until(pilot, lambda: not screen.busy and not screen.turns.pending, what="the turn to end")
         reply = screen.query_one(ChatLog).messages()[-1]
         assert "once the session was free" in reply.text
 
 
-async def test_a_session_held_through_the_whole_wait_gives_tui_advice(tmp_path, llm_server):
+async def test_a_session_held_through_the_whole_wait_gives_tui_advice(tmp_path, llm_server, monkeypatch):
+    from ccm_tui.ui.session_link import SessionLink
+
+    monkeypatch.setattr(SessionLink, "turn_lock_wait", 0.2)
     async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        screen.host.engine.lock_wait = 0.2
         with session_held_elsewhere(tmp_path / "s"):
             screen.prompt.set_text("hello")
             await pilot.press("enter")
@@ -305,7 +307,7 @@ async def test_a_model_without_tools_is_said_once_and_the_hint_shows_efforts_by_
     async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
         await send(pilot, "hi there")
         screen = await ready(pilot)
-        await wait_until(pilot, lambda: not screen.busy, what="the turn to end")
+        await wait_until(pilot, lambda: not screen.busy and not screen.turns.pending, what="the turn to end")
         banners = " ".join(str(b.render()) for b in screen.query(".banner"))
         assert banners.count("cannot use tools") == 1
         hint = str(screen.query_one("#prompt-hint", Static).render())
@@ -324,7 +326,7 @@ async def test_the_palette_asks_before_opening_an_effort_from_a_query(tmp_path):
     await build(tmp_path / "s", 2)
     async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        before = [e.id for e in screen.engine.status().efforts]
+        before = [e.id for e in screen.snapshot.status.efforts]
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"zqxj wobble")
@@ -337,10 +339,10 @@ async def test_the_palette_asks_before_opening_an_effort_from_a_query(tmp_path):
         await pilot.press("enter")
         dialog = await wait_until(pilot, lambda: isinstance(pilot.app.screen, PromptDialog) and pilot.app.screen)
         assert dialog.query_one(Input).value == "zqxj wobble"
-        assert [e.id for e in screen.engine.status().efforts] == before  # nothing opened yet
+        assert [e.id for e in screen.snapshot.status.efforts] == before  # nothing opened yet
         await pilot.press("escape")
         await pilot.pause()
-        assert [e.id for e in screen.engine.status().efforts] == before
+        assert [e.id for e in screen.snapshot.status.efforts] == before
 
 
 async def test_the_palette_shows_the_copy_and_clear_keys(tmp_path):

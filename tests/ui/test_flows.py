@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ccm_tui.core.run_state import Phase, RunState
 from ccm_tui.core.store import read_jsonl
 from ccm_tui.ui.screens.choice import ChoiceDialog
 from ccm_tui.ui.widgets.banner import BannerLine
@@ -87,7 +88,7 @@ async def test_click_expand_then_reopen_in_the_sidebar(tmp_path):
         row = item(screen, "japan-trip")
         assert row.has_class("-open") and row.has_class("-active")
         assert "--- Reopened effort: japan-trip ---" in banners(screen)
-        log = read_jsonl(screen.engine.session.effort_path("japan-trip")).records
+        log = read_jsonl(screen.link.session_dir / "efforts" / "japan-trip.jsonl").records
         assert log[-1]["content"] == "--- Effort reopened ---"
 
 
@@ -113,13 +114,15 @@ async def test_escape_cancels_a_streaming_reply(tmp_path, llm_server):
         screen = await ready(pilot)
         screen.query_one(PromptInput).set_text("tell me a long story")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: screen.turn and len(screen.turn.assistant.text) > 20, what="streaming")
+        await wait_until(
+            pilot, lambda: screen.turns.current and len(screen.turns.current.assistant.text) > 20, what="streaming"
+        )
         await pilot.press("escape")
         await idle(pilot)
         reply = screen.query_one(ChatLog).messages("assistant")[-1]
         assert reply.note == "(interrupted)"
         assert 20 < len(reply.text) < len("word " * 400)
-        raw = read_jsonl(screen.engine.session.raw_path).records
+        raw = read_jsonl(screen.link.session_dir / "raw.jsonl").records
         assert raw[-1]["interrupted"] is True and raw[-2]["content"] == "tell me a long story"
 
 
@@ -184,9 +187,9 @@ async def test_palette_lists_every_action(tmp_path):
         ):
             assert expected in names
         assert "Cancel the running turn" not in names  # only while a turn runs
-        screen.busy = True
+        screen.run_state = RunState(phase=Phase.TURN, work="turn")  # as the controller says while a turn runs
         assert "Cancel the running turn" in [name for name, *_ in app_commands(screen)]
-        screen.busy = False
+        screen.run_state = RunState(phase=Phase.IDLE)
 
 
 async def test_open_effort_by_name_from_the_keyboard(tmp_path):
@@ -218,7 +221,7 @@ async def test_settings_save_writes_config_toml(tmp_path):
         assert 'model = "ollama/llama3.1"' in written
         assert 'api_base = "http://localhost:11434"' in written
         assert "decay_threshold = 5" in written
-        await wait_until(pilot, lambda: screen.settings.model == "ollama/llama3.1" and screen.engine is not None)
+        await wait_until(pilot, lambda: screen.settings.model == "ollama/llama3.1" and screen.is_open)
         assert screen.settings.decay_threshold == 5
 
 
@@ -294,7 +297,7 @@ async def test_log_viewer_and_export(tmp_path, monkeypatch):
 
 async def test_changes_from_another_process_appear_live(tmp_path):
     from ccm_tui.config import Settings
-    from ccm_tui.core.engine import open_engine
+    from ccm_tui.core.opening import open_engine
     from ccm_tui.demo import DEMO_MODEL, DemoModel, script_messages
     from ccm_tui.ui.app import CcmApp
 
@@ -304,7 +307,7 @@ async def test_changes_from_another_process_appear_live(tmp_path):
     )
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await wait_until(pilot, lambda: screen.host.watching, what="the watcher")
+        await wait_until(pilot, lambda: screen.link.watching, what="the watcher")
         other = open_engine(directory, Settings(model=DEMO_MODEL), llm=DemoModel(delay=0), budget=6_000)
         try:
             for message in script_messages()[:2]:
@@ -355,9 +358,9 @@ async def test_startup_does_not_import_litellm(tmp_path):
             async with app.run_test(size=(150, 45)) as pilot:
                 for _ in range(500):
                     await pilot.pause(0.01)
-                    if app.chat_screen.engine is not None:
+                    if app.chat_screen.is_open:
                         break
-                print(json.dumps({{"ready": app.chat_screen.engine is not None,
+                print(json.dumps({{"ready": app.chat_screen.is_open,
                                   "litellm": "litellm" in sys.modules}}))
         import json
         asyncio.run(main())
@@ -409,7 +412,7 @@ async def test_a_missing_provider_key_is_explained(tmp_path, monkeypatch):
         screen = await ready(pilot)
         await wait_until(pilot, lambda: any("No API key found" in b for b in banners(screen)), timeout=30)
         assert any("OPENAI_API_KEY" in b for b in banners(screen))
-        assert screen.engine.orchestrator.budget == 16_000  # resolved from litellm's model map in the background
+        assert screen.snapshot.budget == 16_000  # resolved from litellm's model map in the background
 
 
 async def test_a_broken_session_is_explained_not_a_traceback(tmp_path):
@@ -418,13 +421,13 @@ async def test_a_broken_session_is_explained_not_a_traceback(tmp_path):
     (directory / "manifest.yaml").write_text("efforts: [ {id: 'Bad Id!'} ]\n")
     async with demo_app(directory).run_test(size=SIZE) as pilot:
         screen = chat(pilot)
-        await wait_until(pilot, lambda: screen.last_error, what="the error")
-        assert "invalid id" in screen.last_error
+        await wait_until(pilot, lambda: screen.run_state.error, what="the error")
+        assert "invalid id" in screen.run_state.error
         assert any(b.startswith("Cannot open the session") for b in banners(screen))
         screen.query_one(PromptInput).set_text("hello")
         await pilot.press("enter")  # refused with a notification, no crash
         await pilot.pause()
-        assert screen.engine is None and not screen.busy
+        assert not screen.is_open and not screen.busy
 
 
 async def test_settings_save_keeps_flags_and_writes_only_what_changed(tmp_path, monkeypatch):
@@ -450,7 +453,7 @@ async def test_settings_save_keeps_flags_and_writes_only_what_changed(tmp_path, 
         written = config.config_file().read_text()
         assert "decay_threshold = 5" in written and 'model = "openai/file-model"' in written
         assert "api_base" not in written
-        await wait_until(pilot, lambda: screen.settings.decay_threshold == 5 and screen.engine is not None)
+        await wait_until(pilot, lambda: screen.settings.decay_threshold == 5 and screen.is_open)
         assert screen.settings.model == "openai/flag-model"  # --model still wins for this run
         assert screen.settings.api_base == "http://127.0.0.1:9/v1"
 
@@ -458,24 +461,25 @@ async def test_settings_save_keeps_flags_and_writes_only_what_changed(tmp_path, 
 async def test_a_locked_session_is_retried_and_the_queued_message_sent(tmp_path, monkeypatch):
     from ccm_tui.core.session import SessionLock
     from ccm_tui.demo import script_messages
-    from ccm_tui.ui.session_host import SessionHost
+    from ccm_tui.ui.session_link import SessionLink
 
-    monkeypatch.setattr(SessionHost, "lock_wait", 0.1)
-    monkeypatch.setattr(SessionHost, "retry_delays", (0.2, 0.4))
+    monkeypatch.setattr(SessionLink, "lock_wait", 0.1)
+    monkeypatch.setattr(SessionLink, "retry_delays", (0.2, 0.4))
     directory = await build(tmp_path / "s", 0)
     other = SessionLock(directory)
     assert other.try_acquire()
     try:
         async with demo_app(directory).run_test(size=SIZE) as pilot:
             screen = chat(pilot)
-            await wait_until(pilot, lambda: screen.host.waiting, what="a retry to be scheduled")
-            assert screen.last_error is None and screen.engine is None
+            await wait_until(pilot, lambda: screen.run_state.retry_in is not None, what="a retry to be scheduled")
+            assert screen.run_state.error is None and not screen.is_open
             screen.query_one(PromptInput).set_text(script_messages()[0])
             await pilot.press("enter")  # queued, not refused
-            await wait_until(pilot, lambda: screen.host._lock_attempts >= 2, what="another attempt")
-            assert screen.engine is None and not screen.query(".message.-user")
+            await wait_until(pilot, lambda: screen.run_state.attempt >= 2, what="another attempt")
+            queued = screen.query(".message.-user")  # shown at once, marked as waiting to be sent
+            assert not screen.is_open and len(queued) == 1 and queued[0].has_class("-queued")
             other.release()
-            await wait_until(pilot, lambda: screen.query(".message.-user"), what="the queued message to be sent")
+            await wait_until(pilot, lambda: not screen.query(".message.-queued"), what="the queued message to be sent")
             await idle(pilot)
             assert screen.query_one(ChatLog).messages("assistant")[-1].text
     finally:
@@ -494,7 +498,7 @@ async def test_escape_before_the_turn_begins_gives_the_message_back(tmp_path):
         try:
             await wait_until(pilot, lambda: screen.query_one(PromptInput).text == first)
             await pilot.press("enter")
-            await wait_until(pilot, lambda: screen.turn is not None and screen.host.running == "turn")
+            await wait_until(pilot, lambda: screen.turns.current is not None and screen.run_state.work == "turn")
             await pilot.press("escape")
             await idle(pilot)
         finally:
@@ -505,18 +509,39 @@ async def test_escape_before_the_turn_begins_gives_the_message_back(tmp_path):
         assert screen.driver.next == 0  # the demo offers the same message again
 
 
-async def test_escape_right_after_enter_gives_the_message_back(tmp_path):
-    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
-        screen = await ready(pilot)
-        screen.query_one(PromptInput).set_text("hello there")
-        screen.send("hello there")
-        screen.action_cancel_turn()  # before _begin_turn has run
-        await idle(pilot)
-        assert screen.query_one(PromptInput).text == "hello there"
-        assert not screen.query_one(ChatLog).messages() and screen.host.running is None
-        await pilot.press("enter")  # and it can be sent again
-        await wait_until(pilot, lambda: screen.query_one(ChatLog).messages("assistant"))
-        await idle(pilot)
+async def test_escape_on_a_queued_message_gives_it_back(tmp_path, monkeypatch):
+    """Sent while the session is still held by another process: the message waits, queued; Escape
+    withdraws it (nothing was logged) and puts it back in the input, ready to send again."""
+    from ccm_tui.core.session import SessionLock
+    from ccm_tui.ui.session_link import SessionLink
+
+    monkeypatch.setattr(SessionLink, "lock_wait", 0.1)
+    monkeypatch.setattr(SessionLink, "retry_delays", (30.0,))
+    directory = await build(tmp_path / "s", 0)
+    other = SessionLock(directory)
+    assert other.try_acquire()
+    try:
+        async with demo_app(directory).run_test(size=SIZE) as pilot:
+            screen = chat(pilot)
+            await wait_until(pilot, lambda: screen.run_state.retry_in is not None, what="the locked open")
+            screen.query_one(PromptInput).set_text("hello there")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: screen.run_state.queued == ("hello there",), what="the queue")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not screen.turns.pending, what="the withdrawal")
+            assert screen.query_one(PromptInput).text == "hello there"
+            assert screen.query_one(ChatLog).messages("user")[-1].has_class("-unanswered")
+            assert not screen.run_state.queued
+            other.release()
+            screen.link.retry_now()
+            screen = await ready(pilot)
+            await pilot.press("enter")  # and it can be sent again
+            await wait_until(pilot, lambda: screen.query_one(ChatLog).messages("assistant"))
+            await idle(pilot)
+    finally:
+        other.release()
+    # the withdrawn message never reached the session: only the second send did
+    assert (directory / "events.jsonl").read_text().count('"user":"hello there"') == 1
 
 
 async def test_escape_on_the_welcome_screen_goes_back_to_the_chat(tmp_path):
@@ -568,11 +593,15 @@ async def test_a_model_change_runs_the_warm_up_again(tmp_path, monkeypatch):
     from dataclasses import replace
 
     from ccm_tui.config import Settings
+    from ccm_tui.core.controller import SessionController
     from ccm_tui.ui.app import CcmApp
-    from ccm_tui.ui.session_host import SessionHost
 
     checked: list[str] = []
-    monkeypatch.setattr(SessionHost, "_warm_up", lambda self: checked.append(self.settings.model))
+
+    async def check(self):
+        checked.append(self.settings.model)
+
+    monkeypatch.setattr(SessionController, "check_model", check)
     settings = Settings().with_overrides("test", model="openai/one", api_base="http://127.0.0.1:9/v1")
     async with CcmApp(settings, tmp_path / "s", watch=False, warm_up=True).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -580,6 +609,6 @@ async def test_a_model_change_runs_the_warm_up_again(tmp_path, monkeypatch):
         screen.apply_settings(replace(screen.settings, model="openai/two"))
         await wait_until(pilot, lambda: checked == ["openai/one", "openai/two"], what="a second warm-up")
         screen.apply_settings(replace(screen.settings, decay_threshold=7))  # same model: not again
-        await wait_until(pilot, lambda: screen.engine is not None and screen.settings.decay_threshold == 7)
+        await wait_until(pilot, lambda: screen.is_open and screen.settings.decay_threshold == 7)
         await pilot.pause()
         assert checked == ["openai/one", "openai/two"]

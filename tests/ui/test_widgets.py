@@ -39,8 +39,10 @@ def view(effort_id: str, state: EffortState, **values) -> EffortView:
 async def test_turn_view_streams_and_separates_rounds_after_tool_calls():
     turn = TurnView("plan my trip")
     async with WidgetHost(turn).run_test() as pilot:
+        turn.queued()
+        assert turn.user.has_class("-queued") and "queued" in turn.user.note
         assert await turn.apply(te.TurnStarted(turn=1, user="plan my trip")) is None
-        assert turn.started
+        assert not turn.user.has_class("-queued") and not turn.user.note
         assert await turn.apply(te.TextDelta(turn=1, text="Let me open an effort.")) == "Writing"
         await turn.apply(
             te.ToolCalled(turn=1, name="open_effort", arguments={"name": "trip"}, result={"id": "trip"}, ok=True)
@@ -59,7 +61,7 @@ async def test_turn_view_drops_a_cut_off_round_and_finishes_with_the_logged_repl
         await turn.apply(te.TextDelta(turn=1, text="half of a sec"))
         await turn.apply(te.RoundReset(turn=1))
         assert turn.assistant.text == "first round"
-        await turn.apply(te.TurnDone(turn=1, reply="the whole reply", logged_to="trip"))
+        await turn.finish("the whole reply", "trip")  # the outcome brings the reply as logged
         await pilot.pause()
         assert not turn.assistant.streaming and turn.assistant.text == "the whole reply"
 

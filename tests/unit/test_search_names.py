@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ccm_tui.core.efforts import CONCLUDED, Effort
-from ccm_tui.core.engine import search_session
+from ccm_tui.core.opening import search_session
 from ccm_tui.core.session import Session
 
 

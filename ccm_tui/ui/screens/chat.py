@@ -1,8 +1,10 @@
 """The main screen: chat pane, prompt, live effort sidebar and token meter.
 
-The :class:`~ccm_tui.ui.session_host.SessionHost` child owns the engine; its messages bubble up here.
-Each exchange is a :class:`~ccm_tui.ui.widgets.turn_view.TurnView` that draws its own events; this
-screen lays out, routes and dispatches. It uses the engine only through its methods.
+The :class:`~ccm_tui.ui.session_link.SessionLink` child links the screen to its
+session controller; the controller's events arrive here as messages and the
+screen draws them: the run state (status line, bindings), snapshots of the
+session (sidebar, meter, header), turns (through its
+:class:`~ccm_tui.ui.turn_presenter.TurnPresenter`). Intents go back through the link.
 """
 
 from __future__ import annotations
@@ -18,20 +20,19 @@ from textual.widgets import Footer, Static
 
 from ...config import Settings
 from ...core import turn_events as te
-from ...core.chat_model import ChatModel
-from ...core.engine import Engine, now_iso
+from ...core.controller import ChatModel
+from ...core.run_state import Phase, RunState, SessionSnapshot
 from .. import messages as msg
 from ..demo_driver import DemoDriver
 from ..effort_actions import EffortActions
 from ..keys import CHAT_BINDINGS
-from ..session_host import SessionHost
-from ..turn_runner import TurnRunner
+from ..session_link import SessionLink
+from ..turn_presenter import TurnPresenter
 from ..widgets.chat_log import ChatLog
 from ..widgets.header import AppHeader
 from ..widgets.prompt_input import PromptInput
 from ..widgets.sidebar import Sidebar
 from ..widgets.turn_status import TurnStatus
-from ..widgets.turn_view import TurnView
 from .choice import unanswered_dialog
 
 HINT = "Enter send · Alt+Enter or Ctrl+J newline · Esc cancel a reply · F1 keys · Ctrl+P all commands"
@@ -43,13 +44,17 @@ NARROW_BELOW = 90  # columns
 WIDE_FROM = 120
 
 
+def _who(pid: int | None) -> str:
+    return f"pid {pid}" if pid else "another process"
+
+
 class ChatScreen(Screen[None]):
     BINDINGS = CHAT_BINDINGS
 
     # -wide: full sidebar; -medium: a narrower one; -narrow: the sidebar is hidden until Ctrl+B
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-medium"), (WIDE_FROM, "-wide")]
 
-    busy: reactive[bool] = reactive(False, init=False)
+    run_state: reactive[RunState] = reactive(RunState, init=False)  # the controller's, as last told
     show_sidebar: reactive[bool | None] = reactive(None, init=False)  # None: as the width decides
 
     def __init__(
@@ -65,24 +70,25 @@ class ChatScreen(Screen[None]):
     ) -> None:
         super().__init__()
         self.demo = demo
-        self.host = SessionHost(settings, session_dir, llm=llm, watch=watch, warm_up=warm_up)
+        self.link = SessionLink(settings, session_dir, llm=llm, watch=watch, warm_up=warm_up)
         self.driver = DemoDriver(self, autoplay=autoplay)
-        self.efforts = EffortActions(self)
-        self.turns = TurnRunner(self)
-        self._seen_ts = ""
-        self._sidebar_queued = False
 
     @property
     def settings(self) -> Settings:
-        return self.host.settings
+        return self.link.settings
 
     @property
-    def engine(self) -> Engine | None:
-        return self.host.engine
+    def snapshot(self) -> SessionSnapshot | None:
+        return self.link.snapshot
 
     @property
-    def last_error(self) -> str | None:
-        return self.host.last_error
+    def busy(self) -> bool:
+        """A reply (or an action) runs or waits to run."""
+        return self.run_state.busy
+
+    @property
+    def is_open(self) -> bool:
+        return self.run_state.is_open
 
     @property
     def prompt(self) -> PromptInput:
@@ -92,9 +98,13 @@ class ChatScreen(Screen[None]):
     def chat_log(self) -> ChatLog:
         return self.query_one(ChatLog)
 
+    @property
+    def status_line(self) -> TurnStatus:
+        return self.query_one(TurnStatus)
+
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
-        yield self.host
+        yield self.link
         yield AppHeader(id="header")
         with Horizontal(id="body"):
             with Vertical(id="chat-pane"):
@@ -106,14 +116,16 @@ class ChatScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self.efforts = EffortActions(self.app, self.link, self.query_one(Sidebar).focus_effort)
+        self.turns = TurnPresenter(self.chat_log, self.give_back, self.notify)
         self._show_identity()
         self.prompt.focus()
-        self.host.open()
+        self.link.open()
         self.set_interval(0.05, self.driver.tick)
 
     def _show_identity(self) -> None:
         header = self.query_one(AppHeader)
-        header.session_name = "demo" if self.demo else self.host.session_dir.name
+        header.session_name = "demo" if self.demo else self.link.session_dir.name
         header.model = self.settings.model or ""
         header.demo = self.demo
         self.on_resize()
@@ -128,7 +140,8 @@ class ChatScreen(Screen[None]):
     def update_hint(self) -> None:
         """The line under the prompt: keys, the hidden sidebar, and a model without tools (efforts by hand)."""
         hint = DEMO_HINT if self.demo else HINT
-        if self.engine is not None and self.engine.has_model and not self.engine.tools_enabled:
+        snapshot = self.snapshot
+        if snapshot is not None and snapshot.has_model and not snapshot.tools_enabled:
             hint = f"{NO_TOOLS_HINT} · {hint}"
         self.query_one("#prompt-hint", Static).update(hint if self.sidebar_visible else f"Ctrl+B efforts · {hint}")
 
@@ -137,50 +150,70 @@ class ChatScreen(Screen[None]):
         self.set_class(show is False, "-sidebar-off")
         self.on_resize()
 
-    def watch_busy(self, busy: bool) -> None:
-        self.refresh_bindings()
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_turn":
-            return self.busy
+            return self.run_state.cancellable or bool(self.run_state.queued)
         if action == "demo_autoplay":
             return self.demo
         return True
 
     # ----------------------------------------------------------------- session
-    async def on_engine_ready(self, message: msg.EngineReady) -> None:
-        if not self.busy:
-            self.query_one(TurnStatus).stop()  # "waiting for pid N" after a locked start
+    async def on_run_state_changed(self, message: msg.RunStateChanged) -> None:
+        """The status line and the bindings follow the controller's run state."""
+        idle_again = message.state.phase is Phase.IDLE and self.run_state.busy
+        self.show_run_state(message.state)
+        if idle_again:
+            await self._demo_prefill()
+
+    def show_run_state(self, state: RunState) -> None:
+        self.run_state = state
+        self.refresh_bindings()
+        status = self.status_line
+        phase = state.phase
+        if phase is Phase.OPENING:
+            if state.queued:
+                status.start("Opening the session — your message is sent next", cancellable=False)
+        elif phase is Phase.LOCKED and state.work is None:
+            waiting = f"Waiting for {_who(state.holder)} to release the session"
+            if state.retry_in is not None:
+                waiting += f" — retrying in {state.retry_in:g} s"
+            status.start(waiting, cancellable=False)
+            if state.attempt == 1:
+                self.notify(
+                    f"The session is in use by {_who(state.holder)}: waiting for it (your message is sent once "
+                    "it is free).",
+                    title="Session locked",
+                    severity="warning",
+                    timeout=10,
+                )
+        elif phase is Phase.LOCKED:
+            status.set_label(state.detail[:1].upper() + state.detail[1:])
+        elif phase is Phase.TURN and not status.running:
+            status.start("Thinking")
+        elif phase is Phase.ACTION:
+            status.start(state.detail[:1].upper() + state.detail[1:], cancellable=state.detail.startswith("conclude"))
+        elif phase is Phase.CANCELLING:
+            status.set_label("Cancelling")
+        elif phase in (Phase.IDLE, Phase.CLOSED):
+            status.stop()
+
+    async def on_session_opened(self, message: msg.SessionOpened) -> None:
         log = self.chat_log
-        log.effort_names = {e.id: e.title for e in message.engine.status().efforts}
         if message.history:
             await log.add_divider("earlier in this session")
-            await log.add_history(message.history)
-            self._seen_ts = message.history[-1].ts
+            await log.add_history(list(message.history))
             await log.add_divider("now")
         if message.report.changed:
             await log.add_banner("\n".join(message.report.lines()), "recovery")
-        await self.refresh_sidebar(message.figures)
         self.update_hint()
         if self.demo and message.first:
-            await self.driver.start(message.engine.turn, log)
+            await self.driver.start(self.snapshot.turn if self.snapshot else 0, log)
         await self._demo_prefill()
         if message.report.orphan is not None:
             self._offer_retry(message.report.orphan.text)
-        self.turns.send_pending()
 
-    def on_session_waiting(self, message: msg.SessionWaiting) -> None:
-        who = f"pid {message.pid}" if message.pid else "another process"
-        if message.attempt == 1:
-            text = f"The session is in use by {who}: waiting for it (your message is sent once it is free)."
-            self.notify(text, title="Session locked", severity="warning", timeout=10)
-        self.query_one(TurnStatus).start(
-            f"Waiting for {who} to release the session — retrying in {message.retry_in:g} s", cancellable=False
-        )
-
-    async def on_engine_failed(self, message: msg.EngineFailed) -> None:
-        self.turns.pending = None
-        self.query_one(TurnStatus).stop()
+    async def on_open_failed(self, message: msg.OpenFailed) -> None:
+        self.status_line.stop()
         await self.chat_log.add_banner(f"Cannot open the session: {message.error}", "error")
         self.notify(message.error, title="Cannot open the session", severity="error", timeout=15)
 
@@ -193,65 +226,51 @@ class ChatScreen(Screen[None]):
 
         self.app.push_screen(unanswered_dialog(text), chosen)
 
-    async def on_background_notice(self, message: msg.BackgroundNotice) -> None:
-        self.show_figures()
-        if message.warning:
-            await self.chat_log.add_banner(message.warning, "error")
-            self.notify(message.warning, title="No API key", severity="warning", timeout=12)
+    async def on_notice_message(self, message: msg.NoticeMessage) -> None:
+        await self.chat_log.add_banner(message.text, "error")
+        self.notify(message.text, title=message.title or "Note", severity="warning", timeout=12)
 
-    async def on_session_changed_on_disk(self, message: msg.SessionChangedOnDisk) -> None:
-        """Another process wrote (the host has re-read the session): show what it added."""
-        if self.engine is None:
-            return
-        lines = [line for line in self.engine.recent_lines() if line.ts > self._seen_ts]
-        if lines:
+    async def on_written_elsewhere(self, message: msg.WrittenElsewhere) -> None:
+        """Another process wrote (the controller has re-read the session): show what it added."""
+        if message.lines:
             await self.chat_log.add_divider("written by another process")
-            await self.chat_log.add_history(lines)
-            self._seen_ts = lines[-1].ts
-        await self.refresh_sidebar()
+            await self.chat_log.add_history(list(message.lines))
 
     def restart(self, settings: Settings, session_dir: Path, *, demo: bool, llm: ChatModel | None = None) -> None:
         """Switch to another session (the first-run screen starting the demo)."""
         self.demo = demo
-        self._show_identity()
         self.chat_log.remove_children()
         self.refresh_bindings()
-        self.host.reopen(settings, session_dir, llm, fresh=True)
+        self.run_worker(self.link.reopen(settings, session_dir, llm), group="session-switch", exit_on_error=False)
+        self._show_identity()
 
     def apply_settings(self, settings: Settings) -> bool:
         """Reopen the session with new settings (model, thresholds ...); False if it cannot now."""
         if settings == self.settings:
             return True
-        if not self.ready("change settings"):
+        if not self.efforts.ready("change settings"):
             return False
-        self.host.reopen(settings)
+        self.run_worker(self.link.reopen(settings), group="session-switch", exit_on_error=False)
         self._show_identity()
         return True
 
     # ----------------------------------------------------------------- sidebar
-    async def refresh_sidebar(self, figures: te.ContextFigures | None = None) -> None:
-        """Efforts, header and meter from the engine (~1 ms; mid-turn too, so the meter moves with the list)."""
-        self._sidebar_queued = False
-        if self.engine is None:
-            return
-        status = self.host.status()
-        figures = figures or self.host.figures()
+    async def on_snapshot_changed(self, message: msg.SnapshotChanged) -> None:
+        """Efforts, header and meter from the controller's newest snapshot."""
+        snapshot = message.snapshot
+        status = snapshot.status
         self.chat_log.effort_names = {e.id: e.title for e in status.efforts}
-        in_context = figures.efforts if figures is not None else None
-        await self.query_one(Sidebar).show_efforts(status.efforts, self.settings.decay_threshold, in_context)
+        await self.query_one(Sidebar).show_efforts(
+            status.efforts, self.settings.decay_threshold, snapshot.figures.efforts
+        )
         where = f"▶ {status.active.title}" if status.active else "ambient chat (no active effort)"
         self.query_one(AppHeader).status = f"turn {status.turn}  ·  {where}"
-        self.show_figures(figures)
+        self.show_figures(snapshot.figures)
+        self.update_hint()
 
-    def queue_sidebar_refresh(self) -> None:
-        if not self._sidebar_queued:
-            self._sidebar_queued = True
-            self.call_after_refresh(self.refresh_sidebar)
-
-    def show_figures(self, figures: te.ContextFigures | None = None) -> None:
-        figures = figures or self.host.figures()
-        if figures is not None and self.engine is not None:
-            self.query_one(Sidebar).meter.show(figures, self.engine.history())
+    def show_figures(self, figures: te.ContextFigures) -> None:
+        snapshot = self.snapshot
+        self.query_one(Sidebar).meter.show(figures, list(snapshot.history) if snapshot else [])
 
     def on_effort_activated(self, message: msg.EffortActivated) -> None:
         self.efforts.activate(message.effort_id)
@@ -264,57 +283,67 @@ class ChatScreen(Screen[None]):
         if message.text:
             self.prompt.insert(message.text)
 
-    def ready(self, what: str) -> bool:
-        """The session is open and idle; otherwise say why ``what`` cannot happen now."""
-        if self.engine is None:
-            self.notify(self.last_error or "The session is still opening…", severity="warning")
-            return False
-        if self.busy:
-            self.notify(f"Wait for the current reply to finish before you {what} (Esc cancels it).", severity="warning")
-            return False
-        return True
-
     # ------------------------------------------------------------------- turns
-    @property
-    def turn(self) -> TurnView | None:
-        return self.turns.turn
-
     def on_prompt_submitted(self, message: msg.PromptSubmitted) -> None:
         self.send(message.text)
 
     def send(self, text: str) -> None:
-        self.turns.send(text)
+        state = self.run_state
+        if state.phase is Phase.CLOSED and state.error:
+            self.notify(state.error, severity="warning")
+            return
+        if state.busy:
+            self.notify("Wait for the current reply to finish before you send another message (Esc cancels it).")
+            return
+        snapshot = self.snapshot
+        if state.is_open and snapshot is not None and not snapshot.has_model:
+            self.notify("No model is configured: open Settings (F4) or start with --model.", severity="warning")
+            self.app.show_welcome()  # type: ignore[attr-defined]
+            return
+        if self.prompt.text.strip() == text.strip():
+            self.prompt.clear()
+        if self.demo:
+            self.driver.sent(text)
+        self.turns.begin(text, queued=not state.is_open)  # on screen at once
+        self.link.send(text)  # the controller runs it, or queues it until the session is open
+
+    def give_back(self, text: str) -> None:
+        """A message that got no answer: back in the input (and in the demo's script)."""
+        if not self.prompt.text.strip():
+            self.prompt.set_text(text)
+        if self.demo:
+            self.driver.unsent(text)
 
     @on(msg.TurnMessage)
     async def on_turn_event(self, message: msg.TurnMessage) -> None:
-        """Every core event of a turn or an action: the turn runner draws it, the screen keeps the rest current."""
-        if isinstance(message.event, te.EffortChanged):
-            self.queue_sidebar_refresh()
-        elif isinstance(message.event, te.ContextFigures):
-            self.show_figures(message.event)
-        else:
-            await self.turns.apply(message.event)
-
-    async def on_work_ended(self, message: msg.WorkEnded) -> None:
-        await self.turns.ended(message.error)
-        self.busy = False
-        self.update_hint()  # the turn may have found that the model has no tools
-        self._seen_ts = now_iso()
-        await self.refresh_sidebar()
-        await self._demo_prefill()
+        """Every core event of a turn or an action: the presenter draws it, the meter takes figures."""
+        event = message.event
+        if isinstance(event, te.ContextFigures):
+            self.show_figures(event)
+            return
+        if isinstance(event, te.EffortChanged):
+            return  # the snapshot that follows redraws the sidebar
+        label = await self.turns.apply(event)
+        if label:
+            self.status_line.set_label(label)
+        if isinstance(event, te.Outcome):
+            self.update_hint()  # the turn may have found that the model has no tools
 
     def action_cancel_turn(self) -> None:
-        self.turns.cancel()
+        self.link.cancel()
 
     # ----------------------------------------------------------------- screens
     def action_inspector(self) -> None:
+        if not self.is_open:
+            self.notify(self.run_state.error or "The session is still opening…", severity="warning")
+            return
+        self.run_worker(self._inspect(self.prompt.text.strip()), group="inspector", exclusive=True, exit_on_error=False)
+
+    async def _inspect(self, draft: str) -> None:
         from .inspector import InspectorScreen
 
-        if self.engine is None:
-            self.notify(self.last_error or "The session is still opening…", severity="warning")
-            return
-        draft = self.prompt.text.strip()
-        self.app.push_screen(InspectorScreen(self.engine.inspect(draft), draft=bool(draft)))
+        inspection = await self.link.controller.inspect(draft)
+        self.app.push_screen(InspectorScreen(inspection, draft=bool(draft)))
 
     def action_open_effort(self) -> None:
         self.efforts.ask_open()

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from ...core.engine import ContextInspection
+from ...core.controller import ContextInspection
 
 
 def section_text(messages: list[dict[str, Any]], count: Callable[[dict[str, Any]], int]) -> str:
@@ -36,7 +36,7 @@ def _layer_label(layer: str) -> str:
 
 
 class InspectorScreen(Screen[None]):
-    """Built from the engine's :class:`~ccm_tui.core.engine.ContextInspection` of the next request."""
+    """Built from the engine's :class:`~ccm_tui.core.controller.ContextInspection` of the next request."""
 
     BINDINGS = [
         Binding("escape,f2", "close", "Close", id="inspector.close"),

@@ -9,7 +9,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from ...core.chat_history import LoggedLine
+    from ...core.run_state import LoggedLine
 from .banner import BannerLine
 from .message import ChatMessage, code_blocks
 

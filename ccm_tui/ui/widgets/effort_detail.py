@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from ...core.views import EffortState, EffortView
-from ..actions import valid_actions
+from ..actions import looks_for
 
 HINT = "Select an effort (Ctrl+G or click) to see its summary and actions."
 
@@ -44,7 +44,7 @@ STATE_LINES = {
 
 def describe(effort: EffortView, decay_threshold: int, *, keys: bool = True, clip: bool = False) -> Content:
     state = state_line(effort, decay_threshold)
-    key_line = "  ".join(f"{a.key} {a.short.lower()}" for a in valid_actions(effort))
+    key_line = "  ".join(f"{a.key} {a.short.lower()}" for a in looks_for(effort))
     parts: list[Any] = [(effort.id, "bold"), "\n", (state, "$text-muted"), "\n"]
     if keys:  # right under the state: never pushed out of sight by a long summary
         parts += [(key_line, "$accent"), "\n"]

@@ -17,8 +17,9 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ...core.effort_states import Action
 from ...core.views import EffortState, EffortView
-from ..actions import ACTIONS, is_valid
+from ..actions import LOOKS, offered, parse_action
 from ..messages import EffortActionRequested, EffortActivated, EffortSelected, TypingRedirected
 
 MAX_CONCLUDED_ROWS = 30
@@ -104,7 +105,7 @@ class EffortItem(Static):
     BINDINGS = [
         Binding("escape", "leave", "Back to input", id="effort.leave"),
         Binding("enter", "activate", "Actions", id="effort.actions"),
-        *[Binding(a.key, f"effort('{a.name}')", a.short, id=f"effort.{a.name}") for a in ACTIONS.values()],
+        *[Binding(a.key, f"effort('{a.name}')", a.short, id=f"effort.{a.name}") for a in LOOKS.values()],
         Binding("up", "move(-1)", "Previous", id="effort.previous", show=False),
         Binding("down", "move(1)", "Next", id="effort.next", show=False),
     ]
@@ -121,7 +122,8 @@ class EffortItem(Static):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "effort" and parameters:
-            return is_valid(self.effort, str(parameters[0]))
+            chosen = parse_action(str(parameters[0]))
+            return chosen is not None and offered(self.effort, chosen)
         return True
 
     async def on_key(self, event: events.Key) -> None:
@@ -133,7 +135,7 @@ class EffortItem(Static):
         self.post_message(TypingRedirected(event.character))
 
     def _action_keys(self) -> set[str]:
-        return {a.key for a in ACTIONS.values() if is_valid(self.effort, a.name)}
+        return {a.key for a in LOOKS.values() if offered(self.effort, a.action)}
 
     def action_leave(self) -> None:
         self.post_message(TypingRedirected(""))
@@ -149,8 +151,11 @@ class EffortItem(Static):
         self.post_message(EffortActivated(self.effort_id))
 
     def action_effort(self, name: str) -> None:
+        chosen = parse_action(name)
+        if chosen is None:
+            return
         # a key press can be a slip of the fingers: concluding from a key asks first
-        self.post_message(EffortActionRequested(self.effort_id, name, confirm=name == "conclude"))
+        self.post_message(EffortActionRequested(self.effort_id, chosen, confirm=chosen is Action.CONCLUDE))
 
     def action_move(self, step: int) -> None:
         items = list(self.screen.query(EffortItem))

@@ -78,7 +78,9 @@ class ChatMessage(Vertical):
         return f"{short} ({effort_id})"
 
     def _refresh_header(self) -> None:
-        self.query_one(".message-header", Static).update(self._header())
+        headers = self.query(".message-header").results(Static)
+        for header in headers:  # none before compose: compose draws the header as it is then
+            header.update(self._header())
 
     @property
     def body(self) -> Markdown:
@@ -115,6 +117,12 @@ class ChatMessage(Vertical):
         self.remove_class("-streaming")
         if logged_to is not None:
             self.logged_to = logged_to
+        self.note = note
+        self.set_class(bool(note), "-noted")
+        self._refresh_header()
+
+    def set_note(self, note: str) -> None:
+        """A word beside the role (``queued``, ``interrupted`` …); empty removes it."""
         self.note = note
         self.set_class(bool(note), "-noted")
         self._refresh_header()

@@ -30,6 +30,10 @@ class TurnStatus(Static):
             self._timer = self.set_interval(0.1, self._tick)
         self._tick()
 
+    @property
+    def running(self) -> bool:
+        return self._timer is not None
+
     def set_label(self, label: str) -> None:
         if label == self.label:
             return  # called on every streamed token: the 0.1 s tick keeps the line current

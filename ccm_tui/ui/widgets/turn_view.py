@@ -2,8 +2,9 @@
 
 The chat screen mounts a :class:`TurnView` in the chat log when the user sends
 and hands it every event of the turn (:meth:`TurnView.apply`); the view draws
-them and says what the status line should read. When the turn is over the view
-stays in the log as that exchange.
+them and says what the status line should read. The turn's outcome ends it
+(:meth:`finish`, :meth:`interrupted`, :meth:`fail`, :meth:`withdraw`); the view
+then stays in the log as that exchange.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ class TurnView(Vertical):
     def __init__(self, text: str) -> None:
         super().__init__(classes="turn")
         self.text = text
-        self.started = False  # the core began the turn (TurnStarted): the message is in the log
         self.gap = False  # tool calls happened: the next streamed text starts a new paragraph
         self.round_start = 0  # where this round's text starts in the reply (a cut-off round is dropped)
         self.pause: PauseBanner | None = None
@@ -38,11 +38,20 @@ class TurnView(Vertical):
         await self.mount(banner, before=self.assistant)
         return banner
 
+    def queued(self) -> None:
+        """Sent while the session was busy or not open yet: it goes when the session is free."""
+        self.user.add_class("-queued")
+        self.user.set_note("(queued: sent when the session is free)")
+
+    def _started(self) -> None:
+        if self.user.has_class("-queued"):
+            self.user.remove_class("-queued")
+            self.user.set_note("")
+
     async def apply(self, event: te.TurnEvent) -> str | None:
         """Draw one event of the turn; returns the status line's new label, if it changes."""
-        if isinstance(event, te.TurnStarted):
-            self.started = True
-        elif isinstance(event, te.TextDelta):
+        self._started()
+        if isinstance(event, te.TextDelta):
             await self._append(event.text)
             return "Writing"
         elif isinstance(event, te.ToolCalled):
@@ -59,17 +68,19 @@ class TurnView(Vertical):
             self.pause = PauseBanner(event.reason, event.resume_at, event.attempt)
             await self.mount(self.pause, before=self.assistant)
             return "Paused by the provider"
-        elif isinstance(event, te.Resumed):
-            if self.pause is not None:
-                self._resolve_pause("resumed")
-                return "Thinking"
-        elif isinstance(event, te.TurnDone):
-            reply = event.reply or self.assistant.text
-            await self.assistant.finish(reply or "*(no reply)*", logged_to=event.logged_to)
-        elif isinstance(event, te.TurnCancelled):
-            await self.assistant.finish(self.assistant.text or event.partial, note="(interrupted)")
-            self._resolve_pause("cancelled")
+        elif isinstance(event, te.Resumed) and self.pause is not None:
+            self._resolve_pause("resumed")
+            return "Thinking"
         return None
+
+    async def finish(self, reply: str, logged_to: str | None) -> None:
+        """The turn is done: the whole reply, and where it was logged."""
+        await self.assistant.finish(reply or self.assistant.text or "*(no reply)*", logged_to=logged_to)
+
+    async def interrupted(self, partial: str) -> None:
+        """Cancelled after something came back: what came is kept, marked."""
+        await self.assistant.finish(self.assistant.text or partial, note="(interrupted)")
+        self._resolve_pause("cancelled")
 
     async def _append(self, piece: str) -> None:
         if self.gap and self.assistant.text.strip():
@@ -99,9 +110,5 @@ class TurnView(Vertical):
         if self.assistant.is_attached:
             await self.assistant.remove()
         self._resolve_pause("cancelled")
+        self._started()
         self.user.add_class("-unanswered")
-
-    async def end(self) -> None:
-        """The worker ended; a reply still streaming was interrupted."""
-        if self.assistant.is_attached and self.assistant.streaming:
-            await self.assistant.finish(note="(interrupted)")

@@ -1,0 +1,147 @@
+"""What each effort action does, for the model's tools and the user's actions alike.
+
+An operation validates against the state table (through :mod:`.lifecycle`),
+changes the effort there, and records what the turn must report: a banner, the
+effort change, the route of the exchange, the efforts it referenced. The
+model's tools (:mod:`.tools`) parse their arguments and call these; the session
+controller's typed actions call :func:`perform`. So the user and the model can
+never disagree about what an action does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import lifecycle
+from .chat_model import ChatModel
+from .effort_states import Action, ActionRefused
+from .efforts import Effort
+from .session import Session
+from .summarize import summarize_messages
+
+
+@dataclass
+class ActionContext:
+    """What an action (a tool call or a user action) may touch, and what it reports back to the turn."""
+
+    session: Session
+    llm: ChatModel | None
+    turn: int
+    pending: list[dict[str, Any]] = field(default_factory=list)  # this turn's messages, not yet logged
+    summary_max_tokens: int = 150
+    search: Callable[[str, int], list[Any]] | None = None
+    route: str | None = None  # "ambient" or an effort id; None = default routing
+    banners: list[str] = field(default_factory=list)
+    changes: list[tuple[str, str]] = field(default_factory=list)
+    touched: set[str] = field(default_factory=set)  # efforts an action referenced (salience)
+    source: str = "model"  # "model" or "user" (the user's actions)
+    message_cap: int | None = None  # the working context's per-message cap (for token figures)
+
+    def banner(self, text: str) -> None:
+        self.banners.append(f"--- {text} ---")
+
+    def changed(self, effort_id: str, change: str) -> None:
+        self.changes.append((effort_id, change))
+        self.touched.add(effort_id)
+
+
+def find_effort(ctx: ActionContext, effort_id: str | None, *, default_active: bool = False) -> Effort:
+    efforts = ctx.session.efforts
+    if not effort_id:
+        if default_active and efforts.active is not None:
+            return efforts.active
+        raise ActionRefused("no effort id given and no effort is active")
+    effort = efforts.get(effort_id.strip())
+    if effort is None:
+        known = ", ".join(sorted(e.id for e in efforts.open_efforts())) or "none open"
+        raise ActionRefused(f"no effort with id '{effort_id}' (open: {known}; use search_efforts to find others)")
+    return effort
+
+
+def open_effort(ctx: ActionContext, name: str) -> dict[str, Any]:
+    effort = lifecycle.open_effort(ctx.session, name, turn=ctx.turn)
+    ctx.route = effort.id
+    ctx.banner(f"Opened effort: {effort.id}")
+    ctx.changed(effort.id, "opened")
+    return {"status": "opened", "effort_id": effort.id, "active": True}
+
+
+async def conclude(ctx: ActionContext, effort: Effort) -> dict[str, Any]:
+    session = ctx.session
+    lifecycle.require(session, effort, Action.CONCLUDE)  # before the summary call, not after it
+    if ctx.llm is None:
+        raise ActionRefused("no model is configured to write the summary")
+    log = list(session.effort_log(effort.id))
+    # The concluding exchange belongs to the effort: summarize it too (unless it is an aside).
+    if ctx.route in (None, effort.id) and (effort.active or ctx.route == effort.id):
+        log += [m for m in ctx.pending if m.get("role") in ("user", "assistant")]
+    summary = await summarize_messages(
+        ctx.llm, log, counter=session.counter, max_tokens=ctx.summary_max_tokens, title=effort.name or effort.id
+    )
+    was_active = effort.active
+    lifecycle.conclude(session, effort, summary, turn=ctx.turn)
+    if ctx.route is None and was_active:
+        ctx.route = effort.id
+    ctx.banner(f"Concluded effort: {effort.id}")
+    ctx.changed(effort.id, "concluded")
+    return {"status": "concluded", "effort_id": effort.id, "summary": summary}
+
+
+def expand(ctx: ActionContext, effort: Effort) -> dict[str, Any]:
+    expansion = lifecycle.expand(ctx.session, effort, turn=ctx.turn, message_cap=ctx.message_cap)
+    if not expansion.already:
+        ctx.banner(f"Expanded effort: {effort.id} ({expansion.tokens} tokens loaded)")
+    ctx.changed(effort.id, "expanded")
+    return {
+        "status": "already expanded" if expansion.already else "expanded",
+        "effort_id": effort.id,
+        "tokens": expansion.tokens,
+    }
+
+
+def collapse(ctx: ActionContext, effort: Effort) -> dict[str, Any]:
+    lifecycle.collapse(ctx.session, effort.id)
+    ctx.banner(f"Collapsed effort: {effort.id}")
+    ctx.changed(effort.id, "collapsed")
+    return {"status": "collapsed", "effort_id": effort.id}
+
+
+def switch(ctx: ActionContext, effort: Effort) -> dict[str, Any]:
+    previous = lifecycle.switch_to(ctx.session, effort)
+    if ctx.route != "ambient":
+        ctx.route = effort.id
+    ctx.banner(f"Switched to effort: {effort.id}")
+    ctx.changed(effort.id, "switched")
+    return {"status": "switched", "effort_id": effort.id, "previous": previous.id if previous else None}
+
+
+def reopen(ctx: ActionContext, effort: Effort) -> dict[str, Any]:
+    prior = lifecycle.reopen(ctx.session, effort, turn=ctx.turn)
+    if ctx.route != "ambient":
+        ctx.route = effort.id
+    ctx.banner(f"Reopened effort: {effort.id}")
+    ctx.changed(effort.id, "reopened")
+    return {"status": "reopened", "effort_id": effort.id, "prior_summary": prior}
+
+
+_ON_EFFORT: dict[Action, Callable[[ActionContext, Effort], dict[str, Any]]] = {
+    Action.EXPAND: expand,
+    Action.COLLAPSE: collapse,
+    Action.SWITCH: switch,
+    Action.REOPEN: reopen,
+}
+
+
+async def perform(ctx: ActionContext, action: Action, target: str) -> dict[str, Any]:
+    """A user's action: ``target`` is the new effort's name for ``open``, else the effort id.
+    Raises :class:`ActionRefused` (plain words) when it is not valid now."""
+    if action is Action.OPEN:
+        if not target.strip():
+            raise ActionRefused("an effort needs a name")
+        return open_effort(ctx, target)
+    effort = find_effort(ctx, target, default_active=action is Action.CONCLUDE)
+    if action is Action.CONCLUDE:
+        return await conclude(ctx, effort)
+    return _ON_EFFORT[action](ctx, effort)

@@ -1,0 +1,50 @@
+"""Using a session without running work in it: status, search, repair — for the commands and the MCP server.
+
+Work on a session (turns, effort actions, cancel, retry) goes through the session
+controller (:mod:`.controller`), which owns its run state. What needs no run state
+comes through here: reading the status without the writer lock, ranking a search,
+rebuilding a broken manifest, and the errors those report. None of it imports
+litellm.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from .efforts import ManifestError
+from .eventlog import redact
+from .opening import load_model_library, open_read_only, search_session
+from .repair import RepairNotNeeded, RepairReport, rebuild_manifest
+from .search import SearchHit, SearchIndexError
+from .session_state import SessionTooNew
+from .store import StoreError
+from .views import SessionStatus
+
+
+def read_status(session_dir: Path, settings: Settings) -> tuple[SessionStatus, dict[str, Any]]:
+    """The efforts and the context figures (``status``, ``status --json``), without the writer lock."""
+    engine = open_read_only(session_dir, settings)
+    return engine.status(), engine.status_json()
+
+
+def repair(session_dir: Path, *, force: bool = False) -> RepairReport:
+    """Rebuild ``manifest.yaml`` from the event log and the effort files (see :mod:`.repair`)."""
+    return rebuild_manifest(session_dir, force=force)
+
+
+__all__ = [
+    "ManifestError",
+    "RepairNotNeeded",
+    "RepairReport",
+    "SearchHit",
+    "SearchIndexError",
+    "SessionTooNew",
+    "StoreError",
+    "load_model_library",
+    "read_status",
+    "redact",
+    "repair",
+    "search_session",
+]

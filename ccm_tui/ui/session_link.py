@@ -1,0 +1,167 @@
+"""The TUI's link to its session controller: a worker adapter and nothing more.
+
+A non-visual widget on the chat screen. It owns the
+:class:`~ccm_tui.core.controller.SessionController`, opens the session in a
+worker after the first paint, watches the session directory for other
+processes' writes, and turns every controller event into a Textual message
+(:mod:`.messages`) that bubbles up to the screen, which draws. Intents go the
+other way: :meth:`send`, :meth:`act`, :meth:`cancel`. It holds no run state of
+its own: the controller's state and snapshot are the truth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual import work
+from textual.widget import Widget
+
+from ..config import Settings
+from ..core.controller import ChatModel, OpenOptions, SessionController
+from ..core.effort_states import Action
+from ..core.run_state import ControllerEvent, EffortAction, RunState, SendMessage, SessionSnapshot
+from . import messages as msg
+
+
+class SessionLink(Widget):
+    lock_wait = 5.0  # seconds the first open waits for another process's lock before retrying
+    retry_delays = (1.0, 2.0, 4.0, 8.0, 15.0)  # then every 15 s while the session stays locked
+    turn_lock_wait = 30.0  # seconds a turn waits (saying so) for another process's lock
+
+    def __init__(
+        self,
+        settings: Settings,
+        session_dir: Path,
+        *,
+        llm: ChatModel | None = None,
+        watch: bool = True,
+        warm_up: bool = True,
+    ) -> None:
+        super().__init__()
+        self.watch_files = watch
+        self.warm = warm_up
+        self.watching = False
+        self._stop_watch: asyncio.Event | None = None
+        self._warmed_model: str | None = None  # the model the warm-up last checked
+        self.controller = self._new_controller(settings, Path(session_dir), llm)
+
+    def _new_controller(self, settings: Settings, session_dir: Path, llm: ChatModel | None) -> SessionController:
+        options = OpenOptions(
+            lock_wait=self.lock_wait, retry_delays=self.retry_delays, turn_lock_wait=self.turn_lock_wait
+        )
+        controller = SessionController(session_dir, settings, llm=llm, options=options)
+        controller.subscribe(self._post)
+        return controller
+
+    def _post(self, event: ControllerEvent) -> None:
+        """Every controller event, as a message (called on the session thread: post_message is thread-safe)."""
+        self.post_message(msg.for_controller_event(event))
+
+    # ------------------------------------------------------------ what the screen reads
+    @property
+    def settings(self) -> Settings:
+        return self.controller.settings
+
+    @property
+    def session_dir(self) -> Path:
+        return self.controller.session_dir
+
+    @property
+    def state(self) -> RunState:
+        return self.controller.state
+
+    @property
+    def snapshot(self) -> SessionSnapshot | None:
+        return self.controller.snapshot
+
+    def not_ready(self, what: str) -> str | None:
+        """Why ``what`` cannot be done now (the session is not open, or it is busy), or None."""
+        state = self.state
+        if not state.is_open:
+            return state.error or "The session is still opening…"
+        if state.busy:
+            return f"Wait for the current reply to finish before you {what} (Esc cancels it)."
+        return None
+
+    # ------------------------------------------------------------ opening and closing
+    def open(self) -> None:
+        self._open()
+
+    @work(exclusive=True, group="session", exit_on_error=False, description="open the session")
+    async def _open(self) -> None:
+        try:
+            await self.controller.open()
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
+            self.post_message(msg.OpenFailed(" ".join(str(exc).split()) or type(exc).__name__))
+            return
+        if self.watch_files and not self.watching:
+            self._watch()
+        if self.warm:
+            self.controller.preload_model()  # litellm in a thread after the first paint; a turn waits visibly
+            model = self.settings.model
+            if model and model != self._warmed_model:
+                self._warmed_model = model  # a new model: its budget and its key are checked again
+                await self.controller.check_model()
+
+    async def reopen(self, settings: Settings, session_dir: Path | None = None, llm: ChatModel | None = None) -> None:
+        """Open again with other settings (a new model), or another session (the demo)."""
+        if session_dir is not None and Path(session_dir) != self.session_dir:
+            await self.close()
+            self.controller = self._new_controller(settings, Path(session_dir), llm)
+            self._warmed_model = None
+            self.open()
+            return
+        self.controller.settings = settings
+        self._reopen(settings)
+
+    @work(exclusive=True, group="session", exit_on_error=False, description="reopen the session")
+    async def _reopen(self, settings: Settings) -> None:
+        try:
+            await self.controller.reopen(settings)
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
+            self.post_message(msg.OpenFailed(" ".join(str(exc).split()) or type(exc).__name__))
+            return
+        if self.warm and settings.model and settings.model != self._warmed_model:
+            self._warmed_model = settings.model
+            await self.controller.check_model()
+
+    async def close(self) -> None:
+        """Cancel running work (it writes its partial reply first) and close the session."""
+        if self._stop_watch is not None:
+            self._stop_watch.set()
+            self._stop_watch = None
+        await self.controller.close()
+
+    # ------------------------------------------------------------ intents
+    def send(self, text: str) -> None:
+        self.controller.submit(SendMessage(text))
+
+    def act(self, action: Action, target: str = "") -> None:
+        self.controller.submit(EffortAction(action, target))
+
+    def cancel(self) -> None:
+        self.controller.cancel()
+
+    def retry_now(self) -> None:
+        self.controller.retry_now()
+
+    # ------------------------------------------------------------ other processes
+    @work(exclusive=True, group="watch", exit_on_error=False, description="watch the session directory")
+    async def _watch(self) -> None:
+        from watchfiles import awatch
+
+        self._stop_watch = stop = asyncio.Event()
+        self.watching = True
+        try:
+            async for _changes in awatch(
+                self.session_dir,
+                watch_filter=lambda _change, path: path.endswith("events.jsonl"),
+                debounce=100,
+                step=50,
+                recursive=False,
+                stop_event=stop,
+            ):
+                self.controller.changed_on_disk()  # re-read once no work runs; our own writes change nothing
+        finally:
+            self.watching = False

@@ -1,0 +1,89 @@
+"""Drawing the user's turns: each sent message, its streamed reply, and how it ended.
+
+The chat screen owns one :class:`TurnPresenter`. A sent message is a
+:class:`~ccm_tui.ui.widgets.turn_view.TurnView` in the chat log at once (queued
+ones too); the session controller runs them in order, so the events of the
+running turn belong to the first view still waiting for its outcome, and each
+outcome ends the first one. Whatever happens, the user's text is never lost: a
+turn cancelled before anything came back, or failed, puts it back in the input.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+
+from ..core import turn_events as te
+from .widgets.chat_log import ChatLog
+from .widgets.turn_view import TurnView
+
+
+class TurnPresenter:
+    def __init__(self, chat_log: ChatLog, give_back: Callable[[str], None], notify: Callable[..., None]) -> None:
+        self.chat_log = chat_log
+        self.give_back = give_back
+        self.notify = notify
+        self.pending: deque[TurnView] = deque()  # sent and not ended yet; the first one runs
+        self._mounting: dict[int, asyncio.Task[object]] = {}
+
+    @property
+    def current(self) -> TurnView | None:
+        return self.pending[0] if self.pending else None
+
+    def begin(self, text: str, *, queued: bool = False) -> None:
+        """A sent message, on screen at once (mounted in the background: its events wait for it)."""
+        view = TurnView(text)
+        if queued:
+            view.queued()
+        self.pending.append(view)
+        self._mounting[id(view)] = asyncio.ensure_future(self._add(view))
+
+    async def _add(self, view: TurnView) -> TurnView:
+        await self.chat_log.add(view)
+        self.chat_log.scroll_end(animate=False)
+        return view
+
+    async def _mounted(self, view: TurnView) -> TurnView:
+        task = self._mounting.pop(id(view), None)
+        if task is not None:
+            await task
+        return view
+
+    async def apply(self, event: te.TurnEvent) -> str | None:
+        """Draw an event of the running work; returns the status line's new label, if it changes."""
+        if isinstance(event, te.Outcome):
+            await self.end(event)
+            return None
+        if isinstance(event, te.Waiting):  # the session's lock, the model client loading …
+            return event.reason[:1].upper() + event.reason[1:]
+        current = self.current
+        if current is None:
+            if isinstance(event, te.Banner):  # an effort action's notice (no turn on screen)
+                await self.chat_log.add_banner(event.text, event.kind)
+            return None
+        label = await (await self._mounted(current)).apply(event)
+        return "Thinking" if isinstance(event, te.TurnStarted) else label
+
+    async def end(self, outcome: te.Outcome) -> None:
+        if outcome.work != "turn":
+            if outcome.failed:
+                self.notify(outcome.reason or "the action failed", title="Not done", severity="error")
+            return
+        if not self.pending:
+            return
+        view = await self._mounted(self.pending.popleft())
+        if outcome.ok:
+            await view.finish(outcome.reply, outcome.logged_to)
+        elif outcome.cancelled and outcome.given_back:
+            await view.withdraw()  # nothing came back: as if it was never sent
+            self.give_back(view.text)
+        elif outcome.cancelled:
+            await view.interrupted(outcome.partial)
+        else:
+            await view.fail(outcome.partial)
+            self.give_back(view.text)
+            await self.chat_log.add_banner(
+                f"The reply failed: {outcome.reason} — your message is back in the input.", "error"
+            )
+            self.notify(outcome.reason, title="The reply failed", severity="error", timeout=10)
