@@ -1,0 +1,270 @@
+"""Importing coding-agent transcripts as concluded efforts: the use case behind ``ccm-tui restore``.
+
+An :class:`Importer` holds what every import of one run shares — the session
+directory, the settings, the options, the model (any :class:`ChatModel`, wrapped
+in a :class:`~.pipeline.ModelCallMeter` for the cost report) — and imports:
+
+* :meth:`Importer.import_parsed`: one parsed transcript; failures raise
+  :class:`RestoreFailed` (:class:`ProviderRefused` when the provider refuses the
+  key or the model);
+* :meth:`Importer.import_one`: one file, whatever happens to it, as an
+  :class:`ImportResult` (not a transcript, no turns, already imported, imported,
+  failed);
+* :meth:`Importer.import_many`: several files, one effort each. One bad file
+  never stops the others; a provider that refuses the key or the model stops
+  the run, and the files after it are "not tried".
+
+Importing is idempotent: a transcript whose bytes (and ``max_turns``) were
+imported before is skipped before any model work, unless ``force``. Landing
+goes through :func:`.landing.land` (the engine's door). Progress goes through
+the protocols of :mod:`.progress`; nothing here prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ccm_tui.config import Settings
+from ccm_tui.core.chat_model import ChatModel
+from ccm_tui.core.efforts import ManifestError
+from ccm_tui.core.store import StoreError
+from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.restore import landing
+from ccm_tui.restore.landing import AlreadyImported, Landed
+from ccm_tui.restore.pipeline import MAX_SUMMARY_RETRIES, ModelCallMeter, RestoreOutcome
+from ccm_tui.restore.progress import BulkProgress, ImportProgress
+from ccm_tui.restore.results import (
+    ImportResult,
+    ImportRow,
+    ImportStatus,
+    NotATranscript,
+    ParsedFile,
+    ProviderRefused,
+    RestoreCost,
+    RestoreFailed,
+)
+from ccm_tui.restore.turns import ParsedTranscript, TranscriptError, UnknownTranscriptFormat
+
+DEFAULT_MAX_SEARCHES = 8
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """How to import (the ``restore`` flags that are not about where or with which model)."""
+
+    format: str = "auto"  # a name of parse.FORMATS, or auto
+    max_turns: int | None = None  # import only the first N turns
+    root: Path | None = None  # where the evidence search may read files (None: the transcript's project, if safe)
+    skip_evidence_search: bool = False
+    max_searches: int = DEFAULT_MAX_SEARCHES
+    force: bool = False  # import a copy of a transcript imported before
+    retry_base: float = 1.0  # first back-off delay (seconds) after a transient provider fault
+
+    @property
+    def skip_evidence(self) -> bool:
+        return self.skip_evidence_search or self.max_searches == 0
+
+
+# ----------------------------------------------------------------------------- parsing (no model)
+def parse_file(path: Path, options: ImportOptions) -> ParsedTranscript:
+    """Parse one transcript file. Raises :class:`NotATranscript` when no format recognises it and
+    :class:`RestoreFailed` when it is missing or cannot be parsed."""
+    from ccm_tui.restore.parse import parse_transcript
+
+    if not path.is_file():
+        raise RestoreFailed(f"no transcript file at {path}")
+    try:
+        return parse_transcript(path, fmt=options.format or "auto", max_turns=options.max_turns)
+    except UnknownTranscriptFormat as exc:
+        raise NotATranscript(str(exc)) from None
+    except TranscriptError as exc:
+        raise RestoreFailed(str(exc)) from None
+
+
+def parse_only(paths: Sequence[Path], options: ImportOptions) -> list[ParsedFile]:
+    """Parse each file (no model, nothing written): what was parsed, or why not."""
+    files: list[ParsedFile] = []
+    for path in paths:
+        try:
+            files.append(ParsedFile(path, parse_file(path, options)))
+        except RestoreFailed as exc:
+            files.append(ParsedFile(path, error=str(exc)))
+    return files
+
+
+def check_session(directory: Path) -> None:
+    """Fail early (before any model work) when the session's manifest cannot be read."""
+    try:
+        landing.check_session_dir(directory)
+    except ManifestError as exc:
+        raise RestoreFailed(str(exc)) from None
+
+
+# ----------------------------------------------------------------------------- importing
+class Importer:
+    """Imports transcripts into the session at ``directory`` with ``llm``, and keeps the run's figures."""
+
+    def __init__(self, directory: Path, settings: Settings, options: ImportOptions, llm: ChatModel) -> None:
+        self.directory = Path(directory)
+        self.settings = settings
+        self.options = options
+        self.counter = TokenCounter(llm.model)
+        self.meter = ModelCallMeter(llm, self.counter)
+        self.started = time.monotonic()
+        self.turns_imported = 0
+
+    # ------------------------------------------------------------------------- the run's figures
+    @property
+    def calls(self) -> int:
+        """Model calls made so far."""
+        return self.meter.calls
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def cost(self) -> RestoreCost:
+        """What the run cost so far, per turn imported."""
+        return RestoreCost(self.meter.calls, self.meter.tokens_sent, self.turns_imported, self.elapsed())
+
+    # ------------------------------------------------------------------------- several files
+    def import_many(self, paths: Sequence[Path], progress: BulkProgress) -> list[ImportRow]:
+        """Import each file as its own effort; see the module's policy. One row per file, in order."""
+        rows: list[ImportRow] = []
+        total = len(paths)
+        for index, path in enumerate(paths, start=1):
+            result = self.import_one(path, progress.start_file(index, total, path))
+            rows.append(result.row)
+            progress.file_done(index, total, result.row)
+            if result.stops_the_run:  # a bad key or an unknown model: every other file would fail too
+                rows.extend(ImportRow(later, ImportStatus.NOT_TRIED) for later in paths[index:])
+                break
+        return rows
+
+    def import_one(self, path: Path, progress: ImportProgress) -> ImportResult:
+        """Import one file; whatever goes wrong is its result's status (FAILED), never an exception."""
+        row = ImportRow(path, ImportStatus.FAILED)
+        try:
+            parsed = parse_file(path, self.options)
+            row.format, row.turns = parsed.format, len(parsed.turns)
+            return self.import_parsed(path, parsed, progress)
+        except NotATranscript:  # an agent's directory holds other files too (settings, todos, diffs)
+            row.status = ImportStatus.SKIPPED_NOT_A_TRANSCRIPT
+            return ImportResult(row)
+        except RestoreFailed as exc:
+            row.error = str(exc)
+            return ImportResult(row, stops_the_run=isinstance(exc, ProviderRefused))
+        except Exception as exc:  # noqa: BLE001 - one bad file never stops the others
+            row.error = f"{type(exc).__name__}: {exc}"
+            return ImportResult(row)
+
+    # ------------------------------------------------------------------------- one parsed transcript
+    def import_parsed(self, path: Path, parsed: ParsedTranscript, progress: ImportProgress) -> ImportResult:
+        """Summarize ``parsed`` (read from ``path``) with the model and land it as a concluded effort.
+
+        Returns the result (IMPORTED, or SKIPPED_NO_TURNS / SKIPPED_ALREADY with no model work);
+        raises :class:`RestoreFailed` (nothing imported), :class:`ProviderRefused` among them."""
+        row = ImportRow(path, ImportStatus.IMPORTED, parsed.format, len(parsed.turns))
+        if not parsed.turns:
+            row.status = ImportStatus.SKIPPED_NO_TURNS
+            return ImportResult(row)
+        digest, earlier = self.earlier_import(path, parsed)
+        if earlier is not None:
+            return _already(row, earlier)
+        try:
+            landed, outcome = self._summarize_and_land(path, parsed, digest, progress)
+        except AlreadyImported as exc:  # the same transcript landed meanwhile
+            return _already(row, exc.effort_id)
+        row.effort_id = landed.effort_id
+        row.not_summarized = len(outcome.turns.state.skipped_turns)
+        self.turns_imported += landed.turns
+        return ImportResult(row, landed, outcome)
+
+    def earlier_import(self, path: Path, parsed: ParsedTranscript) -> tuple[str, str | None]:
+        """The transcript's digest (of the bytes that were parsed, so a file still growing is never
+        marked imported beyond what was read) and the effort it was imported as before with the
+        same ``max_turns`` (None when there is none, or with ``force``)."""
+        try:
+            digest = parsed.sha256 or landing.transcript_digest(path)
+            earlier = landing.already_imported(self.directory, digest, self.options.max_turns)
+        except OSError as exc:
+            raise RestoreFailed(f"cannot read transcript {path}: {exc.strerror or exc}") from None
+        except ManifestError as exc:
+            raise RestoreFailed(str(exc)) from None
+        return digest, None if self.options.force else earlier
+
+    def _summarize_and_land(
+        self, path: Path, parsed: ParsedTranscript, digest: str, progress: ImportProgress
+    ) -> tuple[Landed, RestoreOutcome]:
+        outcome = self._summarize(path, parsed, progress)
+        return self._land(path, parsed, digest, outcome), outcome
+
+    def _summarize(self, path: Path, parsed: ParsedTranscript, progress: ImportProgress) -> RestoreOutcome:
+        """The model work: turn summaries, evidence search, session summary."""
+        from ccm_tui.restore.ansi import strip_ansi
+        from ccm_tui.restore.evidence import choose_root
+        from ccm_tui.restore.parse import read_transcript_text
+        from ccm_tui.restore.pipeline import restore_pipeline
+        from ccm_tui.restore.summarizer import RestoreAborted
+
+        options = self.options
+        root, reason = None, "no file access (evidence search skipped)"
+        if not options.skip_evidence:
+            try:
+                root, reason = choose_root(options.root, parsed.cwd)
+            except ValueError as exc:
+                raise RestoreFailed(str(exc)) from None
+        name = landing.effort_name(parsed, path)
+        log_text = strip_ansi(read_transcript_text(path)[0]) if not options.skip_evidence else ""
+        if not options.skip_evidence:
+            progress.message(f"evidence search: {reason}")
+        try:
+            return asyncio.run(
+                restore_pipeline(
+                    self.meter,
+                    parsed,
+                    log_text,
+                    self.counter,
+                    name=name,
+                    root=root,
+                    root_reason=reason,
+                    skip_evidence=options.skip_evidence,
+                    max_searches=options.max_searches,
+                    progress=progress,
+                    retries=min(self.settings.max_retries, MAX_SUMMARY_RETRIES),
+                    retry_base=options.retry_base,
+                    on_turns_done=progress.turns_summarized,
+                )
+            )
+        except RestoreAborted as exc:
+            error = ProviderRefused if exc.provider_refuses else RestoreFailed
+            raise error(f"restore stopped, nothing was imported: {exc}") from None
+        finally:
+            progress.clear()
+
+    def _land(self, path: Path, parsed: ParsedTranscript, digest: str, outcome: RestoreOutcome) -> Landed:
+        from ccm_tui.restore.pipeline import source_extras
+
+        extra = source_extras(self.settings, outcome, self.options.max_turns)
+        try:
+            return landing.land(
+                self.directory,
+                parsed,
+                path,
+                outcome.session.summary,
+                self.settings,
+                report=outcome.session.report,
+                extra_source=extra,
+                digest=digest,
+                force=self.options.force,
+            )
+        except StoreError as exc:
+            raise RestoreFailed(f"could not write the restored effort: {exc}") from None
+
+
+def _already(row: ImportRow, effort_id: str) -> ImportResult:
+    row.status, row.effort_id = ImportStatus.SKIPPED_ALREADY, effort_id
+    return ImportResult(row)
