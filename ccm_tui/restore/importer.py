@@ -205,7 +205,7 @@ class Importer:
     def _summarize(self, path: Path, parsed: ParsedTranscript, progress: ImportProgress) -> RestoreOutcome:
         """The model work: turn summaries, evidence search, session summary."""
         from ccm_tui.restore.ansi import strip_ansi
-        from ccm_tui.restore.evidence import choose_root
+        from ccm_tui.restore.file_access import choose_root
         from ccm_tui.restore.parse import read_transcript_text
         from ccm_tui.restore.pipeline import restore_pipeline
         from ccm_tui.restore.summarizer import RestoreAborted

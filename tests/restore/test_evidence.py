@@ -11,6 +11,7 @@ import pytest
 
 from ccm_tui.core.llm import LLMClient
 from ccm_tui.restore import evidence as ev
+from ccm_tui.restore import evidence_tools as et
 from ccm_tui.restore.turns import Artifact, ParsedTranscript, TurnRound
 from tests.fakes.openai_server import call, fault, text, tool_calls
 
@@ -146,7 +147,7 @@ def test_file_size_and_binary_caps(project: Path) -> None:
     out = tools.run("search_file", {"path": "big.txt", "pattern": "NEEDLE"})
     assert out["total_matches"] == 0 and "256 KB" in out["file_note"]
     read = tools.run("read_file", {"path": "big.txt", "start_line": 1, "end_line": 10_000})
-    assert read["end_line"] - read["start_line"] + 1 == ev.MAX_READ_LINES
+    assert read["end_line"] - read["start_line"] + 1 == et.MAX_READ_LINES
     with pytest.raises(ev.ToolError, match="binary"):
         tools.run("read_file", {"path": "blob.bin"})
 
@@ -162,7 +163,7 @@ def test_search_log_regex_literal_context_and_caps() -> None:
     assert tools.run("search_log", {"pattern": "calc.py ("})["mode"] == "literal"  # invalid regex → literal
     many = ev.EvidenceTools("\n".join(f"line {i} hit" for i in range(500)), parsed_transcript(), ev.FileAccess(None))
     out = many.run("search_log", {"pattern": "hit", "context_lines": 0})
-    assert len(out["matches"]) == ev.MAX_MATCHES and out["total_matches"] == 500
+    assert len(out["matches"]) == et.MAX_MATCHES and out["total_matches"] == 500
     with pytest.raises(ev.ToolError, match="longer than"):
         tools.run("search_log", {"pattern": "a" * 500})
     with pytest.raises(ev.ToolError, match="unknown argument"):
@@ -210,8 +211,8 @@ def test_default_root_is_a_visible_directory_inside_home(tmp_path: Path, monkeyp
 
 def test_results_are_capped_json() -> None:
     data = {"matches": [{"line": i, "text": "x" * 290} for i in range(100)]}
-    out = ev.to_json(data)
-    assert len(out) <= ev.RESULT_CHARS and json.loads(out)["truncated"] is True
+    out = et.to_json(data)
+    assert len(out) <= et.RESULT_CHARS and json.loads(out)["truncated"] is True
 
 
 # ----------------------------------------------------------------------------- the loop
