@@ -3,26 +3,35 @@
 Each turn round is summarized with the TURN SUMMARY schema (``prompts/restore_turn.md``). Its prompt
 carries the current turn (user messages, agent responses cut to a token cap,
 the artifacts the parser found), the previous turn's summary and the state
-accumulated over all earlier turns (:class:`RestoreState`), which is updated
-from every summary. Error policy: a turn whose request fails or
+accumulated over all earlier turns (:class:`~.turn_state.RestoreState`), which
+is updated from every summary. Error policy: a turn whose request fails or
 whose answer cannot be parsed is noted and skipped, and the previous state is
 kept. Finally :func:`summarize_session` writes the SESSION SUMMARY from the
 turn summaries, the state and the evidence found by :mod:`.evidence`.
+
+This module makes the requests and the calls; the answers' fields are read by
+:mod:`.summary_fields`, the state is kept by :mod:`.turn_state`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ccm_tui import paths
 from ccm_tui.core.chat_model import ChatModel
 from ccm_tui.core.llm import AUTH, NOT_FOUND, LLMError
 from ccm_tui.core.summarize import cap_tokens
 from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.restore.summary_fields import (
+    SESSION_ALIASES,
+    SESSION_FIELDS,
+    SummaryParseError,
+    TurnSummary,
+    parse_fields,
+)
+from ccm_tui.restore.turn_state import RestoreState
 from ccm_tui.restore.turns import ParsedTranscript, TurnRound
 
 # Per-turn prompt caps (tokens).
@@ -35,57 +44,12 @@ SUMMARY_TOKENS = 300
 REPORT_TOKENS = 1_500
 FINAL_REPLY_TOKENS = 1_600
 DIGEST_TOKENS = 12_000
-# Bounds of the accumulated state, so prompts stay small on long sessions.
-MAX_GOALS = 8
-MAX_DECISIONS = 16
-MAX_CONSTRAINTS = 16
-MAX_QUESTIONS = 10
-MAX_ARTIFACTS_SHOWN = 30
-ITEM_CHARS = 300
 # A session whose first turns all fail this way is not worth going on with.
 FATAL_KINDS = (AUTH, NOT_FOUND)
 MAX_CONSECUTIVE_FAILURES = 5
 
 Progress = Callable[[int, int, str], None]
 """``progress(done, total, label)``: called before and after each unit of work."""
-
-_NONE_VALUES = {"", "none", "n/a", "na", "-", "—", "nothing", "(none)", "none.", "no", "nil", "null"}
-
-TURN_FIELDS: tuple[tuple[str, str], ...] = (
-    ("turn_number", "Turn number"),
-    ("user_request", "User request summary"),
-    ("agent_response", "Agent response summary"),
-    ("key_outcomes", "Key outcomes"),
-    ("state_changes", "State changes"),
-    ("artifacts_modified", "Artifacts modified"),
-    ("constraints", "Constraints/assumptions added"),
-    ("open_questions", "Open questions after this turn"),
-)
-_TURN_ALIASES = {
-    "constraints/assumptions": "constraints",
-    "constraints and assumptions added": "constraints",
-    "constraints": "constraints",
-    "open questions": "open_questions",
-    "artifacts": "artifacts_modified",
-    "user request": "user_request",
-    "agent response": "agent_response",
-    "outcomes": "key_outcomes",
-}
-
-SESSION_FIELDS: tuple[tuple[str, str], ...] = (
-    ("summary", "Summary"),
-    ("goal", "Goal"),
-    ("outcome", "Outcome"),
-    ("decisions", "Key decisions"),
-    ("artifacts", "Artifacts"),
-    ("constraints", "Constraints"),
-    ("next_steps", "Open questions / next steps"),
-)
-_SESSION_ALIASES = {"open questions": "next_steps", "next steps": "next_steps", "decisions": "decisions"}
-
-
-class SummaryParseError(ValueError):
-    """The model's answer does not follow the requested schema."""
 
 
 class RestoreAborted(Exception):
@@ -96,179 +60,6 @@ class RestoreAborted(Exception):
     def __init__(self, message: str, *, provider_refuses: bool = False) -> None:
         super().__init__(message)
         self.provider_refuses = provider_refuses
-
-
-# ----------------------------------------------------------------------------- schema parsing
-def _label_pattern(labels: dict[str, str]) -> re.Pattern[str]:
-    names = sorted(labels, key=len, reverse=True)
-    alternation = "|".join(re.escape(n) for n in names)
-    return re.compile(
-        r"^\s*(?:[-*#>]+\s*)?(?:\*\*|__)?\s*(" + alternation + r")\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.*)$",
-        re.IGNORECASE,
-    )
-
-
-def parse_fields(text: str, fields: Sequence[tuple[str, str]], aliases: dict[str, str] | None = None) -> dict[str, str]:
-    """Read ``Label: value`` lines (values may continue on following lines) into a dict by key.
-
-    Tolerates markdown decoration (``**Label:**``, bullets, headings, code fences)."""
-    labels = {label.lower(): key for key, label in fields}
-    labels.update(aliases or {})
-    pattern = _label_pattern(labels)
-    values: dict[str, list[str]] = {}
-    current: str | None = None
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("```") or stripped.strip("*#_ ").upper() in ("TURN SUMMARY", "SESSION SUMMARY"):
-            continue
-        match = pattern.match(line)
-        if match:
-            current = labels[match.group(1).lower()]
-            values.setdefault(current, []).append(match.group(2).strip().rstrip("*_").strip())
-        elif current is not None and stripped:
-            values[current].append(stripped)
-    return {key: "\n".join(part for part in parts if part).strip() for key, parts in values.items()}
-
-
-def split_items(value: str) -> list[str]:
-    """Split a field into items on ``;`` and bullet lines, dropping "none"-like entries."""
-    items = []
-    for line in value.splitlines():
-        for piece in line.split(";"):
-            item = piece.strip().lstrip("-*•").strip().rstrip(".").strip()
-            if item.lower() not in _NONE_VALUES:
-                items.append(item[:ITEM_CHARS])
-    return items
-
-
-def _is_none(value: str) -> bool:
-    return value.strip().rstrip(".").strip().lower() in _NONE_VALUES
-
-
-@dataclass
-class TurnSummary:
-    """One TURN SUMMARY (the schema of the restore prompt)."""
-
-    turn: int
-    user_request: str = ""
-    agent_response: str = ""
-    key_outcomes: str = ""
-    state_changes: str = ""
-    artifacts_modified: str = ""
-    constraints: str = ""
-    open_questions: str = ""
-
-    @classmethod
-    def parse(cls, text: str, turn: int) -> TurnSummary:
-        """Parse a model answer; raises :class:`SummaryParseError` when it has no usable fields."""
-        values = parse_fields(text, TURN_FIELDS, _TURN_ALIASES)
-        values.pop("turn_number", None)  # we know which turn we asked about
-        if not any(values.get(k) for k in ("user_request", "agent_response", "key_outcomes")):
-            preview = " ".join(text.split())[:80]
-            raise SummaryParseError(f"the answer is not a TURN SUMMARY ({preview!r})" if preview else "empty answer")
-        return cls(turn=turn, **{k: v for k, v in values.items() if k in cls.__dataclass_fields__})
-
-    def render(self) -> str:
-        """The summary as a TURN SUMMARY text block."""
-        lines = ["TURN SUMMARY", ""]
-        for key, label in TURN_FIELDS:
-            value = str(self.turn) if key == "turn_number" else getattr(self, key) or "none"
-            lines.append(f"{label}: {value}")
-        return "\n".join(lines)
-
-    def one_line(self) -> str:
-        """A compact form for long digests: request → outcome."""
-        outcome = self.key_outcomes if not _is_none(self.key_outcomes) else self.agent_response
-        return f"Turn {self.turn}: {' '.join(self.user_request.split())} → {' '.join(outcome.split())}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {key: getattr(self, key) for key in self.__dataclass_fields__}
-
-
-# ----------------------------------------------------------------------------- accumulated state
-@dataclass
-class ArtifactRecord:
-    """What the session did to one file, in order, and in which turns."""
-
-    actions: list[str] = field(default_factory=list)
-    turns: list[int] = field(default_factory=list)
-    last_turn: int = 0
-
-
-def _append_bounded(items: list[str], new: list[str], cap: int, *, keep_first: bool = False) -> None:
-    seen = {i.casefold() for i in items}
-    for item in new:
-        if item.casefold() not in seen:
-            items.append(item)
-            seen.add(item.casefold())
-    while len(items) > cap:
-        del items[1 if keep_first and cap > 1 else 0]
-
-
-@dataclass
-class RestoreState:
-    """The state accumulated over the turns summarized so far."""
-
-    goals: list[str] = field(default_factory=list)
-    decisions: list[str] = field(default_factory=list)
-    artifacts: dict[str, ArtifactRecord] = field(default_factory=dict)
-    constraints: list[str] = field(default_factory=list)
-    open_questions: list[str] = field(default_factory=list)
-    summarized_turns: list[int] = field(default_factory=list)
-    skipped_turns: list[int] = field(default_factory=list)
-
-    def note_artifacts(self, turn: TurnRound) -> None:
-        """Record the files the parser found in a turn (facts, kept even if its summary fails)."""
-        for artifact in turn.artifacts:
-            record = self.artifacts.setdefault(artifact.path, ArtifactRecord())
-            if artifact.action not in record.actions:
-                record.actions.append(artifact.action)
-            if turn.turn not in record.turns:
-                record.turns.append(turn.turn)
-            record.last_turn = max(record.last_turn, turn.turn)
-
-    def update(self, summary: TurnSummary) -> None:
-        """Fold one turn summary into the state."""
-        n = summary.turn
-        if not _is_none(summary.user_request):
-            _append_bounded(self.goals, [f"T{n}: {summary.user_request[:ITEM_CHARS]}"], MAX_GOALS, keep_first=True)
-        outcomes = split_items(summary.key_outcomes) + split_items(summary.state_changes)
-        _append_bounded(self.decisions, [f"T{n}: {item}" for item in outcomes], MAX_DECISIONS)
-        _append_bounded(self.constraints, split_items(summary.constraints), MAX_CONSTRAINTS)
-        self.open_questions = split_items(summary.open_questions)[:MAX_QUESTIONS]
-        self.summarized_turns.append(n)
-
-    def render(self) -> str:
-        """The state as a compact text block for prompts."""
-
-        def block(title: str, items: list[str]) -> list[str]:
-            return [f"{title}:"] + ([f"- {i}" for i in items] or ["- none"])
-
-        lines = block("Goals (user requests so far)", self.goals)
-        lines += block("Decisions and outcomes", self.decisions)
-        lines += [f"Artifacts touched ({len(self.artifacts)} file(s)):"]
-        recent = sorted(self.artifacts.items(), key=lambda kv: kv[1].last_turn, reverse=True)
-        for path, record in recent[:MAX_ARTIFACTS_SHOWN]:
-            turns = ", ".join(str(t) for t in record.turns[-6:])
-            lines.append(f"- {path}: {', '.join(record.actions)} (turns {turns})")
-        if len(recent) > MAX_ARTIFACTS_SHOWN:
-            lines.append(f"- … and {len(recent) - MAX_ARTIFACTS_SHOWN} more (list_artifacts shows all)")
-        if not recent:
-            lines.append("- none")
-        lines += block("Constraints/assumptions", self.constraints)
-        lines += block("Open questions", self.open_questions)
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "goals": list(self.goals),
-            "decisions": list(self.decisions),
-            "artifacts": {p: {"actions": r.actions, "turns": r.turns} for p, r in self.artifacts.items()},
-            "constraints": list(self.constraints),
-            "open_questions": list(self.open_questions),
-            "summarized_turns": list(self.summarized_turns),
-            "skipped_turns": list(self.skipped_turns),
-        }
 
 
 # ----------------------------------------------------------------------------- turn prompts
@@ -498,7 +289,7 @@ async def summarize_session(
     text = completion.content.strip()
     if not text:
         raise LLMError("other", "the summary model returned an empty session summary")
-    values = parse_fields(text, SESSION_FIELDS, _SESSION_ALIASES)
+    values = parse_fields(text, SESSION_FIELDS, SESSION_ALIASES)
     short = values.get("summary") or text
     report = text if text.lstrip().upper().startswith("SESSION SUMMARY") else "SESSION SUMMARY\n\n" + text
     return SessionSummary(

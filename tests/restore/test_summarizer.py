@@ -7,6 +7,8 @@ import pytest
 from ccm_tui.core.llm import LLMClient
 from ccm_tui.core.tokens import TokenCounter
 from ccm_tui.restore import summarizer as sm
+from ccm_tui.restore import summary_fields as sf
+from ccm_tui.restore import turn_state as ts
 from ccm_tui.restore.turns import Artifact, ParsedTranscript, TurnRound
 from tests.fakes.openai_server import fault, text
 
@@ -197,8 +199,8 @@ Open questions after this turn: flaky CI?; timeouts
     assert summary.turn == 2
     assert summary.user_request == "fix login"
     assert summary.agent_response == "traced the token refresh\nacross two modules"
-    assert sm.split_items(summary.open_questions) == ["flaky CI?", "timeouts"]
-    assert sm.split_items(summary.constraints) == []
+    assert sf.split_items(summary.open_questions) == ["flaky CI?", "timeouts"]
+    assert sf.split_items(summary.constraints) == []
     with pytest.raises(sm.SummaryParseError):
         sm.TurnSummary.parse("", 1)
 
@@ -207,9 +209,9 @@ def test_state_stays_bounded() -> None:
     state = sm.RestoreState()
     for n in range(1, 60):
         state.update(sm.TurnSummary(n, user_request=f"request {n}", key_outcomes=f"a{n}; b{n}", constraints=f"c{n}"))
-    assert len(state.goals) == sm.MAX_GOALS and state.goals[0] == "T1: request 1"
+    assert len(state.goals) == ts.MAX_GOALS and state.goals[0] == "T1: request 1"
     assert state.goals[-1] == "T59: request 59"
-    assert len(state.decisions) == sm.MAX_DECISIONS and len(state.constraints) == sm.MAX_CONSTRAINTS
+    assert len(state.decisions) == ts.MAX_DECISIONS and len(state.constraints) == ts.MAX_CONSTRAINTS
 
 
 async def test_session_summary_uses_turns_state_and_evidence(llm_server, llm, counter) -> None:
