@@ -1,19 +1,25 @@
 """The restore pipeline as a library: turn summaries → evidence search → SESSION SUMMARY.
 
-The command (:mod:`ccm_tui.commands.restore`) parses flags, prints progress and
-lands the result with :mod:`.landing`; everything that talks to the model is here.
+The importer (:mod:`.importer`) runs it for each transcript and lands the result
+with :mod:`.landing`; everything that talks to the model is here, through any
+:class:`~ccm_tui.core.chat_model.ChatModel`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ccm_tui.config import Settings
 from ccm_tui.core.chat_model import ChatModel, Completion, OnDelta
 from ccm_tui.core.tokens import TokenCounter
 from ccm_tui.restore.turns import ParsedTranscript
+
+if TYPE_CHECKING:
+    from ccm_tui.restore.evidence import EvidenceResult
+    from ccm_tui.restore.summarizer import Progress, SessionSummary, TurnSummaries
 
 MAX_SUMMARY_RETRIES = 2
 
@@ -77,27 +83,27 @@ def metered_model(settings: Settings) -> ModelCallMeter:
 class RestoreOutcome:
     """Everything the model work produced, before landing."""
 
-    turns: Any  # summarizer.TurnSummaries
-    session: Any  # summarizer.SessionSummary
-    evidence: Any = None  # evidence.EvidenceResult | None
+    turns: TurnSummaries
+    session: SessionSummary
+    evidence: EvidenceResult | None = None
     notes: list[str] = field(default_factory=list)
 
 
 async def restore_pipeline(
-    llm,
+    llm: ChatModel,
     parsed: ParsedTranscript,
     log_text: str,
-    counter,
+    counter: TokenCounter,
     *,
     name: str,
     root: Path | None,
     root_reason: str,
     skip_evidence: bool = False,
     max_searches: int = 8,
-    progress=None,
+    progress: Progress | None = None,
     retries: int = 0,
     retry_base: float = 1.0,
-    on_turns_done=None,
+    on_turns_done: Callable[[TurnSummaries], None] | None = None,
 ) -> RestoreOutcome:
     """Summarize the turns, search for evidence, write the SESSION SUMMARY.
 
@@ -108,29 +114,30 @@ async def restore_pipeline(
     from ccm_tui.restore import summarizer as sm
 
     turns = await sm.summarize_turns(llm, parsed, counter, progress=progress, retries=retries, retry_base=retry_base)
-    outcome = RestoreOutcome(turns=turns, session=None, notes=list(turns.notes))
+    notes = list(turns.notes)
     if on_turns_done is not None:
         on_turns_done(turns)
+    evidence: EvidenceResult | None = None
     if not skip_evidence and max_searches > 0:
         tools = ev.EvidenceTools(log_text, parsed, ev.FileAccess(root, root_reason, parsed.cwd))
         context = ev.evidence_context(
             parsed, sm.turn_digest(turns.summaries, counter, ev.CONTEXT_TOKENS), turns.state.render(), name
         )
-        outcome.evidence = await ev.gather_evidence(llm, tools, context, max_rounds=max_searches, progress=progress)
-        outcome.notes.extend(outcome.evidence.notes)
+        evidence = await ev.gather_evidence(llm, tools, context, max_rounds=max_searches, progress=progress)
+        notes.extend(evidence.notes)
     if progress:
         progress(0, 1, "writing the session summary")
-    findings = outcome.evidence.findings if outcome.evidence else None
+    findings = evidence.findings if evidence else None
     try:
-        outcome.session = await sm.summarize_session(llm, parsed, turns, findings, counter, name=name)
+        session = await sm.summarize_session(llm, parsed, turns, findings, counter, name=name)
     except LLMError as err:
         if err.kind in sm.FATAL_KINDS:
             raise sm.RestoreAborted(str(err), provider_refuses=True) from None
-        outcome.notes.append(f"session summary failed ({err}); used a summary built from the turn summaries")
-        outcome.session = sm.offline_summary(parsed, turns, counter, name=name)
+        notes.append(f"session summary failed ({err}); used a summary built from the turn summaries")
+        session = sm.offline_summary(parsed, turns, counter, name=name)
     if progress:
         progress(1, 1, "session summary written")
-    return outcome
+    return RestoreOutcome(turns=turns, session=session, evidence=evidence, notes=notes)
 
 
 def source_extras(settings: Settings, outcome: RestoreOutcome, max_turns: int | None) -> dict[str, Any]:
