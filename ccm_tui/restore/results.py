@@ -109,7 +109,8 @@ class ImportResult:
     landed: Landed | None = None
     outcome: RestoreOutcome | None = None
     stops_the_run: bool = False  # FAILED because the provider refuses the key or model
-    # What the parse found questionable about the transcript, for the user (empty for now).
+    # What the parse found questionable about the transcript, for the user. Empty for now; to be
+    # filled in Importer.import_parsed, through which every import of a parsed transcript goes.
     warnings: list[str] = field(default_factory=list)
 
     @property
