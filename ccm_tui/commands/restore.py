@@ -193,7 +193,6 @@ def _options(args: argparse.Namespace) -> ImportOptions:
 
 def _importer(args: argparse.Namespace, options: ImportOptions) -> Importer:
     """The run's importer: the session (checked before any model work), the settings, the model."""
-    from ..core.model_setup import model_client
     from ..restore.importer import Importer, check_session
 
     directory = session_dir_from(args)
@@ -203,9 +202,7 @@ def _importer(args: argparse.Namespace, options: ImportOptions) -> Importer:
     except ConfigError as exc:
         raise CliError(str(exc)) from None
     require_model(settings, " (or use --parse-only, which needs no model)")
-    llm = model_client(settings)
-    assert llm is not None  # require_model above
-    return Importer(directory, settings, options, llm)
+    return Importer.with_settings_model(directory, settings, options)
 
 
 def _run_single(args: argparse.Namespace, options: ImportOptions, transcript: Path) -> int:

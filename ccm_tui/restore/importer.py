@@ -108,6 +108,16 @@ def check_session(directory: Path) -> None:
 class Importer:
     """Imports transcripts into the session at ``directory`` with ``llm``, and keeps the run's figures."""
 
+    @classmethod
+    def with_settings_model(cls, directory: Path, settings: Settings, options: ImportOptions) -> Importer:
+        """An importer that uses the model the settings name (they must name one)."""
+        from ccm_tui.core.model_setup import model_client
+
+        llm = model_client(settings)
+        if llm is None:
+            raise RestoreFailed("no model is configured")
+        return cls(directory, settings, options, llm)
+
     def __init__(self, directory: Path, settings: Settings, options: ImportOptions, llm: ChatModel) -> None:
         self.directory = Path(directory)
         self.settings = settings

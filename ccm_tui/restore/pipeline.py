@@ -69,16 +69,6 @@ class ModelCallMeter:
         return await self._llm.chat_once(messages, tools)
 
 
-def metered_model(settings: Settings) -> ModelCallMeter:
-    """The settings' model client, metered (the settings must name a model)."""
-    from ccm_tui.core.model_setup import model_client
-
-    llm = model_client(settings)
-    if llm is None:
-        raise ValueError("no model is configured")
-    return ModelCallMeter(llm, TokenCounter(settings.model))
-
-
 @dataclass
 class RestoreOutcome:
     """Everything the model work produced, before landing."""
