@@ -13,6 +13,7 @@ import pytest
 
 from ccm_tui.core.search import EffortIndex, SearchHit, SearchIndexError, query_terms
 from ccm_tui.core.search import database as search_database
+from ccm_tui.core.search import query as search_query
 from ccm_tui.core.search import ranking as search_mod
 
 FILLER = [
@@ -258,7 +259,7 @@ def test_queries_without_words_return_nothing(index: EffortIndex, query: str) ->
 def test_query_terms() -> None:
     assert query_terms('Fix "auth"-bug* NEAR(x)') == ["fix", "auth", "bug", "near", "x"]
     assert query_terms("snake_case Café café") == ["snake", "case", "café"]
-    assert len(query_terms(" ".join(f"t{i}" for i in range(100)))) == search_mod.MAX_QUERY_TERMS
+    assert len(query_terms(" ".join(f"t{i}" for i in range(100)))) == search_query.MAX_QUERY_TERMS
 
 
 # --------------------------------------------------------------------------- incremental logs

@@ -1,0 +1,174 @@
+"""What a search result carries: :class:`SearchHit`, its snippet, and its best passage with line numbers."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .database import _LINE_BITS, _LINE_MASK, IndexDatabase
+from .query import or_expression, phrase
+from .scoring import Candidate, Plan
+
+SNIPPET_CHARS = 160
+SNIPPET_TOKENS = 26
+PASSAGE_MESSAGES = 3  # consecutive log lines in a result's passage
+PASSAGE_CHARS = 480  # ... at most about this many characters (~120 tokens) together
+PASSAGE_SCAN_ROWS = 2_000  # matching lines of one effort looked at per term to place the passage
+_MARK_OPEN, _MARK_CLOSE = "\x02", "\x03"
+
+#: (effort_id, status, summary, indexed lines) of one effort, as the ranking reads them
+EffortInfo = tuple[str, str, str | None, int]
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One effort found by :meth:`EffortIndex.search`.
+
+    ``snippet`` is about 160 characters of the best-matching text — the summary
+    when it contains a query term, else the best message — with matched terms
+    wrapped in ``**``. ``passage`` is the best run of up to three consecutive log
+    messages (``role: text`` lines, matches wrapped in ``**``, about 120 tokens
+    at most) and ``lines`` their first and last 1-based line numbers in the
+    effort's raw log; both are None when only the id/summary/name matched.
+    """
+
+    id: str
+    status: str
+    summary: str | None
+    score: float
+    snippet: str
+    passage: str | None = None
+    lines: tuple[int, int] | None = None
+
+
+_MARKDOWN_MARKS_RE = re.compile(r"\*\*|__|`+|^#{1,6}\s+|(?<=\s)#{1,6}\s+")
+
+
+def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False) -> str:
+    """Collapse whitespace, trim around the first match, turn markers into ``**``.
+
+    ``plain`` first drops the text's own Markdown markers (``**``, ``__``, backticks,
+    heading hashes), so that every ``**`` left marks a match."""
+    text = " ".join((_MARKDOWN_MARKS_RE.sub("", raw, count=0) if plain else raw).split())
+    if len(text) > width:
+        first = text.find(_MARK_OPEN)
+        start = max(0, first - width // 4) if first >= 0 else 0
+        end = start + width
+        opened, closed = text.rfind(_MARK_OPEN, 0, end), text.rfind(_MARK_CLOSE, 0, end)
+        if opened > closed:  # never cut a marked term in half
+            end = text.find(_MARK_CLOSE, opened) + 1
+        head = "…" if start > 0 and not text[start:].startswith("…") else ""
+        tail = "…" if end < len(text) and not text[:end].endswith("…") else ""
+        text = head + text[start:end].strip() + tail
+    return text.replace(_MARK_OPEN, "**").replace(_MARK_CLOSE, "**")
+
+
+def best_window(plan: Plan, line_terms: dict[int, set[int]]) -> tuple[int, float]:
+    """(first line, coverage) of the PASSAGE_MESSAGES consecutive lines holding the most query
+    weight, each term counted once (the earliest such run on a tie); (0, 0.0) for no match."""
+    span = PASSAGE_MESSAGES - 1
+    best = (0, 0.0)
+    for start in sorted({max(0, line - k) for line in line_terms for k in range(span + 1)}):
+        held: set[int] = set()
+        for line in range(start, start + span + 1):
+            held |= line_terms.get(line, set())
+        coverage = sum(plan.weight[i] for i in held)
+        if coverage > best[1]:
+            best = (start, coverage)
+    return best
+
+
+class IndexResults(IndexDatabase):
+    """Builds the results of a search: snippets and passages read from the index."""
+
+    def _hit(
+        self,
+        plan: Plan,
+        candidate: Candidate,
+        score: float,
+        info: EffortInfo,
+        window: tuple[int, float] | None = None,
+    ) -> SearchHit:
+        effort_id, status, summary, _ = info
+        snippet = self._snippet(plan, candidate, summary) or effort_id
+        passage, lines = self._passage(plan, candidate, window)
+        return SearchHit(effort_id, status, summary, score, snippet, passage, lines)
+
+    def _line_terms(self, plan: Plan, candidate: Candidate) -> dict[int, set[int]]:
+        """0-based log line -> indices of the terms it holds, for the terms in the effort's log."""
+        lo = candidate.num << _LINE_BITS
+        found: dict[int, set[int]] = {}
+        for i in candidate.message_counts:
+            for (rowid,) in self._db.execute(
+                "SELECT rowid FROM msg_fts WHERE msg_fts MATCH ? AND rowid BETWEEN ? AND ? LIMIT ?",
+                (phrase(plan.terms[i]), lo, lo | _LINE_MASK, PASSAGE_SCAN_ROWS),
+            ):
+                found.setdefault(rowid & _LINE_MASK, set()).add(i)
+        return found
+
+    def _passage(
+        self, plan: Plan, candidate: Candidate, window: tuple[int, float] | None
+    ) -> tuple[str | None, tuple[int, int] | None]:
+        """The best PASSAGE_MESSAGES consecutive log lines (most query weight), marked and capped
+        at PASSAGE_CHARS, with their 1-based line numbers; (None, None) when the log holds no match."""
+        if not candidate.message_counts:
+            return None, None
+        if window is None:
+            window = best_window(plan, self._line_terms(plan, candidate))
+        first, coverage = window
+        if coverage <= 0:
+            return None, None
+        lo = candidate.num << _LINE_BITS
+        span = PASSAGE_MESSAGES - 1
+        rows = self._db.execute(
+            "SELECT rowid, role, content FROM msg_fts WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+            (lo | first, lo | (first + span)),
+        ).fetchall()
+        marked = dict(
+            self._db.execute(
+                "SELECT rowid, highlight(msg_fts, 0, ?, ?) FROM msg_fts WHERE msg_fts MATCH ?"
+                " AND rowid BETWEEN ? AND ?",
+                (_MARK_OPEN, _MARK_CLOSE, plan.telling_expression, lo | first, lo | (first + span)),
+            ).fetchall()
+        )
+        if not rows:
+            return None, None
+        width = PASSAGE_CHARS // len(rows)
+        parts = [
+            (f"{role}: " if role else "") + format_snippet(marked.get(rowid, content), width, plain=True)
+            for rowid, role, content in rows
+        ]
+        lines = (rows[0][0] & _LINE_MASK) + 1, (rows[-1][0] & _LINE_MASK) + 1
+        return "\n".join(parts), lines
+
+    def _snippet(self, plan: Plan, candidate: Candidate, summary: str | None) -> str:
+        """The marked summary if it contains a match, else the marked best message."""
+        args = (_MARK_OPEN, _MARK_CLOSE, "…", SNIPPET_TOKENS)
+        if candidate.meta_terms and summary:
+            found = self._db.execute(
+                "SELECT snippet(meta_fts, 2, ?, ?, ?, ?) FROM meta_fts WHERE meta_fts MATCH ? AND rowid = ?",
+                (*args, plan.expression, candidate.num),
+            ).fetchone()
+            if found and _MARK_OPEN in found[0]:
+                return format_snippet(found[0])
+        if candidate.message_counts:
+            found = self._best_message_snippet(plan, candidate, args)
+            if found:
+                return format_snippet(found)
+        return format_snippet(summary or "")
+
+    def _best_message_snippet(self, plan: Plan, candidate: Candidate, args: tuple[Any, ...]) -> str | None:
+        """Snippet of the effort's best message by FTS5 bm25 over its selective
+        (complete-postings) terms; the newest matching message if it has none."""
+        present = sorted(candidate.message_counts)
+        selective = [plan.terms[i] for i in present if plan.messages[i].complete]
+        lo = candidate.num << _LINE_BITS
+        order = "rank" if selective else "rowid DESC"
+        expression = or_expression(selective or [plan.terms[i] for i in present])
+        found = self._db.execute(
+            f"SELECT snippet(msg_fts, 0, ?, ?, ?, ?) FROM msg_fts WHERE msg_fts MATCH ?"
+            f" AND rowid BETWEEN ? AND ? ORDER BY {order} LIMIT 1",
+            (*args, expression, lo, lo | _LINE_MASK),
+        ).fetchone()
+        return found[0] if found else None

@@ -1,0 +1,107 @@
+"""Scoring: how one effort's evidence for a query becomes its score (docs/SEARCH.md, "Ranking")."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .query import or_expression
+
+#: bm25 weights of the meta columns: effort_id, id_words, summary, name.
+META_COLUMN_WEIGHTS = (3.0, 3.0, 4.0, 5.0)
+META_COVERAGE_WEIGHT = 5.0  # all query words in id/summary/name (IDF-weighted share): summary matches first
+META_BM25_WEIGHT = 1.0
+META_BM25_HALF = 8.0  # meta bm25 value that earns half of META_BM25_WEIGHT
+META_TF = 1.0  # a term in the id/summary/name counts as this many log messages holding it
+BM25_K1 = 1.6  # BM25 saturation over "messages of the effort containing the term"
+BM25_B = 0.75  # ... normalised by the effort's log length
+BIGRAM_WEIGHT = 0.35  # a pair of adjacent query words found adjacent, relative to one word
+PASSAGE_WEIGHT = 0.5  # the best passage's query coverage (idf-weighted, each term once) adds this share
+PASSAGE_RERANK = 20  # best-scored efforts whose passage coverage joins their score
+
+
+def idf(docs: float, matching: float) -> float:
+    """Smoothed (always positive) inverse document frequency."""
+    return math.log(1.0 + (docs - matching + 0.5) / (matching + 0.5))
+
+
+@dataclass
+class Postings:
+    """The efforts containing one query term in one table.
+
+    Postings are read newest-first and capped, so for a frequent term they
+    cover only recent efforts: ``counts`` is exact for efforts with
+    ``num >= floor`` (``floor == 0``: complete). ``docs`` is the number of
+    documents holding the term — exact when complete, else extrapolated from
+    the window.
+    """
+
+    docs: float
+    counts: dict[int, int]
+    floor: int
+
+    @property
+    def complete(self) -> bool:
+        return self.floor == 0
+
+
+@dataclass
+class Plan:
+    """Per-search state: terms (words, then adjacent word pairs), their postings, and weights."""
+
+    terms: list[str]
+    words: int  # terms[:words] are single words, the rest word pairs
+    meta: list[Postings]
+    messages: list[Postings]
+    idf: list[float]  # over efforts: how rare the term is among whole efforts
+    avg_lines: float
+    weight: list[float] = field(init=False)  # idf x (1 for a word, BIGRAM_WEIGHT for a pair)
+    coverage: list[float] = field(init=False)  # coverage score earned per word found in meta
+
+    def __post_init__(self) -> None:
+        self.weight = [idf * (1.0 if i < self.words else BIGRAM_WEIGHT) for i, idf in enumerate(self.idf)]
+        word_total = sum(self.idf[: self.words]) or 1.0
+        self.coverage = [
+            META_COVERAGE_WEIGHT * idf / word_total if i < self.words else 0.0 for i, idf in enumerate(self.idf)
+        ]
+
+    @property
+    def expression(self) -> str:
+        return or_expression(self.terms[: self.words])
+
+    @property
+    def telling_expression(self) -> str:
+        """The words worth marking in a passage: all but those far more common than the rarest one."""
+        top = max(self.idf[: self.words], default=0.0)
+        return or_expression([t for t, idf in zip(self.terms, self.idf[: self.words]) if idf >= top / 8])
+
+    def term_score(self, i: int, in_meta: bool, messages: int, lines: float) -> float:
+        """BM25 of one term over the effort as one document (its meta + its log messages)."""
+        tf = messages + (META_TF if in_meta else 0.0)
+        if tf <= 0:
+            return 0.0
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * (lines + META_TF) / (self.avg_lines + META_TF))
+        return self.weight[i] * tf * (BM25_K1 + 1) / (tf + norm) + (self.coverage[i] if in_meta else 0.0)
+
+    def meta_bm25_bonus(self, value: float) -> float:
+        """The squashed FTS5 bm25() of a meta document (at most META_BM25_WEIGHT)."""
+        return META_BM25_WEIGHT * value / (value + META_BM25_HALF) if value > 0 else 0.0
+
+
+@dataclass
+class Candidate:
+    """Evidence gathered for one effort during a search."""
+
+    num: int
+    meta_terms: set[int] = field(default_factory=set)  # indices of terms in id/summary/name
+    meta_bm25: float = 0.0  # -bm25() of the meta document (selective terms only)
+    message_counts: dict[int, int] = field(default_factory=dict)  # term index -> messages containing it
+    lines: float = 0.0  # messages in the effort's log (0: use the corpus average)
+
+    def score(self, plan: Plan) -> float:
+        """Document BM25 over words and word pairs + meta coverage + squashed meta bm25 (docs/SEARCH.md)."""
+        lines = self.lines or plan.avg_lines
+        total = 0.0
+        for i in self.meta_terms | self.message_counts.keys():
+            total += plan.term_score(i, i in self.meta_terms, self.message_counts.get(i, 0), lines)
+        return total + plan.meta_bm25_bonus(self.meta_bm25)
