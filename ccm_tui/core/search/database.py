@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, Self, TypeVar
 
 APPLICATION_ID = 0x43434D53  # "CCMS": marks the file as ours (PRAGMA application_id)
-SCHEMA_VERSION = 1  # PRAGMA user_version; a different value means "rebuild"
+SCHEMA_VERSION = 2  # PRAGMA user_version; a different value means "rebuild" (2: the grams columns)
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _TOKENIZER_FALLBACK = "porter unicode61 remove_diacritics 1"  # SQLite < 3.27
@@ -42,8 +42,9 @@ CREATE TABLE efforts (
     indexed_lines INTEGER NOT NULL DEFAULT 0  -- lines 0..n-1 are in msg_fts
 );
 CREATE INDEX efforts_status ON efforts (status);
-CREATE VIRTUAL TABLE meta_fts USING fts5(effort_id, id_words, summary, name, tokenize='{tok}');
-CREATE VIRTUAL TABLE msg_fts USING fts5(content, role UNINDEXED, tokenize='{tok}');
+-- grams: the unspaced-script runs (CJK, Thai, ...) of the other columns as character pairs (unspaced.py)
+CREATE VIRTUAL TABLE meta_fts USING fts5(effort_id, id_words, summary, name, grams, tokenize='{tok}');
+CREATE VIRTUAL TABLE msg_fts USING fts5(content, role UNINDEXED, grams, tokenize='{tok}');
 """
 
 _P = ParamSpec("_P")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .database import _LINE_BITS, _LINE_MASK, IndexDatabase, _recovering
+from .unspaced import index_grams
 
 _TAIL_BYTES = 64  # bytes before the sync offset remembered to detect rewritten logs
 MAX_MESSAGE_CHARS = 64_000  # a giant tool dump is indexed by its head only
@@ -150,9 +151,18 @@ class IndexIngest(IndexDatabase):
             row.status, row.summary, row.name = status, summary, name
             if not text_changed:  # the status lives in `efforts` only
                 return row
+        summary_text, name_text = _normalise(summary or ""), _normalise(name or "")
         db.execute(
-            "INSERT OR REPLACE INTO meta_fts (rowid, effort_id, id_words, summary, name) VALUES (?, ?, ?, ?, ?)",
-            (row.num, effort_id, _id_words(effort_id), _normalise(summary or ""), _normalise(name or "")),
+            "INSERT OR REPLACE INTO meta_fts (rowid, effort_id, id_words, summary, name, grams)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                row.num,
+                effort_id,
+                _id_words(effort_id),
+                summary_text,
+                name_text,
+                index_grams(f"{summary_text}\n{name_text}"),
+            ),
         )
         return row
 
@@ -180,9 +190,11 @@ class IndexIngest(IndexDatabase):
             text = _message_text(message)
             if text is not None and 0 <= line <= _LINE_MASK:
                 role = message.get("role")
-                rows.append((base | line, text, role if isinstance(role, str) else None))
+                rows.append((base | line, text, role if isinstance(role, str) else None, index_grams(text)))
         if rows:
-            self._db.executemany("INSERT OR REPLACE INTO msg_fts (rowid, content, role) VALUES (?, ?, ?)", rows)
+            self._db.executemany(
+                "INSERT OR REPLACE INTO msg_fts (rowid, content, role, grams) VALUES (?, ?, ?, ?)", rows
+            )
         return len(rows)
 
     # ------------------------------------------------------------------ public: updates

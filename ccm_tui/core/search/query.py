@@ -1,36 +1,58 @@
-"""Query processing: free text → the terms a search ranks (words, pairs of adjacent words), as FTS5 syntax."""
+"""Query processing: free text → the terms a search ranks (words, pairs of adjacent words), as FTS5 syntax.
+
+Words are runs of letters and digits; everything else separates them, so FTS5
+syntax in a query is inert. Unspaced scripts (CJK, Thai, …) are searched by
+character pairs (:mod:`.unspaced`).
+"""
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Sequence
+
+from . import unspaced
 
 MAX_QUERY_TERMS = 16
 MAX_BIGRAMS = 12
 
-_TERM_RE = re.compile(r"[^\W_]+")
+
+def parse_query(query: str) -> tuple[list[str], list[str]]:
+    """(words, pairs): the distinct lower-case words of ``query`` (at most MAX_QUERY_TERMS) and the
+    distinct pairs of adjacent words (``"support group"``, at most MAX_BIGRAMS). An unspaced run gives
+    its character pairs as words and each two adjacent ones as a pair; no pair spans two scripts."""
+    text = unicodedata.normalize("NFC", query).lower()
+    words: list[str] = []
+    pairs: list[str] = []
+    previous: str | None = None  # the last spaced word, while no unspaced run came after it
+    for segment, is_run, _ in unspaced.segments(text):
+        if is_run:
+            run_words, run_pairs = unspaced.run_terms(segment)
+            words.extend(run_words)
+            pairs.extend(run_pairs)
+            previous = None
+            continue
+        words.append(segment)
+        if previous is not None and previous != segment:
+            pairs.append(f"{previous} {segment}")
+        previous = segment
+    return list(dict.fromkeys(words))[:MAX_QUERY_TERMS], list(dict.fromkeys(pairs))[:MAX_BIGRAMS]
 
 
 def query_terms(query: str) -> list[str]:
-    """Split free text into distinct lower-case word terms (at most MAX_QUERY_TERMS).
-
-    Everything that is not a letter or digit separates terms, so FTS5 syntax
-    (quotes, ``*``, ``NEAR(``, ``-``, ``:``, ``^``, parentheses) is inert.
-    """
-    text = unicodedata.normalize("NFC", query).lower()
-    return list(dict.fromkeys(_TERM_RE.findall(text)))[:MAX_QUERY_TERMS]
+    """The distinct lower-case word terms of ``query`` (at most MAX_QUERY_TERMS); see :func:`parse_query`."""
+    return parse_query(query)[0]
 
 
 def word_pairs(query: str) -> list[str]:
-    """Distinct pairs of adjacent query words (``"support group"``), at most MAX_BIGRAMS."""
-    words = _TERM_RE.findall(unicodedata.normalize("NFC", query).lower())
-    pairs = (f"{a} {b}" for a, b in zip(words, words[1:]) if a != b)
-    return list(dict.fromkeys(pairs))[:MAX_BIGRAMS]
+    """Distinct pairs of adjacent query words, at most MAX_BIGRAMS; see :func:`parse_query`."""
+    return parse_query(query)[1]
 
 
 def phrase(term: str) -> str:
-    """One term (a word, or two words: a phrase) as an FTS5 string literal (terms never contain quotes)."""
+    """One term (a word, or two words: a phrase) as an FTS5 query (terms never contain quotes);
+    an unspaced term queries the ``grams`` column."""
+    if unspaced.is_unspaced(term):
+        return unspaced.fts_phrase(term)
     return '"' + term.replace('"', '""') + '"'
 
 

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from . import unspaced
 from .database import _LINE_BITS, _LINE_MASK, IndexDatabase
 from .query import or_expression, phrase
 from .scoring import Candidate, Plan
@@ -135,8 +136,10 @@ class IndexResults(IndexDatabase):
         if not rows:
             return None, None
         width = PASSAGE_CHARS // len(rows)
+        telling = [t for t in plan.telling if unspaced.is_unspaced(t)]  # FTS5 cannot mark these
         parts = [
-            (f"{role}: " if role else "") + format_snippet(marked.get(rowid, content), width, plain=True)
+            (f"{role}: " if role else "")
+            + format_snippet(unspaced.mark(marked.get(rowid, content), telling), width, plain=True)
             for rowid, role, content in rows
         ]
         lines = (rows[0][0] & _LINE_MASK) + 1, (rows[-1][0] & _LINE_MASK) + 1
@@ -152,6 +155,9 @@ class IndexResults(IndexDatabase):
             ).fetchone()
             if found and _MARK_OPEN in found[0]:
                 return format_snippet(found[0])
+            marked = unspaced.mark(summary, [plan.terms[i] for i in candidate.meta_terms])
+            if _MARK_OPEN in marked:
+                return format_snippet(marked)
         if candidate.message_counts:
             found = self._best_message_snippet(plan, candidate, args)
             if found:
@@ -165,10 +171,18 @@ class IndexResults(IndexDatabase):
         selective = [plan.terms[i] for i in present if plan.messages[i].complete]
         lo = candidate.num << _LINE_BITS
         order = "rank" if selective else "rowid DESC"
-        expression = or_expression(selective or [plan.terms[i] for i in present])
+        chosen = selective or [plan.terms[i] for i in present]
+        unspaced_terms = [t for t in chosen if unspaced.is_unspaced(t)]
+        if unspaced_terms:  # FTS5 cannot mark these: the whole message, marked here, trimmed later
+            found = self._db.execute(
+                f"SELECT highlight(msg_fts, 0, ?, ?) FROM msg_fts WHERE msg_fts MATCH ?"
+                f" AND rowid BETWEEN ? AND ? ORDER BY {order} LIMIT 1",
+                (*args[:2], or_expression(chosen), lo, lo | _LINE_MASK),
+            ).fetchone()
+            return unspaced.mark(found[0], unspaced_terms) if found else None
         found = self._db.execute(
             f"SELECT snippet(msg_fts, 0, ?, ?, ?, ?) FROM msg_fts WHERE msg_fts MATCH ?"
             f" AND rowid BETWEEN ? AND ? ORDER BY {order} LIMIT 1",
-            (*args, expression, lo, lo | _LINE_MASK),
+            (*args, or_expression(chosen), lo, lo | _LINE_MASK),
         ).fetchone()
         return found[0] if found else None

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from .query import or_expression
 
-#: bm25 weights of the meta columns: effort_id, id_words, summary, name.
-META_COLUMN_WEIGHTS = (3.0, 3.0, 4.0, 5.0)
+#: bm25 weights of the meta columns: effort_id, id_words, summary, name, grams (unspaced scripts).
+META_COLUMN_WEIGHTS = (3.0, 3.0, 4.0, 5.0, 4.0)
 META_COVERAGE_WEIGHT = 5.0  # all query words in id/summary/name (IDF-weighted share): summary matches first
 META_BM25_WEIGHT = 1.0
 META_BM25_HALF = 8.0  # meta bm25 value that earns half of META_BM25_WEIGHT
@@ -70,10 +70,14 @@ class Plan:
         return or_expression(self.terms[: self.words])
 
     @property
-    def telling_expression(self) -> str:
+    def telling(self) -> list[str]:
         """The words worth marking in a passage: all but those far more common than the rarest one."""
         top = max(self.idf[: self.words], default=0.0)
-        return or_expression([t for t, idf in zip(self.terms, self.idf[: self.words]) if idf >= top / 8])
+        return [t for t, idf in zip(self.terms, self.idf[: self.words]) if idf >= top / 8]
+
+    @property
+    def telling_expression(self) -> str:
+        return or_expression(self.telling)
 
     def term_score(self, i: int, in_meta: bool, messages: int, lines: float) -> float:
         """BM25 of one term over the effort as one document (its meta + its log messages)."""
