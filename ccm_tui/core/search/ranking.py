@@ -59,14 +59,14 @@ class IndexRanking(IndexResults):
         info = self._effort_info([c.num for c in shortlist])
         shortlist = [c for c in shortlist if c.num in info and (c.meta_terms or c.message_counts)]
         for candidate in shortlist:
-            candidate.lines = info[candidate.num][3]
+            candidate.lines, candidate.first_line = info[candidate.num][3], info[candidate.num][5]
         ranked = sorted(
             ((c.score(plan), info[c.num][0], c) for c in shortlist),
             key=lambda t: (-t[0], t[1]),
         )
         windows: dict[int, tuple[int, float]] = {}
         for _, _, c in ranked[: max(PASSAGE_RERANK, limit)]:  # the best passage adds its coverage
-            windows[c.num] = best_window(plan, self._line_terms(plan, c))
+            windows[c.num] = best_window(plan, self._line_terms(plan, c), *c.extent)
         ranked = sorted(
             (
                 (score + PASSAGE_WEIGHT * windows.get(c.num, (0, 0.0))[1], effort_id, c)
@@ -252,12 +252,15 @@ class IndexRanking(IndexResults):
                         candidate.message_counts[i] = n
 
     def _effort_info(self, nums: list[int]) -> dict[int, EffortInfo]:
-        """num → (effort_id, status, summary, indexed lines)."""
+        """num → (effort_id, status, summary, indexed lines, source, first line)."""
         info: dict[int, EffortInfo] = {}
         for start in range(0, len(nums), 500):
             chunk = nums[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            sql = f"SELECT num, effort_id, status, summary, indexed_lines FROM efforts WHERE num IN ({marks})"
+            sql = (
+                "SELECT num, effort_id, status, summary, indexed_lines, source, first_line FROM efforts"
+                f" WHERE num IN ({marks})"
+            )
             for num, *rest in self._db.execute(sql, chunk):
-                info[num] = (rest[0], rest[1], rest[2], rest[3])
+                info[num] = (rest[0], rest[1], rest[2], rest[3], rest[4], rest[5])
         return info

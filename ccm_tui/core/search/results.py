@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import unspaced
+from .ambient import AMBIENT
 from .database import _LINE_BITS, _LINE_MASK, IndexDatabase
 from .query import or_expression, phrase
 from .scoring import Candidate, Plan
@@ -18,13 +19,13 @@ PASSAGE_CHARS = 480  # ... at most about this many characters (~120 tokens) toge
 PASSAGE_SCAN_ROWS = 2_000  # matching lines of one effort looked at per term to place the passage
 _MARK_OPEN, _MARK_CLOSE = "\x02", "\x03"
 
-#: (effort_id, status, summary, indexed lines) of one effort, as the ranking reads them
-EffortInfo = tuple[str, str, str | None, int]
+#: (effort_id, status, summary, indexed lines, source, first line) of one document, as the ranking reads them
+EffortInfo = tuple[str, str, str | None, int, str, int]
 
 
 @dataclass(frozen=True)
 class SearchHit:
-    """One effort found by :meth:`EffortIndex.search`.
+    """One effort, or one stretch of ambient chat, found by :meth:`EffortIndex.search`.
 
     ``snippet`` is about 160 characters of the best-matching text — the summary
     when it contains a query term, else the best message — with matched terms
@@ -32,6 +33,10 @@ class SearchHit:
     messages (``role: text`` lines, matches wrapped in ``**``, about 120 tokens
     at most) and ``lines`` their first and last 1-based line numbers in the
     effort's raw log; both are None when only the id/summary/name matched.
+
+    ``source`` is ``"effort"``, or ``"ambient"`` for exchanges of the ambient log
+    (``raw.jsonl``): then ``id`` and ``status`` are ``"ambient"``, ``summary`` is
+    None and ``lines`` are line numbers in ``raw.jsonl``.
     """
 
     id: str
@@ -41,6 +46,7 @@ class SearchHit:
     snippet: str
     passage: str | None = None
     lines: tuple[int, int] | None = None
+    source: str = "effort"
 
 
 _MARKDOWN_MARKS_RE = re.compile(r"\*\*|__|`+|^#{1,6}\s+|(?<=\s)#{1,6}\s+")
@@ -65,18 +71,26 @@ def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False)
     return text.replace(_MARK_OPEN, "**").replace(_MARK_CLOSE, "**")
 
 
-def best_window(plan: Plan, line_terms: dict[int, set[int]]) -> tuple[int, float]:
-    """(first line, coverage) of the PASSAGE_MESSAGES consecutive lines holding the most query
-    weight, each term counted once (the earliest such run on a tie); (0, 0.0) for no match."""
+def best_window(plan: Plan, line_terms: dict[int, set[int]], floor: int = 0, end: int = 0) -> tuple[int, float]:
+    """(first line, coverage) of the PASSAGE_MESSAGES consecutive lines of the document (lines
+    ``floor`` to ``end - 1``; ``end`` 0: unknown) holding the most query weight, each term counted
+    once; on a tie, the run that starts with a match (the match, then what follows it), else the
+    earliest. (floor, 0.0) for no match."""
     span = PASSAGE_MESSAGES - 1
-    best = (0, 0.0)
-    for start in sorted({max(0, line - k) for line in line_terms for k in range(span + 1)}):
+    top = max(floor, end - 1 - span) if end > floor else None  # the last start that still fits
+
+    def fit(start: int) -> int:
+        start = max(floor, start)
+        return start if top is None else min(start, top)
+
+    best, best_key = (floor, 0.0), (0.0, False)
+    for start in sorted({fit(line - k) for line in line_terms for k in range(span + 1)}):
         held: set[int] = set()
         for line in range(start, start + span + 1):
             held |= line_terms.get(line, set())
-        coverage = sum(plan.weight[i] for i in held)
-        if coverage > best[1]:
-            best = (start, coverage)
+        key = (sum(plan.weight[i] for i in held), start in line_terms)
+        if key > best_key:
+            best, best_key = (start, key[0]), key
     return best
 
 
@@ -91,9 +105,11 @@ class IndexResults(IndexDatabase):
         info: EffortInfo,
         window: tuple[int, float] | None = None,
     ) -> SearchHit:
-        effort_id, status, summary, _ = info
+        effort_id, status, summary, _, source, _ = info
         snippet = self._snippet(plan, candidate, summary) or effort_id
         passage, lines = self._passage(plan, candidate, window)
+        if source == AMBIENT:
+            return SearchHit(AMBIENT, AMBIENT, None, score, snippet, passage, lines, source=AMBIENT)
         return SearchHit(effort_id, status, summary, score, snippet, passage, lines)
 
     def _line_terms(self, plan: Plan, candidate: Candidate) -> dict[int, set[int]]:
@@ -116,7 +132,7 @@ class IndexResults(IndexDatabase):
         if not candidate.message_counts:
             return None, None
         if window is None:
-            window = best_window(plan, self._line_terms(plan, candidate))
+            window = best_window(plan, self._line_terms(plan, candidate), *candidate.extent)
         first, coverage = window
         if coverage <= 0:
             return None, None

@@ -101,6 +101,12 @@ class Candidate:
     meta_bm25: float = 0.0  # -bm25() of the meta document (selective terms only)
     message_counts: dict[int, int] = field(default_factory=dict)  # term index -> messages containing it
     lines: float = 0.0  # messages in the effort's log (0: use the corpus average)
+    first_line: int = 0  # the document's first line (an ambient block's first line in raw.jsonl)
+
+    @property
+    def extent(self) -> tuple[int, int]:
+        """(first line, line after the last) of the document, as far as known (0 when not)."""
+        return self.first_line, self.first_line + int(self.lines) if self.lines else 0
 
     def score(self, plan: Plan) -> float:
         """Document BM25 over words and word pairs + meta coverage + squashed meta bm25 (docs/SEARCH.md)."""
