@@ -13,8 +13,9 @@ from __future__ import annotations
 from .database import SearchIndexError
 from .ingest import IndexIngest
 from .ranking import IndexRanking, SearchHit, query_terms
+from .scoring import Weights
 
-__all__ = ["EffortIndex", "SearchHit", "SearchIndexError", "query_terms"]
+__all__ = ["EffortIndex", "SearchHit", "SearchIndexError", "Weights", "query_terms"]
 
 
 class EffortIndex(IndexIngest, IndexRanking):

@@ -8,18 +8,11 @@ from __future__ import annotations
 
 import heapq
 
+from . import scoring
 from .database import _LINE_BITS, _LINE_MASK, _recovering
-from .query import or_expression, phrase, query_terms, word_pairs
-from .results import EffortInfo, IndexResults, SearchHit, best_window
-from .scoring import (
-    META_COLUMN_WEIGHTS,
-    PASSAGE_RERANK,
-    PASSAGE_WEIGHT,
-    Candidate,
-    Plan,
-    Postings,
-    idf,
-)
+from .query import or_expression, parse_query, phrase, query_terms
+from .results import EffortInfo, IndexResults, SearchHit
+from .scoring import META_COLUMN_WEIGHTS, PASSAGE_RERANK, Candidate, Plan, Postings, Weights, idf
 
 __all__ = ["IndexRanking", "SearchHit", "query_terms"]
 
@@ -39,20 +32,25 @@ class IndexRanking(IndexResults):
     # ------------------------------------------------------------------ public: search
 
     @_recovering
-    def search(self, query: str, limit: int = 10, status: str | None = None) -> list[SearchHit]:
-        """Efforts matching ``query`` (free text), best first, ties broken by id.
+    def search(
+        self, query: str, limit: int = 10, status: str | None = None, *, weights: Weights | None = None
+    ) -> list[SearchHit]:
+        """Efforts (and stretches of ambient chat) matching ``query`` (free text), best first, ties
+        broken by id.
 
-        ``status`` restricts results to efforts with that status. A query with
-        no word characters returns ``[]``; FTS5 syntax in it is treated as text.
+        ``status`` restricts results to efforts with that status (``"ambient"``: ambient chat only).
+        A query with no word characters returns ``[]``; FTS5 syntax in it is treated as text.
+        ``weights`` replaces the ranking's parameters (:data:`.scoring.WEIGHTS`), for benchmarks.
         """
-        terms = query_terms(query)
-        if not terms or limit <= 0:
+        weights = weights or scoring.WEIGHTS
+        words, pairs = parse_query(query, stop_words=weights.stop_words)
+        if not words or limit <= 0:
             return []
         with self._read_txn():
-            return self._search(terms + word_pairs(query), limit, status)
+            return self._search(words + pairs, limit, status, weights)
 
-    def _search(self, terms: list[str], limit: int, status: str | None) -> list[SearchHit]:
-        plan = self._plan(terms)
+    def _search(self, terms: list[str], limit: int, status: str | None, weights: Weights) -> list[SearchHit]:
+        plan = self._plan(terms, weights)
         allowed = self._nums_with_status(status) if status is not None else None
         shortlist = self._shortlist(plan, allowed, max(MIN_CANDIDATES, 3 * limit))
         self._complete_evidence(plan, shortlist)
@@ -66,10 +64,10 @@ class IndexRanking(IndexResults):
         )
         windows: dict[int, tuple[int, float]] = {}
         for _, _, c in ranked[: max(PASSAGE_RERANK, limit)]:  # the best passage adds its coverage
-            windows[c.num] = best_window(plan, self._line_terms(plan, c), *c.extent)
+            windows[c.num] = self._window(plan, c)
         ranked = sorted(
             (
-                (score + PASSAGE_WEIGHT * windows.get(c.num, (0, 0.0))[1], effort_id, c)
+                (score + weights.passage * windows.get(c.num, (0, 0.0))[1], effort_id, c)
                 for score, effort_id, c in ranked
             ),
             key=lambda t: (-t[0], t[1]),
@@ -78,7 +76,7 @@ class IndexRanking(IndexResults):
 
     # -- planning
 
-    def _plan(self, terms: list[str]) -> Plan:
+    def _plan(self, terms: list[str], weights: Weights) -> Plan:
         """Read every term's (windowed) postings in both tables and derive IDFs over efforts."""
         efforts, lines, _ = self._corpus_size()
         meta_window = max(MIN_WINDOW, min(META_WINDOW, META_ROW_BUDGET // len(terms)))
@@ -92,6 +90,7 @@ class IndexRanking(IndexResults):
             messages=messages,
             idf=[idf(efforts, self._efforts_with(t, m, g, efforts)) for t, m, g in zip(terms, meta, messages)],
             avg_lines=max(1.0, lines / efforts) if efforts else 1.0,
+            weights=weights,
         )
 
     def _efforts_with(self, term: str, meta: Postings, messages: Postings, efforts: int) -> float:

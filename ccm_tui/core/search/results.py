@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,11 +72,13 @@ def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False)
     return text.replace(_MARK_OPEN, "**").replace(_MARK_CLOSE, "**")
 
 
-def best_window(plan: Plan, line_terms: dict[int, set[int]], floor: int = 0, end: int = 0) -> tuple[int, float]:
-    """(first line, coverage) of the PASSAGE_MESSAGES consecutive lines of the document (lines
-    ``floor`` to ``end - 1``; ``end`` 0: unknown) holding the most query weight, each term counted
-    once; on a tie, the run that starts with a match (the match, then what follows it), else the
-    earliest. (floor, 0.0) for no match."""
+def best_window(
+    weight: Sequence[float], line_terms: dict[int, set[int]], floor: int = 0, end: int = 0
+) -> tuple[int, float]:
+    """(first line, weight) of the PASSAGE_MESSAGES consecutive lines of the document (lines
+    ``floor`` to ``end - 1``; ``end`` 0: unknown) holding the most query ``weight``, each term
+    counted once in the run. On a tie, the run that starts with a match (the match, then what
+    follows it), else the earliest. (floor, 0.0) for no match."""
     span = PASSAGE_MESSAGES - 1
     top = max(floor, end - 1 - span) if end > floor else None  # the last start that still fits
 
@@ -85,10 +88,9 @@ def best_window(plan: Plan, line_terms: dict[int, set[int]], floor: int = 0, end
 
     best, best_key = (floor, 0.0), (0.0, False)
     for start in sorted({fit(line - k) for line in line_terms for k in range(span + 1)}):
-        held: set[int] = set()
-        for line in range(start, start + span + 1):
-            held |= line_terms.get(line, set())
-        key = (sum(plan.weight[i] for i in held), start in line_terms)
+        lines = [line_terms.get(line, set()) for line in range(start, start + span + 1)]
+        held = set().union(*lines)
+        key = (sum(weight[i] for i in held), start in line_terms)
         if key > best_key:
             best, best_key = (start, key[0]), key
     return best
@@ -112,6 +114,10 @@ class IndexResults(IndexDatabase):
             return SearchHit(AMBIENT, AMBIENT, None, score, snippet, passage, lines, source=AMBIENT)
         return SearchHit(effort_id, status, summary, score, snippet, passage, lines)
 
+    def _window(self, plan: Plan, candidate: Candidate) -> tuple[int, float]:
+        """(first line, query weight) of the effort's best passage (best_window)."""
+        return best_window(plan.weight, self._line_terms(plan, candidate), *candidate.extent)
+
     def _line_terms(self, plan: Plan, candidate: Candidate) -> dict[int, set[int]]:
         """0-based log line -> indices of the terms it holds, for the terms in the effort's log."""
         lo = candidate.num << _LINE_BITS
@@ -132,7 +138,7 @@ class IndexResults(IndexDatabase):
         if not candidate.message_counts:
             return None, None
         if window is None:
-            window = best_window(plan, self._line_terms(plan, candidate), *candidate.extent)
+            window = self._window(plan, candidate)
         first, coverage = window
         if coverage <= 0:
             return None, None

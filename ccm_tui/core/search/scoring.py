@@ -9,15 +9,27 @@ from .query import or_expression
 
 #: bm25 weights of the meta columns: effort_id, id_words, summary, name, grams (unspaced scripts).
 META_COLUMN_WEIGHTS = (3.0, 3.0, 4.0, 5.0, 4.0)
-META_COVERAGE_WEIGHT = 5.0  # all query words in id/summary/name (IDF-weighted share): summary matches first
-META_BM25_WEIGHT = 1.0
-META_BM25_HALF = 8.0  # meta bm25 value that earns half of META_BM25_WEIGHT
-META_TF = 1.0  # a term in the id/summary/name counts as this many log messages holding it
-BM25_K1 = 1.6  # BM25 saturation over "messages of the effort containing the term"
-BM25_B = 0.75  # ... normalised by the effort's log length
-BIGRAM_WEIGHT = 0.35  # a pair of adjacent query words found adjacent, relative to one word
-PASSAGE_WEIGHT = 0.5  # the best passage's query coverage (idf-weighted, each term once) adds this share
+META_BM25_HALF = 8.0  # meta bm25 value that earns half of Weights.meta_bm25
 PASSAGE_RERANK = 20  # best-scored efforts whose passage coverage joins their score
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The ranking's parameters. The defaults were chosen by leave-one-conversation-out cross-validation
+    over the LoCoMo development split from a small grid (``benchmarks/bench_recall.py``, docs/SEARCH.md)."""
+
+    k1: float = 1.6  # BM25 saturation over "messages of the effort containing the term"
+    b: float = 0.75  # ... normalised by the effort's log length
+    pair: float = 0.25  # a pair of adjacent query words found adjacent, relative to one word
+    meta_coverage: float = 5.0  # all query words in id/summary/name (IDF-weighted share): summary matches first
+    meta_tf: float = 1.0  # a term in the id/summary/name counts as this many log messages holding it
+    meta_bm25: float = 1.0  # the squashed FTS5 bm25() of the meta document adds at most this
+    passage: float = 1.0  # the best passage's query coverage (idf-weighted, each term once) adds this share
+    stop_words: bool = True  # function and question words are not searched alone (query.STOP_WORDS)
+
+
+#: The weights every search uses unless it is given others.
+WEIGHTS = Weights()
 
 
 def idf(docs: float, matching: float) -> float:
@@ -55,15 +67,15 @@ class Plan:
     messages: list[Postings]
     idf: list[float]  # over efforts: how rare the term is among whole efforts
     avg_lines: float
-    weight: list[float] = field(init=False)  # idf x (1 for a word, BIGRAM_WEIGHT for a pair)
+    weights: Weights = WEIGHTS
+    weight: list[float] = field(init=False)  # idf x (1 for a word, weights.pair for a pair)
     coverage: list[float] = field(init=False)  # coverage score earned per word found in meta
 
     def __post_init__(self) -> None:
-        self.weight = [idf * (1.0 if i < self.words else BIGRAM_WEIGHT) for i, idf in enumerate(self.idf)]
+        pair, total = self.weights.pair, self.weights.meta_coverage
+        self.weight = [idf * (1.0 if i < self.words else pair) for i, idf in enumerate(self.idf)]
         word_total = sum(self.idf[: self.words]) or 1.0
-        self.coverage = [
-            META_COVERAGE_WEIGHT * idf / word_total if i < self.words else 0.0 for i, idf in enumerate(self.idf)
-        ]
+        self.coverage = [total * idf / word_total if i < self.words else 0.0 for i, idf in enumerate(self.idf)]
 
     @property
     def expression(self) -> str:
@@ -81,15 +93,16 @@ class Plan:
 
     def term_score(self, i: int, in_meta: bool, messages: int, lines: float) -> float:
         """BM25 of one term over the effort as one document (its meta + its log messages)."""
-        tf = messages + (META_TF if in_meta else 0.0)
+        w = self.weights
+        tf = messages + (w.meta_tf if in_meta else 0.0)
         if tf <= 0:
             return 0.0
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * (lines + META_TF) / (self.avg_lines + META_TF))
-        return self.weight[i] * tf * (BM25_K1 + 1) / (tf + norm) + (self.coverage[i] if in_meta else 0.0)
+        norm = w.k1 * (1 - w.b + w.b * (lines + w.meta_tf) / (self.avg_lines + w.meta_tf))
+        return self.weight[i] * tf * (w.k1 + 1) / (tf + norm) + (self.coverage[i] if in_meta else 0.0)
 
     def meta_bm25_bonus(self, value: float) -> float:
-        """The squashed FTS5 bm25() of a meta document (at most META_BM25_WEIGHT)."""
-        return META_BM25_WEIGHT * value / (value + META_BM25_HALF) if value > 0 else 0.0
+        """The squashed FTS5 bm25() of a meta document (at most ``weights.meta_bm25``)."""
+        return self.weights.meta_bm25 * value / (value + META_BM25_HALF) if value > 0 else 0.0
 
 
 @dataclass
