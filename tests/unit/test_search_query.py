@@ -37,3 +37,17 @@ def test_a_search_can_be_given_other_weights(tmp_path: Path) -> None:
         assert {h.id for h in default} == {h.id for h in kept} == {"a", "b"}
         assert kept[0].id == "a"  # 'the' counts when stop words are searched
         assert default[0].score != kept[0].score
+
+
+def test_a_passage_is_placed_by_the_rarity_of_its_words_among_lines() -> None:
+    from ccm_tui.core.search.results import best_window, place_passage
+    from ccm_tui.core.search.scoring import Plan, Postings
+
+    def postings(docs: float) -> Postings:
+        return Postings(docs, {}, 0)
+
+    # 'router' is in 90 of 100 lines, 'kernel' in 2: both in every effort (the same idf over efforts)
+    plan = Plan(["router", "kernel"], 2, [], [postings(90), postings(2)], [0.1, 0.1], 10.0, lines=100.0)
+    line_terms = {0: {0}, 1: {1}, 5: {1}, 6: {1}}
+    assert best_window(plan.weight, line_terms)[0] == 0  # the ranking's coverage: the first run with both words
+    assert place_passage(plan, line_terms) == 5  # shown: the run whose lines hold the word rare among lines

@@ -91,6 +91,7 @@ class IndexRanking(IndexResults):
             idf=[idf(efforts, self._efforts_with(t, m, g, efforts)) for t, m, g in zip(terms, meta, messages)],
             avg_lines=max(1.0, lines / efforts) if efforts else 1.0,
             weights=weights,
+            lines=float(lines),
         )
 
     def _efforts_with(self, term: str, meta: Postings, messages: Postings, efforts: int) -> float:

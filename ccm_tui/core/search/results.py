@@ -73,12 +73,13 @@ def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False)
 
 
 def best_window(
-    weight: Sequence[float], line_terms: dict[int, set[int]], floor: int = 0, end: int = 0
+    weight: Sequence[float], line_terms: dict[int, set[int]], floor: int = 0, end: int = 0, *, per_line: bool = False
 ) -> tuple[int, float]:
     """(first line, weight) of the PASSAGE_MESSAGES consecutive lines of the document (lines
-    ``floor`` to ``end - 1``; ``end`` 0: unknown) holding the most query ``weight``, each term
-    counted once in the run. On a tie, the run that starts with a match (the match, then what
-    follows it), else the earliest. (floor, 0.0) for no match."""
+    ``floor`` to ``end - 1``; ``end`` 0: unknown) holding the most query ``weight``: each term
+    counted once in the run, or (``per_line``) once in every line holding it. On a tie, the run
+    that starts with a match (the match, then what follows it), else the earliest. (floor, 0.0)
+    for no match."""
     span = PASSAGE_MESSAGES - 1
     top = max(floor, end - 1 - span) if end > floor else None  # the last start that still fits
 
@@ -89,11 +90,20 @@ def best_window(
     best, best_key = (floor, 0.0), (0.0, False)
     for start in sorted({fit(line - k) for line in line_terms for k in range(span + 1)}):
         lines = [line_terms.get(line, set()) for line in range(start, start + span + 1)]
-        held = set().union(*lines)
+        held = [i for terms in lines for i in terms] if per_line else set().union(*lines)
         key = (sum(weight[i] for i in held), start in line_terms)
         if key > best_key:
             best, best_key = (start, key[0]), key
     return best
+
+
+def place_passage(plan: Plan, line_terms: dict[int, set[int]], floor: int = 0, end: int = 0) -> int:
+    """First line of the passage to show: the PASSAGE_MESSAGES consecutive lines holding the most
+    query weight, every line counting its own terms, a term weighing its rarity among log lines —
+    which tells the lines of one effort apart, where a word found in every effort may still sit in
+    few of its lines. (Measured on real transcripts, benchmarks/bench_planted.py: this finds the
+    answering line more often than placing by the ranking's own coverage, or damping long lines.)"""
+    return best_window(plan.line_weight, line_terms, floor, end, per_line=True)[0]
 
 
 class IndexResults(IndexDatabase):
@@ -115,8 +125,13 @@ class IndexResults(IndexDatabase):
         return SearchHit(effort_id, status, summary, score, snippet, passage, lines)
 
     def _window(self, plan: Plan, candidate: Candidate) -> tuple[int, float]:
-        """(first line, query weight) of the effort's best passage (best_window)."""
-        return best_window(plan.weight, self._line_terms(plan, candidate), *candidate.extent)
+        """(first line of the passage shown, the passage coverage the ranking adds: the best run's
+        query weight over efforts, each term once, as the rest of the score counts)."""
+        line_terms = self._line_terms(plan, candidate)
+        coverage = best_window(plan.weight, line_terms, *candidate.extent)[1]
+        if coverage <= 0:
+            return candidate.first_line, 0.0
+        return place_passage(plan, line_terms, *candidate.extent), coverage
 
     def _line_terms(self, plan: Plan, candidate: Candidate) -> dict[int, set[int]]:
         """0-based log line -> indices of the terms it holds, for the terms in the effort's log."""

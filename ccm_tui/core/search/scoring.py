@@ -68,12 +68,18 @@ class Plan:
     idf: list[float]  # over efforts: how rare the term is among whole efforts
     avg_lines: float
     weights: Weights = WEIGHTS
+    lines: float = 0.0  # log lines in the index (0: unknown)
     weight: list[float] = field(init=False)  # idf x (1 for a word, weights.pair for a pair)
+    line_weight: list[float] = field(init=False)  # the same with the idf over log lines, not efforts
     coverage: list[float] = field(init=False)  # coverage score earned per word found in meta
 
     def __post_init__(self) -> None:
         pair, total = self.weights.pair, self.weights.meta_coverage
         self.weight = [idf * (1.0 if i < self.words else pair) for i, idf in enumerate(self.idf)]
+        self.line_weight = [
+            (idf(self.lines, p.docs) if self.lines else self.idf[i]) * (1.0 if i < self.words else pair)
+            for i, p in enumerate(self.messages)
+        ]
         word_total = sum(self.idf[: self.words]) or 1.0
         self.coverage = [total * idf / word_total if i < self.words else 0.0 for i, idf in enumerate(self.idf)]
 
