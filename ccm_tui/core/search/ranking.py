@@ -11,7 +11,7 @@ import heapq
 from . import scoring
 from .database import _LINE_BITS, _LINE_MASK, _recovering
 from .query import or_expression, parse_query, phrase, query_terms
-from .results import EffortInfo, IndexResults, SearchHit
+from .results import EffortInfo, IndexResults, SearchHit, Window
 from .scoring import META_COLUMN_WEIGHTS, PASSAGE_RERANK, Candidate, Plan, Postings, Weights, idf
 
 __all__ = ["IndexRanking", "SearchHit", "query_terms"]
@@ -62,12 +62,12 @@ class IndexRanking(IndexResults):
             ((c.score(plan), info[c.num][0], c) for c in shortlist),
             key=lambda t: (-t[0], t[1]),
         )
-        windows: dict[int, tuple[int, float]] = {}
+        windows: dict[int, Window] = {}
         for _, _, c in ranked[: max(PASSAGE_RERANK, limit)]:  # the best passage adds its coverage
             windows[c.num] = self._window(plan, c)
         ranked = sorted(
             (
-                (score + weights.passage * windows.get(c.num, (0, 0.0))[1], effort_id, c)
+                (score + weights.passage * (windows[c.num][1] if c.num in windows else 0.0), effort_id, c)
                 for score, effort_id, c in ranked
             ),
             key=lambda t: (-t[0], t[1]),

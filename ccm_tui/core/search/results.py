@@ -22,6 +22,8 @@ _MARK_OPEN, _MARK_CLOSE = "\x02", "\x03"
 
 #: (effort_id, status, summary, indexed lines, source, first line) of one document, as the ranking reads them
 EffortInfo = tuple[str, str, str | None, int, str, int]
+#: the query's terms in each line of a document (line -> term indices), and its passage coverage
+Window = tuple[dict[int, set[int]], float]
 
 
 @dataclass(frozen=True)
@@ -81,20 +83,25 @@ def best_window(
     that starts with a match (the match, then what follows it), else the earliest. (floor, 0.0)
     for no match."""
     span = PASSAGE_MESSAGES - 1
-    top = max(floor, end - 1 - span) if end > floor else None  # the last start that still fits
-
-    def fit(start: int) -> int:
-        start = max(floor, start)
-        return start if top is None else min(start, top)
-
-    best, best_key = (floor, 0.0), (0.0, False)
-    for start in sorted({fit(line - k) for line in line_terms for k in range(span + 1)}):
-        lines = [line_terms.get(line, set()) for line in range(start, start + span + 1)]
-        held = [i for terms in lines for i in terms] if per_line else set().union(*lines)
-        key = (sum(weight[i] for i in held), start in line_terms)
-        if key > best_key:
-            best, best_key = (start, key[0]), key
-    return best
+    starts = {max(floor, line - k) for line in line_terms for k in range(span + 1)}
+    if end > floor:  # no run starts after the last start that still fits
+        top = max(floor, end - 1 - span)
+        starts = {min(start, top) for start in starts}
+    get = line_terms.get
+    if per_line:
+        sums = {line: sum(weight[i] for i in terms) for line, terms in line_terms.items()}
+    best, best_total, best_at_match = floor, 0.0, False
+    for start in sorted(starts):
+        if per_line:
+            total = sum(sums.get(line, 0.0) for line in range(start, start + span + 1))
+        else:
+            held: set[int] = set()
+            for line in range(start, start + span + 1):
+                held.update(get(line, ()))
+            total = sum(weight[i] for i in held)
+        if total > best_total or (total == best_total and not best_at_match and start in line_terms and total > 0):
+            best, best_total, best_at_match = start, total, start in line_terms
+    return best, best_total
 
 
 def place_passage(plan: Plan, line_terms: dict[int, set[int]], floor: int = 0, end: int = 0) -> int:
@@ -115,7 +122,7 @@ class IndexResults(IndexDatabase):
         candidate: Candidate,
         score: float,
         info: EffortInfo,
-        window: tuple[int, float] | None = None,
+        window: Window | None = None,
     ) -> SearchHit:
         effort_id, status, summary, _, source, _ = info
         snippet = self._snippet(plan, candidate, summary) or effort_id
@@ -124,14 +131,12 @@ class IndexResults(IndexDatabase):
             return SearchHit(AMBIENT, AMBIENT, None, score, snippet, passage, lines, source=AMBIENT)
         return SearchHit(effort_id, status, summary, score, snippet, passage, lines)
 
-    def _window(self, plan: Plan, candidate: Candidate) -> tuple[int, float]:
-        """(first line of the passage shown, the passage coverage the ranking adds: the best run's
-        query weight over efforts, each term once, as the rest of the score counts)."""
+    def _window(self, plan: Plan, candidate: Candidate) -> Window:
+        """The query's terms in each line of the effort, and the passage coverage the ranking adds:
+        the best run's query weight over efforts, each term once, as the rest of the score counts.
+        (Where the passage shown goes is decided for the returned hits only: place_passage.)"""
         line_terms = self._line_terms(plan, candidate)
-        coverage = best_window(plan.weight, line_terms, *candidate.extent)[1]
-        if coverage <= 0:
-            return candidate.first_line, 0.0
-        return place_passage(plan, line_terms, *candidate.extent), coverage
+        return line_terms, best_window(plan.weight, line_terms, *candidate.extent)[1]
 
     def _line_terms(self, plan: Plan, candidate: Candidate) -> dict[int, set[int]]:
         """0-based log line -> indices of the terms it holds, for the terms in the effort's log."""
@@ -146,17 +151,16 @@ class IndexResults(IndexDatabase):
         return found
 
     def _passage(
-        self, plan: Plan, candidate: Candidate, window: tuple[int, float] | None
+        self, plan: Plan, candidate: Candidate, window: Window | None
     ) -> tuple[str | None, tuple[int, int] | None]:
-        """The best PASSAGE_MESSAGES consecutive log lines (most query weight), marked and capped
-        at PASSAGE_CHARS, with their 1-based line numbers; (None, None) when the log holds no match."""
+        """The PASSAGE_MESSAGES consecutive log lines of place_passage, marked and capped at
+        PASSAGE_CHARS, with their 1-based line numbers; (None, None) when the log holds no match."""
         if not candidate.message_counts:
             return None, None
-        if window is None:
-            window = self._window(plan, candidate)
-        first, coverage = window
+        line_terms, coverage = window if window is not None else self._window(plan, candidate)
         if coverage <= 0:
             return None, None
+        first = place_passage(plan, line_terms, *candidate.extent)
         lo = candidate.num << _LINE_BITS
         span = PASSAGE_MESSAGES - 1
         rows = self._db.execute(
