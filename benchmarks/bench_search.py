@@ -11,11 +11,15 @@ fixed seed), indexes it with ``sync_session`` and prints a table:
 * single-line ``add_messages`` latency,
 * ``sync_session`` latency when nothing changed and after one appended line.
 
+``--ambient N`` also writes an ambient log (``raw.jsonl``) of N lines of the same
+text: it is indexed in blocks and searched with the efforts.
+
 Usage::
 
     python benchmarks/bench_search.py                      # 10,000 × 100
     python benchmarks/bench_search.py --efforts 1000 --messages 50
     python benchmarks/bench_search.py --keep /tmp/bench    # reuse/keep the session
+    python benchmarks/bench_search.py --ambient 1000000    # plus a million-line ambient log
 """
 
 from __future__ import annotations
@@ -118,6 +122,18 @@ def write_session(root: Path, efforts: int, messages: int, seed: int) -> tuple[M
     return manifest, vocab
 
 
+def write_ambient(root: Path, lines: int, seed: int, vocab: list[str]) -> None:
+    """``raw.jsonl`` of ``lines`` user/assistant lines (kept when it already has that many)."""
+    raw = root / "raw.jsonl"
+    if raw.exists() and sum(1 for _ in raw.open("rb")) == lines:
+        return
+    gen = TextGen(random.Random(seed + 2), vocab)
+    with raw.open("w", encoding="utf-8") as fh:
+        for j in range(lines):
+            role = "user" if j % 2 == 0 else "assistant"
+            fh.write(json.dumps({"role": role, "content": gen.sentence(8, 60), "ts": "2025-01-01T00:00:00Z"}) + "\n")
+
+
 def make_queries(rng: random.Random, vocab: list[str], manifest: Manifest, n: int) -> list[tuple[str, str]]:
     """(kind, query) pairs: rare, common, mixed, id-like and noisy."""
     common, rare = vocab[:50], vocab[5_000:]
@@ -212,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1234)
     parser.add_argument("--keep", type=Path, help="session directory to create/reuse and keep")
     parser.add_argument("--optimize", action="store_true", help="merge FTS segments after the build")
+    parser.add_argument("--ambient", type=int, default=0, metavar="N", help="also an ambient log of N lines")
     args = parser.parse_args(argv)
 
     root = args.keep or Path(tempfile.mkdtemp(prefix="ccm-bench-search-"))
@@ -219,6 +236,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         start = time.perf_counter()
         manifest, vocab = write_session(root, args.efforts, args.messages, args.seed)
+        if args.ambient:
+            write_ambient(root, args.ambient, args.seed, vocab)
+        elif (root / "raw.jsonl").exists():
+            (root / "raw.jsonl").unlink()
         rows.append(("generate logs", f"{time.perf_counter() - start:.1f} s"))
         db_path = root / "search.sqlite"
         for suffix in ("", "-wal", "-shm"):
@@ -234,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(root, ignore_errors=True)
     width = max(len(label) for label, _ in rows)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
-    print(f"EffortIndex benchmark: {args.efforts:,} efforts × {args.messages} messages, seed {args.seed}")
+    ambient = f" + {args.ambient:,} ambient lines" if args.ambient else ""
+    print(f"EffortIndex benchmark: {args.efforts:,} efforts × {args.messages} messages{ambient}, seed {args.seed}")
     print(f"(machine: {os.cpu_count()} CPUs, load average at the end {load})")
     print("-" * (width + 22))
     for label, value in rows:

@@ -13,6 +13,7 @@ import pytest
 
 from ccm_tui.core.search import EffortIndex, SearchHit, SearchIndexError, query_terms
 from ccm_tui.core.search import database as search_database
+from ccm_tui.core.search import query as search_query
 from ccm_tui.core.search import ranking as search_mod
 
 FILLER = [
@@ -103,7 +104,8 @@ def test_more_matched_terms_rank_higher(session: Session, index: EffortIndex) ->
     hits = ids(index.search("websocket reconnect"))
     assert hits.index("two-terms") < hits.index("one-term")
     assert hits.index("log-two") < hits.index("log-one")
-    assert hits.index("one-term") < hits.index("log-two")  # any summary match beats log-only matches
+    assert hits.index("one-term") < hits.index("log-one")  # a word in the summary beats the other word in a log
+    # (a log message holding both words, "log-two", may rank above a summary holding one of them)
 
 
 def test_stemming_matches_inflections(session: Session, index: EffortIndex) -> None:
@@ -258,7 +260,7 @@ def test_queries_without_words_return_nothing(index: EffortIndex, query: str) ->
 def test_query_terms() -> None:
     assert query_terms('Fix "auth"-bug* NEAR(x)') == ["fix", "auth", "bug", "near", "x"]
     assert query_terms("snake_case Café café") == ["snake", "case", "café"]
-    assert len(query_terms(" ".join(f"t{i}" for i in range(100)))) == search_mod.MAX_QUERY_TERMS
+    assert len(query_terms(" ".join(f"t{i}" for i in range(100)))) == search_query.MAX_QUERY_TERMS
 
 
 # --------------------------------------------------------------------------- incremental logs

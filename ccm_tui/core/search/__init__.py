@@ -1,9 +1,11 @@
 """Ranked, incremental, persistent full-text search over a session's efforts.
 
-Three concerns, one module each: the SQLite file and its recovery
-(:mod:`.database`), the incremental ingest of the manifest and the JSONL logs
-(:mod:`.ingest`), and the ranking (:mod:`.ranking`). The design and the
-measurements behind it are in ``docs/SEARCH.md``.
+The SQLite file and its recovery (:mod:`.database`), the incremental ingest of
+the manifest and the JSONL logs (:mod:`.ingest`), and the ranking: query
+processing (:mod:`.query`), the score of one effort (:mod:`.scoring`), reading
+postings and ordering (:mod:`.ranking`), snippets and passages
+(:mod:`.results`). The design and the measurements behind it are in
+``docs/SEARCH.md``.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from __future__ import annotations
 from .database import SearchIndexError
 from .ingest import IndexIngest
 from .ranking import IndexRanking, SearchHit, query_terms
+from .scoring import Weights
 
-__all__ = ["EffortIndex", "SearchHit", "SearchIndexError", "query_terms"]
+__all__ = ["EffortIndex", "SearchHit", "SearchIndexError", "Weights", "query_terms"]
 
 
 class EffortIndex(IndexIngest, IndexRanking):

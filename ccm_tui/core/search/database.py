@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, Self, TypeVar
 
 APPLICATION_ID = 0x43434D53  # "CCMS": marks the file as ours (PRAGMA application_id)
-SCHEMA_VERSION = 1  # PRAGMA user_version; a different value means "rebuild"
+SCHEMA_VERSION = 3  # PRAGMA user_version; a different value means "rebuild" (2: grams, 3: ambient blocks)
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _TOKENIZER_FALLBACK = "porter unicode61 remove_diacritics 1"  # SQLite < 3.27
@@ -39,11 +39,25 @@ CREATE TABLE efforts (
     log_size INTEGER,                       -- stat of the log at the last sync
     log_mtime_ns INTEGER,
     log_ino INTEGER,
-    indexed_lines INTEGER NOT NULL DEFAULT 0  -- lines 0..n-1 are in msg_fts
+    indexed_lines INTEGER NOT NULL DEFAULT 0, -- lines 0..n-1 are in msg_fts (a block: lines in it)
+    source TEXT NOT NULL DEFAULT 'effort',   -- 'effort', or 'ambient': a block of raw.jsonl (ambient.py)
+    first_line INTEGER NOT NULL DEFAULT 0,   -- a block's first line (0-based) in raw.jsonl
+    first_byte INTEGER                       -- ... and its byte offset
 );
 CREATE INDEX efforts_status ON efforts (status);
-CREATE VIRTUAL TABLE meta_fts USING fts5(effort_id, id_words, summary, name, tokenize='{tok}');
-CREATE VIRTUAL TABLE msg_fts USING fts5(content, role UNINDEXED, tokenize='{tok}');
+CREATE INDEX efforts_source ON efforts (source);
+CREATE TABLE ambient_log (                  -- raw.jsonl, as efforts.log_* for an effort's log
+    id INTEGER PRIMARY KEY CHECK (id = 0),
+    log_offset INTEGER NOT NULL,
+    log_lines INTEGER NOT NULL,
+    log_tail BLOB NOT NULL,
+    log_size INTEGER,
+    log_mtime_ns INTEGER,
+    log_ino INTEGER
+);
+-- grams: the unspaced-script runs (CJK, Thai, ...) of the other columns as character pairs (unspaced.py)
+CREATE VIRTUAL TABLE meta_fts USING fts5(effort_id, id_words, summary, name, grams, tokenize='{tok}');
+CREATE VIRTUAL TABLE msg_fts USING fts5(content, role UNINDEXED, grams, tokenize='{tok}');
 """
 
 _P = ParamSpec("_P")
@@ -219,7 +233,7 @@ class IndexDatabase:
         if app_id != APPLICATION_ID or version != SCHEMA_VERSION:
             raise _ForeignDatabase(f"application_id={app_id:#x} user_version={version}")
         try:
-            for table in ("efforts", "meta_fts", "msg_fts"):
+            for table in ("efforts", "ambient_log", "meta_fts", "msg_fts"):
                 conn.execute(f"SELECT rowid FROM {table} LIMIT 1").fetchall()
         except sqlite3.OperationalError as exc:
             if _is_corruption(exc):

@@ -10,19 +10,18 @@ indexed (unless it shrank, was replaced or rewritten: then from scratch).
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from .database import _LINE_BITS, _LINE_MASK, IndexDatabase, _recovering
+from .ambient import RAW_FILE, IndexAmbient
+from .database import _recovering
+from .records import LogState, clear_messages, insert_messages, normalise, parse_line
+from .unspaced import index_grams
 
-_TAIL_BYTES = 64  # bytes before the sync offset remembered to detect rewritten logs
-MAX_MESSAGE_CHARS = 64_000  # a giant tool dump is indexed by its head only
 SYNC_BATCH_LINES = 100_000  # sync_session commits after about this many new lines
 
 _ID_SEPARATORS_RE = re.compile(r"[-_./:\s]+")
@@ -34,48 +33,6 @@ def _id_words(effort_id: str) -> str:
     return _CAMEL_RE.sub(" ", _ID_SEPARATORS_RE.sub(" ", effort_id)).strip()
 
 
-def _normalise(text: str) -> str:
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
-
-
-def _message_text(message: Any) -> str | None:
-    """The searchable text of one log record, or None when it has none."""
-    if not isinstance(message, dict):
-        return None
-    content = message.get("content")
-    if isinstance(content, list):  # multi-part content: keep the text parts
-        parts = [p if isinstance(p, str) else p.get("text") for p in content if isinstance(p, (str, dict))]
-        content = "\n".join(p for p in parts if isinstance(p, str))
-    if not isinstance(content, str) or not content.strip():
-        return None
-    text = content[:MAX_MESSAGE_CHARS]
-    # a lone surrogate (a JSON escape like "\\ud83d" in a hand-edited log) cannot be stored as UTF-8
-    return _normalise(text.encode("utf-8", "replace").decode("utf-8") if not text.isascii() else text)
-
-
-@dataclass
-class _LogState:
-    """What the index remembers about one effort's log file."""
-
-    offset: int = 0
-    lines: int = 0
-    tail: bytes = b""
-    size: int | None = None
-    mtime_ns: int | None = None
-    ino: int | None = None
-    indexed_lines: int = 0
-
-    def unchanged(self, st: os.stat_result) -> bool:
-        """True when the file has the size, mtime and inode seen at the last sync."""
-        return (self.size, self.mtime_ns, self.ino) == (st.st_size, st.st_mtime_ns, st.st_ino)
-
-    def replaced(self, st: os.stat_result) -> bool:
-        """True when the file is not the one indexed so far (new inode or shrunk)."""
-        if self.offset == 0 and self.indexed_lines == 0:
-            return False
-        return (self.ino is not None and self.ino != st.st_ino) or st.st_size < self.offset
-
-
 @dataclass
 class _EffortRow:
     num: int
@@ -83,7 +40,7 @@ class _EffortRow:
     status: str
     summary: str | None
     name: str | None
-    log: _LogState
+    log: LogState
 
 
 _ROW_COLUMNS = (
@@ -93,7 +50,7 @@ _ROW_COLUMNS = (
 
 
 def _row_from_tuple(t: Sequence[Any]) -> _EffortRow:
-    log = _LogState(t[5], t[6], bytes(t[7]), t[8], t[9], t[10], t[11])
+    log = LogState(t[5], t[6], bytes(t[7]), t[8], t[9], t[10], t[11])
     return _EffortRow(t[0], t[1], t[2], t[3], t[4], log)
 
 
@@ -110,13 +67,14 @@ def _effort_entry(entry: Any) -> tuple[str, str, str | None, str | None]:
     return entry.id, entry.status, entry.summary, getattr(entry, "name", None)
 
 
-class IndexIngest(IndexDatabase):
-    """Writes to the index: effort rows, meta documents and log messages."""
+class IndexIngest(IndexAmbient):
+    """Writes to the index: effort rows, meta documents and log messages (and the ambient log, see
+    :class:`.ambient.IndexAmbient`)."""
 
     # ------------------------------------------------------------------ effort rows
 
     def _row(self, effort_id: str) -> _EffortRow | None:
-        sql = f"SELECT {_ROW_COLUMNS} FROM efforts WHERE effort_id = ?"
+        sql = f"SELECT {_ROW_COLUMNS} FROM efforts WHERE effort_id = ? AND source = 'effort'"
         found = self._db.execute(sql, (effort_id,)).fetchone()
         return _row_from_tuple(found) if found else None
 
@@ -138,7 +96,7 @@ class IndexIngest(IndexDatabase):
                 (effort_id, status, summary, name),
             ).lastrowid
             assert num is not None
-            row = _EffortRow(num, effort_id, status, summary, name, _LogState())
+            row = _EffortRow(num, effort_id, status, summary, name, LogState())
         elif (row.status, row.summary, row.name) == (status, summary, name):
             return row
         else:
@@ -150,40 +108,32 @@ class IndexIngest(IndexDatabase):
             row.status, row.summary, row.name = status, summary, name
             if not text_changed:  # the status lives in `efforts` only
                 return row
+        summary_text, name_text = normalise(summary or ""), normalise(name or "")
         db.execute(
-            "INSERT OR REPLACE INTO meta_fts (rowid, effort_id, id_words, summary, name) VALUES (?, ?, ?, ?, ?)",
-            (row.num, effort_id, _id_words(effort_id), _normalise(summary or ""), _normalise(name or "")),
+            "INSERT OR REPLACE INTO meta_fts (rowid, effort_id, id_words, summary, name, grams)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                row.num,
+                effort_id,
+                _id_words(effort_id),
+                summary_text,
+                name_text,
+                index_grams(f"{summary_text}\n{name_text}"),
+            ),
         )
         return row
 
     def _delete_effort(self, row: _EffortRow) -> None:
-        self._clear_messages(row.num)
+        clear_messages(self._db, row.num)
         self._db.execute("DELETE FROM meta_fts WHERE rowid = ?", (row.num,))
         self._db.execute("DELETE FROM efforts WHERE num = ?", (row.num,))
 
-    def _clear_messages(self, num: int) -> None:
-        lo = num << _LINE_BITS
-        self._db.execute("DELETE FROM msg_fts WHERE rowid BETWEEN ? AND ?", (lo, lo | _LINE_MASK))
-
-    def _save_log_state(self, num: int, log: _LogState) -> None:
+    def _save_log_state(self, num: int, log: LogState) -> None:
         self._db.execute(
             "UPDATE efforts SET log_offset = ?, log_lines = ?, log_tail = ?, log_size = ?, log_mtime_ns = ?,"
             " log_ino = ?, indexed_lines = ? WHERE num = ?",
             (log.offset, log.lines, log.tail, log.size, log.mtime_ns, log.ino, log.indexed_lines, num),
         )
-
-    def _insert_messages(self, num: int, numbered: Iterable[tuple[int, Any]]) -> int:
-        """Index (line, record) pairs; returns how many rows were written."""
-        rows = []
-        base = num << _LINE_BITS
-        for line, message in numbered:
-            text = _message_text(message)
-            if text is not None and 0 <= line <= _LINE_MASK:
-                role = message.get("role")
-                rows.append((base | line, text, role if isinstance(role, str) else None))
-        if rows:
-            self._db.executemany("INSERT OR REPLACE INTO msg_fts (rowid, content, role) VALUES (?, ?, ?)", rows)
-        return len(rows)
 
     # ------------------------------------------------------------------ public: updates
 
@@ -220,7 +170,7 @@ class IndexIngest(IndexDatabase):
     def _add_messages(self, effort_id: str, batch: list[dict[str, Any]], start_line: int) -> int:
         with self._write_txn():
             row = self._ensure_row(effort_id)
-            added = self._insert_messages(row.num, enumerate(batch, start_line))
+            added = insert_messages(self._db, row.num, enumerate(batch, start_line))
             if start_line <= row.log.indexed_lines < start_line + len(batch):
                 self._db.execute(
                     "UPDATE efforts SET indexed_lines = ? WHERE num = ?", (start_line + len(batch), row.num)
@@ -245,7 +195,8 @@ class IndexIngest(IndexDatabase):
         item is the name; ``Effort`` objects work too). Efforts missing from it
         are removed; changed status/summary/name are updated; logs whose
         (size, mtime_ns, inode) are unchanged are skipped without being opened.
-        Returns the number of log lines added.
+        The ambient log (``raw.jsonl``) is synced too. Returns the number of
+        log lines added.
         """
         wanted = {}
         for entry in efforts:
@@ -268,6 +219,7 @@ class IndexIngest(IndexDatabase):
                 if pending >= SYNC_BATCH_LINES:  # bound the WAL and memory of a big (re)build
                     self._commit_point()
                     pending = 0
+            added += self._sync_ambient(os.path.join(os.fspath(session_dir), RAW_FILE))
             unchanged = self._state_version() == version
         self._sync_cache = (version, stored) if unchanged else None
         if added >= SYNC_BATCH_LINES:  # a big (re)build: give the WAL's disk space back
@@ -282,6 +234,7 @@ class IndexIngest(IndexDatabase):
             t[0]: t[1:]
             for t in self._db.execute(
                 "SELECT effort_id, status, summary, name, log_size, log_mtime_ns, log_ino FROM efforts"
+                " WHERE source = 'effort'"
             )
         }
 
@@ -313,10 +266,6 @@ class IndexIngest(IndexDatabase):
 
     # ------------------------------------------------------------------ log syncing
 
-    def _open_log(self, path: str | Path) -> IO[bytes]:
-        """Open a log for reading (a seam for tests counting opened files)."""
-        return open(path, "rb")
-
     def _sync_log(self, row: _EffortRow, path: str | Path) -> int:
         """Index what was appended to ``path`` since ``row.log``; update the stored state.
 
@@ -347,11 +296,11 @@ class IndexIngest(IndexDatabase):
 
     def _reset_log(self, row: _EffortRow) -> None:
         """Forget everything indexed from the effort's log."""
-        self._clear_messages(row.num)
-        row.log = _LogState()
+        clear_messages(self._db, row.num)
+        row.log = LogState()
 
     @staticmethod
-    def _read_after(fh: IO[bytes], log: _LogState) -> bytes | None:
+    def _read_after(fh: IO[bytes], log: LogState) -> bytes | None:
         """Bytes after ``log.offset``, or None if the remembered tail no longer matches."""
         start = log.offset - len(log.tail)
         fh.seek(start)
@@ -369,18 +318,8 @@ class IndexIngest(IndexDatabase):
         lines = complete.split(b"\n")[:-1]
         first = row.log.lines
         skip = max(0, row.log.indexed_lines - first)  # already indexed by add_messages
-        records = ((first + i, self._parse_line(raw)) for i, raw in enumerate(lines) if i >= skip)
-        added = self._insert_messages(row.num, records)
-        log = row.log
-        log.tail = complete[-_TAIL_BYTES:] if end >= _TAIL_BYTES else (log.tail + complete)[-_TAIL_BYTES:]
-        log.offset += len(complete)
-        log.lines += len(lines)
-        log.indexed_lines = max(log.indexed_lines, log.lines)
+        records = ((first + i, parse_line(raw)) for i, raw in enumerate(lines) if i >= skip)
+        added = insert_messages(self._db, row.num, records)
+        row.log.advance(complete, len(lines))
+        row.log.indexed_lines = max(row.log.indexed_lines, row.log.lines)
         return added
-
-    @staticmethod
-    def _parse_line(raw: bytes) -> Any:
-        try:
-            return json.loads(raw.decode("utf-8", errors="replace"))
-        except ValueError:
-            return None

@@ -1,0 +1,229 @@
+"""What a search result carries: :class:`SearchHit`, its snippet, and its best passage with line numbers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import unspaced
+from .ambient import AMBIENT
+from .database import _LINE_BITS, _LINE_MASK, IndexDatabase
+from .query import or_expression, phrase
+from .scoring import Candidate, Plan
+
+SNIPPET_CHARS = 160
+SNIPPET_TOKENS = 26
+PASSAGE_MESSAGES = 3  # consecutive log lines in a result's passage
+PASSAGE_CHARS = 480  # ... at most about this many characters (~120 tokens) together
+PASSAGE_SCAN_ROWS = 2_000  # matching lines of one effort looked at per term to place the passage
+_MARK_OPEN, _MARK_CLOSE = "\x02", "\x03"
+
+#: (effort_id, status, summary, indexed lines, source, first line) of one document, as the ranking reads them
+EffortInfo = tuple[str, str, str | None, int, str, int]
+#: the query's terms in each line of a document (line -> term indices), and its passage coverage
+Window = tuple[dict[int, set[int]], float]
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One effort, or one stretch of ambient chat, found by :meth:`EffortIndex.search`.
+
+    ``snippet`` is about 160 characters of the best-matching text — the summary
+    when it contains a query term, else the best message — with matched terms
+    wrapped in ``**``. ``passage`` is the best run of up to three consecutive log
+    messages (``role: text`` lines, matches wrapped in ``**``, about 120 tokens
+    at most) and ``lines`` their first and last 1-based line numbers in the
+    effort's raw log; both are None when only the id/summary/name matched.
+
+    ``source`` is ``"effort"``, or ``"ambient"`` for exchanges of the ambient log
+    (``raw.jsonl``): then ``id`` and ``status`` are ``"ambient"``, ``summary`` is
+    None and ``lines`` are line numbers in ``raw.jsonl``.
+    """
+
+    id: str
+    status: str
+    summary: str | None
+    score: float
+    snippet: str
+    passage: str | None = None
+    lines: tuple[int, int] | None = None
+    source: str = "effort"
+
+
+_MARKDOWN_MARKS_RE = re.compile(r"\*\*|__|`+|^#{1,6}\s+|(?<=\s)#{1,6}\s+")
+
+
+def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False) -> str:
+    """Collapse whitespace, trim around the first match, turn markers into ``**``.
+
+    ``plain`` first drops the text's own Markdown markers (``**``, ``__``, backticks,
+    heading hashes), so that every ``**`` left marks a match."""
+    text = " ".join((_MARKDOWN_MARKS_RE.sub("", raw, count=0) if plain else raw).split())
+    if len(text) > width:
+        first = text.find(_MARK_OPEN)
+        start = max(0, first - width // 4) if first >= 0 else 0
+        end = start + width
+        opened, closed = text.rfind(_MARK_OPEN, 0, end), text.rfind(_MARK_CLOSE, 0, end)
+        if opened > closed:  # never cut a marked term in half
+            end = text.find(_MARK_CLOSE, opened) + 1
+        head = "…" if start > 0 and not text[start:].startswith("…") else ""
+        tail = "…" if end < len(text) and not text[:end].endswith("…") else ""
+        text = head + text[start:end].strip() + tail
+    return text.replace(_MARK_OPEN, "**").replace(_MARK_CLOSE, "**")
+
+
+def best_window(
+    weight: Sequence[float], line_terms: dict[int, set[int]], floor: int = 0, end: int = 0, *, per_line: bool = False
+) -> tuple[int, float]:
+    """(first line, weight) of the PASSAGE_MESSAGES consecutive lines of the document (lines
+    ``floor`` to ``end - 1``; ``end`` 0: unknown) holding the most query ``weight``: each term
+    counted once in the run, or (``per_line``) once in every line holding it. On a tie, the run
+    that starts with a match (the match, then what follows it), else the earliest. (floor, 0.0)
+    for no match."""
+    span = PASSAGE_MESSAGES - 1
+    starts = {max(floor, line - k) for line in line_terms for k in range(span + 1)}
+    if end > floor:  # no run starts after the last start that still fits
+        top = max(floor, end - 1 - span)
+        starts = {min(start, top) for start in starts}
+    get = line_terms.get
+    if per_line:
+        sums = {line: sum(weight[i] for i in terms) for line, terms in line_terms.items()}
+    best, best_total, best_at_match = floor, 0.0, False
+    for start in sorted(starts):
+        if per_line:
+            total = sum(sums.get(line, 0.0) for line in range(start, start + span + 1))
+        else:
+            held: set[int] = set()
+            for line in range(start, start + span + 1):
+                held.update(get(line, ()))
+            total = sum(weight[i] for i in held)
+        if total > best_total or (total == best_total and not best_at_match and start in line_terms and total > 0):
+            best, best_total, best_at_match = start, total, start in line_terms
+    return best, best_total
+
+
+def place_passage(plan: Plan, line_terms: dict[int, set[int]], floor: int = 0, end: int = 0) -> int:
+    """First line of the passage to show: the PASSAGE_MESSAGES consecutive lines holding the most
+    query weight, every line counting its own terms, a term weighing its rarity among log lines —
+    which tells the lines of one effort apart, where a word found in every effort may still sit in
+    few of its lines. (Measured on real transcripts, benchmarks/bench_planted.py: this finds the
+    answering line more often than placing by the ranking's own coverage, or damping long lines.)"""
+    return best_window(plan.line_weight, line_terms, floor, end, per_line=True)[0]
+
+
+class IndexResults(IndexDatabase):
+    """Builds the results of a search: snippets and passages read from the index."""
+
+    def _hit(
+        self,
+        plan: Plan,
+        candidate: Candidate,
+        score: float,
+        info: EffortInfo,
+        window: Window | None = None,
+    ) -> SearchHit:
+        effort_id, status, summary, _, source, _ = info
+        snippet = self._snippet(plan, candidate, summary) or effort_id
+        passage, lines = self._passage(plan, candidate, window)
+        if source == AMBIENT:
+            return SearchHit(AMBIENT, AMBIENT, None, score, snippet, passage, lines, source=AMBIENT)
+        return SearchHit(effort_id, status, summary, score, snippet, passage, lines)
+
+    def _window(self, plan: Plan, candidate: Candidate) -> Window:
+        """The query's terms in each line of the effort, and the passage coverage the ranking adds:
+        the best run's query weight over efforts, each term once, as the rest of the score counts.
+        (Where the passage shown goes is decided for the returned hits only: place_passage.)"""
+        line_terms = self._line_terms(plan, candidate)
+        return line_terms, best_window(plan.weight, line_terms, *candidate.extent)[1]
+
+    def _line_terms(self, plan: Plan, candidate: Candidate) -> dict[int, set[int]]:
+        """0-based log line -> indices of the terms it holds, for the terms in the effort's log."""
+        lo = candidate.num << _LINE_BITS
+        found: dict[int, set[int]] = {}
+        for i in candidate.message_counts:
+            for (rowid,) in self._db.execute(
+                "SELECT rowid FROM msg_fts WHERE msg_fts MATCH ? AND rowid BETWEEN ? AND ? LIMIT ?",
+                (phrase(plan.terms[i]), lo, lo | _LINE_MASK, PASSAGE_SCAN_ROWS),
+            ):
+                found.setdefault(rowid & _LINE_MASK, set()).add(i)
+        return found
+
+    def _passage(
+        self, plan: Plan, candidate: Candidate, window: Window | None
+    ) -> tuple[str | None, tuple[int, int] | None]:
+        """The PASSAGE_MESSAGES consecutive log lines of place_passage, marked and capped at
+        PASSAGE_CHARS, with their 1-based line numbers; (None, None) when the log holds no match."""
+        if not candidate.message_counts:
+            return None, None
+        line_terms, coverage = window if window is not None else self._window(plan, candidate)
+        if coverage <= 0:
+            return None, None
+        first = place_passage(plan, line_terms, *candidate.extent)
+        lo = candidate.num << _LINE_BITS
+        span = PASSAGE_MESSAGES - 1
+        rows = self._db.execute(
+            "SELECT rowid, role, content FROM msg_fts WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+            (lo | first, lo | (first + span)),
+        ).fetchall()
+        marked = dict(
+            self._db.execute(
+                "SELECT rowid, highlight(msg_fts, 0, ?, ?) FROM msg_fts WHERE msg_fts MATCH ?"
+                " AND rowid BETWEEN ? AND ?",
+                (_MARK_OPEN, _MARK_CLOSE, plan.telling_expression, lo | first, lo | (first + span)),
+            ).fetchall()
+        )
+        if not rows:
+            return None, None
+        width = PASSAGE_CHARS // len(rows)
+        telling = [t for t in plan.telling if unspaced.is_unspaced(t)]  # FTS5 cannot mark these
+        parts = [
+            (f"{role}: " if role else "")
+            + format_snippet(unspaced.mark(marked.get(rowid, content), telling), width, plain=True)
+            for rowid, role, content in rows
+        ]
+        lines = (rows[0][0] & _LINE_MASK) + 1, (rows[-1][0] & _LINE_MASK) + 1
+        return "\n".join(parts), lines
+
+    def _snippet(self, plan: Plan, candidate: Candidate, summary: str | None) -> str:
+        """The marked summary if it contains a match, else the marked best message."""
+        args = (_MARK_OPEN, _MARK_CLOSE, "…", SNIPPET_TOKENS)
+        if candidate.meta_terms and summary:
+            found = self._db.execute(
+                "SELECT snippet(meta_fts, 2, ?, ?, ?, ?) FROM meta_fts WHERE meta_fts MATCH ? AND rowid = ?",
+                (*args, plan.expression, candidate.num),
+            ).fetchone()
+            if found and _MARK_OPEN in found[0]:
+                return format_snippet(found[0])
+            marked = unspaced.mark(summary, [plan.terms[i] for i in candidate.meta_terms])
+            if _MARK_OPEN in marked:
+                return format_snippet(marked)
+        if candidate.message_counts:
+            found = self._best_message_snippet(plan, candidate, args)
+            if found:
+                return format_snippet(found)
+        return format_snippet(summary or "")
+
+    def _best_message_snippet(self, plan: Plan, candidate: Candidate, args: tuple[Any, ...]) -> str | None:
+        """Snippet of the effort's best message by FTS5 bm25 over its selective
+        (complete-postings) terms; the newest matching message if it has none."""
+        present = sorted(candidate.message_counts)
+        selective = [plan.terms[i] for i in present if plan.messages[i].complete]
+        lo = candidate.num << _LINE_BITS
+        order = "rank" if selective else "rowid DESC"
+        chosen = selective or [plan.terms[i] for i in present]
+        unspaced_terms = [t for t in chosen if unspaced.is_unspaced(t)]
+        if unspaced_terms:  # FTS5 cannot mark these: the whole message, marked here, trimmed later
+            found = self._db.execute(
+                f"SELECT highlight(msg_fts, 0, ?, ?) FROM msg_fts WHERE msg_fts MATCH ?"
+                f" AND rowid BETWEEN ? AND ? ORDER BY {order} LIMIT 1",
+                (*args[:2], or_expression(chosen), lo, lo | _LINE_MASK),
+            ).fetchone()
+            return unspaced.mark(found[0], unspaced_terms) if found else None
+        found = self._db.execute(
+            f"SELECT snippet(msg_fts, 0, ?, ?, ?, ?) FROM msg_fts WHERE msg_fts MATCH ?"
+            f" AND rowid BETWEEN ? AND ? ORDER BY {order} LIMIT 1",
+            (*args, or_expression(chosen), lo, lo | _LINE_MASK),
+        ).fetchone()
+        return found[0] if found else None
