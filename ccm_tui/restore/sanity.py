@@ -29,6 +29,7 @@ a warning means: look at this file.
 from __future__ import annotations
 
 import re
+
 from ccm_tui.restore.turns import ParsedTranscript
 
 _MIN_MARKERS = 8  # below this, a file is too short for counts to say anything
