@@ -38,7 +38,8 @@ _TAIL_SHARE = 0.6
 _TAIL_MIN_CHARS = 20_000
 _TAIL_MIN_MARKERS = 3
 
-_NEXT = r"(?:[ \t]*\n)*(?P<next>[^\n]*)"  # the first non-blank line after a marker
+# The first non-blank line after a marker, past a timestamp line under it.
+_NEXT = r"(?:[ \t]*\n)*(?:[*_ \t]*(?:\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2})[^\n]{0,40}\n(?:[ \t]*\n)*)?(?P<next>[^\n]*)"
 _TOOLISH = re.compile(
     r"^\s*(?:<details|<tool_result|<function_results|\*\*Tool|Tool (?:result|output)|>\s*\*\*Tool|"
     r"\[[^\n]*\] Result:|```)",
