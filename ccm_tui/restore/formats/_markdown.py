@@ -100,6 +100,7 @@ class _Blocks:
 def message_starts(lines: list[str], is_heading: Callable[[int], bool]) -> list[int]:
     """Indexes of the role headings that start a message (see the module docstring)."""
     candidates = [index for index in range(len(lines)) if is_heading(index)]
+    budget = [_LOOKAHEAD_BUDGET + 2 * len(lines)]  # look-ahead lines left: bounded work on any input
     starts: list[int] = []
     blocks = _Blocks()
     position = 0
@@ -109,7 +110,7 @@ def message_starts(lines: list[str], is_heading: Callable[[int], bool]) -> list[
                 blocks.read(lines[index])
             position = candidate
             inside = not _after_blank(lines, candidate) or _closed_later(
-                lines, blocks, candidate, candidates[next_position + 1 :]
+                lines, blocks, candidate, candidates[next_position + 1 : next_position + 2], budget
             )
             if blocks.open and inside:
                 continue
@@ -124,7 +125,7 @@ def _after_blank(lines: list[str], index: int) -> bool:
     return not previous or previous in ("---", "***", "___")
 
 
-def _closed_later(lines: list[str], blocks: _Blocks, start: int, later: list[int]) -> bool:
+def _closed_later(lines: list[str], blocks: _Blocks, start: int, later: list[int], budget: list[int]) -> bool:
     """Is the block open at heading ``start`` closed before the next heading that could end it?
 
     A ``<details>`` block may hold headings (a tool output quoting a whole
@@ -135,6 +136,9 @@ def _closed_later(lines: list[str], blocks: _Blocks, start: int, later: list[int
     probe = _Blocks()
     probe.fence, probe.details = blocks.fence, blocks.details
     for index in range(start, min(limit, start + _LOOKAHEAD)):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False  # out of look-ahead: an open block no longer hides headings
         probe.read(lines[index])
         if not probe.open:
             return True
@@ -142,6 +146,7 @@ def _closed_later(lines: list[str], blocks: _Blocks, start: int, later: list[int
 
 
 _LOOKAHEAD = 20_000
+_LOOKAHEAD_BUDGET = 200_000
 
 
 def split_tool_output(text: str) -> tuple[str, str]:
