@@ -18,14 +18,18 @@ from ccm_tui.restore.formats import (
     chatgpt,
     claude_code,
     claude_code_terminal,
+    cline,
     codex,
     gemini_cli,
+    gemini_share,
     markdown_chat,
     opencode,
     opencode_export,
+    opencode_json,
     opencode_storage,
     specstory,
 )
+from ccm_tui.restore.sanity import check_parse
 from ccm_tui.restore.turns import ParsedTranscript, TranscriptError, UnknownTranscriptFormat
 
 
@@ -44,11 +48,14 @@ _FORMAT_MODULES: tuple[TranscriptFormat, ...] = (
     chatgpt,
     claude_code,
     claude_code_terminal,
+    cline,
     codex,
     gemini_cli,
+    gemini_share,
     markdown_chat,
     opencode,
     opencode_export,
+    opencode_json,
     opencode_storage,
     specstory,
 )
@@ -106,6 +113,7 @@ def parse_transcript(path: Path | str, fmt: str = "auto", max_turns: int | None 
         )
     parsed.skipped[:0] = notes
     parsed.sha256 = hashlib.sha256(data).hexdigest()
+    parsed.warnings = check_parse(text, name, parsed)
     if max_turns is not None:
         parsed.turns = parsed.turns[:max_turns]
     return parsed

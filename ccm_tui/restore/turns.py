@@ -60,11 +60,13 @@ class ParsedTranscript:
     cwd: str | None = None
     title: str | None = None
     sha256: str | None = None  # of the very bytes parsed: what makes importing them idempotent
+    # One-line notes that the parse looks wrong (``restore.sanity``): shown to the user, never fatal.
+    warnings: list[str] = field(default_factory=list)
 
 
 def to_parse_only_json(parsed: ParsedTranscript) -> dict[str, Any]:
     """Render a parsed transcript as the JSON document of ``--parse-only``."""
-    return {
+    document: dict[str, Any] = {
         "format": parsed.format,
         "turns": [
             {
@@ -78,3 +80,6 @@ def to_parse_only_json(parsed: ParsedTranscript) -> dict[str, Any]:
         "cwd": parsed.cwd,
         "title": parsed.title,
     }
+    if parsed.warnings:
+        document["warnings"] = list(parsed.warnings)
+    return document

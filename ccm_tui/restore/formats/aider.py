@@ -55,11 +55,14 @@ _APPLIED = re.compile(r"^Applied edit to (?P<path>.+)$")
 _ADDED = re.compile(r"^Added (?P<path>.+?) to the chat(?: \(read-only\))?\.?$")
 _ALLOW_CREATION = re.compile(r"^Allow creation of new file (?P<path>.+?)\?(?P<answer>.*)$")
 _CONFIRM_CREATE = re.compile(r"^Create new file\?(?P<answer>.*)$")
-_CONFIRM_ADD = re.compile(r"^Add (?:file|these files) to the chat\?(?P<answer>.*)$")
+_CONFIRM_ADD = re.compile(
+    r"^Add (?:file|these files) to the chat\?(?P<answer>.*)$"
+)  # "Add URL to the chat?" adds no file
 _ERROR = re.compile(
     r"(?i)\b(?:\w*error|exception|rate.?limit|quota|exceeded|unavailable|timed? ?out|"
     r"overloaded|connection (?:refused|reset)|retrying)\b"
 )
+_CONFIRMATION_REPLY = re.compile(r"^\s*(?:y|n|yes|no|a|all|s|d)\s*$", re.IGNORECASE)
 _ECHO_PREFIX = 200
 _MIN_ECHO = 20
 _MIN_REPEAT = 10
@@ -105,13 +108,13 @@ def sniff(head: str, path: Path) -> float:
 def parse(text: str) -> ParsedTranscript:
     """Parse an aider chat history into turn rounds."""
     lines = split_lines(text)
-    is_input = _input_lines(lines)
+    is_input, strict = _input_lines(lines)
     state = _State()
     previous_kind = "start"
     index = 0
     while index < len(lines):
         line = lines[index]
-        if is_input[index] and previous_kind != "prose":
+        if is_input[index] and (previous_kind != "prose" or (strict[index] and _cut_short(state.prose))):
             _flush_prose(state)
             index = _handle_input_run(state, lines, is_input, index)
             previous_kind = "input"
@@ -136,9 +139,16 @@ def parse(text: str) -> ParsedTranscript:
     return state.builder.result(NAME)
 
 
-def _input_lines(lines: list[str]) -> list[bool]:
-    """Per line: can it be user input? In a new-style session input ends with two spaces."""
+def _input_lines(lines: list[str]) -> tuple[list[bool], list[bool]]:
+    """Per line: can it be user input, and is that certain?
+
+    In a new-style session input ends with two spaces; such a line is certain
+    input, and may follow assistant prose directly when that answer was cut
+    short by ^C inside a code block (an assistant heading can end with two
+    spaces too, but never sits inside an open code block).
+    """
     flags: list[bool] = []
+    strict: list[bool] = []
     session_start = 0
     for index in range(len(lines) + 1):
         if index == len(lines) or (index > session_start and _SESSION.match(lines[index])):
@@ -146,8 +156,15 @@ def _input_lines(lines: list[str]) -> list[bool]:
             inputs = [line for line in session if _INPUT.match(line)]
             new_style = sum(1 for line in inputs if line.endswith("  ")) * 2 > len(inputs)
             flags.extend(bool(_INPUT.match(line)) and (not new_style or line.endswith("  ")) for line in session)
+            strict.extend(new_style and bool(_INPUT.match(line)) and line.endswith("  ") for line in session)
             session_start = index
-    return flags
+    return flags, strict
+
+
+def _cut_short(prose: list[tuple[int, str]]) -> bool:
+    """Was the answer so far interrupted (^C) inside a code block? Then a request may follow it directly."""
+    fences = sum(1 for _, line in prose if line.lstrip().startswith(("```", "~~~")))
+    return fences % 2 == 1
 
 
 def _is_info_tail(lines: list[str], index: int) -> bool:
@@ -230,6 +247,9 @@ def _handle_command(state: _State, segment: _Segment) -> None:
 
 def _handle_message(state: _State, segment: _Segment) -> None:
     builder = state.builder
+    if _CONFIRMATION_REPLY.match(segment.text):
+        builder.note(segment.line, f"answer {segment.text.strip()!r} to a confirmation, typed at the prompt")
+        return
     if _is_echo(segment.text, state.last_answer):
         builder.note(segment.line, "architect→editor echo of the previous answer")
     elif (

@@ -1,7 +1,9 @@
-"""Claude Code terminal transcripts: text copied from the Claude Code TUI.
+"""Claude Code terminal transcripts: text copied from the Claude Code TUI, or saved by its ``/export``.
 
-A user prompt is a line starting ``> `` at column 0; its continuation lines are
-indented two spaces. Agent output lines start with ``⏺`` (text and tool calls)
+A user prompt is a line starting ``> `` (older versions) or ``❯ `` (``/export``
+of Claude Code 2.x, whose header is the ``▐▛███▜▌`` logo beside ``Claude Code
+vX``) at column 0; its continuation lines are indented two spaces (the export
+pads them with trailing spaces, dropped here). Agent output lines start with ``⏺`` (text and tool calls)
 with results indented under ``⎿``. Tool calls name files: ``⏺ Update(path)``
 (edited), ``⏺ Write(path)`` (created), ``⏺ Read(path)`` (read); a call whose
 result says it was rejected or changed nothing is ignored.
@@ -21,12 +23,13 @@ from ccm_tui.restore.turns import ArtifactAction, ParsedTranscript
 
 NAME = "claude-code-terminal"
 
-_PROMPT = re.compile(r"^> (?P<text>.*)$")
+_PROMPT = re.compile(r"^[>❯] (?P<text>.*)$")
 _CONTINUATION = "  "
 _RESULT_MARK = "⎿"
 _SLASH_COMMAND = re.compile(r"^/[\w:-]+(?:\s|$)")
 _COMPACTION = "This session is being continued from a previous conversation"
 _WELCOME = "Welcome to Claude Code"
+_EXPORT_HEADER = re.compile(r"^\s*▐▛███▜▌\s+Claude Code\b|^╭─+ Claude Code v", re.MULTILINE)
 _CWD = re.compile(r"^\s*│\s*cwd:(?P<cwd>.*)$")
 _TOOL_CALL = re.compile(
     r"^(?:⏺|\s+⎿)\s+(?P<tool>Update|Edit|MultiEdit|NotebookEdit|Write|Create|Read)\((?P<args>.+)\)…?\s*$"
@@ -47,7 +50,7 @@ _ARG_NAME = re.compile(r"^[A-Za-z_]\w+:\s+")
 def sniff(head: str, path: Path) -> float:
     """Confidence that ``head`` is a Claude Code terminal copy."""
     text = strip_ansi(head)
-    if _WELCOME in text and "│" in text:
+    if (_WELCOME in text and "│" in text) or _EXPORT_HEADER.search(text[:2000]):
         return 0.9
     lines = split_lines(text)
     actions = sum(1 for line in lines if line.startswith("⏺ "))

@@ -22,14 +22,18 @@ import re
 from pathlib import Path
 
 from ccm_tui.restore.formats._common import TurnBuilder, split_lines
+from ccm_tui.restore.formats._markdown import closes, fence_opener, is_timestamp, message_starts, split_tool_output
 from ccm_tui.restore.turns import ArtifactAction, ParsedTranscript
 
 NAME = "markdown"
 
 _USER_NAMES = r"human|user|you|me|prompt|question"
 _AGENT_NAMES = r"assistant|ai|chatgpt|gpt-?[\w.]*|claude|gemini|bard|copilot|bot|model|response|answer"
+# "### Human", "## **User:**", "### Assistant (2025-06-01 10:32)", "## User — 10:32"
 _HEADING = re.compile(
-    rf"^#{{1,4}}\s+(?:\*\*)?(?P<role>{_USER_NAMES}|{_AGENT_NAMES})(?:\*\*)?\s*:?\s*(?:\*\*)?\s*$", re.IGNORECASE
+    rf"^#{{1,4}}\s+(?:\*\*)?(?P<role>{_USER_NAMES}|{_AGENT_NAMES})(?:\*\*)?\s*:?\s*(?:\*\*)?"
+    r"(?:\s*\([^()\n]*\d[^()\n]*\)|\s+[-–—·|]\s+[^\n]*\d[^\n]*)?\s*$",
+    re.IGNORECASE,
 )
 _LABEL = re.compile(
     rf"^\*\*(?P<role>{_USER_NAMES}|{_AGENT_NAMES})(?::\*\*|\*\*:)\s*(?P<rest>.*)$",
@@ -38,7 +42,7 @@ _LABEL = re.compile(
 _USER_ROLE = re.compile(rf"^(?:{_USER_NAMES})$", re.IGNORECASE)
 _HUMAN_TAGS = ("task", "feedback", "answer", "user_message")
 _HUMAN_TAG = re.compile(r"<(?P<tag>task|feedback|answer|user_message)>\s*(?P<text>.*?)\s*</(?P=tag)>", re.DOTALL)
-_TOOL_RESULT = re.compile(r"^\[[^\]\n]+\] Result:")
+_TOOL_RESULT = re.compile(r"^\[[^\n]*\] Result:")
 _ENVIRONMENT = re.compile(r"<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
 _FILE_TOOL = re.compile(
     r"<(?P<tool>read_file|write_to_file|apply_diff|replace_in_file|insert_content|search_and_replace)>"
@@ -73,24 +77,23 @@ def parse(text: str) -> ParsedTranscript:
     """Parse a Markdown chat export into turn rounds."""
     lines = split_lines(text)
     builder = TurnBuilder()
-    blocks: list[tuple[str, int, list[str]]] = []  # role, first line number, lines
-    title: str | None = None
     labels = _labels_in_use(lines)
-    for number, line, match in _role_lines(lines):
-        if match and match.group("role").lower() not in labels:
-            match = None  # "**Question:**" written inside an answer of a User/Assistant export
-        if match:
-            role = "user" if _USER_ROLE.match(match.group("role")) else "agent"
-            rest = match.groupdict().get("rest") or ""
-            blocks.append((role, number, [rest] if rest.strip() else []))
-        elif blocks:
-            blocks[-1][2].append(line)
-        elif title is None and line.startswith("# "):
-            title = line[2:].strip() or None
+    matches = [_role_match(line, labels) for line in lines]
+    starts = message_starts(lines, lambda index: matches[index] is not None)
+    title = next(
+        (line[2:].strip() for line in lines[: starts[0] if starts else len(lines)] if line.startswith("# ")), None
+    )
+    blocks: list[tuple[str, int, list[str]]] = []  # role, first line number, lines
+    for position, start in enumerate(starts):
+        match = matches[start]
+        assert match is not None
+        end = starts[position + 1] if position + 1 < len(starts) else len(lines)
+        role = "user" if _USER_ROLE.match(match.group("role")) else "agent"
+        rest = match.groupdict().get("rest") or ""
+        blocks.append((role, start + 1, ([rest] if rest.strip() else []) + lines[start + 1 : end]))
     cline = any(role == "user" and _HUMAN_TAG.search("\n".join(body)) for role, _, body in blocks)
     for role, start, body in blocks:
-        while body and (not body[-1].strip() or _SEPARATOR.match(body[-1])):
-            body.pop()
+        _trim(body)
         end = start + len(body)
         content = "\n".join(body).strip()
         if role == "agent":
@@ -99,24 +102,43 @@ def parse(text: str) -> ParsedTranscript:
         elif cline:
             _cline_user(builder, content, start, end)
         else:
-            builder.user(content, start, end)
-    return builder.result(NAME, title=title)
+            _plain_user(builder, content, start, end)
+    return builder.result(NAME, title=title or None)
+
+
+def _role_match(line: str, labels: set[str]) -> re.Match[str] | None:
+    match = _HEADING.match(line) or _LABEL.match(line)
+    return match if match and match.group("role").lower() in labels else None
+
+
+def _trim(body: list[str]) -> None:
+    """Drop the metadata line under a heading (a timestamp) and blank lines or separators at the end."""
+    first = next((index for index, line in enumerate(body) if line.strip()), None)
+    if first is not None and is_timestamp(body[first]):
+        del body[: first + 1]
+    while body and (not body[-1].strip() or _SEPARATOR.match(body[-1])):
+        body.pop()
+
+
+def _plain_user(builder: TurnBuilder, content: str, start: int, end: int) -> None:
+    """A user message: tool output written under the user's heading joins the agent's response."""
+    words, tool = split_tool_output(content)
+    if tool:
+        builder.agent_continue(tool, start)
+    if words:
+        builder.user(words, start, end)
 
 
 def _role_lines(lines: list[str]):
     """Each line with its role heading or label match; lines inside fenced code never match."""
-    fence = ""
+    fence: tuple[str, int] | None = None
     for number, line in enumerate(lines, start=1):
-        stripped = line.lstrip()
-        if fence:
-            if stripped.startswith(fence):
-                fence = ""
+        if fence is not None:
+            fence = None if closes(line, fence) else fence
             yield number, line, None
-        elif stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
-            yield number, line, None
-        else:
-            yield number, line, _HEADING.match(line) or _LABEL.match(line)
+            continue
+        fence = fence_opener(line)
+        yield number, line, None if fence else (_HEADING.match(line) or _LABEL.match(line))
 
 
 def _labels_in_use(lines: list[str]) -> set[str]:

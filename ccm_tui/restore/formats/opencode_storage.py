@@ -64,7 +64,7 @@ def parse_path(path: Path, text: str) -> ParsedTranscript:
             builder.note(number, "a message whose id is not a plain name (skipped)")
             continue
         try:
-            _add_message(builder, message, _load_dir(storage / "part" / str(message["id"]), builder, "part"), number)
+            add_message(builder, message, _load_dir(storage / "part" / str(message["id"]), builder, "part"), number)
         except (TypeError, AttributeError, ValueError, KeyError, IndexError):
             builder.note(number, f"message {message.get('id')} of an unexpected shape")
     title = session.get("title") if isinstance(session.get("title"), str) else None
@@ -95,7 +95,8 @@ def _created(record: dict[str, Any]) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
-def _add_message(builder: TurnBuilder, message: dict[str, Any], parts: list[dict[str, Any]], number: int) -> None:
+def add_message(builder: TurnBuilder, message: dict[str, Any], parts: list[dict[str, Any]], number: int) -> None:
+    """Add one opencode message (its ``info`` record and its parts) to ``builder``."""
     parts.sort(key=lambda p: (_created(p), str(p.get("id"))))
     role = message.get("role")
     if role == "user":

@@ -1,0 +1,223 @@
+"""Markdown helpers shared by the chat-export parsers: fences, message bounds, tool output, timestamps.
+
+* Fences follow CommonMark: an opening fence is three or more backticks or
+  tildes (indented at most three spaces); it is closed by a line of the same
+  character, at least as long, with nothing after it.
+* :func:`message_starts` picks, among the lines that look like role headings,
+  those that really start a message: a heading inside a fenced block or a
+  ``<details>`` block of the message before does not, as long as that block is
+  closed (a block never closed does not swallow the rest of the file: the
+  heading ends the message). A fence opened inside a ``<details>`` block ends
+  with it.
+* :func:`split_tool_output` separates tool output written into a message
+  (``<details><summary>Tool output</summary>``, a ``**Tool result**`` label and
+  what follows it, ``<tool_result>``…) from the words around it.
+* :func:`is_timestamp` tells a metadata line (``2025-06-01 10:32:07``,
+  ``*10:32 AM*``) from text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_DETAILS_OPEN = re.compile(r"<details\b", re.IGNORECASE)
+_DETAILS_CLOSE = re.compile(r"</details\s*>", re.IGNORECASE)
+_TOOL_SUMMARY = re.compile(
+    r"<summary>[^<\n]*\b(?:tool|output|result|function|command|observation)s?\b[^<\n]*</summary>", re.IGNORECASE
+)
+_TOOL_LABEL = re.compile(
+    r"^\s*(?:>\s*)?(?:\*\*|__)?\[?(?:tool|function|command)(?:[ _](?:result|output|response|use|call)s?)?\]?"
+    r"(?:\*\*|__)?\s*[:：]?\s*(?:\*\*|__)?(?:\s+`?[\w.:/-]+`?)?\s*$|"
+    r"^\s*(?:>\s*)?(?:\*\*|__)(?:tool|function)(?:[ _](?:result|output|response|use|call)s?)?\s*[:：]\s*(?:\*\*|__).*$",
+    re.IGNORECASE,
+)
+_TOOL_TAG = re.compile(
+    r"<(?P<tag>tool_result|tool_use_result|function_results|tool_output)\b[^>]*>.*?(?:</(?P=tag)>|\Z)", re.DOTALL
+)
+_DATE = r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
+_TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?\s*(?:[AaPp]\.?[Mm]\.?)?"
+_TIMESTAMP = re.compile(
+    rf"^[*_`>\s]*(?:(?:time(?:stamp)?|date|sent|at)\s*[:：]?\s*)?\(?(?:(?:{_DATE})(?:[T ,]+{_TIME})?|{_TIME})"
+    r"\s*(?:Z|UTC|GMT|[+-]\d{2}:?\d{2}|\([^)]*\)|[A-Z]{2,5})?\)?[*_`\s]*$",
+    re.IGNORECASE,
+)
+
+
+def is_timestamp(line: str) -> bool:
+    """Is ``line`` only a date and/or time (a message's metadata line)?"""
+    return bool(line.strip()) and _TIMESTAMP.match(line) is not None
+
+
+def fence_opener(line: str) -> tuple[str, int] | None:
+    """The fence character and length when ``line`` opens a fenced block."""
+    match = _FENCE.match(line)
+    if match is None:
+        return None
+    fence = match.group("fence")
+    if fence[0] == "`" and "`" in match.group("info"):
+        return None  # a backtick fence's info string has no backtick (CommonMark)
+    return fence[0], len(fence)
+
+
+def closes(line: str, fence: tuple[str, int]) -> bool:
+    """Does ``line`` close a block opened with ``fence``?"""
+    match = _FENCE.match(line)
+    if match is None or match.group("info").strip():
+        return False
+    run = match.group("fence")
+    return run[0] == fence[0] and len(run) >= fence[1]
+
+
+class _Blocks:
+    """Fence and ``<details>`` state while reading one message."""
+
+    def __init__(self) -> None:
+        self.fence: tuple[str, int] | None = None
+        self.details = 0
+
+    def read(self, line: str) -> None:
+        if self.fence is not None:
+            if closes(line, self.fence):
+                self.fence = None
+            elif self.details and _DETAILS_CLOSE.search(line):
+                self.fence = None  # a fence opened inside <details> ends with it
+                self.details = max(0, self.details - len(_DETAILS_CLOSE.findall(line)))
+            return
+        opener = fence_opener(line)
+        if opener is not None:
+            self.fence = opener
+            return
+        self.details += len(_DETAILS_OPEN.findall(line)) - len(_DETAILS_CLOSE.findall(line))
+        self.details = max(self.details, 0)
+
+    @property
+    def open(self) -> bool:
+        return self.fence is not None or self.details > 0
+
+
+def message_starts(lines: list[str], is_heading: Callable[[int], bool]) -> list[int]:
+    """Indexes of the role headings that start a message (see the module docstring)."""
+    candidates = [index for index in range(len(lines)) if is_heading(index)]
+    budget = [_LOOKAHEAD_BUDGET + 2 * len(lines)]  # look-ahead lines left: bounded work on any input
+    starts: list[int] = []
+    blocks = _Blocks()
+    position = 0
+    for next_position, candidate in enumerate(candidates):
+        if starts:
+            for index in range(position, candidate):
+                blocks.read(lines[index])
+            position = candidate
+            inside = not _after_blank(lines, candidate) or _closed_later(
+                lines, blocks, candidate, candidates[next_position + 1 : next_position + 2], budget
+            )
+            if blocks.open and inside:
+                continue
+        starts.append(candidate)
+        blocks = _Blocks()
+        position = candidate + 1
+    return starts
+
+
+def _after_blank(lines: list[str], index: int) -> bool:
+    previous = lines[index - 1].strip() if index else ""
+    return not previous or previous in ("---", "***", "___")
+
+
+def _closed_later(lines: list[str], blocks: _Blocks, start: int, later: list[int], budget: list[int]) -> bool:
+    """Is the block open at heading ``start`` closed before the next heading that could end it?
+
+    A ``<details>`` block may hold headings (a tool output quoting a whole
+    export), so for it the look-ahead runs to its ``</details>``; a fence must
+    close before the next heading.
+    """
+    limit = later[0] if later and blocks.details == 0 else len(lines)
+    probe = _Blocks()
+    probe.fence, probe.details = blocks.fence, blocks.details
+    for index in range(start, min(limit, start + _LOOKAHEAD)):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False  # out of look-ahead: an open block no longer hides headings
+        probe.read(lines[index])
+        if not probe.open:
+            return True
+    return False
+
+
+_LOOKAHEAD = 20_000
+_LOOKAHEAD_BUDGET = 200_000
+
+
+def split_tool_output(text: str) -> tuple[str, str]:
+    """``(words, tool output)`` of one message: tool output blocks taken out of the words."""
+    tool: list[str] = []
+
+    def take(match: re.Match[str]) -> str:
+        tool.append(match.group(0))
+        return ""
+
+    text = _TOOL_TAG.sub(take, text)
+    lines = text.split("\n")
+    kept: list[str] = []
+    index = 0
+    while index < len(lines):
+        end = _tool_block_end(lines, index)
+        if end > index:
+            tool.append("\n".join(lines[index:end]))
+            index = end
+        else:
+            kept.append(lines[index])
+            index += 1
+    return "\n".join(kept).strip(), "\n\n".join(piece.strip() for piece in tool if piece.strip())
+
+
+def _tool_block_end(lines: list[str], index: int) -> int:
+    """End of a tool-output block starting at ``index`` (``index`` itself when none starts there)."""
+    line = lines[index]
+    if _DETAILS_OPEN.search(line) and _TOOL_SUMMARY.search(_joined(lines, index, 3)):
+        return _details_end(lines, index)
+    if _TOOL_LABEL.match(line):
+        return _labelled_end(lines, index + 1)
+    return index
+
+
+def _joined(lines: list[str], index: int, count: int) -> str:
+    return "\n".join(lines[index : index + count])
+
+
+def _details_end(lines: list[str], start: int) -> int:
+    depth = 0
+    fence: tuple[str, int] | None = None
+    for index in range(start, len(lines)):
+        line = lines[index]
+        if fence is not None:
+            fence = None if closes(line, fence) else fence
+            if fence is not None and not _DETAILS_CLOSE.search(line):
+                continue
+        elif fence_opener(line) and index > start:
+            fence = fence_opener(line)
+            continue
+        depth += len(_DETAILS_OPEN.findall(line)) - len(_DETAILS_CLOSE.findall(line))
+        if depth <= 0 and index >= start:
+            return index + 1
+    return len(lines)
+
+
+def _labelled_end(lines: list[str], index: int) -> int:
+    """After a ``**Tool result**`` label: its fenced block or details block, else its paragraph."""
+    while index < len(lines) and not lines[index].strip():
+        index += 1
+    if index >= len(lines):
+        return index
+    opener = fence_opener(lines[index])
+    if opener is not None:
+        for end in range(index + 1, len(lines)):
+            if closes(lines[end], opener):
+                return end + 1
+        return len(lines)
+    if _DETAILS_OPEN.search(lines[index]):
+        return _details_end(lines, index)
+    while index < len(lines) and lines[index].strip():
+        index += 1
+    return index

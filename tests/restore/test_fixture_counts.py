@@ -1,0 +1,59 @@
+"""Every real transcript kept in the repository parses to its hand count (±10%) and raises no sanity warning.
+
+The same check as ``benchmarks/bench_parse.py``, so CI guards it; the shared
+corpus is checked too when it is beside the clone (no false alarms there either).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from ccm_tui.restore.parse import parse_transcript
+
+from ._paths import FIXTURES, corpus_dir
+
+TOLERANCE = 0.10
+
+
+def _rows(table: Path) -> list[tuple[Path, int]]:
+    with table.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    return [
+        (table.parent / row["file"], int(row.get("human_turns") or row.get("user_turns") or 0))
+        for row in rows
+        if row.get("file")
+    ]
+
+
+FIXTURE_ROWS = _rows(FIXTURES / "SOURCES.tsv")
+CORPUS = corpus_dir()
+CORPUS_FILES = sorted(path for path in CORPUS.glob("*/*") if path.is_file()) if CORPUS else []
+
+
+@pytest.mark.parametrize(("path", "hand"), FIXTURE_ROWS, ids=lambda value: getattr(value, "name", str(value)))
+def test_fixture_parses_within_ten_percent_of_its_hand_count(path: Path, hand: int) -> None:
+    parsed = parse_transcript(path)
+    assert abs(len(parsed.turns) - hand) <= TOLERANCE * hand, (parsed.format, len(parsed.turns), hand)
+
+
+def test_fixture_table_lists_real_transcripts_of_several_formats() -> None:
+    formats = set()
+    for path, _ in FIXTURE_ROWS:
+        assert path.is_file(), path
+        assert path.stat().st_size < 64 * 1024, f"{path.name} is over the fixture size limit"
+        formats.add(parse_transcript(path).format)
+    assert len(formats) >= 4
+
+
+@pytest.mark.parametrize("path", sorted(p for p in FIXTURES.iterdir() if p.name != "SOURCES.tsv"), ids=lambda p: p.name)
+def test_no_sanity_warning_on_a_fixture(path: Path) -> None:
+    assert parse_transcript(path).warnings == []
+
+
+@pytest.mark.skipif(CORPUS is None, reason="shared transcript corpus not available")
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
+def test_no_sanity_warning_on_the_corpus(path: Path) -> None:
+    assert parse_transcript(path).warnings == []
