@@ -48,7 +48,9 @@ def test_fixture_table_lists_real_transcripts_of_several_formats() -> None:
     assert len(formats) >= 4
 
 
-@pytest.mark.parametrize("path", sorted(p for p in FIXTURES.iterdir() if p.name != "SOURCES.tsv"), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted(p for p in FIXTURES.iterdir() if p.is_file() and p.name != "SOURCES.tsv"), ids=lambda p: p.name
+)
 def test_no_sanity_warning_on_a_fixture(path: Path) -> None:
     assert parse_transcript(path).warnings == []
 
