@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.topics import TurnText, segment
 from .boundaries import BoundaryError, EffortSpan, load_boundaries
-from .segmenter import TurnText, segment
 
 __all__ = ["replay_file", "choose_spans", "EffortSpan", "BoundaryError", "replay_errors"]
 

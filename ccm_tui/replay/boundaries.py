@@ -21,9 +21,10 @@ later range means the topic came back: the concluded effort is *reopened*
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..core.topics import EffortSpan
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 EFFORT_KEYS = {"id", "first_turn", "last_turn", "name", "note"}
@@ -32,18 +33,6 @@ TOP_KEYS = {"efforts", "transcript", "format", "note", "notes", "source"}
 
 class BoundaryError(ValueError):
     """The boundaries cannot be used; the message is one line naming the problem."""
-
-
-@dataclass(frozen=True)
-class EffortSpan:
-    id: str
-    first_turn: int
-    last_turn: int
-    name: str | None = None
-
-    @property
-    def turns(self) -> int:
-        return self.last_turn - self.first_turn + 1
 
 
 def _int(value: Any, what: str) -> int:

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import paths
+from ..core import extractive
 from ..core.chat_model import ChatModel, Completion, InProcessChatModel, ToolCall
 from ..core.llm_errors import LLMError
 from ..core.tokens import TokenCounter
-from . import extractive
 
 
 class ReplayToolError(RuntimeError):

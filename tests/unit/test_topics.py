@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ccm_tui.core.topics import TurnText, depth_scores, segment
 from ccm_tui.replay.boundaries import SLUG_RE, validate_spans
-from ccm_tui.replay.segmenter import TurnText, depth_scores, segment
 
 TOPICS = {
     "bread": ("sourdough", "starter", "dough", "loaf", "crust", "oven", "proof", "flour", "hydration", "banneton"),

@@ -1,7 +1,8 @@
 """Offline extractive summaries: the most informative sentences, within a token cap.
 
 Used for effort summaries and compaction checkpoints when no model is
-configured. Input is the text the core's summarizer would send to a model
+configured (the replay), and when the summary model fails or is missing as a user
+concludes an effort by hand or ambient chat is folded into an effort. Input is the text the core's summarizer would send to a model
 (``Effort: <title>`` then ``USER: …`` / ``ASSISTANT: …`` blocks, or the
 combined part-summaries of a long log). The method:
 
@@ -32,9 +33,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ..core.summarize import cap_tokens
-from ..core.tokens import TokenCounter
-from .text import FENCE_RE, words
+from .summarize import cap_tokens
+from .text_analysis import FENCE_RE, words
+from .tokens import TokenCounter
 
 ROLE_RE = re.compile(r"^(USER|ASSISTANT|SYSTEM): ?", re.MULTILINE)
 PART_RE = re.compile(r"^Part (\d+): ", re.MULTILINE)

@@ -36,8 +36,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .boundaries import EffortSpan
-from .text import cosine, document_frequencies, idf, strip_code, words
+from .text_analysis import cosine, document_frequencies, idf, strip_code, words
 
 USER_WEIGHT = 3.0
 AGENT_WORD_LIMIT = 2_000  # content words of a reply that count (giant tool dumps would drown the user)
@@ -53,6 +52,18 @@ SMOOTH_RADIUS = 0  # Hearst smooths sentence gaps; turn gaps are few, and smooth
 class TurnText:
     user: str
     agent: str = ""
+
+
+@dataclass(frozen=True)
+class EffortSpan:
+    id: str
+    first_turn: int
+    last_turn: int
+    name: str | None = None
+
+    @property
+    def turns(self) -> int:
+        return self.last_turn - self.first_turn + 1
 
 
 def _turn_terms(turn: TurnText) -> tuple[list[str], list[str]]:
