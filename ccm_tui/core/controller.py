@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from ..config import Settings
 from .chat_model import ChatModel
@@ -48,26 +48,22 @@ from .run_state import (
     SendMessage,
     SessionOpened,
     SessionSnapshot,
+    SlashCommand,
     SnapshotChanged,
     StateChanged,
     WrittenElsewhere,
     one_line,
     unrun_outcome,
 )
-from .search import SearchHit
+from .session_queries import SessionClosed, SessionQueries
 from .session_thread import SessionThread
-from .store import JsonlRead
+from .slash_commands import spec_of
 from .turn_events import CANCELLED, FAILED, EffortChanged, Outcome, TurnEvent, TurnStarted, Waiting
 
-T = TypeVar("T")
 Listener = Callable[[ControllerEvent], None]
 
 
-class SessionClosed(RuntimeError):
-    """A query or work was asked of a session that is not open (yet, or any more)."""
-
-
-class SessionController:
+class SessionController(SessionQueries):
     """One session's run state and work (see the module doc; ``options``: how it opens)."""
 
     def __init__(
@@ -307,6 +303,11 @@ class SessionController:
         if isinstance(intent, SendMessage):
             self._set_state(phase=Phase.TURN, work="turn", detail="")
             return await engine.run_turn(intent.text, self._during("turn"))
+        if isinstance(intent, SlashCommand):  # an effort command (the others are answered at once)
+            action = spec_of(intent).action
+            assert action is not None
+            outcome = await self._perform(EffortAction(action, intent.argument))
+            return replace(outcome, work="command", text=intent.line)
         assert isinstance(intent, EffortAction)
         detail = f"{intent.action.value} {intent.target}".strip()
         self._set_state(phase=Phase.ACTION, work="action", detail=detail)
@@ -388,30 +389,6 @@ class SessionController:
             self._publish()
         if warning:
             self._tell(Notice(warning, title="No API key"))
-
-    # ------------------------------------------------------------------ questions
-    async def search(self, query: str, limit: int = 10) -> list[SearchHit]:
-        """Ranked search over the session (raises SearchIndexError when the index is unusable)."""
-        return await self._query(lambda engine: engine.search(query, limit))
-
-    async def effort_log(self, effort_id: str) -> JsonlRead:
-        return await self._query(lambda engine: engine.effort_log(effort_id))
-
-    async def inspect(self, draft: str = "") -> ContextInspection:
-        """Exactly what the next request would carry (with ``draft`` as the message)."""
-        return await self._query(lambda engine: engine.inspect(draft))
-
-    async def export_effort(self, effort_id: str, target: Path) -> Path:
-        return await self._query(lambda engine: engine.export_effort(effort_id, target))
-
-    async def _query(self, ask: Callable[[Engine], T]) -> T:
-        """Run ``ask(engine)`` on the session thread."""
-        return await asyncio.wrap_future(self._thread.submit(self._ask(ask)))
-
-    async def _ask(self, ask: Callable[[Engine], T]) -> T:
-        if self._engine is None:
-            raise SessionClosed("the session is not open")
-        return ask(self._engine)
 
     # ------------------------------------------------------------------ closing
     async def close(self) -> None:

@@ -18,8 +18,9 @@ from . import lifecycle
 from .chat_model import ChatModel
 from .effort_states import Action, ActionRefused
 from .efforts import Effort
+from .llm_errors import LLMError
 from .session import Session
-from .summarize import summarize_messages
+from .summarize import offline_summary, summarize_messages
 
 
 @dataclass
@@ -71,15 +72,13 @@ def open_effort(ctx: ActionContext, name: str) -> dict[str, Any]:
 async def conclude(ctx: ActionContext, effort: Effort) -> dict[str, Any]:
     session = ctx.session
     lifecycle.require(session, effort, Action.CONCLUDE)  # before the summary call, not after it
-    if ctx.llm is None:
+    if ctx.llm is None and ctx.source != "user":
         raise ActionRefused("no model is configured to write the summary")
     log = list(session.effort_log(effort.id))
     # The concluding exchange belongs to the effort: summarize it too (unless it is an aside).
     if ctx.route in (None, effort.id) and (effort.active or ctx.route == effort.id):
         log += [m for m in ctx.pending if m.get("role") in ("user", "assistant")]
-    summary = await summarize_messages(
-        ctx.llm, log, counter=session.counter, max_tokens=ctx.summary_max_tokens, title=effort.name or effort.id
-    )
+    summary = await _summary(ctx, effort, log)
     was_active = effort.active
     lifecycle.conclude(session, effort, summary, turn=ctx.turn)
     if ctx.route is None and was_active:
@@ -87,6 +86,24 @@ async def conclude(ctx: ActionContext, effort: Effort) -> dict[str, Any]:
     ctx.banner(f"Concluded effort: {effort.id}")
     ctx.changed(effort.id, "concluded")
     return {"status": "concluded", "effort_id": effort.id, "summary": summary}
+
+
+async def _summary(ctx: ActionContext, effort: Effort, log: list[dict[str, Any]]) -> str:
+    """The summary model's summary of the whole log. When the user concludes by hand and the summary
+    model is missing or fails, an extractive summary is written instead (said in a banner): the
+    conclusion the user asked for never fails for want of a model. The model's own call gets the error."""
+    title, counter, cap = effort.name or effort.id, ctx.session.counter, ctx.summary_max_tokens
+    if ctx.llm is not None:
+        try:
+            return await summarize_messages(ctx.llm, log, counter=counter, max_tokens=cap, title=title)
+        except LLMError as exc:
+            if ctx.source != "user":
+                raise
+            why = f"the summary model failed ({exc})"
+    else:
+        why = "no summary model is configured"
+    ctx.banners.append(f"{why}: a summary was extracted from the log instead")
+    return offline_summary(log, counter=counter, max_tokens=cap, title=title)
 
 
 def expand(ctx: ActionContext, effort: Effort) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from .repair import RepairNotNeeded, RepairReport, rebuild_manifest
 from .search import SearchHit, SearchIndexError
 from .session_state import SessionTooNew
 from .store import StoreError
+from .text_reports import hit_json, search_text, status_text
 from .views import SessionStatus
 
 
@@ -42,9 +43,12 @@ __all__ = [
     "SearchIndexError",
     "SessionTooNew",
     "StoreError",
+    "hit_json",
     "load_model_library",
     "read_status",
     "redact",
     "repair",
     "search_session",
+    "search_text",
+    "status_text",
 ]

@@ -86,6 +86,18 @@ class EffortAction:
 
 
 @dataclass(frozen=True)
+class SlashCommand:
+    """A slash command as parsed (:mod:`.slash_commands`): ``/open trip`` → ``("open", "trip")``."""
+
+    name: str
+    argument: str = ""
+
+    @property
+    def line(self) -> str:
+        return f"/{self.name} {self.argument}".rstrip()
+
+
+@dataclass(frozen=True)
 class Cancel:
     """Stop the running work (the partial reply is kept); with none running, withdraw queued messages."""
 
@@ -95,7 +107,7 @@ class RetryOrphan:
     """Send again the last message that never got a reply (after a crash or a failed turn)."""
 
 
-Intent = SendMessage | EffortAction | Cancel | RetryOrphan
+Intent = SendMessage | EffortAction | SlashCommand | Cancel | RetryOrphan
 
 
 # ----------------------------------------------------------------------------- session events
@@ -163,6 +175,8 @@ def unrun_outcome(intent: Intent, status: str, reason: str, *, cause: str = "", 
     if isinstance(intent, EffortAction):
         text = f"{intent.action.value} {intent.target}".strip()
         return Outcome(turn=0, work="action", status=status, reason=reason, cause=cause, text=text)
+    if isinstance(intent, SlashCommand):
+        return Outcome(turn=0, work="command", status=status, reason=reason, cause=cause, text=intent.line)
     text = intent.text if isinstance(intent, SendMessage) else ""
     return Outcome(turn=0, work="turn", status=status, reason=reason, cause=cause, text=text, given_back=given_back)
 

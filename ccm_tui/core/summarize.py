@@ -100,3 +100,16 @@ async def summarize_messages(
         llm, instructions, f"{header}Summaries of consecutive parts of one conversation:\n\n{combined}", max_tokens
     )
     return cap_tokens(text, max_tokens, counter)
+
+
+def offline_summary(
+    messages: list[dict[str, Any]], *, counter: TokenCounter, max_tokens: int = 150, title: str = ""
+) -> str:
+    """An extractive summary of log lines, written without a model (its most informative sentences
+    and key terms, within ``max_tokens``): when the summary model is missing or fails."""
+    from .extractive import summarize
+
+    if not any(str(m.get("content") or "").strip() for m in messages):
+        return "(empty effort: nothing was discussed)"
+    header = f"Effort: {title}\n\n" if title else ""
+    return summarize(header + transcript_text(messages), max_tokens, counter, title=title or None)

@@ -1,0 +1,34 @@
+"""The answers of the slash commands that only read the session: ``/search``, ``/status``, ``/help``.
+
+They need no run state and no model: the controller answers them at once, even
+while a reply streams. What they show is the words of ``ccm-tui search`` and
+``status`` (:mod:`.text_reports`); ``result`` carries the same data as their
+``--json``.
+"""
+
+from __future__ import annotations
+
+from .engine import Engine
+from .run_state import SlashCommand
+from .search import SearchIndexError
+from .slash_commands import help_text
+from .text_reports import hit_json, search_text, status_text
+from .turn_events import DONE, FAILED, Outcome
+
+SEARCH_LIMIT = 8
+
+
+def answer(engine: Engine, command: SlashCommand) -> Outcome:
+    turn = engine.turn
+    if command.name == "search":
+        try:
+            hits = engine.search(command.argument, SEARCH_LIMIT)
+        except SearchIndexError as exc:
+            return Outcome(turn=turn, work="command", status=FAILED, reason=str(exc), cause="search", text=command.line)
+        reply, result = search_text(hits), {"results": [hit_json(h) for h in hits]}
+    elif command.name == "status":
+        data = engine.status_json()
+        reply, result = status_text(engine.status(), data), data
+    else:
+        reply, result = help_text(), {}
+    return Outcome(turn=turn, work="command", status=DONE, text=command.line, reply=reply, result=result)
