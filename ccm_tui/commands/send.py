@@ -75,6 +75,13 @@ class SendPrinter:
             self.at_line_start = True
         out.flush()
 
+    def text(self, text: str) -> None:
+        """A block of text on its own lines (a slash command's answer)."""
+        if not self.at_line_start:
+            sys.stdout.write("\n")
+        sys.stdout.write(text.rstrip("\n") + "\n")
+        self.at_line_start = True
+
     def finish(self) -> None:
         if not self.at_line_start:
             sys.stdout.write("\n")
@@ -82,6 +89,8 @@ class SendPrinter:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.reading import load_model_library
+    from ..core.run_state import RetryOrphan, SendMessage
+    from ..core.slash_commands import SlashError, parse
 
     message = args.message
     if args.retry_orphan and message:
@@ -90,17 +99,22 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("send needs a message (or '-' to read standard input)")
     if message == "-":
         message = sys.stdin.read()
+    try:
+        intent = RetryOrphan() if args.retry_orphan else parse(message or "")
+    except SlashError as exc:
+        raise UsageError(str(exc)) from None
     settings = load_settings_from(args)
-    require_model(settings)
     if args.wait < 0:
         raise UsageError("--wait must be 0 or more seconds")
+    if isinstance(intent, (SendMessage, RetryOrphan)):  # slash commands need no model (a summary falls back)
+        require_model(settings)
     load_model_library(settings)  # seconds of import, outside the session lock
-    return asyncio.run(_send(args, settings, message))
+    return asyncio.run(_send(args, settings, intent))
 
 
-async def _send(args: argparse.Namespace, settings: Any, message: str | None) -> int:
+async def _send(args: argparse.Namespace, settings: Any, intent: Any) -> int:
     from ..core.controller import OpenOptions, SessionController
-    from ..core.run_state import RetryOrphan, SendMessage
+    from ..core.run_state import SlashCommand
 
     options = OpenOptions(hold_lock=True, lock_wait=args.wait, retry_delays=(), probe_model_window=True)
     controller = SessionController(session_dir_from(args), settings, options=options)
@@ -110,12 +124,16 @@ async def _send(args: argparse.Namespace, settings: Any, message: str | None) ->
         report = await controller.open()
         if report.changed and not args.json:
             sys.stderr.write(report.one_line() + "\n")
-        intent = RetryOrphan() if args.retry_orphan else SendMessage(message or "")
         try:
-            outcome = await controller.run(intent)
+            if isinstance(intent, SlashCommand):
+                outcome = await controller.command(intent)
+            else:
+                outcome = await controller.run(intent)
         except asyncio.CancelledError:  # Ctrl+C: the turn was cancelled and has written what it had
             raise CliError("cancelled; your message and the partial reply were logged") from None
         if printer is not None:
+            if outcome.work == "command" and outcome.reply:
+                printer.text(outcome.reply)  # what /search, /status and /help answer
             printer.finish()
         if outcome.cause == "input":
             raise UsageError(outcome.reason)
@@ -172,6 +190,9 @@ def send_json(outcome: te.Outcome, snapshot: Any) -> dict[str, Any]:
         "request": outcome.request.as_dict() if outcome.request else None,
         "usage": dict(snapshot.usage) if snapshot is not None else {},
     }
+    if outcome.work == "command":
+        data["command"] = outcome.text  # a slash command ran: no model was asked
+        data["result"] = outcome.result
     if not outcome.ok:
         data["error"] = outcome.reason
     return data

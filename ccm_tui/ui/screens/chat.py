@@ -15,13 +15,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...config import Settings
 from ...core import turn_events as te
 from ...core.controller import ChatModel
-from ...core.run_state import Phase, RunState, SessionSnapshot
+from ...core.run_state import Phase, RunState, SessionSnapshot, SlashCommand
+from ...core.slash_commands import COMMANDS, SlashError, completions, spec_of
+from ...core.slash_commands import parse as parse_message
 from .. import messages as msg
 from ..demo_driver import DemoDriver
 from ..effort_actions import EffortActions
@@ -29,10 +30,12 @@ from ..keys import CHAT_BINDINGS
 from ..session_link import SessionLink
 from ..turn_presenter import TurnPresenter
 from ..widgets.chat_log import ChatLog
+from ..widgets.command_result import CommandResult
 from ..widgets.header import AppHeader
 from ..widgets.prompt_input import PromptInput
 from ..widgets.sidebar import Sidebar
 from ..widgets.turn_status import TurnStatus
+from .chat_actions import ChatActions
 from .choice import unanswered_dialog
 
 HINT = "Enter send · Alt+Enter or Ctrl+J newline · Esc cancel a reply · F1 keys · Ctrl+P all commands"
@@ -48,7 +51,7 @@ def _who(pid: int | None) -> str:
     return f"pid {pid}" if pid else "another process"
 
 
-class ChatScreen(Screen[None]):
+class ChatScreen(ChatActions):
     BINDINGS = CHAT_BINDINGS
 
     # -wide: full sidebar; -medium: a narrower one; -narrow: the sidebar is hidden until Ctrl+B
@@ -87,18 +90,6 @@ class ChatScreen(Screen[None]):
         return self.run_state.busy
 
     @property
-    def is_open(self) -> bool:
-        return self.run_state.is_open
-
-    @property
-    def prompt(self) -> PromptInput:
-        return self.query_one(PromptInput)
-
-    @property
-    def chat_log(self) -> ChatLog:
-        return self.query_one(ChatLog)
-
-    @property
     def status_line(self) -> TurnStatus:
         return self.query_one(TurnStatus)
 
@@ -110,7 +101,9 @@ class ChatScreen(Screen[None]):
             with Vertical(id="chat-pane"):
                 yield ChatLog(id="chat-log")
                 yield TurnStatus(id="turn-status")
-                yield PromptInput(id="prompt", placeholder="Message the model…")
+                yield PromptInput(
+                    id="prompt", placeholder="Message the model…  (/ for commands)", completer=self.complete_command
+                )
                 yield Static(DEMO_HINT if self.demo else HINT, id="prompt-hint")
             yield Sidebar(id="sidebar")
         yield Footer(compact=True)
@@ -137,8 +130,33 @@ class ChatScreen(Screen[None]):
     def on_resize(self) -> None:
         self.update_hint()
 
+    def complete_command(self, typed: str) -> list[str]:
+        snapshot = self.snapshot
+        return completions(typed, [e.id for e in snapshot.status.efforts] if snapshot is not None else [])
+
+    def on_text_area_changed(self, event: PromptInput.Changed) -> None:
+        """While a slash command is typed, the line under the prompt shows the commands it may be."""
+        if isinstance(event.text_area, PromptInput):
+            self.update_hint()
+
+    def _command_hint(self) -> str | None:
+        typed = self.prompt.text
+        if not typed.startswith("/") or typed.startswith("//") or "\n" in typed:
+            return None
+        word = typed[1:].split(" ", 1)[0].casefold()
+        matching = [c for c in COMMANDS if c.name.startswith(word) or any(a.startswith(word) for a in c.aliases)]
+        if not matching:
+            return "unknown command · /help lists them · // sends a message that starts with /"
+        if len(matching) == 1:
+            return f"{matching[0].usage} — {matching[0].help} · Tab completes"
+        return " · ".join(c.usage for c in matching) + " · Tab completes"
+
     def update_hint(self) -> None:
         """The line under the prompt: keys, the hidden sidebar, and a model without tools (efforts by hand)."""
+        command = self._command_hint() if self.is_mounted else None
+        if command is not None:
+            self.query_one("#prompt-hint", Static).update(command)
+            return
         hint = DEMO_HINT if self.demo else HINT
         snapshot = self.snapshot
         if snapshot is not None and snapshot.has_model and not snapshot.tools_enabled:
@@ -220,7 +238,7 @@ class ChatScreen(Screen[None]):
     def _offer_retry(self, text: str) -> None:
         def chosen(choice: str | None) -> None:
             if choice == "retry":
-                self.send(text)
+                self.send_message(text)
             elif choice == "edit":
                 self.prompt.set_text(text)
 
@@ -288,6 +306,36 @@ class ChatScreen(Screen[None]):
         self.send(message.text)
 
     def send(self, text: str) -> None:
+        """Enter: a slash command runs at once; anything else is a message for the model."""
+        try:
+            intent = parse_message(text)
+        except SlashError as exc:
+            self.notify(str(exc), title="Not a command", severity="warning")
+            return
+        if isinstance(intent, SlashCommand):
+            self.run_command(intent)
+            return
+        self.send_message(intent.text, typed=text)
+
+    def run_command(self, command: SlashCommand) -> None:
+        if spec_of(command).action is not None and not self.efforts.ready(command.line):
+            return
+        if not self.is_open:
+            self.notify(self.run_state.error or "The session is still opening…", severity="warning")
+            return
+        self.prompt.clear()
+        view = CommandResult(command.line)
+        self.run_worker(self._command(command, view), group="command", exit_on_error=False)
+
+    async def _command(self, command: SlashCommand, view: CommandResult) -> None:
+        await self.chat_log.add(view)
+        self.chat_log.scroll_end(animate=False)
+        outcome = await self.link.controller.command(command)
+        view.show(outcome.reply if outcome.ok else outcome.reason, failed=not outcome.ok)
+        self.chat_log.scroll_end(animate=False)
+
+    def send_message(self, text: str, *, typed: str | None = None) -> None:
+        typed = text if typed is None else typed
         state = self.run_state
         if state.phase is Phase.CLOSED and state.error:
             self.notify(state.error, severity="warning")
@@ -300,7 +348,7 @@ class ChatScreen(Screen[None]):
             self.notify("No model is configured: open Settings (F4) or start with --model.", severity="warning")
             self.app.show_welcome()  # type: ignore[attr-defined]
             return
-        if self.prompt.text.strip() == text.strip():
+        if self.prompt.text.strip() == typed.strip():
             self.prompt.clear()
         if self.demo:
             self.driver.sent(text)
@@ -329,70 +377,7 @@ class ChatScreen(Screen[None]):
         if isinstance(event, te.Outcome):
             self.update_hint()  # the turn may have found that the model has no tools
 
-    def action_cancel_turn(self) -> None:
-        self.link.cancel()
-
-    # ----------------------------------------------------------------- screens
-    def action_inspector(self) -> None:
-        if not self.is_open:
-            self.notify(self.run_state.error or "The session is still opening…", severity="warning")
-            return
-        self.run_worker(self._inspect(self.prompt.text.strip()), group="inspector", exclusive=True, exit_on_error=False)
-
-    async def _inspect(self, draft: str) -> None:
-        from .inspector import InspectorScreen
-
-        inspection = await self.link.controller.inspect(draft)
-        self.app.push_screen(InspectorScreen(inspection, draft=bool(draft)))
-
-    def action_open_effort(self) -> None:
-        self.efforts.ask_open()
-
-    def action_search_efforts(self) -> None:
-        from textual.command import CommandPalette
-
-        from ..commands import EffortSearch
-
-        self.app.push_screen(CommandPalette(providers=[EffortSearch], placeholder="Search all efforts…"))
-
-    def action_scroll_chat(self, where: str) -> None:
-        log = self.chat_log
-        {"page_up": log.scroll_page_up, "page_down": log.scroll_page_down, "home": log.scroll_home}.get(
-            where, log.scroll_end
-        )(animate=False)
-
-    def action_clear_prompt(self) -> None:
-        self.prompt.clear()
-        self.prompt.focus()
-
-    def action_focus_efforts(self) -> None:
-        if not self.sidebar_visible:
-            self.show_sidebar = True
-        if not self.query_one(Sidebar).focus_effort():
-            self.notify("No efforts yet", severity="information")
-
-    def action_toggle_sidebar(self) -> None:
-        self.show_sidebar = not self.sidebar_visible
-
-    def action_copy_reply(self) -> None:
-        reply = self.chat_log.last_reply()
-        if reply:
-            self.app.copy_to_clipboard(reply)
-            self.notify("Reply copied to the clipboard")
-
-    def action_copy_code(self) -> None:
-        code = self.chat_log.last_code_block()
-        if code is None:
-            self.notify("No code block in the chat yet", severity="warning")
-            return
-        self.app.copy_to_clipboard(code)
-        self.notify("Code block copied to the clipboard")
-
     # -------------------------------------------------------------------- demo
     async def _demo_prefill(self) -> None:
         if self.demo and not self.busy:
             await self.driver.prefill(self.chat_log)
-
-    def action_demo_autoplay(self) -> None:
-        on = self.driver.toggle()
-        self.notify("Autoplay on: the demo types and sends by itself" if on else "Autoplay off")

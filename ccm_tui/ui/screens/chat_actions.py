@@ -1,0 +1,109 @@
+"""What the chat screen's keys and palette commands do: screens, scrolling, focus, copying, cancel.
+
+A base class of :class:`~.chat.ChatScreen`, kept apart so the screen module holds
+the layout and the drawing of the session; every action here is also in the
+command palette (``ui/commands.py``) and its key in ``ui/keys.py``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.screen import Screen
+
+from ..widgets.chat_log import ChatLog
+from ..widgets.prompt_input import PromptInput
+from ..widgets.sidebar import Sidebar
+
+if TYPE_CHECKING:
+    from ...core.run_state import RunState
+    from ..demo_driver import DemoDriver
+    from ..effort_actions import EffortActions
+    from ..session_link import SessionLink
+
+
+class ChatActions(Screen[None]):
+    link: SessionLink
+    efforts: EffortActions
+    driver: DemoDriver
+    run_state: RunState
+    show_sidebar: bool | None
+
+    @property
+    def is_open(self) -> bool:
+        return self.run_state.is_open
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @property
+    def chat_log(self) -> ChatLog:
+        return self.query_one(ChatLog)
+
+    @property
+    def sidebar_visible(self) -> bool:
+        raise NotImplementedError
+
+    def action_cancel_turn(self) -> None:
+        self.link.cancel()
+
+    # ----------------------------------------------------------------- screens
+    def action_inspector(self) -> None:
+        if not self.is_open:
+            self.notify(self.run_state.error or "The session is still opening…", severity="warning")
+            return
+        self.run_worker(self._inspect(self.prompt.text.strip()), group="inspector", exclusive=True, exit_on_error=False)
+
+    async def _inspect(self, draft: str) -> None:
+        from .inspector import InspectorScreen
+
+        inspection = await self.link.controller.inspect(draft)
+        self.app.push_screen(InspectorScreen(inspection, draft=bool(draft)))
+
+    def action_open_effort(self) -> None:
+        self.efforts.ask_open()
+
+    def action_search_efforts(self) -> None:
+        from textual.command import CommandPalette
+
+        from ..commands import EffortSearch
+
+        self.app.push_screen(CommandPalette(providers=[EffortSearch], placeholder="Search all efforts…"))
+
+    def action_scroll_chat(self, where: str) -> None:
+        log = self.chat_log
+        {"page_up": log.scroll_page_up, "page_down": log.scroll_page_down, "home": log.scroll_home}.get(
+            where, log.scroll_end
+        )(animate=False)
+
+    def action_clear_prompt(self) -> None:
+        self.prompt.clear()
+        self.prompt.focus()
+
+    def action_focus_efforts(self) -> None:
+        if not self.sidebar_visible:
+            self.show_sidebar = True
+        if not self.query_one(Sidebar).focus_effort():
+            self.notify("No efforts yet", severity="information")
+
+    def action_toggle_sidebar(self) -> None:
+        self.show_sidebar = not self.sidebar_visible
+
+    def action_copy_reply(self) -> None:
+        reply = self.chat_log.last_reply()
+        if reply:
+            self.app.copy_to_clipboard(reply)
+            self.notify("Reply copied to the clipboard")
+
+    def action_copy_code(self) -> None:
+        code = self.chat_log.last_code_block()
+        if code is None:
+            self.notify("No code block in the chat yet", severity="warning")
+            return
+        self.app.copy_to_clipboard(code)
+        self.notify("Code block copied to the clipboard")
+
+    def action_demo_autoplay(self) -> None:
+        on = self.driver.toggle()
+        self.notify("Autoplay on: the demo types and sends by itself" if on else "Autoplay off")

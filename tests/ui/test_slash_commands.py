@@ -1,0 +1,56 @@
+"""Slash commands in the TUI input: run without the model, completed with Tab, explained when wrong."""
+
+from __future__ import annotations
+
+from ccm_tui.ui.widgets.command_result import CommandResult
+from ccm_tui.ui.widgets.effort_list import EffortItem
+from ccm_tui.ui.widgets.prompt_input import PromptInput
+from tests.ui.helpers import SIZE, demo_app, ready, server_app, wait_until
+
+
+async def test_open_search_and_status_from_the_input(tmp_path, llm_server):
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        prompt = screen.query_one(PromptInput)
+        prompt.set_text("/open Japan trip")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any(i.effort_id == "japan-trip" for i in screen.query(EffortItem)))
+        assert prompt.text == "" and not llm_server.chat_requests()  # no model was asked
+        prompt.set_text("/status")
+        await pilot.press("enter")
+        result = await wait_until(
+            pilot, lambda: screen.query(CommandResult).last() if screen.query(CommandResult) else None
+        )
+        await wait_until(pilot, lambda: "japan-trip" in str(result.answer.render()), what="the status")
+        prompt.set_text("/search nothing-like-this")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(screen.query(CommandResult)) == 3)
+        last = screen.query(CommandResult).last()
+        await wait_until(pilot, lambda: "no matching" in str(last.answer.render()), what="the search answer")
+
+
+async def test_tab_completes_commands_and_effort_ids(tmp_path):
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        prompt = screen.query_one(PromptInput)
+        prompt.set_text("/op")
+        await pilot.press("tab")
+        assert prompt.text == "/open "
+        await pilot.press(*"trip", "enter")
+        await wait_until(pilot, lambda: any(i.effort_id == "trip" for i in screen.query(EffortItem)))
+        prompt.set_text("/done t")
+        await pilot.press("tab")
+        assert prompt.text == "/done trip"
+        assert prompt.has_focus  # Tab completed; it did not move the focus
+
+
+async def test_an_unknown_command_is_explained_and_the_text_stays(tmp_path):
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        prompt = screen.query_one(PromptInput)
+        prompt.set_text("/frobnicate now")
+        await wait_until(pilot, lambda: "unknown command" in str(screen.query_one("#prompt-hint").render()))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert prompt.text == "/frobnicate now" and not screen.query(CommandResult)
+        assert any("unknown command /frobnicate" in str(n.message) for n in pilot.app._notifications)
