@@ -33,6 +33,7 @@ class ActionContext:
     pending: list[dict[str, Any]] = field(default_factory=list)  # this turn's messages, not yet logged
     summary_max_tokens: int = 150
     search: Callable[[str, int], list[Any]] | None = None
+    read_ambient: Callable[[int, int], list[tuple[int, Any]]] | None = None  # lines of raw.jsonl (indexed)
     route: str | None = None  # "ambient" or an effort id; None = default routing
     banners: list[str] = field(default_factory=list)
     changes: list[tuple[str, str]] = field(default_factory=list)

@@ -27,6 +27,7 @@ from .effort_states import Action
 from .efforts import Effort
 from .eventlog import SESSION_MIGRATED, TURN_FAILED
 from .export import export_effort
+from .log_lines import AMBIENT, LogLines, file_lines, indexed_lines
 from .model_setup import resolve_budget
 from .orchestrator import Emit, Orchestrator, UserInputError
 from .recovery import RecoveryReport, UnansweredTurn, recover, turn_left_open, unanswered_turn
@@ -360,6 +361,23 @@ class Engine:
     def effort_log(self, effort_id: str) -> JsonlRead:
         """An effort's whole raw log as on disk (unreadable lines counted, not fatal)."""
         return read_jsonl(self._session.effort_path(effort_id))
+
+    def read_lines(self, log: str, first: int, last: int) -> LogLines:
+        """Lines ``first``..``last`` of an effort's log or of the ambient chat (``log="ambient"``),
+        read without loading anything into the context (the ambient log through the index's seek)."""
+        if log == AMBIENT:
+            total = self._session.state.ambient_messages
+            if self._index is None:
+                return file_lines(self._session.raw_path, first, last)
+            return indexed_lines(
+                lambda a, b: self._index.read_ambient_lines(self._session.raw_path, a, b) if self._index else [],
+                first,
+                last,
+                total,
+            )
+        if self._session.efforts.get(log) is None:
+            raise StoreError(f"there is no effort '{log}'")
+        return file_lines(self._session.effort_path(log), first, last)
 
     def export_effort(self, effort_id: str, target: Path) -> Path:
         effort = self.effort(effort_id)

@@ -33,9 +33,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from .summarize import cap_tokens
 from .text_analysis import FENCE_RE, words
-from .tokens import TokenCounter
+from .tokens import TokenCounter, cap_tokens
 
 ROLE_RE = re.compile(r"^(USER|ASSISTANT|SYSTEM): ?", re.MULTILINE)
 PART_RE = re.compile(r"^Part (\d+): ", re.MULTILINE)

@@ -85,12 +85,20 @@ def open_engine(
             except SearchIndexError as exc:
                 raise ToolError(f"the search index is unavailable right now ({exc}); try again") from None
 
+        def read_ambient(first: int, last: int) -> list[tuple[int, Any]]:
+            try:
+                return index.read_ambient_lines(session.raw_path, first, last)
+            except SearchIndexError as exc:
+                raise ToolError(f"the search index is unavailable right now ({exc}); try again") from None
+
         def on_logged(to: str, records: list[dict[str, Any]]) -> None:
-            if to != "ambient" and session.efforts.get(to) is not None:
-                try:
+            try:
+                if to == "ambient":
+                    index.sync_ambient_log(session.raw_path)  # every exchange is findable at once
+                elif session.efforts.get(to) is not None:
                     index.sync_effort_log(to, session.effort_path(to))
-                except SearchIndexError:
-                    pass  # derived data: the next sync catches up
+            except SearchIndexError:
+                pass  # derived data: the next sync catches up
 
         extra = {"sleep": sleep} if sleep is not None else {}
         probe = probe_model_window and not budget and not settings.token_budget and bool(settings.model)
@@ -100,6 +108,7 @@ def open_engine(
             llm,
             budget=budget or resolve_budget(settings, probe_model=probe),
             search=search,
+            read_ambient=read_ambient,
             on_logged=on_logged,
             retry_base=retry_base_seconds() if retry_base is None else retry_base,
             **extra,

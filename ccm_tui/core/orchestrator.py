@@ -92,6 +92,7 @@ class Orchestrator:
         *,
         budget: int,
         search: Callable[[str, int], list[Any]] | None = None,
+        read_ambient: Callable[[int, int], list[tuple[int, Any]]] | None = None,
         on_logged: Callable[[str, list[dict[str, Any]]], None] | None = None,
         retry_base: float = 1.0,
         sleep: Callable[[float], Any] = asyncio.sleep,
@@ -101,6 +102,7 @@ class Orchestrator:
         self.llm = llm
         self.budget = budget
         self.search = search
+        self.read_ambient = read_ambient
         self.system_prompt = paths.prompt("system")
         self.tool_defs = toolbox.definitions()
         self.ids = IdIndex.build(session.efforts.ids())
@@ -172,6 +174,7 @@ class Orchestrator:
             turn=turn,
             summary_max_tokens=self.settings.summary_max_tokens,
             search=self.search,
+            read_ambient=self.read_ambient,
             message_cap=self.message_cap,
             **values,
         )

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from .command_answers import answer
 from .engine import ContextInspection, Engine
+from .log_lines import LogLines
 from .run_state import SlashCommand
 from .search import SearchHit
 from .session_thread import SessionThread
@@ -51,6 +52,10 @@ class SessionQueries:
 
     async def effort_log(self, effort_id: str) -> JsonlRead:
         return await self._query(lambda engine: engine.effort_log(effort_id))
+
+    async def read_lines(self, log: str, first: int, last: int) -> LogLines:
+        """A few lines of an effort's log or of the ambient chat (``"ambient"``), e.g. around a hit."""
+        return await self._query(lambda engine: engine.read_lines(log, first, last))
 
     async def inspect(self, draft: str = "") -> ContextInspection:
         """Exactly what the next request would carry (with ``draft`` as the message)."""

@@ -12,8 +12,9 @@ from typing import Any
 
 from .. import paths
 from .chat_model import ChatModel
+from .extractive import summarize
 from .llm import LLMError
-from .tokens import TokenCounter
+from .tokens import TokenCounter, cap_tokens
 
 # How much raw log one summary request may carry.
 CHUNK_TOKENS = 12_000
@@ -28,19 +29,6 @@ def transcript_text(messages: list[dict[str, Any]]) -> str:
         if content:
             lines.append(f"{role.upper()}: {content}")
     return "\n\n".join(lines)
-
-
-def cap_tokens(text: str, max_tokens: int, counter: TokenCounter) -> str:
-    """Trim text to at most ``max_tokens``, preferring a sentence boundary."""
-    text = " ".join(text.split())
-    if counter.count_text(text) <= max_tokens:
-        return text
-    tokens = counter.encoding.encode(text, disallowed_special=())
-    cut = counter.encoding.decode(tokens[: max(1, max_tokens - 1)])
-    boundary = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
-    if boundary > len(cut) // 2:
-        return cut[: boundary + 1]
-    return cut.rstrip() + "…"
 
 
 def _chunks(messages: list[dict[str, Any]], counter: TokenCounter, limit: int) -> list[list[dict[str, Any]]]:
@@ -107,8 +95,6 @@ def offline_summary(
 ) -> str:
     """An extractive summary of log lines, written without a model (its most informative sentences
     and key terms, within ``max_tokens``): when the summary model is missing or fails."""
-    from .extractive import summarize
-
     if not any(str(m.get("content") or "").strip() for m in messages):
         return "(empty effort: nothing was discussed)"
     header = f"Effort: {title}\n\n" if title else ""

@@ -111,3 +111,16 @@ def keep_head_and_tail(
         if counter.count_text(out) <= cap or keep <= 8:
             return out, total - counter.count_text(out)
         keep -= 8  # token boundaries can merge differently after decoding; shave and retry
+
+
+def cap_tokens(text: str, max_tokens: int, counter: TokenCounter) -> str:
+    """Trim text to at most ``max_tokens``, preferring a sentence boundary."""
+    text = " ".join(text.split())
+    if counter.count_text(text) <= max_tokens:
+        return text
+    tokens = counter.encoding.encode(text, disallowed_special=())
+    cut = counter.encoding.decode(tokens[: max(1, max_tokens - 1)])
+    boundary = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
+    if boundary > len(cut) // 2:
+        return cut[: boundary + 1]
+    return cut.rstrip() + "…"

@@ -19,9 +19,9 @@ from . import effort_ops as ops
 from . import eventlog as ev
 from .effort_ops import ActionContext, find_effort
 from .effort_states import ActionRefused
-from .efforts import Effort
 from .llm import LLMError, parse_arguments
-from .store import StoreError, is_message, read_bytes
+from .log_lines import AMBIENT, LineRangeError, file_lines, indexed_lines, line_range
+from .store import StoreError
 
 
 class ToolError(Exception):
@@ -182,82 +182,51 @@ async def route_to_ambient(ctx: ActionContext, args: dict[str, Any]) -> dict[str
     return {"status": "routed", "logged_to": "ambient", "active_effort_untouched": active.id if active else None}
 
 
-PARTIAL_RADIUS = 6  # lines either side of around_line
-PARTIAL_MAX_LINES = 60  # lines one partial read returns at most
-PARTIAL_MESSAGE_CHARS = 4_000  # characters of one message in a partial read
-
-
 @tool(
     "expand_effort",
     "Load a concluded effort's raw log back into context (read-only) for detailed questions; it collapses "
     "by itself after a few turns without reference. With lines or around_line, only those lines come back "
-    "in this result and nothing is loaded (fewer tokens).",
-    id="Concluded effort id.",
+    "in this result and nothing is loaded (fewer tokens); id 'ambient' reads the ambient chat that way.",
+    id="Concluded effort id (or 'ambient' with lines or around_line).",
     lines_="Optional 1-based line range, e.g. '120-140' (at most 60 lines).",
     around_line_="Optional 1-based line (e.g. of a search passage): the lines around it.",
 )
 async def expand_effort(ctx: ActionContext, args: dict[str, Any]) -> dict[str, Any]:
+    partial = bool(args.get("lines") or args.get("around_line"))
+    if args["id"].strip() == AMBIENT:
+        if not partial:
+            raise ToolError("ambient chat is not an effort: read lines of it with around_line or lines")
+        return _read_lines(ctx, AMBIENT, args.get("lines"), args.get("around_line"))
     effort = find_effort(ctx, args["id"])
-    if args.get("lines") or args.get("around_line"):
-        return _read_lines(ctx, effort, args.get("lines"), args.get("around_line"))
+    if partial:
+        return _read_lines(ctx, effort.id, args.get("lines"), args.get("around_line"))
     return ops.expand(ctx, effort)
 
 
-def _line_number(text: Any, what: str) -> int:
+def _read_lines(ctx: ActionContext, log: str, lines: Any, around: Any) -> dict[str, Any]:
+    """Part of an effort's raw log (or of the ambient chat), returned in the result: a read that
+    changes no effort state."""
     try:
-        number = int(str(text).strip())
-    except ValueError:
-        raise ToolError(f"{what} must be a line number, got {text!r}") from None
-    if number < 1:
-        raise ToolError(f"{what} must be 1 or more (lines are numbered from 1), got {number}")
-    return number
-
-
-def _line_range(lines: Any, around: Any) -> tuple[int, int]:
-    """(first, last), 1-based inclusive, from ``lines`` ('120-140' or '130') or ``around_line``."""
-    if lines:
-        first_text, _, last_text = str(lines).partition("-")
-        first = _line_number(first_text, "lines")
-        last = _line_number(last_text, "lines") if last_text.strip() else first
-        if last < first:
-            raise ToolError(f"lines must go up, as in '120-140'; got {lines!r}")
-        return first, min(last, first + PARTIAL_MAX_LINES - 1)
-    line = _line_number(around, "around_line")
-    return max(1, line - PARTIAL_RADIUS), line + PARTIAL_RADIUS
-
-
-def _read_lines(ctx: ActionContext, effort: Effort, lines: Any, around: Any) -> dict[str, Any]:
-    """Part of an effort's raw log, returned in the result: a read that changes no effort state."""
-    first, last = _line_range(lines, around)
+        first, last = line_range(lines, around)
+    except LineRangeError as exc:
+        raise ToolError(str(exc)) from None
     try:
-        raw = read_bytes(ctx.session.effort_path(effort.id))
-    except FileNotFoundError:
-        raw = b""
+        if log == AMBIENT:
+            total = ctx.session.state.ambient_messages
+            if ctx.read_ambient is None or first > total:
+                raise ToolError(f"the ambient chat has {total} log lines; line {first} does not exist")
+            read = indexed_lines(ctx.read_ambient, first, last, total)
+        else:
+            read = file_lines(ctx.session.effort_path(log), first, last)
+            if first > (read.total or 0):
+                raise ToolError(f"effort '{log}' has {read.total} log lines; line {first} does not exist")
+            ctx.touched.add(log)
     except (OSError, StoreError) as exc:
-        raise ToolError(f"cannot read the log of '{effort.id}': {exc}") from None
-    all_lines = raw.split(b"\n")
-    if all_lines and all_lines[-1] == b"":
-        all_lines.pop()
-    if first > len(all_lines):
-        raise ToolError(f"effort '{effort.id}' has {len(all_lines)} log lines; line {first} does not exist")
-    last = min(last, len(all_lines))
-    messages = []
-    for number in range(first, last + 1):
-        try:
-            record = json.loads(all_lines[number - 1].decode("utf-8", errors="replace"))
-        except ValueError:
-            record = None
-        if isinstance(record, dict) and is_message(record):
-            content = record.get("content")
-            text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-            messages.append({"line": number, "role": record.get("role"), "content": text[:PARTIAL_MESSAGE_CHARS]})
-    ctx.touched.add(effort.id)
+        raise ToolError(f"cannot read the log of '{log}': {exc}") from None
     return {
         "status": "lines",
-        "effort_id": effort.id,
-        "lines": [first, last],
-        "total_lines": len(all_lines),
-        "messages": messages,
+        "effort_id": log,
+        **read.as_dict(),
         "note": "read only: nothing was loaded into context; expand_effort(id) without lines loads the whole log",
     }
 
@@ -283,7 +252,8 @@ async def switch_effort(ctx: ActionContext, args: dict[str, Any]) -> dict[str, A
 @tool(
     "search_efforts",
     "Keyword search (stemmed BM25; not semantic: use words the conversation would contain) over ALL "
-    "efforts, also those no longer in working memory: ids, names, summaries and full raw logs. Best first: "
+    "efforts, also those no longer in working memory: ids, names, summaries and full raw logs, and the ambient "
+    "chat (id 'ambient'). Best first: "
     "id, status, summary, score and the best log passage with its line numbers.",
     query="What to look for, in plain words.",
 )
@@ -291,7 +261,7 @@ async def search_efforts(ctx: ActionContext, args: dict[str, Any]) -> dict[str, 
     if ctx.search is None:
         raise ToolError("search is not available in this session")
     hits = ctx.search(args["query"], 8)
-    if hits:
+    if hits and hits[0].source == "effort":
         ctx.touched.add(hits[0].id)  # the best match counts as referenced; the rest were only listed
     return {
         "query": args["query"],
@@ -299,6 +269,7 @@ async def search_efforts(ctx: ActionContext, args: dict[str, Any]) -> dict[str, 
             {
                 "id": h.id,
                 "status": h.status,
+                "source": h.source,
                 "summary": h.summary,
                 "score": round(h.score, 3),
                 "snippet": h.snippet,

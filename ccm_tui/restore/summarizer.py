@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from ccm_tui import paths
 from ccm_tui.core.chat_model import ChatModel
 from ccm_tui.core.llm import AUTH, NOT_FOUND, LLMError
-from ccm_tui.core.summarize import cap_tokens
-from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.core.tokens import TokenCounter, cap_tokens
 from ccm_tui.restore.summary_fields import (
     SESSION_ALIASES,
     SESSION_FIELDS,

@@ -114,6 +114,16 @@ def hit_help(hit) -> str | None:
 async def search_hits(chat, query: str, *, base: float) -> Hits:
     """Ranked effort search results, and an 'open a new effort' entry."""
     for rank, hit in enumerate(await found(chat, query)):
+        if hit.source == "ambient":
+            where = f"lines {hit.lines[0]}-{hit.lines[1]}" if hit.lines else ""
+            yield Hit(
+                base - rank * 0.01,
+                escape(f"Ambient chat  {where}"),
+                partial(chat.show_lines, "ambient", hit.lines),
+                text=f"Ambient chat {where}",
+                help=hit_help(hit),
+            )
+            continue
         yield Hit(
             base - rank * 0.01,
             escape(f"Effort {hit.id}  [{hit.status}]"),

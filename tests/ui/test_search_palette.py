@@ -39,3 +39,29 @@ async def test_palette_search_shows_the_rendered_passage_with_the_match_highligh
         assert "lines " in prompt.plain
         assert "**" not in prompt.plain  # our markers and the log's own Markdown are rendered away
         assert any(text.lower() == "nara" for text in highlighted(prompt))
+
+
+async def test_ambient_chat_is_found_and_read_around_the_hit(tmp_path) -> None:
+    from ccm_tui.ui.screens.lines_viewer import LinesScreen
+
+    async with demo_app(await build(tmp_path / "s", 1)).run_test(size=SIZE) as pilot:  # turn 1 is ambient chat
+        await ready(pilot)
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        await pilot.press(*"what is this app")
+
+        def ambient_index() -> int | None:
+            lists = pilot.app.screen.query(CommandList)
+            if not lists:
+                return None
+            prompts = [str(getattr(option.prompt, "plain", option.prompt)) for option in lists.first().options]
+            return next((i for i, p in enumerate(prompts) if p.startswith("Ambient chat")), None)
+
+        index = await wait_until(pilot, lambda: ambient_index() is not None, what="the ambient result")
+        assert index
+        for _ in range(ambient_index() or 0):
+            await pilot.press("down")
+        await pilot.press("enter")
+        viewer = await wait_until(pilot, lambda: isinstance(pilot.app.screen, LinesScreen) and pilot.app.screen)
+        assert viewer.lines.first == 1 and viewer.query(".-hit")
+        await pilot.press("escape")

@@ -100,3 +100,31 @@ def test_modules_stay_small_enough_to_read():
         if lines > limit:
             too_long.append(f"{path.relative_to(ROOT)}: {lines} lines (limit {limit})")
     assert too_long == []
+
+
+# What the UI and the commands may import from the core: the session controller and its vocabulary,
+# the reads that need no run state, and pure formatting. Everything else goes through the controller.
+CORE_DOORS = {
+    "controller",
+    "run_state",
+    "turn_events",
+    "views",
+    "effort_states",
+    "reading",
+    "slash_commands",
+    "log_lines",
+    "export",
+}
+
+
+def test_the_ui_and_the_commands_reach_the_core_only_through_its_doors():
+    offenders = []
+    for package in ("ui", "commands"):
+        for path in (ROOT / package).rglob("*.py"):
+            for name in imported_modules(path):
+                module = name.lstrip(".").split(".")
+                if "core" in module and module.index("core") + 1 < len(module):
+                    door = module[module.index("core") + 1]
+                    if door not in CORE_DOORS:
+                        offenders.append(f"{path.relative_to(ROOT)} imports core.{door}")
+    assert offenders == []

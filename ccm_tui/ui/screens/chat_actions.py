@@ -61,6 +61,20 @@ class ChatActions(Screen[None]):
         inspection = await self.link.controller.inspect(draft)
         self.app.push_screen(InspectorScreen(inspection, draft=bool(draft)))
 
+    def show_lines(self, log: str, lines: tuple[int, int] | None, radius: int = 8) -> None:
+        """The lines around a search hit (``log``: an effort id or "ambient"), read-only."""
+        if lines is None:
+            return
+        self.run_worker(self._show_lines(log, lines, radius), group="lines", exclusive=True, exit_on_error=False)
+
+    async def _show_lines(self, log: str, lines: tuple[int, int], radius: int) -> None:
+        from .lines_viewer import LinesScreen
+
+        first, last = max(1, lines[0] - radius), lines[1] + radius
+        read = await self.link.controller.read_lines(log, first, last)
+        title = "Ambient chat" if log == "ambient" else f"Effort log — {log}"
+        self.app.push_screen(LinesScreen(title, read, hit=lines))
+
     def action_open_effort(self) -> None:
         self.efforts.ask_open()
 

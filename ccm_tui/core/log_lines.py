@@ -1,0 +1,107 @@
+"""Reading a few lines of a raw log around a search hit: an effort's log or the ambient chat.
+
+Search results carry line numbers; the model (``expand_effort(id, around_line=N)``),
+the MCP server's read tool and the TUI read the lines around them with this, without
+loading anything into the working context. Line numbers are 1-based and count every
+line of the file (a line that is not a chat message still counts), so they match the
+search index and ``sed -n``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .store import is_message, open_nofollow
+
+RADIUS = 6  # lines either side of around_line
+MAX_LINES = 60  # lines one read returns at most
+MESSAGE_CHARS = 4_000  # characters of one message in a read
+AMBIENT = "ambient"
+
+
+class LineRangeError(ValueError):
+    """Lines asked for in a way that means nothing (not a number, going down, below 1)."""
+
+
+@dataclass
+class LogLines:
+    """Lines ``first``..``last`` of a log (``total``: its line count when known)."""
+
+    first: int
+    last: int
+    total: int | None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"lines": [self.first, self.last], "total_lines": self.total, "messages": self.messages}
+
+
+def _number(text: Any, what: str) -> int:
+    try:
+        number = int(str(text).strip())
+    except (ValueError, OverflowError):
+        raise LineRangeError(f"{what} must be a line number, got {str(text)[:40]!r}") from None
+    if number < 1:
+        raise LineRangeError(f"{what} must be 1 or more (lines are numbered from 1), got {number}")
+    return number
+
+
+def line_range(lines: Any = None, around: Any = None, *, radius: int = RADIUS) -> tuple[int, int]:
+    """(first, last), 1-based inclusive, from ``lines`` ('120-140' or '130') or ``around`` (a line:
+    ``radius`` lines either side); at most :data:`MAX_LINES` lines."""
+    if lines:
+        first_text, _, last_text = str(lines).partition("-")
+        first = _number(first_text, "lines")
+        last = _number(last_text, "lines") if last_text.strip() else first
+        if last < first:
+            raise LineRangeError(f"lines must go up, as in '120-140'; got {str(lines)[:40]!r}")
+        return first, min(last, first + MAX_LINES - 1)
+    line = _number(around, "around_line")
+    return max(1, line - radius), min(line + radius, max(1, line - radius) + MAX_LINES - 1)
+
+
+def message_line(number: int, record: Any) -> dict[str, Any] | None:
+    """A log line as a read shows it (None for a line that is not a chat message)."""
+    if not isinstance(record, dict) or not is_message(record):
+        return None
+    content = record.get("content")
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    return {"line": number, "role": record.get("role"), "content": text[:MESSAGE_CHARS]}
+
+
+def _parsed(raw: bytes) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):
+        return None
+
+
+def file_lines(path: Path, first: int, last: int) -> LogLines:
+    """Lines of a log file, read as a stream (the file is never loaded whole); missing → empty."""
+    out = LogLines(first, last, 0)
+    try:
+        fd = open_nofollow(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return out
+    with os.fdopen(fd, "rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            out.total = number
+            if first <= number <= last and (shown := message_line(number, _parsed(raw))) is not None:
+                out.messages.append(shown)
+    out.last = min(last, out.total or 0)
+    return out
+
+
+def indexed_lines(read: Callable[[int, int], Iterable[tuple[int, Any]]], first: int, last: int, total: int) -> LogLines:
+    """Lines of the ambient log through the search index's seek (``read(first, last)``), which
+    finds the block holding ``first`` without reading the million lines before it."""
+    out = LogLines(first, min(last, total), total)
+    for number, record in read(first, last):
+        if (shown := message_line(number, record)) is not None:
+            out.messages.append(shown)
+    return out
