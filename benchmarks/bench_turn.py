@@ -20,6 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -67,6 +68,13 @@ def build_session(directory: Path, efforts: int, messages: int) -> None:
             )
             for j in range(messages)
         ]
+        # one planted fact per effort: what recall finds when the message asks about it
+        fact = {
+            "role": "assistant",
+            "content": f"The locker code of number {i:05d} is {rng.randint(1000, 9999)}.",
+            "ts": "",
+        }
+        lines.insert(messages // 2, json.dumps(fact))
         (directory / "efforts" / f"{eid}.jsonl").write_text("\n".join(lines) + "\n")
         entries.append(
             Effort(
@@ -81,13 +89,38 @@ def build_session(directory: Path, efforts: int, messages: int) -> None:
     save_manifest(directory / "manifest.yaml", entries)
 
 
-async def run_turns(engine, turns: int) -> list[float]:
+def plain_message(i: int) -> str:
+    return f"message {i}: what about the {WORDS[i % len(WORDS)]} thing?"
+
+
+def fact_question(i: int) -> str:
+    """A message that asks about a planted fact: recall finds it in a session that has it."""
+    return f"message {i}: what about the {WORDS[i % len(WORDS)]} thing, and the locker code of number {i:05d}?"
+
+
+async def run_turns(engine, turns: int, first: int = 0, message=plain_message) -> list[float]:
     timings = []
-    for i in range(turns):
+    for i in range(first, first + turns):
         start = time.perf_counter()
-        await engine.run_turn(f"message {i}: what about the {WORDS[i % len(WORDS)]} thing?")
+        await engine.run_turn(message(i))
         timings.append(time.perf_counter() - start)
     return timings
+
+
+def recall_cost(directory: Path, settings: Settings, turns: int) -> tuple[float, float]:
+    """Median turn time with recall on and off, measured in alternating blocks on one session
+    (ABBA order, so that the session's growth weighs on both alike)."""
+    on: list[float] = []
+    off: list[float] = []
+    for block in range(max(2, turns // 10)):
+        order = (("auto", on), ("off", off)) if block % 2 == 0 else (("off", off), ("auto", on))
+        for recall, into in order:
+            engine = open_engine(directory, replace(settings, recall=recall), llm=InstantModel())
+            try:
+                into.extend(asyncio.run(run_turns(engine, 10, first=block * 20, message=fact_question))[2:])
+            finally:
+                engine.close()
+    return statistics.median(on) * 1000, statistics.median(off) * 1000
 
 
 def bench(size: int, messages: int, turns: int, root: Path) -> dict:
@@ -113,7 +146,10 @@ def bench(size: int, messages: int, turns: int, root: Path) -> dict:
     engine = open_engine(directory, settings, llm=InstantModel())
     warm = time.perf_counter() - t0
     engine.close()
+    recall_on, recall_off = recall_cost(directory, settings, turns)
     return {
+        "recall_on_ms": recall_on,
+        "recall_off_ms": recall_off,
         "warm_ms": warm * 1000,
         "efforts": size,
         "messages": size * messages,
@@ -141,13 +177,15 @@ def main() -> None:
     print("start-up: first open (builds the search index) / later opens")
     print(
         f"{'efforts':>8} {'messages':>10} {'first open ms':>14} {'open ms':>9} {'turn ms (p50)':>14} {'p95':>7} "
-        f"{'× empty':>8} {'search ms':>10}"
+        f"{'× empty':>8} {'search ms':>10} {'recall on/off':>14}"
     )
     for r in rows:
         print(
             f"{r['efforts']:>8,} {r['messages']:>10,} {r['startup_ms']:>14.1f} {r['warm_ms']:>9.1f} {r['turn_ms']:>14.2f} "
-            f"{r['turn_p95_ms']:>7.2f} {r['turn_ms'] / base:>8.2f} {r['search_ms']:>10.2f}"
+            f"{r['turn_p95_ms']:>7.2f} {r['turn_ms'] / base:>8.2f} {r['search_ms']:>10.2f} "
+            f"{r['recall_on_ms'] / r['recall_off_ms']:>13.2f}×"
         )
+    print("recall on/off: a turn's core time with recall against without it (same session, alternated blocks)")
 
 
 if __name__ == "__main__":

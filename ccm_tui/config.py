@@ -154,6 +154,9 @@ class Settings:
     request_timeout: float = 120.0
     max_retries: int = 3  # transient provider errors (5xx, timeouts)
     max_rate_limit_wait: float = 900.0  # seconds a paused session waits before giving up
+    recall: str = "auto"  # auto: put the logged lines that answer a message into its request; off
+    recall_share: float = 0.06  # the most of the budget recalled lines may take
+    auto_efforts: bool = False  # open and conclude efforts at topic changes when the model does not
     theme: str = "textual-dark"
     # where the values came from, for the settings screen and error messages
     sources: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
@@ -181,34 +184,68 @@ INT_KEYS = {
     "message_max_tokens": 100,
     "max_retries": 0,
 }
-FLOAT_KEYS = {"request_timeout": 1.0, "max_rate_limit_wait": 0.0}
+FLOAT_KEYS = {"request_timeout": 1.0, "max_rate_limit_wait": 0.0, "recall_share": 0.0}
+FLOAT_MAX = {"recall_share": 0.5}
 STR_KEYS = {"model", "summary_model", "api_base", "theme"}
+CHOICE_KEYS = {"recall": ("auto", "off")}
+BOOL_KEYS = {"auto_efforts"}
 CONFIG_KEYS = tuple(f.name for f in fields(Settings) if f.name != "sources")
 
 
 def _coerce(key: str, value: Any, where: str) -> Any:
-    if key in STR_KEYS:
-        if not isinstance(value, str):
-            raise ConfigError(f"{where}: '{key}' must be a string")
-        return value.strip() or None
-    if key in INT_KEYS:
-        if isinstance(value, str):
-            try:
-                value = int(value.replace("_", "").strip())
-            except ValueError:
-                raise ConfigError(f"{where}: '{key}' must be a whole number, got {value!r}") from None
-        if isinstance(value, bool) or not isinstance(value, int) or value < INT_KEYS[key]:
-            raise ConfigError(f"{where}: '{key}' must be a whole number ≥ {INT_KEYS[key]}")
-        return value
-    if key in FLOAT_KEYS:
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{where}: '{key}' must be a number") from None
-        if value < FLOAT_KEYS[key]:
-            raise ConfigError(f"{where}: '{key}' must be ≥ {FLOAT_KEYS[key]}")
-        return value
+    for kinds, coerce in (
+        (CHOICE_KEYS, _coerce_choice),
+        (BOOL_KEYS, _coerce_bool),
+        (STR_KEYS, _coerce_str),
+        (INT_KEYS, _coerce_int),
+        (FLOAT_KEYS, _coerce_float),
+    ):
+        if key in kinds:
+            return coerce(key, value, where)
     raise ConfigError(f"{where}: unknown setting '{key}'")
+
+
+def _coerce_choice(key: str, value: Any, where: str) -> str:
+    if not isinstance(value, str) or value.strip().lower() not in CHOICE_KEYS[key]:
+        raise ConfigError(f"{where}: '{key}' must be one of {', '.join(CHOICE_KEYS[key])}")
+    return value.strip().lower()
+
+
+def _coerce_bool(key: str, value: Any, where: str) -> bool:
+    if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "on", "false", "0", "no", "off"):
+        return value.strip().lower() in ("true", "1", "yes", "on")
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: '{key}' must be true or false")
+    return value
+
+
+def _coerce_str(key: str, value: Any, where: str) -> str | None:
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: '{key}' must be a string")
+    return value.strip() or None
+
+
+def _coerce_int(key: str, value: Any, where: str) -> int:
+    if isinstance(value, str):
+        try:
+            value = int(value.replace("_", "").strip())
+        except ValueError:
+            raise ConfigError(f"{where}: '{key}' must be a whole number, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, int) or value < INT_KEYS[key]:
+        raise ConfigError(f"{where}: '{key}' must be a whole number ≥ {INT_KEYS[key]}")
+    return value
+
+
+def _coerce_float(key: str, value: Any, where: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: '{key}' must be a number") from None
+    if number < FLOAT_KEYS[key]:
+        raise ConfigError(f"{where}: '{key}' must be ≥ {FLOAT_KEYS[key]}")
+    if key in FLOAT_MAX and number > FLOAT_MAX[key]:
+        raise ConfigError(f"{where}: '{key}' must be ≤ {FLOAT_MAX[key]}")
+    return number
 
 
 def read_config_file(path: Path | None = None) -> dict[str, Any]:

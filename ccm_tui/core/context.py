@@ -19,7 +19,7 @@ from .efforts import Effort
 from .session import Session
 from .tokens import REPLY_PRIMING, TokenCounter, keep_head_and_tail
 
-LAYERS = ("system", "tools", "summaries", "ambient", "expanded", "open", "turn")
+LAYERS = ("system", "tools", "summaries", "recall", "ambient", "expanded", "open", "turn")
 
 
 @dataclass
@@ -171,6 +171,7 @@ def assemble(
     message_cap: int | None = None,
     budget: int | None = None,
     notes: tuple[str, ...] = (),
+    recalled: str = "",
 ) -> WorkingContext:
     """Build the working context for the next request and count it, layer by layer.
 
@@ -178,7 +179,8 @@ def assemble(
     (a giant pasted log or agent reply would otherwise crowd out everything else and
     could not be compacted away while its effort is open). With ``budget`` the effort state
     ends with a line giving the budget and what the context uses of it (rounded); ``notes``
-    are further lines for that block (e.g. that this model has no tools).
+    are further lines for that block (e.g. that this model has no tools). ``recalled`` (logged lines
+    that answer this turn's message, :mod:`.recall`) closes the system message, as its own layer.
     """
     counter = counter or session.counter
     state_text = "\n".join([efforts_block(session), *notes])
@@ -187,7 +189,8 @@ def assemble(
     def system_message(budget_note: str = "") -> dict[str, Any]:
         """Prompt, effort state (+ the budget line, once the context is counted), summaries."""
         text = system_prompt.rstrip() + "\n\n" + state_text + (f"\n{budget_note}" if budget_note else "")
-        return {"role": "system", "content": text + (f"\n\n{summaries_text}" if summaries_text else "")}
+        text += f"\n\n{summaries_text}" if summaries_text else ""
+        return {"role": "system", "content": text + (f"\n\n{recalled}" if recalled else "")}
 
     sections = [Section("system", "System prompt", [system_message()])]
     ambient = [fit_message(_clean(m), message_cap, counter) for m in session.ambient_messages()]
@@ -235,7 +238,8 @@ def assemble(
     # The summaries are inside the system message; report them as their own layer.
     summaries_tokens = counter.count_text(summaries_text) if summaries_text else 0
     layers["summaries"] = summaries_tokens
-    layers["system"] -= summaries_tokens
+    layers["recall"] = counter.count_text(recalled) if recalled else 0
+    layers["system"] -= summaries_tokens + layers["recall"]
     layers["tools"] = tools_tokens
 
     turn_tokens = layers["turn"]

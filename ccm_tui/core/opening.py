@@ -23,7 +23,7 @@ from .efforts import load_manifest
 from .engine import TURN_LOCK_WAIT, Engine
 from .model_setup import model_client, resolve_budget
 from .orchestrator import Orchestrator
-from .search import EffortIndex, SearchHit, SearchIndexError
+from .search import EffortIndex, RecallHit, SearchHit, SearchIndexError
 from .session import MANIFEST_FILE, SEARCH_DB, Session, SessionLocked
 from .tokens import TokenCounter
 from .tools import ToolError
@@ -38,6 +38,43 @@ def open_index(session_dir: Path) -> EffortIndex:
 
 def sync_index(index: EffortIndex, session: Session) -> None:
     index.sync_session(session.dir, session.efforts)  # with their names
+
+
+class IndexHooks:
+    """How a turn uses the session's search index. The index is derived data: when it is busy or
+    broken, a tool gets a plain error (try again), recall and re-indexing skip this turn."""
+
+    def __init__(self, index: EffortIndex, session: Session) -> None:
+        self.index = index
+        self.session = session
+
+    def search(self, query: str, limit: int) -> list[SearchHit]:
+        try:
+            return self.index.search(query, limit=limit)
+        except SearchIndexError as exc:
+            raise ToolError(f"the search index is unavailable right now ({exc}); try again") from None
+
+    def read_ambient(self, first: int, last: int) -> list[tuple[int, Any]]:
+        try:
+            return self.index.read_ambient_lines(self.session.raw_path, first, last)
+        except SearchIndexError as exc:
+            raise ToolError(f"the search index is unavailable right now ({exc}); try again") from None
+
+    def recall(self, message: str, skip: Any) -> RecallHit | None:
+        try:
+            return self.index.recall(message, skip=skip)
+        except SearchIndexError:
+            return None
+
+    def on_logged(self, to: str, records: list[dict[str, Any]]) -> None:
+        """A logged exchange is findable at once (effort logs and the ambient chat alike)."""
+        try:
+            if to == "ambient":
+                self.index.sync_ambient_log(self.session.raw_path)
+            elif self.session.efforts.get(to) is not None:
+                self.index.sync_effort_log(to, self.session.effort_path(to))
+        except SearchIndexError:
+            pass  # the next sync catches up
 
 
 def open_engine(
@@ -79,27 +116,7 @@ def open_engine(
         elif llm is None:
             llm = model_client(settings)
 
-        def search(query: str, limit: int) -> list[SearchHit]:
-            try:
-                return index.search(query, limit=limit)
-            except SearchIndexError as exc:
-                raise ToolError(f"the search index is unavailable right now ({exc}); try again") from None
-
-        def read_ambient(first: int, last: int) -> list[tuple[int, Any]]:
-            try:
-                return index.read_ambient_lines(session.raw_path, first, last)
-            except SearchIndexError as exc:
-                raise ToolError(f"the search index is unavailable right now ({exc}); try again") from None
-
-        def on_logged(to: str, records: list[dict[str, Any]]) -> None:
-            try:
-                if to == "ambient":
-                    index.sync_ambient_log(session.raw_path)  # every exchange is findable at once
-                elif session.efforts.get(to) is not None:
-                    index.sync_effort_log(to, session.effort_path(to))
-            except SearchIndexError:
-                pass  # derived data: the next sync catches up
-
+        hooks = IndexHooks(index, session)
         extra = {"sleep": sleep} if sleep is not None else {}
         probe = probe_model_window and not budget and not settings.token_budget and bool(settings.model)
         orchestrator = Orchestrator(
@@ -107,9 +124,10 @@ def open_engine(
             settings,
             llm,
             budget=budget or resolve_budget(settings, probe_model=probe),
-            search=search,
-            read_ambient=read_ambient,
-            on_logged=on_logged,
+            search=hooks.search,
+            read_ambient=hooks.read_ambient,
+            recall=hooks.recall,
+            on_logged=hooks.on_logged,
             retry_base=retry_base_seconds() if retry_base is None else retry_base,
             **extra,
         )

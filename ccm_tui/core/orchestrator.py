@@ -36,6 +36,7 @@ from .effort_states import Action, ActionRefused
 from .eventlog import now_iso
 from .llm_errors import LLMError
 from .model_calls import Emit, ModelCalls
+from .recall import Find, Recalled, recall_for
 from .salience import IdIndex
 from .session import Session
 from .text_tool_calls import CallHoldback, TextToolCall, extract_text_tool_calls
@@ -93,6 +94,7 @@ class Orchestrator:
         budget: int,
         search: Callable[[str, int], list[Any]] | None = None,
         read_ambient: Callable[[int, int], list[tuple[int, Any]]] | None = None,
+        recall: Find | None = None,
         on_logged: Callable[[str, list[dict[str, Any]]], None] | None = None,
         retry_base: float = 1.0,
         sleep: Callable[[float], Any] = asyncio.sleep,
@@ -103,6 +105,7 @@ class Orchestrator:
         self.budget = budget
         self.search = search
         self.read_ambient = read_ambient
+        self.recall = recall
         self.system_prompt = paths.prompt("system")
         self.tool_defs = toolbox.definitions()
         self.ids = IdIndex.build(session.efforts.ids())
@@ -130,7 +133,7 @@ class Orchestrator:
         """Most tokens one logged message may take in the working context."""
         return message_cap(self.settings.message_max_tokens, self.budget)
 
-    def assemble(self, turn_messages: list[dict[str, Any]], tools) -> WorkingContext:
+    def assemble(self, turn_messages: list[dict[str, Any]], tools, recalled: str = "") -> WorkingContext:
         return assemble(
             self.session,
             self.system_prompt,
@@ -139,6 +142,7 @@ class Orchestrator:
             message_cap=self.message_cap,
             budget=self.budget,
             notes=() if self.llm is None or self.tools_enabled else (NO_TOOLS_NOTE,),
+            recalled=recalled,
         )
 
     def working_context(self, turn_messages: list[dict[str, Any]] | None = None) -> WorkingContext:
@@ -200,10 +204,18 @@ class Orchestrator:
         session = self.session
         turn = session.state.turn + 1
         session.state.clean_shutdown = False
-        session.log_event(ev.TURN_START, user=text, next_turn=turn)
+        recalled = self._recall(text)
+        # the recall rides on turn_start: one fsynced append, not two
+        where = {"recalled": recalled.where()} if recalled is not None else {}
+        session.log_event(ev.TURN_START, user=text, next_turn=turn, **where)
         emit(TurnStarted(turn=turn, user=text))
+        # stamped after turn_start: recovery finds the logged message by a time at or after it
         record = TurnRecord(turn, {"role": "user", "content": text, "ts": now_iso()})
         record.ctx = self._context(turn, pending=[record.user_msg])
+        if recalled is not None:
+            record.recalled = recalled.text
+            record.ctx.banners.append(f"Recalled: {recalled.label}")
+            emit(Banner(turn=turn, text=record.ctx.banners[-1], kind="info"))
         try:
             await self._converse(record, emit)
         except asyncio.CancelledError:
@@ -247,8 +259,9 @@ class Orchestrator:
         """One round's request (asked again without tools if the model refuses them)."""
         turn = record.turn
         while True:
-            wc = await self.fit(record.in_turn, tools, record.ctx, emit)
+            wc = await self.fit(record.in_turn, tools, record.ctx, emit, recalled=record.recalled)
             record.request = self.figures(wc)
+            emit(record.request)  # the meter shows what this request carries (recalled lines included)
             record.streamed.clear()
             holdback = CallHoldback() if tools else None
 
@@ -267,14 +280,19 @@ class Orchestrator:
                 self._take_text_tool_calls(completion, tools, holdback, round_no, turn, emit)
             return completion
 
-    async def fit(self, in_turn, tools, ctx: ActionContext, emit: Emit) -> WorkingContext:
-        """The working context for this request, compacted to the budget if needed."""
+    async def fit(self, in_turn, tools, ctx: ActionContext, emit: Emit, *, recalled: str = "") -> WorkingContext:
+        """The working context for this request, compacted to the budget if needed. Recalled lines
+        are the first thing left out of a request that would pass the budget."""
         turn = ctx.turn
 
         def build() -> WorkingContext:
             return self.assemble(in_turn, tools)
 
         self.compactor.relax(build, self.budget)
+        if recalled:
+            wc = self.assemble(in_turn, tools, recalled)
+            if wc.total <= self.budget:
+                return wc
         wc = build()
         if wc.total <= self.budget:
             return wc
@@ -285,6 +303,12 @@ class Orchestrator:
         for effort_id, change in report.changes:
             emit(EffortChanged(turn=turn, effort_id=effort_id, change=change))
         return report.context
+
+    def _recall(self, text: str) -> Recalled | None:
+        """The logged lines that answer this message, for this turn's requests (see :mod:`.recall`)."""
+        if self.recall is None or self.settings.recall == "off":
+            return None
+        return recall_for(self.session, self.recall, text, int(self.budget * self.settings.recall_share))
 
     def _take_text_tool_calls(
         self, completion: Completion, tools, holdback: CallHoldback, round_no: int, turn: int, emit: Emit

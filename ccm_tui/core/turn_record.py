@@ -64,6 +64,7 @@ class TurnRecord:
     streamed: list[str] = field(default_factory=list)  # this round's text as it arrived
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     request: ContextFigures | None = None
+    recalled: str = ""  # logged lines that answer the message, in this turn's requests (core/recall.py)
 
     def __post_init__(self) -> None:
         self.in_turn = [self.user_msg]

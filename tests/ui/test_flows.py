@@ -423,7 +423,7 @@ async def test_a_broken_session_is_explained_not_a_traceback(tmp_path):
         screen = chat(pilot)
         await wait_until(pilot, lambda: screen.run_state.error, what="the error")
         assert "invalid id" in screen.run_state.error
-        assert any(b.startswith("Cannot open the session") for b in banners(screen))
+        await wait_until(pilot, lambda: any(b.startswith("Cannot open the session") for b in banners(screen)))
         screen.query_one(PromptInput).set_text("hello")
         await pilot.press("enter")  # refused with a notification, no crash
         await pilot.pause()

@@ -13,12 +13,13 @@ from __future__ import annotations
 from .database import SearchIndexError
 from .ingest import IndexIngest
 from .ranking import IndexRanking, SearchHit, query_terms
+from .recall import IndexRecall, RecallHit
 from .scoring import Weights
 
-__all__ = ["EffortIndex", "SearchHit", "SearchIndexError", "Weights", "query_terms"]
+__all__ = ["EffortIndex", "RecallHit", "SearchHit", "SearchIndexError", "Weights", "query_terms"]
 
 
-class EffortIndex(IndexIngest, IndexRanking):
+class EffortIndex(IndexIngest, IndexRanking, IndexRecall):
     """A persistent, incrementally updated BM25 search index over a session's efforts.
 
     The index lives in one SQLite file (a session keeps it at

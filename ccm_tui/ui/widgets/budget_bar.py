@@ -9,6 +9,7 @@ LAYER_STYLES = {
     "system": "$primary",
     "tools": "$primary-lighten-2",
     "summaries": "$success",
+    "recall": "$warning",
     "ambient": "$secondary",
     "expanded": "$error-lighten-1",
     "open": "$accent",

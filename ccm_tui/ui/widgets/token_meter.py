@@ -15,6 +15,7 @@ LAYER_LABELS = {
     "system": "system",
     "tools": "tools",
     "summaries": "summaries",
+    "recall": "recalled",
     "ambient": "ambient",
     "expanded": "expanded",
     "open": "open efforts",
@@ -25,6 +26,7 @@ LAYER_LABELS = {
 SHORT_LABELS = {
     **LAYER_LABELS,
     "summaries": "summ.",
+    "recall": "rec.",
     "ambient": "amb.",
     "expanded": "exp.",
     "open": "open",
@@ -35,7 +37,7 @@ SHORT_LABELS = {
 def layers_content(layers: dict[str, int], width: int) -> Content:
     """The per-layer breakdown, zero layers dimmed, in two columns when they fit in ``width``
     (with short labels if need be), else one: a narrow sidebar never wraps an entry in the middle."""
-    names = [n for n in LAYER_LABELS if n != "turn" or layers.get("turn")]
+    names = [n for n in LAYER_LABELS if n not in ("turn", "recall") or layers.get(n)]
     for names_of, per_line in ((LAYER_LABELS, 2), (SHORT_LABELS, 2), (LAYER_LABELS, 1)):
         labels = {name: f"{names_of[name]} {layers.get(name, 0):,}" for name in names}
         widest = 2 + max(len(label) for label in labels.values()) + 1
