@@ -119,7 +119,8 @@ async def _send(args: argparse.Namespace, settings: Any, intent: Any) -> int:
     options = OpenOptions(hold_lock=True, lock_wait=args.wait, retry_delays=(), probe_model_window=True)
     controller = SessionController(session_dir_from(args), settings, options=options)
     printer = None if args.json else SendPrinter()
-    controller.subscribe(SendListener(printer, args.wait))
+    listener = SendListener(printer, args.wait)
+    controller.subscribe(listener)
     try:
         report = await controller.open()
         if report.changed and not args.json:
@@ -138,7 +139,7 @@ async def _send(args: argparse.Namespace, settings: Any, intent: Any) -> int:
         if outcome.cause == "input":
             raise UsageError(outcome.reason)
         if args.json:
-            print_json(send_json(outcome, controller.snapshot))
+            print_json(send_json(outcome, controller.snapshot, listener.suggestions))
         if outcome.cancelled:
             raise CliError("cancelled; your message and the partial reply were logged")
         if outcome.failed:
@@ -159,11 +160,16 @@ class SendListener:
         self.printer = printer
         self.wait = wait
         self.told_locked = False
+        self.suggestions: list[Any] = []  # efforts the app proposes (the model does not manage them)
 
     def __call__(self, event: Any) -> None:
-        from ..core.run_state import Phase, StateChanged
+        from ..core.run_state import Phase, StateChanged, Suggestion
 
-        if isinstance(event, StateChanged):
+        if isinstance(event, Suggestion):
+            self.suggestions.append(event)
+            if self.printer is not None and not event.taken:
+                sys.stderr.write(f"ccm-tui: {suggestion_hint(event.proposal)}\n")
+        elif isinstance(event, StateChanged):
             state = event.state
             if state.phase is Phase.LOCKED and state.work is None and not self.told_locked:
                 self.told_locked = True
@@ -174,7 +180,15 @@ class SendListener:
             self.printer(event)
 
 
-def send_json(outcome: te.Outcome, snapshot: Any) -> dict[str, Any]:
+def suggestion_hint(proposal: Any) -> str:
+    """A proposal as the command line can take it up (slash commands)."""
+    name = proposal.name.replace("-", " ")
+    if proposal.kind == "switch":
+        return f"the topic moved on: /conclude {proposal.conclude} then /open {name}"
+    return f"a new topic: /open {name} keeps it as an effort"
+
+
+def send_json(outcome: te.Outcome, snapshot: Any, suggestions: list[Any] | None = None) -> dict[str, Any]:
     """``send --json`` (contract: reply, banners, logged_to, context)."""
     status = snapshot.status if snapshot is not None else None
     active = status.active if status is not None else None
@@ -190,6 +204,17 @@ def send_json(outcome: te.Outcome, snapshot: Any) -> dict[str, Any]:
         "request": outcome.request.as_dict() if outcome.request else None,
         "usage": dict(snapshot.usage) if snapshot is not None else {},
     }
+    if suggestions:
+        data["suggestions"] = [
+            {
+                "kind": s.proposal.kind,
+                "name": s.proposal.name,
+                "conclude": s.proposal.conclude,
+                "hint": suggestion_hint(s.proposal),
+                "taken": s.taken,  # auto_efforts carried it out
+            }
+            for s in suggestions
+        ]
     if outcome.work == "command":
         data["command"] = outcome.text  # a slash command ran: no model was asked
         data["result"] = outcome.result

@@ -30,6 +30,7 @@ from typing import Any
 
 from ..config import Settings
 from .chat_model import ChatModel
+from .effort_assist import Proposal
 from .effort_states import Action
 from .engine import ContextInspection, Engine
 from .eventlog import now_iso
@@ -51,6 +52,7 @@ from .run_state import (
     SlashCommand,
     SnapshotChanged,
     StateChanged,
+    Suggestion,
     WrittenElsewhere,
     one_line,
     unrun_outcome,
@@ -281,6 +283,8 @@ class SessionController(SessionQueries):
             outcome = unrun_outcome(intent, FAILED, f"{type(exc).__name__}: {exc}", cause="internal", given_back=True)
         self._inner = None
         self._tell(outcome)
+        if outcome.work == "turn" and outcome.ok:
+            await self._assist()
         self._seen_ts = now_iso()
         self._publish()
         self._task = None
@@ -312,6 +316,22 @@ class SessionController(SessionQueries):
         detail = f"{intent.action.value} {intent.target}".strip()
         self._set_state(phase=Phase.ACTION, work="action", detail=detail)
         return await engine.run_action(intent.action, intent.target, self._during("action"))
+
+    async def _assist(self) -> None:
+        """After a turn: the app's help for a model that does not manage efforts (folds, proposals)."""
+        engine = self._engine
+        if engine is None:
+            return
+        for proposal in await engine.assist(self._tell):
+            taken = self.settings.auto_efforts
+            self._tell(Suggestion(proposal, taken=taken))
+            for action in actions_for(proposal) if taken else ():  # before anything the user queued
+                self._tell(await engine.run_action(action.action, action.target, self._during("action")))
+
+    def accept(self, proposal: Proposal) -> None:
+        """Carry out a proposal the user said yes to (Ctrl+Y)."""
+        for action in actions_for(proposal):
+            self.submit(action)
 
     def _during(self, work: str) -> Callable[[TurnEvent], None]:
         """The work's events: passed on, with the run state following lock waits, and a new
@@ -413,6 +433,12 @@ class SessionController(SessionQueries):
         if engine is not None:
             engine.close()
         self._set_state(phase=Phase.CLOSED, work=None, detail="", queued=())
+
+
+def actions_for(proposal: Proposal) -> list[EffortAction]:
+    """What saying yes to a proposal does: open the topic's effort (concluding the one it replaces)."""
+    actions = [EffortAction(Action.CONCLUDE, proposal.conclude)] if proposal.conclude else []
+    return [*actions, EffortAction(Action.OPEN, proposal.name.replace("-", " "))]
 
 
 __all__ = ["ChatModel", "ContextInspection", "OpenOptions", "SessionClosed", "SessionController"]

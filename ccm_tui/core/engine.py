@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from . import lifecycle
+from . import folding, lifecycle
 from .chat_history import LoggedLine, recent_lines
 from .context import WorkingContext
-from .effort_states import Action
+from .effort_assist import Proposal
+from .effort_states import Action, ActionRefused
 from .efforts import Effort
 from .eventlog import SESSION_MIGRATED, TURN_FAILED
 from .export import export_effort
@@ -31,7 +32,7 @@ from .log_lines import AMBIENT, LogLines, file_lines, indexed_lines
 from .model_setup import resolve_budget
 from .orchestrator import Emit, Orchestrator, UserInputError
 from .recovery import RecoveryReport, UnansweredTurn, recover, turn_left_open, unanswered_turn
-from .search import EffortIndex, SearchHit, SearchIndexError
+from .search import EffortIndex, SearchHit, SearchIndexError, without_folded
 from .session import SEARCH_DB, Session, SessionLocked
 from .session_state import SCHEMA_VERSION
 from .store import JsonlRead, StoreError, read_jsonl, read_jsonl_tail
@@ -173,6 +174,20 @@ class Engine:
             return Outcome(turn=self.turn, work="action", status=CANCELLED, reason="cancelled", text=what)
         except (SessionLocked, SessionWriteError) as exc:
             return _failed(self.turn, "action", what, exc, given_back=False)
+
+    async def assist(self, emit: Emit | None = None) -> list[Proposal]:
+        """After a turn, for a model that does not manage efforts: fold ambient chat that left the
+        window into concluded efforts, and the proposal for now (see :mod:`.folding`). Never fails
+        the turn: what cannot be done now is tried after the next one."""
+        if self._index is None:
+            return []
+        try:
+            async with self._writing(None):
+                return await folding.assist(
+                    self._session, self._index, tools_enabled=self.tools_enabled, emit=self._emit_through(emit)
+                )
+        except (OSError, StoreError, SearchIndexError, SessionLocked, ActionRefused):
+            return []
 
     @contextlib.asynccontextmanager
     async def _writing(self, emit: Emit | None) -> AsyncIterator[None]:
@@ -394,8 +409,9 @@ class Engine:
 
     def search(self, query: str, limit: int = 10) -> list[SearchHit]:
         """Ranked search over every effort (raises :class:`SearchIndexError` when the index is unusable)."""
+        folded = self._session.state.ambient_folded_upto
         if self._index is not None:
-            return self._index.search(query, limit=limit)
+            return without_folded(self._index.search(query, limit=limit), folded)
         with EffortIndex(self._session.dir / SEARCH_DB) as index:  # a read-only engine keeps none open
             index.sync_session(self._session.dir, self._session.efforts)
-            return index.search(query, limit=limit)
+            return without_folded(index.search(query, limit=limit), folded)

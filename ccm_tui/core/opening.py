@@ -11,6 +11,7 @@ landing and the replay use. :func:`open_read_only` (``status``) and
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,8 +24,9 @@ from .efforts import load_manifest
 from .engine import TURN_LOCK_WAIT, Engine
 from .model_setup import model_client, resolve_budget
 from .orchestrator import Orchestrator
-from .search import EffortIndex, RecallHit, SearchHit, SearchIndexError
-from .session import MANIFEST_FILE, SEARCH_DB, Session, SessionLocked
+from .search import EffortIndex, RecallHit, SearchHit, SearchIndexError, without_folded
+from .session import MANIFEST_FILE, SEARCH_DB, STATE_FILE, Session, SessionLocked
+from .store import StoreError, read_bytes
 from .tokens import TokenCounter
 from .tools import ToolError
 
@@ -244,4 +246,13 @@ def search_session(session_dir: Path, query: str, limit: int = 10) -> list[Searc
     efforts = load_manifest(Path(session_dir) / MANIFEST_FILE)
     with open_index(session_dir) as index:
         index.sync_session(Path(session_dir), efforts)  # with their names
-        return index.search(query, limit=limit)
+        return without_folded(index.search(query, limit=limit), folded_upto(Path(session_dir)))
+
+
+def folded_upto(session_dir: Path) -> int:
+    """The last ambient line folded into an effort, from ``session_state.json`` (0 when unreadable)."""
+    try:
+        value = json.loads(read_bytes(session_dir / STATE_FILE)).get("ambient_folded_upto", 0)
+    except (OSError, ValueError, AttributeError, StoreError):
+        return 0
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

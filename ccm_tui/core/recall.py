@@ -50,10 +50,11 @@ def skip_rule(session: Session) -> Skip:
     ambient window) and efforts the manifest no longer knows."""
     in_context = {e.id for e in session.efforts.open_efforts()} | set(session.view.expanded)
     window_starts_after = session.state.ambient_messages - len(session.ambient_messages())
+    folded_upto = session.state.ambient_folded_upto  # those lines are efforts now: found there
 
     def skip(source: str, log: str, line: int) -> bool:
         if source == "ambient":
-            return line > window_starts_after
+            return line > window_starts_after or line <= folded_upto
         return log in in_context or session.efforts.get(log) is None
 
     return skip

@@ -24,6 +24,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from .chat_history import LoggedLine as LoggedLine  # what the UI draws of earlier chat lines
+from .effort_assist import Proposal as Proposal  # what a Suggestion carries
 from .effort_states import Action
 from .turn_events import ContextFigures, Outcome, TurnEvent
 from .views import EffortView, SessionStatus
@@ -158,6 +159,19 @@ class WrittenElsewhere:
 
 
 @dataclass(frozen=True)
+class Suggestion:
+    """An effort the app proposes because the model does not manage efforts (offered on one key in the
+    TUI, printed by ``send``; carried out by itself with ``auto_efforts``)."""
+
+    proposal: Proposal
+    taken: bool = False  # auto_efforts: the app carries it out itself, at once
+
+    @property
+    def text(self) -> str:
+        return self.proposal.text
+
+
+@dataclass(frozen=True)
 class Notice:
     """Something to tell the user that is not part of any work (a missing API key …)."""
 
@@ -181,5 +195,5 @@ def unrun_outcome(intent: Intent, status: str, reason: str, *, cause: str = "", 
     return Outcome(turn=0, work="turn", status=status, reason=reason, cause=cause, text=text, given_back=given_back)
 
 
-SessionEvent = StateChanged | SnapshotChanged | SessionOpened | WrittenElsewhere | Notice
+SessionEvent = StateChanged | SnapshotChanged | SessionOpened | WrittenElsewhere | Suggestion | Notice
 ControllerEvent = TurnEvent | SessionEvent

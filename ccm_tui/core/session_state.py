@@ -72,12 +72,15 @@ class SessionState:
     budget: int | None = None  # the token budget last used (for status without a model)
     saved_at: str = ""
     history: list[dict[str, int]] = field(default_factory=list)  # per-turn context figures (bounded)
+    last_effort_tool_turn: int = 0  # the last turn the model called an effort tool (effort_assist.py)
+    ambient_folded_upto: int = 0  # raw.jsonl lines up to this one are folded into efforts
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SessionState:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         state = cls(**known)
-        for key in ("turn", "compaction_count", "ambient_messages", "ambient_tokens", "ambient_bytes"):
+        counts = ("turn", "compaction_count", "ambient_messages", "ambient_tokens", "ambient_bytes")
+        for key in (*counts, "last_effort_tool_turn", "ambient_folded_upto"):
             value = getattr(state, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 setattr(state, key, 0)

@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .text_analysis import cosine, document_frequencies, idf, strip_code, words
+from .text_analysis import WORD_RE, cosine, document_frequencies, idf, stem, strip_code, words
 
 USER_WEIGHT = 3.0
 AGENT_WORD_LIMIT = 2_000  # content words of a reply that count (giant tool dumps would drown the user)
@@ -176,6 +176,17 @@ def _ascii_slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", folded).strip("-")
 
 
+def surface_forms(turns: Sequence[TurnText]) -> dict[str, str]:
+    """The word as the user wrote it most often, for each stemmed term (names read as written:
+    "tomatoes", not the stem "tomatoe")."""
+    seen: dict[str, Counter[str]] = {}
+    for turn in turns:
+        for match in WORD_RE.finditer(strip_code(turn.user).lower()):
+            word = match.group(0).strip("'’-")
+            seen.setdefault(stem(word), Counter())[word] += 1
+    return {term: counts.most_common(1)[0][0] for term, counts in seen.items()}
+
+
 def name_segments(turns: Sequence[TurnText], ranges: Sequence[tuple[int, int]]) -> list[str]:
     """A slug per segment from its most distinctive words (the user's words first)."""
     docs = []
@@ -189,13 +200,14 @@ def name_segments(turns: Sequence[TurnText], ranges: Sequence[tuple[int, int]]) 
                 counts[term] = counts.get(term, 0.0) + NAME_AGENT_WEIGHT
         docs.append(counts)
     weights = idf(document_frequencies(docs), len(docs))
+    surface = surface_forms(turns)
     names: list[str] = []
     taken: set[str] = set()
     for index, counts in enumerate(docs):
         ranked = sorted(counts, key=lambda t: (-math.log1p(counts[t]) * weights[t], t))
         parts: list[str] = []
         for term in ranked:
-            slug = _ascii_slug(term)
+            slug = _ascii_slug(surface.get(term, term))
             if len(slug) < 3 or slug in parts or any(slug in p or p in slug for p in parts):
                 continue
             parts.append(slug)
@@ -230,3 +242,40 @@ def segment(turns: Sequence[TurnText], *, block: int | None = None, min_len: int
     ranges = list(zip(starts, ends))
     names = name_segments(turns, ranges)
     return [EffortSpan(id=name, first_turn=a, last_turn=b) for name, (a, b) in zip(names, ranges)]
+
+
+MERGE_SIMILARITY = 0.2  # neighbouring topics at least this alike are one topic
+
+
+def topics_of(turns: Sequence[TurnText], *, min_len: int = 2, keep_tail: bool = False) -> list[EffortSpan]:
+    """Topics of a live chat for the app's effort proposals: :func:`segment`, then neighbours that
+    share their words merged (TextTiling over few short turns cuts too often) and topics shorter
+    than ``min_len`` turns joined to the one before (an aside is not a topic of its own) — except,
+    with ``keep_tail``, the last one: it may be a new topic just starting."""
+    spans = segment(turns)
+    if len(spans) < 2:
+        return spans
+    vectors = turn_vectors(turns)
+    ranges = [(span.first_turn, span.last_turn) for span in spans]
+    merged = True
+    while merged and len(ranges) > 1:
+        merged = False
+        blocks = [_block(vectors[a - 1 : b]) for a, b in ranges]
+        for i in range(len(ranges) - 1):
+            tail = keep_tail and i + 1 == len(ranges) - 1
+            short = not tail and ranges[i + 1][1] - ranges[i + 1][0] + 1 < min_len
+            if short or cosine(blocks[i], blocks[i + 1]) >= MERGE_SIMILARITY:
+                ranges[i : i + 2] = [(ranges[i][0], ranges[i + 1][1])]
+                merged = True
+                break
+    names = name_segments(turns, ranges)
+    return [EffortSpan(id=name, first_turn=a, last_turn=b) for name, (a, b) in zip(names, ranges)]
+
+
+def last_turn_fits(turns: Sequence[TurnText], span: EffortSpan, threshold: float = 0.05) -> bool:
+    """Whether the last turn shares words with the rest of its topic (a new topic may be starting)."""
+    if span.turns < 2:
+        return True
+    vectors = turn_vectors(turns)
+    rest = _block(vectors[span.first_turn - 1 : span.last_turn - 1])
+    return cosine(vectors[span.last_turn - 1], rest) >= threshold

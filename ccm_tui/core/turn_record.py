@@ -19,6 +19,7 @@ from ..config import Settings
 from . import eventlog as ev
 from .compaction import ContextTooLarge
 from .context import WorkingContext
+from .effort_assist import EFFORT_TOOLS
 from .effort_ops import ActionContext
 from .efforts import Effort
 from .eventlog import now_iso
@@ -173,6 +174,8 @@ class TurnRecorder:
         if record.tool_calls:
             assistant["tools"] = [c["name"] for c in record.tool_calls]
         session.state.turn = turn
+        if any(c["ok"] and c["name"] in EFFORT_TOOLS for c in record.tool_calls):
+            session.state.last_effort_tool_turn = turn  # the model manages efforts itself
         self._advance_salience(record, reply, emit)
         logged_to = self._finish(record, assistant, None)
         # The exchange is on disk; compaction for the next request may call the model (and be

@@ -114,6 +114,14 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         show=False,
     ),
     Binding(
+        "ctrl+y",
+        "accept_suggestion",
+        "Yes",
+        tooltip="Take the app's proposal: open an effort for the topic the chat has settled on",
+        id="accept_suggestion",
+        priority=True,
+    ),
+    Binding(
         "f6",
         "demo_autoplay",
         "Autoplay",

@@ -149,6 +149,16 @@ class WrittenElsewhere(Message):
         self.lines = lines
 
 
+class SuggestionMessage(Message):
+    """The app proposes an effort (the model does not manage them): offered on Ctrl+Y."""
+
+    def __init__(self, suggestion: rs.Suggestion) -> None:
+        super().__init__()
+        self.proposal = suggestion.proposal
+        self.text = suggestion.text
+        self.taken = suggestion.taken
+
+
 class NoticeMessage(Message):
     """Something for the user that belongs to no work (a missing API key …)."""
 
@@ -168,6 +178,8 @@ def for_controller_event(event: Any) -> Message:
         return SessionOpened(event)
     if isinstance(event, rs.WrittenElsewhere):
         return WrittenElsewhere(event.lines)
+    if isinstance(event, rs.Suggestion):
+        return SuggestionMessage(event)
     if isinstance(event, rs.Notice):
         return NoticeMessage(event.text, event.title)
     return for_event(event)

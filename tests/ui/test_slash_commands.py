@@ -54,3 +54,25 @@ async def test_an_unknown_command_is_explained_and_the_text_stays(tmp_path):
         await pilot.pause()
         assert prompt.text == "/frobnicate now" and not screen.query(CommandResult)
         assert any("unknown command /frobnicate" in str(n.message) for n in pilot.app._notifications)
+
+
+async def test_a_proposed_effort_is_opened_with_ctrl_y(tmp_path, llm_server):
+    from tests.fakes.openai_server import text
+    from tests.ui.helpers import send
+
+    llm_server.refuse_tools = True  # the model cannot open efforts: the app proposes them
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        for message in (
+            "Let's plan a trip to Japan in April",
+            "Which cities in Japan should we visit, Kyoto or Osaka?",
+            "How many days in Kyoto for the temples of Japan?",
+        ):
+            llm_server.push(text("Happy to help with that."))
+            await send(pilot, message)
+        await wait_until(pilot, lambda: screen.suggestion is not None, what="a proposal")
+        assert "Ctrl+Y" in str(screen.query_one("#prompt-hint").render())
+        name = screen.suggestion.name
+        await pilot.press("ctrl+y")
+        await wait_until(pilot, lambda: any(i.effort_id == name for i in screen.query(EffortItem)))
+        assert screen.suggestion is None

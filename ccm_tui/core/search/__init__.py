@@ -14,9 +14,10 @@ from .database import SearchIndexError
 from .ingest import IndexIngest
 from .ranking import IndexRanking, SearchHit, query_terms
 from .recall import IndexRecall, RecallHit
+from .results import without_folded
 from .scoring import Weights
 
-__all__ = ["EffortIndex", "RecallHit", "SearchHit", "SearchIndexError", "Weights", "query_terms"]
+__all__ = ["EffortIndex", "RecallHit", "SearchHit", "SearchIndexError", "Weights", "query_terms", "without_folded"]
 
 
 class EffortIndex(IndexIngest, IndexRanking, IndexRecall):

@@ -52,6 +52,11 @@ class IndexAmbient(IndexDatabase):
             return self._sync_ambient(log_path)
 
     @_recovering
+    def ambient_line_count(self) -> int:
+        """Lines of the ambient log indexed so far (every complete line, chat or not)."""
+        return self._ambient_state().lines
+
+    @_recovering
     def ambient_block_start(self, line: int) -> tuple[int, int] | None:
         """(1-based line, byte offset) of the start of the indexed block holding 1-based ``line`` of the
         ambient log: where to seek to read that line. None when the line is not indexed."""

@@ -227,3 +227,11 @@ class IndexResults(IndexDatabase):
             (*args, or_expression(chosen), lo, lo | _LINE_MASK),
         ).fetchone()
         return found[0] if found else None
+
+
+def without_folded(hits: list[SearchHit], folded_upto: int) -> list[SearchHit]:
+    """Search results without ambient chat folded into efforts (lines up to ``folded_upto``): the
+    efforts holding a copy of it are found instead."""
+    if folded_upto <= 0:
+        return hits
+    return [h for h in hits if not (h.source == "ambient" and h.lines and h.lines[1] <= folded_upto)]

@@ -15,13 +15,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 
 from ...config import Settings
 from ...core import turn_events as te
 from ...core.controller import ChatModel
-from ...core.run_state import Phase, RunState, SessionSnapshot, SlashCommand
-from ...core.slash_commands import COMMANDS, SlashError, completions, spec_of
+from ...core.run_state import Phase, Proposal, RunState, SessionSnapshot, SlashCommand
+from ...core.slash_commands import SlashError, completions, spec_of
 from ...core.slash_commands import parse as parse_message
 from .. import messages as msg
 from ..demo_driver import DemoDriver
@@ -32,16 +32,12 @@ from ..turn_presenter import TurnPresenter
 from ..widgets.chat_log import ChatLog
 from ..widgets.command_result import CommandResult
 from ..widgets.header import AppHeader
+from ..widgets.prompt_hint import PromptHint
 from ..widgets.prompt_input import PromptInput
 from ..widgets.sidebar import Sidebar
 from ..widgets.turn_status import TurnStatus
 from .chat_actions import ChatActions
 from .choice import unanswered_dialog
-
-HINT = "Enter send · Alt+Enter or Ctrl+J newline · Esc cancel a reply · F1 keys · Ctrl+P all commands"
-NO_TOOLS_HINT = "no tools: Ctrl+O opens an effort, Ctrl+G then d concludes it"
-DEMO_HINT = "DEMO · Enter sends the scripted message (edit it if you like) · F6 autoplay · Ctrl+P all commands"
-
 
 NARROW_BELOW = 90  # columns
 WIDE_FROM = 120
@@ -75,6 +71,7 @@ class ChatScreen(ChatActions):
         self.demo = demo
         self.link = SessionLink(settings, session_dir, llm=llm, watch=watch, warm_up=warm_up)
         self.driver = DemoDriver(self, autoplay=autoplay)
+        self.suggestion: Proposal | None = None  # the app's effort proposal on offer (Ctrl+Y)
 
     @property
     def settings(self) -> Settings:
@@ -104,7 +101,7 @@ class ChatScreen(ChatActions):
                 yield PromptInput(
                     id="prompt", placeholder="Message the model…  (/ for commands)", completer=self.complete_command
                 )
-                yield Static(DEMO_HINT if self.demo else HINT, id="prompt-hint")
+                yield PromptHint(demo=self.demo, id="prompt-hint")
             yield Sidebar(id="sidebar")
         yield Footer(compact=True)
 
@@ -139,29 +136,17 @@ class ChatScreen(ChatActions):
         if isinstance(event.text_area, PromptInput):
             self.update_hint()
 
-    def _command_hint(self) -> str | None:
-        typed = self.prompt.text
-        if not typed.startswith("/") or typed.startswith("//") or "\n" in typed:
-            return None
-        word = typed[1:].split(" ", 1)[0].casefold()
-        matching = [c for c in COMMANDS if c.name.startswith(word) or any(a.startswith(word) for a in c.aliases)]
-        if not matching:
-            return "unknown command · /help lists them · // sends a message that starts with /"
-        if len(matching) == 1:
-            return f"{matching[0].usage} — {matching[0].help} · Tab completes"
-        return " · ".join(c.usage for c in matching) + " · Tab completes"
-
     def update_hint(self) -> None:
-        """The line under the prompt: keys, the hidden sidebar, and a model without tools (efforts by hand)."""
-        command = self._command_hint() if self.is_mounted else None
-        if command is not None:
-            self.query_one("#prompt-hint", Static).update(command)
+        """The line under the prompt (see :class:`~ccm_tui.ui.widgets.prompt_hint.PromptHint`)."""
+        if not self.is_mounted:
             return
-        hint = DEMO_HINT if self.demo else HINT
         snapshot = self.snapshot
-        if snapshot is not None and snapshot.has_model and not snapshot.tools_enabled:
-            hint = f"{NO_TOOLS_HINT} · {hint}"
-        self.query_one("#prompt-hint", Static).update(hint if self.sidebar_visible else f"Ctrl+B efforts · {hint}")
+        self.query_one(PromptHint).show(
+            typed=self.prompt.text,
+            proposal=self.suggestion.text if self.suggestion is not None else None,
+            no_tools=snapshot is not None and snapshot.has_model and not snapshot.tools_enabled,
+            sidebar_visible=self.sidebar_visible,
+        )
 
     def watch_show_sidebar(self, show: bool | None) -> None:
         self.set_class(show is True, "-sidebar-on")
@@ -169,6 +154,8 @@ class ChatScreen(ChatActions):
         self.on_resize()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "accept_suggestion":
+            return self.suggestion is not None
         if action == "cancel_turn":
             return self.run_state.cancellable or bool(self.run_state.queued)
         if action == "demo_autoplay":
@@ -244,6 +231,20 @@ class ChatScreen(ChatActions):
 
         self.app.push_screen(unanswered_dialog(text), chosen)
 
+    def on_suggestion_message(self, message: msg.SuggestionMessage) -> None:
+        if message.taken:
+            return  # auto_efforts: carried out already (its banners say so)
+        self.suggestion = message.proposal
+        self.refresh_bindings()
+        self.update_hint()
+
+    def action_accept_suggestion(self) -> None:
+        proposal, self.suggestion = self.suggestion, None
+        self.refresh_bindings()
+        self.update_hint()
+        if proposal is not None and self.efforts.ready("take the proposal"):
+            self.link.controller.accept(proposal)
+
     async def on_notice_message(self, message: msg.NoticeMessage) -> None:
         await self.chat_log.add_banner(message.text, "error")
         self.notify(message.text, title=message.title or "Note", severity="warning", timeout=12)
@@ -257,6 +258,7 @@ class ChatScreen(ChatActions):
     def restart(self, settings: Settings, session_dir: Path, *, demo: bool, llm: ChatModel | None = None) -> None:
         """Switch to another session (the first-run screen starting the demo)."""
         self.demo = demo
+        self.query_one(PromptHint).demo = demo
         self.chat_log.remove_children()
         self.refresh_bindings()
         self.run_worker(self.link.reopen(settings, session_dir, llm), group="session-switch", exit_on_error=False)
@@ -352,6 +354,9 @@ class ChatScreen(ChatActions):
             self.prompt.clear()
         if self.demo:
             self.driver.sent(text)
+        if self.suggestion is not None:  # not taken: the next turn proposes again if it still fits
+            self.suggestion = None
+            self.refresh_bindings()
         self.turns.begin(text, queued=not state.is_open)  # on screen at once
         self.link.send(text)  # the controller runs it, or queues it until the session is open
 
