@@ -5,9 +5,10 @@ later if the line that says it is put back into its context. Recall looks for it
 on every turn, so it must cost next to nothing: it searches only the message's
 *rare* words (each matching at most :data:`RARE_DOCS` logged lines, which a
 capped FTS5 lookup tells without counting the rest), scores the lines holding
-them by how many rare words each run of three consecutive lines holds and how
-rare they are, and answers only for a strong hit — two rare words in one passage,
-or one very rare word (:data:`VERY_RARE_DOCS`). Lines the context already holds
+them by how many rare words each holds and how rare they are (a line the user
+wrote weighs more), and answers only for a strong hit — two rare words in one
+line, or one very rare word (:data:`VERY_RARE_DOCS`; :data:`USER_RARE_DOCS` in a
+user's line). The hit is that line with its neighbour. Lines the context already holds
 (open or expanded efforts, the ambient window) are left out by the caller's
 ``skip`` rules.
 """
@@ -25,7 +26,9 @@ from .query import parse_query, phrase
 RARE_DOCS = 40  # a word in more logged lines than this says too little to recall by
 VERY_RARE_DOCS = 4  # ... in this few, it is a strong hit alone (a code, a name)
 MIN_WORD_CHARS = 3  # shorter words (and shorter numbers) are too easily shared
-PASSAGE_LINES = 3  # consecutive lines of one log shown for a hit
+PASSAGE_LINES = 2  # consecutive lines of one log shown for a hit (the line and its neighbour)
+USER_LINE_WEIGHT = 1.5  # a line the user wrote: facts are stated by the user
+USER_RARE_DOCS = 12  # one word in this few lines, in a line the user wrote, is a strong hit
 MAX_TERMS = 10  # the message's longest words are tried, at most this many
 
 
@@ -63,32 +66,39 @@ class IndexRecall(IndexDatabase):
         rare = {words[i]: rows for i, rows in found.items() if len(rows) <= RARE_DOCS}
         return self._best_passage(rare, skip) if rare else None
 
-    def _best_passage(
-        self, rare: dict[str, set[int]], skip: Callable[[str, str, int], bool] | None
-    ) -> RecallHit | None:
+    def _best_passage(self, rare: dict[str, set[int]], skip: Callable[[str, str, int], bool] | None) -> RecallHit | None:
+        """The line holding the most (and rarest) of the rare words — a line the user wrote weighs
+        more (facts are stated by the user; replies repeat words) — with its neighbour for context."""
         weight = {word: math.log(1 + RARE_DOCS / len(rows)) for word, rows in rare.items()}
-        by_log: dict[int, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
+        holding: dict[int, set[str]] = defaultdict(set)
         for word, rows in rare.items():
             for rowid in rows:
-                by_log[rowid >> _LINE_BITS][rowid & _LINE_MASK].add(word)
-        logs = self._logs(list(by_log))
-        best: tuple[float, int, int, set[str]] | None = None
-        for num, lines in by_log.items():
-            source, log = logs.get(num, ("", ""))
-            for line in lines:
-                if not log or (skip is not None and skip(source, log, line + 1)):
-                    continue
-                window = set().union(*(lines.get(line + k, set()) for k in range(PASSAGE_LINES)))
-                score = sum(weight[w] for w in window)
-                if best is None or score > best[0]:
-                    best = (score, num, line, window)
+                holding[rowid].add(word)
+        roles = self._roles(list(holding))
+        logs = self._logs(list({rowid >> _LINE_BITS for rowid in holding}))
+        best: tuple[float, int] | None = None
+        for rowid, words in holding.items():
+            source, log = logs.get(rowid >> _LINE_BITS, ("", ""))
+            if not log or (skip is not None and skip(source, log, (rowid & _LINE_MASK) + 1)):
+                continue
+            score = sum(weight[w] for w in words) * (USER_LINE_WEIGHT if roles.get(rowid) == "user" else 1.0)
+            if best is None or score > best[0]:
+                best = (score, rowid)
         if best is None:
             return None
-        score, num, line, words = best
-        if len(words) < 2 and min(len(rare[w]) for w in words) > VERY_RARE_DOCS:
-            return None  # one common-ish word: not a strong hit
-        source, log = logs[num]
-        return self._recall_hit(source, log, num, line, words, score)
+        score, rowid = best
+        words = holding[rowid]
+        user = roles.get(rowid) == "user"
+        if len(words) < 2 and min(len(rare[w]) for w in words) > (USER_RARE_DOCS if user else VERY_RARE_DOCS):
+            return None  # one word that many lines share: not a strong hit
+        source, log = logs[rowid >> _LINE_BITS]
+        line = rowid & _LINE_MASK
+        first = line if user else max(0, line - 1)  # a user's line and the reply; a reply and its question
+        return self._recall_hit(source, log, rowid >> _LINE_BITS, first, words, score)
+
+    def _roles(self, rowids: list[int]) -> dict[int, str]:
+        marks = ",".join("?" * len(rowids))
+        return dict(self._db.execute(f"SELECT rowid, role FROM msg_fts WHERE rowid IN ({marks})", rowids).fetchall())
 
     def _logs(self, nums: list[int]) -> dict[int, tuple[str, str]]:
         """(source, log) of each document number: an effort's id, or "ambient" for a block."""
