@@ -250,10 +250,10 @@ def model_effort_events(session_dir: Path) -> dict[str, int]:
 def found_by_search(session_dir: Path) -> int:
     from ccm_tui.core.reading import search_session
 
-    return sum(
-        any(fact in (h.passage or "") + (h.summary or "") for h in search_session(session_dir, fact, 5))
-        for fact in FACTS.values()
-    )
+    def shown(hit: Any) -> str:
+        return ((hit.passage or "") + " " + (hit.summary or "")).replace("**", "")  # matches are marked **so**
+
+    return sum(any(fact in shown(h) for h in search_session(session_dir, fact, 5)) for fact in FACTS.values())
 
 
 def main() -> int:

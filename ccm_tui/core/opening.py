@@ -62,11 +62,11 @@ class IndexHooks:
         except SearchIndexError as exc:
             raise ToolError(f"the search index is unavailable right now ({exc}); try again") from None
 
-    def recall(self, message: str, skip: Any) -> RecallHit | None:
+    def recall(self, message: str, skip: Any) -> list[RecallHit]:
         try:
             return self.index.recall(message, skip=skip)
         except SearchIndexError:
-            return None
+            return []
 
     def on_logged(self, to: str, records: list[dict[str, Any]]) -> None:
         """A logged exchange is findable at once (effort logs and the ambient chat alike)."""

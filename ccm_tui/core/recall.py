@@ -20,7 +20,7 @@ from .session import Session
 from .tokens import TokenCounter, cap_tokens
 
 Skip = Callable[[str, str, int], bool]
-Find = Callable[[str, Skip], RecallHit | None]
+Find = Callable[[str, Skip], list[RecallHit]]
 MIN_TOKENS = 120  # a recall smaller than this would cut its passage to nothing useful
 HEADER = (
     "Recalled for this message (lines logged earlier that may answer it; they are not otherwise in your "
@@ -30,19 +30,30 @@ HEADER = (
 
 @dataclass(frozen=True)
 class Recalled:
-    hit: RecallHit
+    hits: tuple[RecallHit, ...]
     text: str  # what closes the system message
 
+    @property
+    def hit(self) -> RecallHit:
+        return self.hits[0]
+
     def where(self) -> dict[str, object]:
-        """Where the lines come from, for the event log."""
-        hit = self.hit
-        return {"source": hit.source, "log": hit.log, "lines": list(hit.lines), "terms": list(hit.terms)}
+        """Where the lines come from, for the event log (the first passage; ``also``: the others)."""
+        places: list[dict[str, object]] = [
+            {"source": h.source, "log": h.log, "lines": list(h.lines), "terms": list(h.terms)} for h in self.hits
+        ]
+        first, others = places[0], places[1:]
+        return {**first, "also": others} if others else first
 
     @property
     def label(self) -> str:
-        where = "ambient chat" if self.hit.source == "ambient" else self.hit.log
-        first, last = self.hit.lines
-        return f"{where} lines {first}-{last}" if last != first else f"{where} line {first}"
+        return "; ".join(_label(hit) for hit in self.hits)
+
+
+def _label(hit: RecallHit) -> str:
+    where = "ambient chat" if hit.source == "ambient" else hit.log
+    first, last = hit.lines
+    return f"{where} lines {first}-{last}" if last != first else f"{where} line {first}"
 
 
 def skip_rule(session: Session) -> Skip:
@@ -60,14 +71,18 @@ def skip_rule(session: Session) -> Skip:
     return skip
 
 
-def render(hit: RecallHit, max_tokens: int, counter: TokenCounter) -> str:
-    """The recall block: the header, where the lines come from, the lines (each cut to its share)."""
-    where = "the ambient chat" if hit.source == "ambient" else f"effort {hit.log}"
-    head = f"{HEADER}\n[{where}, lines {hit.lines[0]}-{hit.lines[1]}]"
-    share = (max_tokens - counter.count_text(head)) // max(1, len(hit.messages))
+def render(hits: tuple[RecallHit, ...], max_tokens: int, counter: TokenCounter) -> str:
+    """The recall block: the header, then each passage — where its lines come from, the lines (each
+    cut to its share of ``max_tokens``)."""
+    lines = sum(len(hit.messages) for hit in hits)
+    share = (max_tokens - counter.count_text(HEADER)) // max(1, lines) - 12
     while share >= 16:
-        lines = [f"{role}: {cap_tokens(content, share, counter)}" for _line, role, content in hit.messages]
-        text = head + "\n" + "\n".join(lines)
+        parts = [HEADER]
+        for hit in hits:
+            where = "the ambient chat" if hit.source == "ambient" else f"effort {hit.log}"
+            parts.append(f"[{where}, lines {hit.lines[0]}-{hit.lines[1]}]")
+            parts += [f"{role}: {cap_tokens(content, share, counter)}" for _line, role, content in hit.messages]
+        text = "\n".join(parts)
         if counter.count_text(text) <= max_tokens:
             return text
         share = share * 3 // 4
@@ -78,8 +93,8 @@ def recall_for(session: Session, find: Find, message: str, max_tokens: int) -> R
     """The recall for ``message``, or None (nothing strong enough, or no room for it)."""
     if max_tokens < MIN_TOKENS:
         return None
-    hit = find(message, skip_rule(session))
-    if hit is None or not hit.messages:
+    hits = tuple(hit for hit in find(message, skip_rule(session)) if hit.messages)
+    if not hits:
         return None
-    text = render(hit, max_tokens, session.counter)
-    return Recalled(hit, text) if text else None
+    text = render(hits, max_tokens, session.counter)
+    return Recalled(hits, text) if text else None

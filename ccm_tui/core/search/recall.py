@@ -30,6 +30,8 @@ PASSAGE_LINES = 2  # consecutive lines of one log shown for a hit (the line and 
 USER_LINE_WEIGHT = 1.5  # a line the user wrote: facts are stated by the user
 USER_RARE_DOCS = 12  # one word in this few lines, in a line the user wrote, is a strong hit
 MAX_TERMS = 10  # the message's longest words are tried, at most this many
+MAX_HITS = 2  # passages recalled at most
+NEAR_BEST = 0.8  # a second passage scores at least this share of the first
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,11 @@ class RecallHit:
     messages: tuple[tuple[int, str, str], ...]  # (line, role, content)
     terms: tuple[str, ...]  # the rare words it holds
     score: float
+    num: int = 0  # the index's document number (to tell passages of one log apart)
+
+    @property
+    def first_index(self) -> int:
+        return self.lines[0] - 1
 
 
 def candidate_words(message: str) -> list[str]:
@@ -51,12 +58,15 @@ def candidate_words(message: str) -> list[str]:
 
 class IndexRecall(IndexDatabase):
     @_recovering
-    def recall(self, message: str, *, skip: Callable[[str, str, int], bool] | None = None) -> RecallHit | None:
-        """The strongest passage for ``message`` among the logged lines ``skip(source, log, line)``
-        does not leave out (line 1-based), or None when nothing answers it strongly enough."""
+    def recall(
+        self, message: str, *, skip: Callable[[str, str, int], bool] | None = None, limit: int = MAX_HITS
+    ) -> list[RecallHit]:
+        """The strongest passages for ``message`` (at most ``limit``, best first) among the logged lines
+        ``skip(source, log, line)`` does not leave out (line 1-based); none when nothing answers it
+        strongly enough."""
         words = candidate_words(message)
         if not words:
-            return None
+            return []
         # one statement: each word's first RARE_DOCS + 1 lines (a capped lookup: no word is counted in full)
         part = "SELECT {i}, rowid FROM (SELECT rowid FROM msg_fts WHERE msg_fts MATCH ? LIMIT {n})"
         sql = " UNION ALL ".join(part.format(i=i, n=RARE_DOCS + 1) for i in range(len(words)))
@@ -64,11 +74,14 @@ class IndexRecall(IndexDatabase):
         for i, rowid in self._db.execute(sql, [phrase(w) for w in words]):
             found[i].add(rowid)
         rare = {words[i]: rows for i, rows in found.items() if len(rows) <= RARE_DOCS}
-        return self._best_passage(rare, skip) if rare else None
+        return self._best_passages(rare, skip, limit) if rare else []
 
-    def _best_passage(self, rare: dict[str, set[int]], skip: Callable[[str, str, int], bool] | None) -> RecallHit | None:
-        """The line holding the most (and rarest) of the rare words — a line the user wrote weighs
-        more (facts are stated by the user; replies repeat words) — with its neighbour for context."""
+    def _best_passages(
+        self, rare: dict[str, set[int]], skip: Callable[[str, str, int], bool] | None, limit: int
+    ) -> list[RecallHit]:
+        """The lines holding the most (and rarest) of the rare words — a line the user wrote weighs
+        more (facts are stated by the user; replies repeat words) — each with its neighbour. A second
+        passage only when it is a strong hit too and nearly as good (a tie is not broken by chance)."""
         weight = {word: math.log(1 + RARE_DOCS / len(rows)) for word, rows in rare.items()}
         holding: dict[int, set[str]] = defaultdict(set)
         for word, rows in rare.items():
@@ -76,25 +89,27 @@ class IndexRecall(IndexDatabase):
                 holding[rowid].add(word)
         roles = self._roles(list(holding))
         logs = self._logs(list({rowid >> _LINE_BITS for rowid in holding}))
-        best: tuple[float, int] | None = None
+        scored = []
         for rowid, words in holding.items():
             source, log = logs.get(rowid >> _LINE_BITS, ("", ""))
             if not log or (skip is not None and skip(source, log, (rowid & _LINE_MASK) + 1)):
                 continue
-            score = sum(weight[w] for w in words) * (USER_LINE_WEIGHT if roles.get(rowid) == "user" else 1.0)
-            if best is None or score > best[0]:
-                best = (score, rowid)
-        if best is None:
-            return None
-        score, rowid = best
-        words = holding[rowid]
-        user = roles.get(rowid) == "user"
-        if len(words) < 2 and min(len(rare[w]) for w in words) > (USER_RARE_DOCS if user else VERY_RARE_DOCS):
-            return None  # one word that many lines share: not a strong hit
-        source, log = logs[rowid >> _LINE_BITS]
-        line = rowid & _LINE_MASK
-        first = line if user else max(0, line - 1)  # a user's line and the reply; a reply and its question
-        return self._recall_hit(source, log, rowid >> _LINE_BITS, first, words, score)
+            user = roles.get(rowid) == "user"
+            if len(words) < 2 and min(len(rare[w]) for w in words) > (USER_RARE_DOCS if user else VERY_RARE_DOCS):
+                continue  # one word that many lines share: not a strong hit
+            scored.append((sum(weight[w] for w in words) * (USER_LINE_WEIGHT if user else 1.0), -rowid, user))
+        hits: list[RecallHit] = []
+        for score, negative, user in sorted(scored, reverse=True):
+            rowid = -negative
+            if len(hits) >= limit or (hits and score < NEAR_BEST * hits[0].score):
+                break
+            num, line = rowid >> _LINE_BITS, rowid & _LINE_MASK
+            first = line if user else max(0, line - 1)  # a user's line and the reply; a reply and its question
+            if any(h.num == num and abs(h.first_index - first) < PASSAGE_LINES for h in hits):
+                continue  # overlaps a passage already taken
+            source, log = logs[num]
+            hits.append(self._recall_hit(source, log, num, first, holding[rowid], score))
+        return hits
 
     def _roles(self, rowids: list[int]) -> dict[int, str]:
         marks = ",".join("?" * len(rowids))
@@ -116,4 +131,4 @@ class IndexRecall(IndexDatabase):
             ((rowid & _LINE_MASK) + 1, str(role or ""), str(content or "")) for rowid, role, content in rows
         )
         first, last = messages[0][0], messages[-1][0]
-        return RecallHit(source, log, (first, last), messages, tuple(sorted(words)), score)
+        return RecallHit(source, log, (first, last), messages, tuple(sorted(words)), score, num)
