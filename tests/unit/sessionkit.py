@@ -13,6 +13,7 @@ from ccm_tui.core.efforts import Effort
 from ccm_tui.core.llm import LLMClient
 from ccm_tui.core.orchestrator import Orchestrator
 from ccm_tui.core.session import Session
+from ccm_tui.core.store import read_jsonl
 from ccm_tui.core.turn_events import TurnEvent
 
 MODEL = "openai/fake-model"
@@ -41,7 +42,9 @@ def jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def events(session_dir: Path, name: str | None = None) -> list[dict[str, Any]]:
-    return [e for e in jsonl(Path(session_dir) / "events.jsonl") if name is None or e["event"] == name]
+    """The event log's records (lines that are not JSON objects skipped, as the session skips them)."""
+    records = read_jsonl(Path(session_dir) / "events.jsonl").records
+    return [e for e in records if name is None or e.get("event") == name]
 
 
 def write_jsonl(path: Path, records: list[dict[str, Any]], *, mode: str = "a") -> None:
