@@ -238,18 +238,28 @@ async def test_intents_sent_while_opening_are_queued_and_run_in_order(make, sess
 async def test_a_message_sent_during_a_turn_waits_for_it(make, llm_server):
     controller, recorder = make()
     await controller.open()
-    llm_server.stream_delay = 0.01
-    llm_server.push(text("first reply " * 5), text("second reply"))
+    asked, release = threading.Event(), threading.Event()
+
+    def model(body):  # answers "one" only once the test lets it: the first turn is surely running
+        user = body["messages"][-1]["content"]
+        if user == "one":
+            asked.set()
+            release.wait(TIMEOUT)
+        return text(f"reply to {user}")
+
+    llm_server.responder = model
     first = controller.submit(SendMessage("one"))
-    await recorder.until(saw(TextDelta))
+    assert await asyncio.to_thread(asked.wait, TIMEOUT)
     second = controller.submit(SendMessage("two"))
     await recorder.until(saw(StateChanged, lambda e: e.state.queued == ("two",)))
-    assert controller.state.busy
+    assert controller.state.busy and controller.state.phase is Phase.TURN
+    assert len(llm_server.chat_requests()) == 1
+    release.set()
 
-    assert (await outcome_of(first)).ok and (await outcome_of(second)).ok
-    kinds = [(type(e).__name__, getattr(e, "text", None)) for e in recorder.events if isinstance(e, Outcome)]
-    assert kinds == [("Outcome", "one"), ("Outcome", "two")]
-    assert len(llm_server.chat_requests()) == 2
+    assert (await outcome_of(first)).reply == "reply to one"
+    assert (await outcome_of(second)).reply == "reply to two"
+    assert [o.text for o in recorder.of(Outcome)] == ["one", "two"]
+    assert [r["messages"][-1]["content"] for r in llm_server.chat_requests()] == ["one", "two"]
 
 
 async def test_cancel_with_nothing_running_withdraws_the_queued_messages(make, session_dir, llm_server):
