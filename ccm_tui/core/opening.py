@@ -215,8 +215,9 @@ async def start_engine_when_free(
             attempt += 1
             on_locked(exc.pid, delay, attempt)
             retry_now.clear()
-            try:
-                await asyncio.wait_for(retry_now.wait(), delay)
+            try:  # (not wait_for: on 3.11 it can swallow a cancel that arrives as the event is set)
+                async with asyncio.timeout(delay):
+                    await retry_now.wait()
             except TimeoutError:
                 pass
 

@@ -369,7 +369,7 @@ class Session:
                 users += 1
                 if users > window:
                     break
-            start = i
+                start = i  # an exchange starts with its user message: a reply before it belongs to the last one out
         return messages[start:]
 
     # --------------------------------------------------------------- queries

@@ -96,8 +96,22 @@ class TurnRecorder:
 
     # ------------------------------------------------------------ endings
     def cancelled(self, record: TurnRecord) -> Outcome:
-        """Escape: keep the exchange as far as it got, marked, as complete log lines."""
+        """Escape. Nothing came back and no tool changed an effort: the turn is withdrawn — nothing is
+        logged, the message goes back to the input (sending it again cannot duplicate it). Otherwise
+        the exchange is kept as far as it got, marked interrupted, and not given back (its tools ran)."""
         partial = record.partial("".join(record.streamed))
+        if not partial and not record.ctx.changes:
+            self.session.log_event(ev.TURN_CANCELLED, withdrawn=True, partial_chars=0)
+            return Outcome(
+                turn=record.turn,
+                work="turn",
+                status=CANCELLED,
+                reason="cancelled",
+                text=record.text,
+                given_back=True,
+                request=record.request,
+                tool_calls=tuple(record.tool_calls),
+            )
         reply_msg = {"role": "assistant", "content": partial, "ts": now_iso(), "interrupted": True}
         logged_to = self._finish(record, reply_msg, ev.TURN_CANCELLED, partial_chars=len(partial))
         return Outcome(
@@ -106,7 +120,6 @@ class TurnRecorder:
             status=CANCELLED,
             reason="cancelled",
             text=record.text,
-            given_back=not partial,
             partial=partial,
             logged_to=logged_to,
             banners=tuple(record.ctx.banners),

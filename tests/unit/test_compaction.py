@@ -173,12 +173,6 @@ async def test_a_failed_checkpoint_is_a_step_not_a_crash_and_changes_no_effort(s
     assert raw_files(session) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Session.ambient_messages (core/session.py) returns the assistant reply of the exchange just "
-    "before the window too: a window of N exchanges yields 2N+1 messages, starting with a reply whose "
-    "question is not in the context",
-)
 def test_a_shrunk_ambient_window_of_n_holds_exactly_the_last_n_exchanges(session):
     session.state.ambient_window = 2
     shown = session.ambient_messages()

@@ -471,14 +471,6 @@ async def test_close_while_waiting_for_the_lock_stops_waiting(make, session_dir)
         await asyncio.wait_for(opening, TIMEOUT)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="close() hangs while another process holds the lock when a message was queued (or retry_now() "
-    "called) just before: _enqueue sets retry_now, and _shut's cancel of the opening task lands while "
-    "asyncio.wait_for(retry_now.wait(), delay) in opening.start_engine_when_free has its inner wait done; "
-    "Python 3.11's wait_for then returns the result and swallows the cancel, so the open loop goes on "
-    "retrying until the lock is free",
-)
 async def test_close_right_after_a_message_woke_the_lock_wait_still_stops_waiting(make, session_dir):
     lock = held_lock(session_dir)
     controller, recorder = make(lock_wait=0.0, retry_delays=(30.0,))

@@ -318,12 +318,6 @@ async def test_cancel_mid_stream_keeps_the_partial_marked_interrupted(session, l
     assert cancelled["logged_to"] == "ambient" and cancelled["partial_chars"] == len(outcome.partial)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a turn cancelled before any text arrives is logged (user line + empty interrupted reply) "
-    "yet its Outcome says given_back, which by contract means 'not logged: sending it again cannot "
-    "duplicate it' (TurnRecorder.cancelled in core/turn_record.py)",
-)
 async def test_cancel_before_any_text_either_logs_nothing_or_does_not_give_the_message_back(session, llm_server):
     llm_server.push(hang(30))
     requested = asyncio.Event()
@@ -342,12 +336,6 @@ async def test_cancel_before_any_text_either_logs_nothing_or_does_not_give_the_m
         assert outcome.logged_to == "ambient" and "are you there?" in logged
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a turn cancelled after a tool opened an effort but before any text is logged to that effort "
-    "and still marked given_back: the UI withdraws it and puts the text back, and sending it again "
-    "repeats the tool (a second effort) and the logged message (TurnRecorder.cancelled: given_back=not partial)",
-)
 async def test_cancel_after_a_tool_changed_an_effort_never_gives_the_message_back(session, llm_server):
     llm_server.push(tool_calls(call("open_effort", {"name": "trip"})), hang(30))
     second_request = asyncio.Event()
@@ -463,13 +451,15 @@ async def test_run_action_conclude_without_a_target_concludes_the_active_effort(
     assert outcome.ok and outcome.result["effort_id"] == "live" and outcome.text == "conclude"
 
 
-async def test_run_action_conclude_when_the_summary_model_fails_changes_nothing(session, llm_server):
+async def test_run_action_conclude_when_the_summary_model_fails_extracts_a_summary(session, llm_server):
+    """The user's conclusion never fails for want of a model: an extracted summary, said in a banner."""
     _prepare(session)
     llm_server.push(fault(401))
     outcome = await orchestrator_for(session, llm_server).run_action(Action.CONCLUDE, "live")
-    assert outcome.failed and outcome.cause == "auth" and "the summary model failed" in outcome.reason
-    assert session.efforts.get("live").is_open and session.efforts.active.id == "live"
-    assert events(session.dir, "tool_called")[-1]["ok"] is False
+    assert outcome.ok and any("extracted from the log" in b for b in outcome.banners)
+    live = session.efforts.get("live")
+    assert live.is_concluded and live.summary
+    assert events(session.dir, "tool_called")[-1]["ok"] is True
 
 
 async def test_run_action_cancelled_while_the_summary_is_written_changes_nothing(session, llm_server):

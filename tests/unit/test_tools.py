@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from ccm_tui.core import lifecycle
+from ccm_tui.core import lifecycle, log_lines
 from ccm_tui.core import tools as toolbox
 from ccm_tui.core.effort_ops import ActionContext
 from ccm_tui.core.search import EffortIndex
@@ -286,7 +286,7 @@ async def test_search_efforts_leaves_out_passage_and_lines_when_only_the_summary
         ctx = context(session, search=lambda query, limit: index.search(query, limit=limit))
         outcome = await toolbox.execute(ctx, "search_efforts", {"query": "kyoto"})
     [hit] = outcome.result["results"]
-    assert set(hit) == {"id", "status", "summary", "score", "snippet"}
+    assert set(hit) == {"id", "status", "source", "summary", "score", "snippet"} and hit["source"] == "effort"
 
 
 async def test_search_efforts_without_a_search_index_is_an_error(session):
@@ -368,7 +368,7 @@ async def test_a_partial_read_skips_lines_that_are_not_messages_and_caps_long_me
     result = outcome.result
     assert result["lines"] == [1, 4] and result["total_lines"] == 4
     assert [m["line"] for m in result["messages"]] == [1, 4]
-    assert result["messages"][0]["content"] == "x" * toolbox.PARTIAL_MESSAGE_CHARS
+    assert result["messages"][0]["content"] == "x" * log_lines.MESSAGE_CHARS
     assert result["messages"][1] == {"line": 4, "role": "assistant", "content": "null"}
 
 
