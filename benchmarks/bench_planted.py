@@ -47,7 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_recall import PlainBM25
 
-from ccm_tui.core.efforts import CONCLUDED, Effort, save_manifest
+from ccm_tui.core.efforts import CONCLUDED, Effort
+from ccm_tui.core.manifest_store import save_manifest
 from ccm_tui.core.opening import search_session
 from ccm_tui.core.search.records import MAX_MESSAGE_CHARS
 from ccm_tui.core.session import EFFORTS_DIR, MANIFEST_FILE

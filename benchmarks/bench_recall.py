@@ -49,7 +49,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ccm_tui.core.efforts import CONCLUDED, Effort, load_manifest, save_manifest
+from ccm_tui.core.efforts import CONCLUDED, Effort
+from ccm_tui.core.manifest_store import load_manifest, save_manifest
 from ccm_tui.core.opening import search_session
 from ccm_tui.core.search import EffortIndex, Weights
 from ccm_tui.core.session import EFFORTS_DIR, MANIFEST_FILE, SEARCH_DB

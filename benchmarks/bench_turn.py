@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ccm_tui.config import Settings
 from ccm_tui.core.chat_model import Completion, InProcessChatModel
-from ccm_tui.core.efforts import CONCLUDED, Effort, save_manifest
+from ccm_tui.core.efforts import CONCLUDED, Effort
+from ccm_tui.core.manifest_store import save_manifest
 from ccm_tui.core.opening import open_engine
 
 WORDS = (

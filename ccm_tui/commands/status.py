@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings()
     directory = session_dir_from(args)
     require_session(directory, " (it is created by the first 'ccm-tui send' or the TUI)")
-    status, data = read_status(directory, settings)
+    status, data = read_status(directory, settings, every_effort=args.json)
     if args.json:
         print_json(data)
     else:

@@ -10,15 +10,18 @@ live. Only file tails are read, so this stays fast however long the session is.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from . import eventlog as ev
-from .session import EFFORTS_DIR, Session
+from .efforts import SLUG_RE
+from .session import Session
 from .store import read_jsonl_tail
 
 RECENT_EFFORT_FILES = 6
 RECENT_EVENTS = 600  # event-log tail searched for the banners of the lines shown
 ROLE_ORDER = {"user": 0, "system": 1, "assistant": 2}
+AFTER_REPLY = 3  # a collapse is logged once the turn is answered (decay), in the same millisecond or not
 
 # The banner each effort event showed live (core/tools.py words them the same way).
 EVENT_BANNERS = {
@@ -40,6 +43,13 @@ class LoggedLine:
     logged_to: str  # "ambient" or an effort id
     interrupted: bool = False
     banner: bool = False  # an effort banner rebuilt from the event log, not a logged message
+
+    @property
+    def order(self) -> tuple[str, int]:
+        """Sort key: time, then the order a turn logs things in when two share a millisecond."""
+        if self.banner and self.content.startswith("Collapsed effort"):
+            return (self.ts, AFTER_REPLY)
+        return (self.ts, ROLE_ORDER.get(self.role, 1))
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -72,18 +82,34 @@ def recent_lines(session: Session, limit: int = 40) -> list[LoggedLine]:
     effort banners of the same stretch of time."""
     lines = _logged_lines(session, limit)
     if lines:
-        lines = sorted(lines + _banners(session, lines[0].ts), key=lambda line: (line.ts, ROLE_ORDER[line.role]))
+        lines = sorted(lines + _banners(session, lines[0].ts), key=lambda line: line.order)
     return lines
+
+
+def _recent_effort_logs(session: Session) -> list[Path]:
+    """The most recently written effort logs: among the open efforts' and those the last events
+    name (a session's other thousands of logs were finished long ago), the newest by mtime."""
+    ids = {e.id for e in session.efforts.open_efforts()}
+    ids.update(
+        r["effort_id"]
+        for r in read_jsonl_tail(session.events.path, RECENT_EVENTS)
+        if isinstance(r.get("effort_id"), str)
+    )
+    dated = []
+    for effort_id in ids:
+        if not SLUG_RE.fullmatch(effort_id):
+            continue
+        path = session.effort_path(effort_id)
+        try:
+            dated.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    return [path for _, path in sorted(dated, reverse=True)[:RECENT_EFFORT_FILES]]
 
 
 def _logged_lines(session: Session, limit: int) -> list[LoggedLine]:
     lines = _lines(read_jsonl_tail(session.raw_path, limit), "ambient")
-    efforts_dir = session.dir / EFFORTS_DIR
-    try:
-        files = sorted(efforts_dir.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
-    except OSError:
-        files = []
-    for path in files[:RECENT_EFFORT_FILES]:
+    for path in _recent_effort_logs(session):
         lines += _lines(read_jsonl_tail(path, limit), path.stem)
-    lines.sort(key=lambda line: (line.ts, ROLE_ORDER.get(line.role, 1)))
+    lines.sort(key=lambda line: line.order)
     return lines[-limit:]

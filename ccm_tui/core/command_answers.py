@@ -27,8 +27,9 @@ def answer(engine: Engine, command: SlashCommand) -> Outcome:
             return Outcome(turn=turn, work="command", status=FAILED, reason=str(exc), cause="search", text=command.line)
         reply, result = search_text(hits), {"results": [hit_json(h) for h in hits]}
     elif command.name == "status":
-        data = engine.status_json()
-        reply, result = status_text(engine.status(), data), data
+        status = engine.status()
+        data = engine.status_json(status)
+        reply, result = status_text(status, data), data
     else:
         reply, result = help_text(), {}
     return Outcome(turn=turn, work="command", status=DONE, text=command.line, reply=reply, result=result)

@@ -285,6 +285,8 @@ class SessionController(SessionQueries):
         self._tell(outcome)
         if outcome.work == "turn" and outcome.ok:
             await self._assist()
+        if not self._queue and self._engine is not None:
+            self._engine.settle()  # the manifest catches up once the queue is empty
         self._seen_ts = now_iso()
         self._publish()
         self._task = None

@@ -8,22 +8,16 @@ never name a path outside ``efforts/``, whatever the model called the effort.
 from __future__ import annotations
 
 import datetime
-import json
 import re
 import unicodedata
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
 from anyascii import anyascii
 
-from .store import StoreError, atomic_write_text, read_bytes
-
-try:  # the C loader is ~10x faster on big manifests
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+from .store import StoreError
 
 OPEN = "open"
 CONCLUDED = "concluded"
@@ -67,17 +61,20 @@ def slugify(name: str) -> str:
     return slug or "effort"
 
 
-def unique_slug(name: str, taken: set[str]) -> str:
+def slug_sequence(name: str) -> Iterator[str]:
+    """The ids a name may take, in the order they are tried: ``trip``, ``trip-2``, ``trip-3`` …"""
     base = slugify(name)
-    if base not in taken:
-        return base
+    yield base
     n = 2
     while True:
         suffix = f"-{n}"
-        candidate = base[: 64 - len(suffix)].rstrip("-") + suffix
-        if candidate not in taken:
-            return candidate
+        yield base[: 64 - len(suffix)].rstrip("-") + suffix
         n += 1
+
+
+def unique_slug(name: str, taken: Container[str]) -> str:
+    """The first id of :func:`slug_sequence` not in ``taken`` (a set, or the effort table)."""
+    return next(candidate for candidate in slug_sequence(name) if candidate not in taken)
 
 
 @dataclass
@@ -138,7 +135,7 @@ def _text(value: Any) -> str | None:
     return None
 
 
-def _effort_from_dict(raw: Any, where: str, index: int) -> Effort:
+def effort_from_dict(raw: Any, where: str, index: int) -> Effort:
     if not isinstance(raw, dict):
         raise ManifestError(f"{where}: entry {index + 1} is not a mapping")
     eid = raw.get("id")
@@ -166,137 +163,8 @@ def _effort_from_dict(raw: Any, where: str, index: int) -> Effort:
     return effort
 
 
-def _cache_path(path: Path) -> Path:
-    return path.with_name(f".{path.name}.cache.json")
-
-
-def _stamp(path: Path) -> list[int]:
-    st = path.stat()
-    return [st.st_size, st.st_mtime_ns, st.st_ino]
-
-
-def _read_cache(path: Path) -> list[Any] | None:
-    """The manifest's entries from its JSON cache, if the cache describes this very file.
-
-    YAML parsing costs seconds at 10,000 efforts; the cache (derived data, written with
-    the manifest) makes start-up cost a JSON load. A hand edit changes the file's stamp,
-    so the YAML is read again.
-    """
-    try:
-        data = json.loads(_cache_path(path).read_text(encoding="utf-8"))
-        if isinstance(data, dict) and data.get("stamp") == _stamp(path) and isinstance(data.get("efforts"), list):
-            return data["efforts"]
-    except (OSError, ValueError):
-        pass
-    return None
-
-
-def _write_cache(path: Path, entries: list[dict[str, Any]]) -> None:
-    try:
-        atomic_write_text(
-            _cache_path(path),
-            json.dumps({"stamp": _stamp(path), "efforts": entries}, ensure_ascii=False, separators=(",", ":")),
-            durable=False,
-        )
-    except OSError:
-        pass  # only a cache
-
-
-def load_manifest(path: Path) -> list[Effort]:
-    """Read ``manifest.yaml``. Missing → no efforts. Broken → ManifestError naming the line."""
-    try:
-        cached = _read_cache(path)
-        if cached is not None:
-            return _validated(cached, path)
-        text = read_bytes(path).decode("utf-8")
-    except FileNotFoundError:
-        return []
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ManifestError(f"cannot read {path}: {exc}") from exc
-    data = _parse_yaml(text, path)
-    if data is None:
-        return []
-    if not isinstance(data, dict) or not isinstance(data.get("efforts", []), list):
-        raise ManifestError(f"{path}: expected a mapping with an 'efforts' list")
-    return _validated(data.get("efforts") or [], path)
-
-
-def _refuse_aliases(text: str, path: Path) -> None:
-    """The app never writes YAML anchors or aliases; a manifest with them is refused before it is
-    loaded, so an alias bomb (a few lines expanding to gigabytes) costs a parse, not the machine."""
-    if "&" not in text or "*" not in text:
-        return  # no anchor or no alias: nothing to expand (the common case costs a scan)
-    try:
-        for event in yaml.parse(text, Loader=_Loader):
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                mark = event.start_mark
-                line = f" line {mark.line + 1}" if mark is not None else ""
-                raise ManifestError(f"{path}{line}: YAML anchors and aliases are not allowed in a manifest")
-    except yaml.YAMLError:
-        return  # the real load reports the syntax error with its line
-
-
-def _parse_yaml(text: str, path: Path) -> Any:
-    _refuse_aliases(text, path)
-    try:
-        return yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise ManifestError(f"{path}{line}: {problem}") from exc
-
-
-def salvage_manifest(path: Path) -> list[Effort]:
-    """The entries of a broken ``manifest.yaml`` that can still be read, for ``repair`` to keep.
-
-    The app writes one ``  - id: ...`` block per effort, so a hand-broken line spoils only
-    the entry it is in: each block is read on its own when the whole file does not parse."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
-    try:
-        data = _parse_yaml(text, path)
-        entries = data.get("efforts") if isinstance(data, dict) else None
-        chunks = None if isinstance(entries, list) else _entry_chunks(text)
-    except ManifestError:
-        chunks = _entry_chunks(text)
-    if chunks is not None:
-        entries = []
-        for chunk in chunks:
-            try:
-                part = _parse_yaml("efforts:\n" + chunk, path)
-            except ManifestError:
-                continue
-            if isinstance(part, dict) and isinstance(part.get("efforts"), list):
-                entries.extend(part["efforts"])
-    out: dict[str, Effort] = {}
-    for i, raw in enumerate(entries or []):
-        try:
-            effort = _effort_from_dict(raw, str(path), i)
-        except (ManifestError, TypeError):
-            continue
-        out.setdefault(effort.id, effort)
-    efforts = list(out.values())
-    active = [e for e in efforts if e.active]
-    for e in active[:-1]:
-        e.active = False
-    return efforts
-
-
-def _entry_chunks(text: str) -> list[str]:
-    chunks: list[list[str]] = []
-    for line in text.splitlines():
-        if line.startswith("  - ") or line.startswith("- "):
-            chunks.append([line])
-        elif chunks:
-            chunks[-1].append(line)
-    return ["\n".join(c) + "\n" for c in chunks]
-
-
-def _validated(entries: list[Any], path: Path) -> list[Effort]:
-    efforts = [_effort_from_dict(e, str(path), i) for i, e in enumerate(entries)]
+def validated(entries: list[Any], path: Path) -> list[Effort]:
+    efforts = [effort_from_dict(e, str(path), i) for i, e in enumerate(entries)]
     seen: set[str] = set()
     for e in efforts:
         if e.id in seen:
@@ -307,83 +175,3 @@ def _validated(entries: list[Any], path: Path) -> list[Effort]:
     for e in active[:-1]:
         e.active = False
     return efforts
-
-
-_scalar = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def dump_manifest(entries: list[dict[str, Any]]) -> str:
-    """YAML block mappings with JSON scalars (JSON strings, numbers, true/false/null and flow
-    collections are valid YAML): readable, and ~30x faster than PyYAML's emitter."""
-    lines = ["efforts:"] if entries else ["efforts: []"]
-    for entry in entries:
-        first = True
-        for key, value in entry.items():
-            lines.append(f"{'  - ' if first else '    '}{key}: {_scalar(value)}")
-            first = False
-    return "\n".join(lines) + "\n"
-
-
-def save_manifest(path: Path, efforts: list[Effort]) -> None:
-    entries = [e.to_dict() for e in efforts]
-    atomic_write_text(path, dump_manifest(entries))
-    _write_cache(path, entries)
-
-
-class EffortTable:
-    """The efforts of a session in manifest order, with lookups by id.
-
-    Open efforts are indexed separately so per-turn work does not scan every
-    concluded effort: change an effort's status only through :meth:`set_status`.
-    """
-
-    def __init__(self, efforts: list[Effort] | None = None) -> None:
-        self.efforts: list[Effort] = list(efforts or [])
-        self._by_id = {e.id: e for e in self.efforts}
-        self._open = {e.id: e for e in self.efforts if e.is_open}
-
-    def __iter__(self):
-        return iter(self.efforts)
-
-    def __len__(self) -> int:
-        return len(self.efforts)
-
-    def get(self, effort_id: str) -> Effort | None:
-        return self._by_id.get(effort_id)
-
-    def ids(self) -> set[str]:
-        return set(self._by_id)
-
-    def add(self, effort: Effort) -> None:
-        self.efforts.append(effort)
-        self._by_id[effort.id] = effort
-        if effort.is_open:
-            self._open[effort.id] = effort
-
-    def set_status(self, effort: Effort, status: str) -> None:
-        if status not in STATUSES:
-            raise ValueError(f"unknown status {status!r}")
-        effort.status = status
-        if status == OPEN:
-            self._open[effort.id] = effort
-        else:
-            self._open.pop(effort.id, None)
-            effort.active = False
-
-    @property
-    def active(self) -> Effort | None:
-        for e in self._open.values():
-            if e.active:
-                return e
-        return None
-
-    def open_efforts(self) -> list[Effort]:
-        return list(self._open.values())
-
-    @property
-    def concluded_count(self) -> int:
-        return len(self.efforts) - len(self._open)
-
-    def set_active(self, effort: Effort | None) -> None:
-        for e in self._open.values():
-            e.active = e is effort

@@ -28,6 +28,7 @@ from .effort_states import Action, ActionRefused
 from .efforts import Effort
 from .eventlog import SESSION_MIGRATED, TURN_FAILED
 from .export import export_effort
+from .index_sync import IndexWatch, sync_index
 from .log_lines import AMBIENT, LogLines, file_lines, indexed_lines
 from .model_setup import resolve_budget
 from .orchestrator import Emit, Orchestrator, UserInputError
@@ -38,7 +39,7 @@ from .session_state import SCHEMA_VERSION
 from .store import JsonlRead, StoreError, read_jsonl, read_jsonl_tail
 from .tokens import TokenCounter
 from .turn_events import CANCELLED, FAILED, ContextFigures, EffortChanged, Outcome, TurnEvent, Waiting
-from .views import EffortView, SessionStatus, effort_view, session_status
+from .views import EffortView, SessionStatus, concluded_views, effort_view, full_status, session_status
 
 TURN_LOCK_WAIT = 30.0
 
@@ -118,6 +119,7 @@ class Engine:
                 session.save_state()
                 session.migrated_from = None
             session.refresh_if_changed()
+            session.flush_manifest()  # what a killed run journaled but did not write yet
         finally:
             if not held:
                 session.lock.release()
@@ -189,6 +191,24 @@ class Engine:
         except (OSError, StoreError, SearchIndexError, SessionLocked, ActionRefused):
             return []
 
+    def settle(self) -> None:
+        """After a piece of work is reported: rewrite ``manifest.yaml`` with what it saved (the
+        journal in ``events.jsonl`` already holds it, so nobody waits for this). Never fails: what
+        cannot be written now is written by the next settle, the close or the next start."""
+        session = self._session
+        if session.readonly:
+            return
+        held = session.lock.held
+        if not held and not session.lock.try_acquire():
+            return  # another process is writing: it writes the manifest when it is done
+        try:
+            session.flush_manifest()
+        except (OSError, StoreError):
+            pass
+        finally:
+            if not held:
+                session.lock.release()
+
     @contextlib.asynccontextmanager
     async def _writing(self, emit: Emit | None) -> AsyncIterator[None]:
         """The writer lock around one turn or action (the TUI's way). While another process holds
@@ -208,7 +228,12 @@ class Engine:
         lock.on_wait = waiting
         try:
             async with self._session.writing(wait=self.lock_wait):
+                watch = IndexWatch(self._index, self._session) if self._index is not None else None
+                if watch is not None:
+                    watch.begin()
                 yield
+                if watch is not None:
+                    watch.end()
         finally:
             lock.on_wait = told
 
@@ -288,9 +313,8 @@ class Engine:
     # ------------------------------------------------------------------ imports
     def find_import(self, digest: str, max_turns: int | None) -> str | None:
         """The effort a transcript of this digest (and ``--max-turns``) was imported as, if any."""
-        for effort in self._session.efforts:
-            source = effort.source or {}
-            if source.get("sha256") == digest and source.get("max_turns") == max_turns:
+        for effort in self._session.efforts.by_digest(digest):
+            if (effort.source or {}).get("max_turns") == max_turns:
                 return effort.id
         return None
 
@@ -336,6 +360,14 @@ class Engine:
     def status(self) -> SessionStatus:
         return session_status(self._session)
 
+    def full_status(self) -> SessionStatus:
+        """Every effort (reads the whole catalog: ``status --json``)."""
+        return full_status(self._session)
+
+    def concluded_page(self, offset: int, limit: int) -> list[EffortView]:
+        """Concluded efforts, the latest conclusion first (a page of the long list)."""
+        return concluded_views(self._session, offset, limit)
+
     def effort(self, effort_id: str) -> EffortView | None:
         effort = self._session.efforts.get(effort_id)
         return effort_view(self._session, effort) if effort is not None else None
@@ -355,9 +387,9 @@ class Engine:
         """Per-turn context figures (``ccm`` and ``naive`` tokens), oldest first."""
         return list(self._session.state.history)
 
-    def status_json(self) -> dict[str, Any]:
-        """``status --json`` (contract)."""
-        data = self.status().as_json()
+    def status_json(self, status: SessionStatus | None = None) -> dict[str, Any]:
+        """``status --json`` (contract): every effort, unless ``status`` says which."""
+        data = (status or full_status(self._session)).as_json()
         data["context"] = self.figures().as_dict()
         data["session_dir"] = str(self._session.dir)
         data["clean_shutdown"] = self._session.state.clean_shutdown
@@ -413,5 +445,5 @@ class Engine:
         if self._index is not None:
             return without_folded(self._index.search(query, limit=limit), folded)
         with EffortIndex(self._session.dir / SEARCH_DB) as index:  # a read-only engine keeps none open
-            index.sync_session(self._session.dir, self._session.efforts)
+            sync_index(index, self._session)
             return without_folded(index.search(query, limit=limit), folded)

@@ -40,6 +40,7 @@ SESSION_END = "session_end"
 RECOVERED = "recovered"
 SESSION_MIGRATED = "session_migrated"  # a session of an older schema was brought up to date
 MODEL_WITHOUT_TOOLS = "model_without_tools"  # the model cannot use tools: the chat goes on without them
+EFFORTS_SAVED = "efforts_saved"  # manifest entries that changed (the journal: see manifest_store)
 
 TERMINAL_TURN_EVENTS = {TURN_DONE, TURN_FAILED, TURN_CANCELLED}
 
@@ -73,11 +74,12 @@ class EventLog:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.last_written = 0  # bytes the last append took
 
     def log(self, event: str, turn: int, **fields: Any) -> dict[str, Any]:
         for key in REDACTED_FIELDS:
             if isinstance(fields.get(key), str):
                 fields[key] = redact(fields[key])
         record = {"event": event, "turn": turn, "ts": now_iso(), **fields}
-        append_jsonl(self.path, [record])
+        self.last_written = append_jsonl(self.path, [record])
         return record

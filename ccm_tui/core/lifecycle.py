@@ -28,9 +28,19 @@ from typing import Any
 from . import eventlog as ev
 from .context import effort_context_tokens
 from .effort_states import REFUSALS, Action, ActionRefused, effort_state, refuse_unless_valid
-from .efforts import CONCLUDED, MAX_NAME_CHARS, OPEN, SLUG_RE, Effort, unique_slug
+from .efforts import (
+    CONCLUDED,
+    MAX_NAME_CHARS,
+    OPEN,
+    SLUG_RE,
+    Effort,
+    ManifestError,
+    effort_from_dict,
+    slug_sequence,
+    unique_slug,
+)
 from .eventlog import now_iso
-from .session import EFFORTS_DIR, Session
+from .session import Session
 from .store import read_jsonl
 
 UNPUBLISHED_IMPORT_PREFIX = ".import-"
@@ -47,7 +57,7 @@ def require(session: Session, effort: Effort, action: Action) -> None:
 def open_effort(session: Session, name: str, *, turn: int) -> Effort:
     """Create an effort from the name the model (or the user) gave; it becomes the active one."""
     name = " ".join(name.split())[:MAX_NAME_CHARS]
-    effort = Effort(id=unique_slug(name, session.efforts.ids()), name=name, status=OPEN, created=now_iso())
+    effort = Effort(id=unique_slug(name, session.efforts), name=name, status=OPEN, created=now_iso())
     session.efforts.add(effort)
     session.efforts.set_active(effort)
     session.effort_path(effort.id).touch()
@@ -195,8 +205,7 @@ def land_imported(
     is replaced by the next import of the same messages, never appended to or
     duplicated; a different file under the chosen id is never touched."""
     restored_at = restored_at or now_iso()
-    _remove_unpublished_imports(session.dir / EFFORTS_DIR)
-    adopted = _adopted_by_repair(session, messages)
+    adopted = _adopted_by_repair(session, name, messages)
     if adopted is not None:
         # killed after its log was published, then `repair` listed the bare file: this import completes it
         effort = adopted
@@ -238,19 +247,22 @@ def land_imported(
 LOST_SUMMARY = "(summary lost in a repair; the raw log is intact — expand to read it)"
 
 
-def _adopted_by_repair(session: Session, messages: list[dict[str, Any]]) -> Effort | None:
+def _adopted_by_repair(session: Session, name: str, messages: list[dict[str, Any]]) -> Effort | None:
     """An effort ``repair`` rebuilt from its log file alone (no provenance, a placeholder summary)
     whose log holds exactly these messages: an import killed between publishing its log and
-    saving the manifest."""
-    for effort in session.efforts:
+    saving the manifest. Its id is one the import would have chosen, so only those are looked at."""
+    for effort_id in slug_sequence(name):
+        effort = session.efforts.get(effort_id)
+        if effort is None:
+            return None
         placeholder = effort.source is None and (effort.summary or "").startswith(LOST_SUMMARY)
         if placeholder and _same_messages(session.effort_path(effort.id), messages):
             return effort
     return None
 
 
-def _remove_unpublished_imports(efforts_dir: Path) -> None:
-    """Temporary logs of imports killed before their rename (the session lock is held)."""
+def remove_unpublished_imports(efforts_dir: Path) -> None:
+    """Temporary logs of imports killed before their rename (at the start, with the session lock)."""
     if not efforts_dir.is_dir():
         return
     for leftover in efforts_dir.glob(UNPUBLISHED_IMPORT_PREFIX + "*.tmp"):
@@ -260,13 +272,13 @@ def _remove_unpublished_imports(efforts_dir: Path) -> None:
 def _import_id(session: Session, name: str, messages: list[dict[str, Any]]) -> str:
     """A free id for the import; a log left without a manifest entry by a killed import of
     the same messages gives its id back, any other existing file keeps its own."""
-    taken = set(session.efforts.ids())
-    while True:
-        effort_id = unique_slug(name, taken)
+    for effort_id in slug_sequence(name):
+        if effort_id in session.efforts:
+            continue
         path = session.effort_path(effort_id)
         if not os.path.lexists(path) or _same_messages(path, messages):
             return effort_id
-        taken.add(effort_id)
+    raise AssertionError("unreachable: slug_sequence never ends")
 
 
 def _same_messages(path: Path, messages: list[dict[str, Any]]) -> bool:
@@ -296,6 +308,9 @@ def efforts_from_events(records: Iterable[dict[str, Any]]) -> dict[str, Effort]:
     active: str | None = None
     for record in records:
         kind = record.get("event")
+        if kind == ev.EFFORTS_SAVED:  # whole entries, as the manifest would have them
+            active = _saved_entries(record.get("entries"), efforts, active)
+            continue
         effort_id = record.get("effort_id")
         if not isinstance(effort_id, str) or not SLUG_RE.match(effort_id):
             continue
@@ -333,6 +348,20 @@ def efforts_from_events(records: Iterable[dict[str, Any]]) -> dict[str, Effort]:
     for effort in efforts.values():
         effort.active = effort.id == active and effort.status == OPEN
     return efforts
+
+
+def _saved_entries(entries: Any, efforts: dict[str, Effort], active: str | None) -> str | None:
+    for i, entry in enumerate(entries if isinstance(entries, list) else ()):
+        try:
+            effort = effort_from_dict(entry, "events.jsonl", i)
+        except ManifestError:
+            continue
+        efforts[effort.id] = effort
+        if effort.active:
+            active = effort.id
+        elif active == effort.id:
+            active = None
+    return active
 
 
 def _text_or_none(value: Any) -> str | None:

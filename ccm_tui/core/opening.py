@@ -11,7 +11,6 @@ landing and the replay use. :func:`open_read_only` (``status``) and
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,13 +19,12 @@ from typing import Any
 
 from ..config import Settings, default_budget, retry_base_seconds
 from .chat_model import ChatModel
-from .efforts import load_manifest
 from .engine import TURN_LOCK_WAIT, Engine
+from .index_sync import sync_index
 from .model_setup import model_client, resolve_budget
 from .orchestrator import Orchestrator
 from .search import EffortIndex, RecallHit, SearchHit, SearchIndexError, without_folded
-from .session import MANIFEST_FILE, SEARCH_DB, STATE_FILE, Session, SessionLocked
-from .store import StoreError, read_bytes
+from .session import SEARCH_DB, Session, SessionLocked
 from .tokens import TokenCounter
 from .tools import ToolError
 
@@ -36,10 +34,6 @@ NO_MODEL: Any = object()  # open_engine(llm=NO_MODEL): a session opened for work
 
 def open_index(session_dir: Path) -> EffortIndex:
     return EffortIndex(Path(session_dir) / SEARCH_DB)
-
-
-def sync_index(index: EffortIndex, session: Session) -> None:
-    index.sync_session(session.dir, session.efforts)  # with their names
 
 
 class IndexHooks:
@@ -244,16 +238,7 @@ def open_read_only(session_dir: Path, settings: Settings) -> Engine:
 def search_session(session_dir: Path, query: str, limit: int = 10) -> list[SearchHit]:
     """Search a session without opening it for writing (``ccm-tui search``): reads the manifest,
     brings the derived index up to date, ranks. Never imports litellm."""
-    efforts = load_manifest(Path(session_dir) / MANIFEST_FILE)
+    session = Session.open(Path(session_dir), readonly=True)
     with open_index(session_dir) as index:
-        index.sync_session(Path(session_dir), efforts)  # with their names
-        return without_folded(index.search(query, limit=limit), folded_upto(Path(session_dir)))
-
-
-def folded_upto(session_dir: Path) -> int:
-    """The last ambient line folded into an effort, from ``session_state.json`` (0 when unreadable)."""
-    try:
-        value = json.loads(read_bytes(session_dir / STATE_FILE)).get("ambient_folded_upto", 0)
-    except (OSError, ValueError, AttributeError, StoreError):
-        return 0
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+        sync_index(index, session)
+        return without_folded(index.search(query, limit=limit), session.state.ambient_folded_upto)

@@ -108,8 +108,7 @@ class Orchestrator:
         self.recall = recall
         self.system_prompt = paths.prompt("system")
         self.tool_defs = toolbox.definitions()
-        self.ids = IdIndex.build(session.efforts.ids())
-        self.ids_generation = session.generation
+        self.ids = IdIndex(lambda candidates: self.session.efforts.existing(candidates))
         self.compactor = Compactor(session, settings, llm)
         self.calls = ModelCalls(session, settings, llm, retry_base=retry_base, sleep=sleep)
         self.recorder = TurnRecorder(self, on_logged)
@@ -165,10 +164,7 @@ class Orchestrator:
         )
 
     def id_index(self) -> IdIndex:
-        """Every effort id as a phrase, rebuilt only after the session was reloaded from disk."""
-        if self.ids_generation != self.session.generation:
-            self.ids = IdIndex.build(self.session.efforts.ids())
-            self.ids_generation = self.session.generation
+        """Finds the effort ids a text mentions (asking the session's effort table)."""
         return self.ids
 
     def _context(self, turn: int, **values: Any) -> ActionContext:
@@ -188,8 +184,6 @@ class Orchestrator:
         for banner in ctx.banners[banners:]:
             emit(Banner(turn=turn, text=banner))
         for effort_id, change in ctx.changes[changes:]:
-            if change == "opened":
-                self.id_index().add(effort_id)
             emit(EffortChanged(turn=turn, effort_id=effort_id, change=change))
 
     # ------------------------------------------------------------------- turn

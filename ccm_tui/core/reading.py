@@ -24,10 +24,15 @@ from .text_reports import hit_json, search_text, status_text
 from .views import SessionStatus
 
 
-def read_status(session_dir: Path, settings: Settings) -> tuple[SessionStatus, dict[str, Any]]:
-    """The efforts and the context figures (``status``, ``status --json``), without the writer lock."""
+def read_status(
+    session_dir: Path, settings: Settings, *, every_effort: bool = False
+) -> tuple[SessionStatus, dict[str, Any]]:
+    """The efforts and the context figures (``status``; ``status --json`` with ``every_effort``),
+    without the writer lock. Without ``every_effort`` only the efforts in use and the newest
+    concluded are listed, so it costs the same at any size."""
     engine = open_read_only(session_dir, settings)
-    return engine.status(), engine.status_json()
+    status = engine.full_status() if every_effort else engine.status()
+    return status, engine.status_json(status)
 
 
 def repair(session_dir: Path, *, force: bool = False) -> RepairReport:

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from dataclasses import dataclass, field
 
 from . import eventlog as ev
+from .efforts import SLUG_RE
 from .eventlog import now_iso
+from .lifecycle import remove_unpublished_imports
 from .session import EFFORTS_DIR, Session
-from .store import _parse_lines, file_size, is_message, open_nofollow, read_bytes, read_jsonl_tail
+from .store import _parse_lines, file_size, is_message, open_nofollow, read_bytes, read_jsonl_tail, set_torn_tail_aside
 
 EVENT_TAIL = 5000
 
@@ -163,18 +164,19 @@ def unanswered_turn(session: Session, events: list[dict] | None = None) -> Unans
     return UnansweredTurn(text, turn, "orphaned")
 
 
-def _turn_effects(session: Session, after: list[dict], since: str = "") -> tuple[list[str], str]:
+def _turn_effects(session: Session, after: list[dict], since: str, before: list[dict]) -> tuple[list[str], str]:
     """What a turn's tools changed (from its events) and where its exchange belongs, the way the
     orchestrator routes it: ``route_to_ambient``, an opened/switched/reopened effort, the active
     effort it concluded; else the active effort (or ambient).
 
-    The manifest is saved before its event is logged, so a kill between the two leaves an effort
-    opened or concluded during the turn (by its timestamps) that no event mentions: that counts."""
+    An effort is saved (journaled) before its event is logged, so a kill between the two leaves
+    one opened or concluded during the turn (by its timestamps) that no event names: it counts."""
     effects: list[str] = []
     route: str | None = None
-    mentioned = {e.get("effort_id") for e in after}
+    mentioned = {e.get("effort_id") for e in after}  # (and those opened before the turn, in the same ms)
+    mentioned |= {e.get("effort_id") for e in before if e.get("event") in (ev.EFFORT_OPENED, ev.EFFORT_RESTORED)}
     if ISO_TS.match(since):  # a damaged timestamp must not make every effort look new
-        for effort in session.efforts:
+        for effort in session.efforts.changed_since(since):
             if effort.id in mentioned:
                 continue
             if str(effort.created or "") >= since:
@@ -234,7 +236,7 @@ def _settle_unfinished_turn(session: Session, events: list[dict], report: Recove
         return
     turn = _start_turn_number(start)
     since = str(start.get("ts", ""))
-    effects, destination = _turn_effects(session, after, since)
+    effects, destination = _turn_effects(session, after, since, events[:i])
     candidates = [destination, "ambient"]
     candidates += [str(e.get("effort_id")) for e in after if isinstance(e.get("effort_id"), str)]
     candidates += [e.id for e in session.efforts.open_efforts()]
@@ -276,35 +278,12 @@ def _settle_unfinished_turn(session: Session, events: list[dict], report: Recove
     report.orphan = UnansweredTurn(text, turn, "orphaned")
 
 
-def _set_torn_tail_aside(path) -> str | None:
-    """A crash mid-append leaves a last line without its newline: a record that was never
-    acknowledged. Keep its bytes in ``<file>.torn-<ts>`` and cut the file back to its last
-    complete line, so the log holds only whole records. Returns the name of the kept file."""
-    try:
-        with os.fdopen(open_nofollow(path, os.O_RDWR), "r+b") as fh:
-            size = fh.seek(0, os.SEEK_END)
-            if size == 0:
-                return None
-            fh.seek(max(0, size - 65536))
-            tail = fh.read()
-            if tail.endswith(b"\n"):
-                return None
-            cut = tail.rfind(b"\n")
-            if cut < 0 and size > len(tail):
-                return None  # a single enormous torn line: leave it, readers tolerate it
-            keep_to = size - len(tail) + cut + 1
-            fragment = tail[cut + 1 :]
-            aside = path.with_name(f"{path.name}.torn-{time.strftime('%Y%m%dT%H%M%S')}")
-            with os.fdopen(open_nofollow(aside, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab") as out:
-                out.write(fragment)
-                out.flush()
-                os.fsync(out.fileno())
-            fh.truncate(keep_to)
-            fh.flush()
-            os.fsync(fh.fileno())
-            return aside.name
-    except OSError:
-        return None
+def _logs_written_lately(session: Session, events: list[dict]) -> list:
+    """The logs a kill may have torn: the append it cut went to an open effort or one the last
+    events name, never to the thousands of logs finished long ago."""
+    ids = {e.id for e in session.efforts.open_efforts()}
+    ids.update(e["effort_id"] for e in events if isinstance(e.get("effort_id"), str))
+    return [session.effort_path(i) for i in sorted(ids) if SLUG_RE.fullmatch(i)]
 
 
 MAX_PID = 2**31 - 1
@@ -387,8 +366,9 @@ def _recover(session: Session, report: RecoveryReport) -> None:
     state = session.state
     if report.unclean:
         # Torn tails first: the ambient totals are then counted on whole records only.
-        for path in [session.raw_path, session.events.path, *sorted((session.dir / EFFORTS_DIR).glob("*.jsonl"))]:
-            kept = _set_torn_tail_aside(path)
+        remove_unpublished_imports(session.dir / EFFORTS_DIR)
+        for path in [session.raw_path, session.events.path, *_logs_written_lately(session, events)]:
+            kept = set_torn_tail_aside(path)
             if kept:
                 report.torn_files.append(f"{path.relative_to(session.dir)} → {kept}")
     raw_size = file_size(session.raw_path)

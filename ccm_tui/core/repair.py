@@ -2,10 +2,10 @@
 
 ``manifest.yaml`` is rebuilt from the event log (which records every open,
 conclusion with its summary, reopen and switch) and the effort files on disk,
-merged with every entry of the old manifest that can still be read: the
-manifest is saved before its event is logged, so what it says is never older
-than the event log and is never downgraded (an open effort stays open, a
-summary stays). A copy of the old file is kept as
+merged with every entry of the old manifest that can still be read and the
+entries journaled after it (``efforts_saved``): those are saved before their
+lifecycle event is logged, so what they say is never older than the event log
+and is never downgraded (an open effort stays open, a summary stays). A copy of the old file is kept as
 ``manifest.yaml.corrupt-<timestamp>`` *before* the new one replaces it
 atomically, so a kill at any moment leaves a ``manifest.yaml``. A valid
 manifest is left alone unless ``force`` is given. Raw logs are never rewritten.
@@ -17,15 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import lifecycle
-from .efforts import (
-    CONCLUDED,
-    SLUG_RE,
-    Effort,
-    ManifestError,
-    load_manifest,
-    salvage_manifest,
-    save_manifest,
-)
+from .efforts import CONCLUDED, SLUG_RE, Effort, ManifestError, effort_from_dict
+from .manifest_file import MARK_RE, salvage_manifest
+from .manifest_store import journal_entries, load_manifest, save_manifest
 from .session import EFFORTS_DIR, EVENTS_FILE, MANIFEST_FILE, SessionLock
 from .store import StoreError, keep_copy, read_jsonl
 
@@ -72,6 +66,26 @@ def _placeholder_summary(session_dir: Path, effort_id: str) -> str:
     return f"{lifecycle.LOST_SUMMARY} First message: {first}"
 
 
+def _salvaged(path: Path, events: Path) -> list[Effort]:
+    """The readable entries of a broken manifest, with the entries journaled after it on top."""
+    efforts = {e.id: e for e in salvage_manifest(path)}
+    try:
+        with path.open("rb") as fh:
+            match = MARK_RE.match(fh.read(64))
+    except OSError:
+        match = None
+    if match is None:
+        return list(efforts.values())
+    entries, _ = journal_entries(events, int(match.group(1)))
+    for i, entry in enumerate(entries):
+        try:
+            effort = effort_from_dict(entry, events.name, i)
+        except ManifestError:
+            continue
+        efforts[effort.id] = effort
+    return list(efforts.values())
+
+
 def rebuild_manifest(session_dir: Path, *, force: bool = False) -> RepairReport:
     """Rebuild ``manifest.yaml`` from the event log and effort files, merged with what the old
     one still says; a copy of the old one is kept. Raises :class:`RepairNotNeeded` when the
@@ -86,7 +100,7 @@ def rebuild_manifest(session_dir: Path, *, force: bool = False) -> RepairReport:
             old = load_manifest(path)
         except ManifestError:
             broken = True
-            old = salvage_manifest(path)
+            old = _salvaged(path, session_dir / EVENTS_FILE)
         if not broken and path.exists() and not force:
             raise RepairNotNeeded(
                 f"{path} is valid ({len(old)} effort(s)); nothing to repair "

@@ -8,14 +8,15 @@ concluded summaries leave working memory after ``summary_eviction_threshold``
 turns without reference. Open efforts never decay. Nothing is deleted.
 
 Costs stay flat as history grows: id mentions are found by looking up the
-message's word n-grams in a dict of all ids; keyword matching runs only over
-the efforts in working memory, whose number the thresholds bound.
+message's word n-grams among the ids (one indexed query); keyword matching runs
+only over the efforts in working memory, whose number the thresholds bound.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 
 from . import lifecycle
@@ -57,35 +58,27 @@ def id_phrase(effort_id: str) -> tuple[str, ...]:
     return tuple(w for w in effort_id.split("-") if w)
 
 
-@dataclass
 class IdIndex:
-    """All effort ids as word tuples, for finding mentions in O(message length)."""
+    """Finds effort ids mentioned in a text in O(text length): each run of up to
+    ``MAX_ID_WORDS`` words, joined by hyphens, is a candidate id, and ``known`` says which
+    candidates name an effort (the session's effort table answers from its catalog, so the cost
+    does not grow with the number of efforts)."""
 
-    phrases: dict[tuple[str, ...], str] = field(default_factory=dict)
+    def __init__(self, known: Callable[[set[str]], set[str]]) -> None:
+        self.known = known
 
     @classmethod
-    def build(cls, ids) -> IdIndex:
-        index = cls()
-        for effort_id in ids:
-            index.add(effort_id)
-        return index
-
-    def add(self, effort_id: str) -> None:
-        phrase = id_phrase(effort_id)
-        if phrase:
-            self.phrases[phrase] = effort_id
+    def build(cls, ids: Iterable[str]) -> IdIndex:
+        """An index of a fixed set of ids (tests, tools)."""
+        by_phrase = {"-".join(id_phrase(i)): i for i in ids}
+        return cls(lambda candidates: {by_phrase[c] for c in candidates if c in by_phrase})
 
     def mentioned(self, text: str) -> set[str]:
-        found: set[str] = set()
         toks = words(text)
-        for i in range(len(toks)):
-            for n in range(1, MAX_ID_WORDS + 1):
-                if i + n > len(toks):
-                    break
-                hit = self.phrases.get(tuple(toks[i : i + n]))
-                if hit is not None:
-                    found.add(hit)
-        return found
+        candidates = {
+            "-".join(toks[i : i + n]) for i in range(len(toks)) for n in range(1, min(MAX_ID_WORDS, len(toks) - i) + 1)
+        }
+        return self.known(candidates) if candidates else set()
 
 
 def keyword_references(session: Session, texts: list[str]) -> set[str]:

@@ -26,8 +26,11 @@ from typing import Any
 
 from ..atomic_file import fsync_dir
 from . import eventlog as ev
-from .efforts import CONCLUDED, OPEN, Effort, EffortTable, load_manifest, save_manifest
+from .effort_catalog import CATALOG_FILE
+from .effort_table import EffortTable
+from .efforts import CONCLUDED, OPEN, Effort
 from .eventlog import EventLog, now_iso
+from .manifest_store import ManifestStore, file_stamp
 from .session_lock import LOCK_FILE, SessionLock, SessionLocked
 from .session_state import SessionState, ViewState, migrated
 from .store import (
@@ -66,11 +69,11 @@ class Session:
     ) -> None:
         self.dir = Path(directory)
         self.counter = counter or TokenCounter()
-        self.effort_raw_total = 0  # tokens of every effort's raw log (naive figure)
         self.readonly = readonly
         self.configured_ambient_window = ambient_window
         self.lock = SessionLock(self.dir)
         self.events = EventLog(self.dir / EVENTS_FILE)
+        self.manifest = ManifestStore(self.dir, self.events.path, self.dir / MANIFEST_FILE)
         self.efforts = EffortTable()
         self.state = SessionState()
         self.view = ViewState()
@@ -135,7 +138,7 @@ class Session:
         would truncate or append to a file outside the session. (The session directory itself
         may be a link: where the user keeps it is their choice.)"""
         names = [RAW_FILE, MANIFEST_FILE, EFFORTS_DIR, EXPANDED_FILE, STATE_FILE, EVENTS_FILE, LOCK_FILE, SEARCH_DB]
-        names.append(f".{MANIFEST_FILE}.cache.json")
+        names += [CATALOG_FILE, f"{CATALOG_FILE}-wal", f"{CATALOG_FILE}-shm"]
         for name in names:
             if (self.dir / name).is_symlink():
                 raise symlink_refused(self.dir / name)
@@ -147,6 +150,17 @@ class Session:
             for entry in entries:
                 if entry.is_symlink():
                     raise symlink_refused(Path(entry.path))
+
+    def index_marker(self) -> list[Any]:
+        """What the search index must have seen to hold all of the session: every write appends to
+        ``events.jsonl``; a hand edit changes ``raw.jsonl``, the ``efforts/`` directory, or the
+        manifest (whose catalog is then rebuilt, under a new id)."""
+        return [
+            file_size(self.events.path),
+            file_stamp(self.raw_path),
+            file_stamp(self.dir / EFFORTS_DIR),
+            self.efforts.catalog.meta("rebuild"),
+        ]
 
     def changed_on_disk(self) -> bool:
         """True when another process wrote to the session since we last looked.
@@ -180,16 +194,19 @@ class Session:
     def load(self) -> None:
         """(Re)read the snapshots and the parts of the logs the working context needs."""
         self.generation += 1
-        self.efforts = EffortTable(load_manifest(self.manifest_path))
-        self.state = self._read_state()
+        self.state = self._read_state()  # first: a session of a newer schema is refused before any write
         self.view = self._read_view()
+        catalog = self.manifest.open(writable=not self.readonly and self.lock.held)
+        self.load_notes += [n for n in self.manifest.notes if n not in self.load_notes]
+        self.manifest.notes.clear()
+        previous, self.efforts = self.efforts, EffortTable(catalog)
+        previous.close()
         self._logs.clear()
         self._load_ambient_tail()
         for effort in self.efforts.open_efforts():
             log = self.effort_log(effort.id)
             effort.raw_tokens = sum(self.counter.count_message(m) for m in log)
             effort.messages = len(log)
-        self.effort_raw_total = sum(e.raw_tokens for e in self.efforts)
         for effort_id in list(self.view.expanded):
             known = self.efforts.get(effort_id)
             if known is None or not known.is_concluded:
@@ -260,6 +277,10 @@ class Session:
         if not self.lock.held and not self.lock.try_acquire():
             return  # another process is mid-operation; it will mark its own end
         try:
+            try:
+                self.flush_manifest()
+            except (OSError, StoreError) as exc:  # the journal holds what it would have written
+                self.load_notes.append(f"manifest.yaml not rewritten ({exc}); the next start does it")
             if clean:
                 self.refresh_if_changed()
                 self.state.clean_shutdown = True
@@ -275,9 +296,30 @@ class Session:
         self.close(clean=exc[0] is None)
 
     # ------------------------------------------------------------- snapshots
+    @property
+    def effort_raw_total(self) -> int:
+        """Tokens of every effort's raw log (the naive figure)."""
+        return self.efforts.raw_tokens
+
     def save_manifest(self) -> None:
+        """Save the efforts that changed: journaled in ``events.jsonl`` (fsynced) and put in the
+        catalog now; ``manifest.yaml`` is rewritten by :meth:`flush_manifest` once the work is done."""
         self._require_writer()
-        save_manifest(self.manifest_path, self.efforts.efforts)
+        changed = self.efforts.changed()
+        if not changed:
+            return
+        self.log_event(ev.EFFORTS_SAVED, entries=[e.to_dict() for e in changed])
+        self.efforts.saved(changed)
+        self.efforts.catalog.apply(changed, applied=file_size(self.events.path))
+
+    def flush_manifest(self) -> bool:
+        """Rewrite ``manifest.yaml`` with what was saved since it was last written (under the
+        writer lock). A hand edit made meanwhile is read first, so it is kept."""
+        if self.readonly or not self.lock.held:
+            return False
+        if self.manifest.stale(self.efforts.catalog):
+            self.load()
+        return self.manifest.flush(self.efforts.catalog)
 
     def save_state(self) -> None:
         self._require_writer()
@@ -290,7 +332,10 @@ class Session:
 
     def log_event(self, event: str, **fields: Any) -> dict[str, Any]:
         self._require_writer()
-        return self.events.log(event, self.state.turn, **fields)
+        record = self.events.log(event, self.state.turn, **fields)
+        if self.lock.held:  # our own write: not a change by another process
+            self._seen_events_size += self.events.last_written
+        return record
 
     def _require_writer(self) -> None:
         if self.readonly:
@@ -329,6 +374,7 @@ class Session:
         self._require_writer()
         final = self.effort_path(effort.id)
         temporary = final.with_name(temporary_name)
+        temporary.unlink(missing_ok=True)  # left by a failed attempt: never append to it
         append_jsonl(temporary, messages)
         os.replace(temporary, final)
         fsync_dir(final.parent)
@@ -337,8 +383,7 @@ class Session:
 
     def _count_logged(self, effort: Effort, messages: list[dict[str, Any]]) -> None:
         delta = sum(self.counter.count_message(m) for m in messages)
-        effort.raw_tokens += delta
-        self.effort_raw_total += delta
+        effort.raw_tokens += delta  # (the effort table adds it to effort_raw_total)
         effort.messages += len(messages)
 
     def append_ambient(self, messages: list[dict[str, Any]]) -> int:

@@ -238,3 +238,34 @@ def keep_copy(path: Path, label: str = "corrupt") -> Path:
         fh.flush()
         os.fsync(fh.fileno())
     return target
+
+
+def set_torn_tail_aside(path: Path) -> str | None:
+    """A crash mid-append leaves a last line without its newline: a record that was never
+    acknowledged. Keep its bytes in ``<file>.torn-<ts>`` and cut the file back to its last
+    complete line, so the log holds only whole records. Returns the name of the kept file."""
+    try:
+        with os.fdopen(open_nofollow(path, os.O_RDWR), "r+b") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if size == 0:
+                return None
+            fh.seek(max(0, size - 65536))
+            tail = fh.read()
+            if tail.endswith(b"\n"):
+                return None
+            cut = tail.rfind(b"\n")
+            if cut < 0 and size > len(tail):
+                return None  # a single enormous torn line: leave it, readers tolerate it
+            keep_to = size - len(tail) + cut + 1
+            fragment = tail[cut + 1 :]
+            aside = path.with_name(f"{path.name}.torn-{time.strftime('%Y%m%dT%H%M%S')}")
+            with os.fdopen(open_nofollow(aside, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab") as out:
+                out.write(fragment)
+                out.flush()
+                os.fsync(out.fileno())
+            fh.truncate(keep_to)
+            fh.flush()
+            os.fsync(fh.fileno())
+            return aside.name
+    except OSError:
+        return None

@@ -84,6 +84,11 @@ def status_text(status: SessionStatus, data: dict[str, Any]) -> str:
         if rows:
             lines.append(f"{GROUP_TITLES[key]}:")
             lines.extend(rows)
+    if status.unlisted:
+        lines.append(
+            f"  … and {status.unlisted:,} older concluded effort(s) "
+            "(ccm-tui search finds them; status --json lists them all)"
+        )
     layers = ", ".join(f"{k} {v}" for k, v in ctx["layers"].items() if v)
     lines.append(
         f"context {ctx['total']:,} / {ctx['budget']:,} tokens (naive {ctx['naive']:,}, "

@@ -84,10 +84,38 @@ class EffortView:
         return data
 
 
+RECENT_CONCLUDED = 30  # concluded efforts a status lists beside the ones in use
+
+
 @dataclass(frozen=True)
 class SessionStatus:
+    """The efforts in use (open, expanded, summaries in working memory) and the newest concluded
+    ones — never all of them: ``total`` and ``concluded`` count those. ``complete``: every effort
+    is listed (``status --json``, small sessions)."""
+
     turn: int
     efforts: tuple[EffortView, ...] = field(default_factory=tuple)
+    total: int = -1  # every effort in the session (-1: as many as listed)
+    concluded: int = -1  # every concluded effort (-1: as many as listed)
+
+    @property
+    def effort_count(self) -> int:
+        return self.total if self.total >= 0 else len(self.efforts)
+
+    @property
+    def concluded_count(self) -> int:
+        if self.concluded >= 0:
+            return self.concluded
+        return sum(1 for e in self.efforts if not e.state.is_open)
+
+    @property
+    def unlisted(self) -> int:
+        """Concluded efforts not in ``efforts`` (page through them with the session's list)."""
+        return max(0, self.concluded_count - sum(1 for e in self.efforts if not e.state.is_open))
+
+    @property
+    def complete(self) -> bool:
+        return len(self.efforts) == self.effort_count
 
     @property
     def active(self) -> EffortView | None:
@@ -117,5 +145,35 @@ def effort_view(session: Session, effort: Effort) -> EffortView:
     )
 
 
-def session_status(session: Session) -> SessionStatus:
-    return SessionStatus(turn=session.state.turn, efforts=tuple(effort_view(session, e) for e in session.efforts))
+def efforts_in_use(session: Session) -> list[Effort]:
+    """Open efforts, expanded ones and concluded ones whose summary is in working memory."""
+    seen: dict[str, Effort] = {e.id: e for e in session.efforts.open_efforts()}
+    for effort_id in [*session.view.expanded, *session.view.summaries]:
+        if effort_id not in seen and (effort := session.efforts.get(effort_id)) is not None:
+            seen[effort_id] = effort
+    return list(seen.values())
+
+
+def session_status(session: Session, recent: int = RECENT_CONCLUDED) -> SessionStatus:
+    """The efforts in use and the ``recent`` latest concluded, with the counts of all (cheap at
+    any size: nothing here reads every effort)."""
+    listed = efforts_in_use(session)
+    ids = {e.id for e in listed}
+    listed += [e for e in session.efforts.concluded_page(0, recent + len(ids)) if e.id not in ids][:recent]
+    return SessionStatus(
+        turn=session.state.turn,
+        efforts=tuple(effort_view(session, e) for e in listed),
+        total=len(session.efforts),
+        concluded=session.efforts.concluded_count,
+    )
+
+
+def full_status(session: Session) -> SessionStatus:
+    """Every effort in manifest order (``status --json``: reads the whole catalog)."""
+    efforts = tuple(effort_view(session, e) for e in session.efforts)
+    return SessionStatus(turn=session.state.turn, efforts=efforts, total=len(efforts))
+
+
+def concluded_views(session: Session, offset: int, limit: int) -> list[EffortView]:
+    """A page of concluded efforts, the latest conclusion first (the sidebar's long list)."""
+    return [effort_view(session, e) for e in session.efforts.concluded_page(offset, limit)]

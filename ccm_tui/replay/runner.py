@@ -122,7 +122,7 @@ Progress = Callable[[int, int], None]
 
 
 def _counts(engine: Engine) -> tuple[int, int, int]:
-    efforts = engine.status().efforts
+    efforts = engine.full_status().efforts
     open_ = sum(1 for e in efforts if e.state.is_open)
     concluded = len(efforts) - open_
     evicted = sum(1 for e in efforts if e.evicted)
@@ -236,7 +236,7 @@ async def replay(
         result.end_naive = naive_base + history
         result.compactions = engine.compactions
         result.checkpoints = model.stats.checkpoints
-        status = engine.status()
+        status = engine.full_status()
         first_turn: dict[str, int] = {}
         last_turn: dict[str, int] = {}
         for span in spans:

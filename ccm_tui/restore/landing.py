@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ccm_tui.config import Settings
-from ccm_tui.core.efforts import Effort, ManifestError, load_manifest
+from ccm_tui.core.efforts import Effort, ManifestError
 from ccm_tui.core.eventlog import now_iso
+from ccm_tui.core.manifest_store import check_manifest, imported_as
 from ccm_tui.restore.turns import ParsedTranscript
 
 NO_RESPONSE = "(no response recorded)"
@@ -89,9 +90,9 @@ def transcript_digest(transcript: Path) -> str:
 def already_imported(directory: Path, digest: str, max_turns: int | None = None) -> str | None:
     """The id of the effort this transcript (same bytes, same ``--max-turns``) was imported as, if any."""
     manifest = Path(directory) / "manifest.yaml"
-    if not manifest.exists():
+    if not Path(directory).is_dir():
         return None
-    return find_import(load_manifest(manifest), digest, max_turns)
+    return find_import(imported_as(manifest, digest), digest, max_turns)
 
 
 def find_import(efforts: Iterable[Effort], digest: str, max_turns: int | None) -> str | None:
@@ -108,7 +109,7 @@ def check_session_dir(directory: Path) -> None:
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise ManifestError(f"{directory} exists and is not a directory")
-    load_manifest(directory / "manifest.yaml")
+    check_manifest(directory / "manifest.yaml")
 
 
 def land(

@@ -44,11 +44,20 @@ def transcript(ccm: CCM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
 
 
 def unpublish(ccm: CCM, effort_id: str) -> None:
-    """Cut the session back to the kill point: the log is in place, the manifest and events do not name it."""
+    """Cut the session back to the kill point: the log is in place, the manifest, its journal and the
+    events do not name it."""
     manifest = ccm.manifest()
     manifest["efforts"] = [e for e in manifest["efforts"] if e["id"] != effort_id]
     (ccm.dir / "manifest.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
-    events = [e for e in ccm.lines("events.jsonl") if e.get("effort_id") != effort_id]
+    events = []
+    for event in ccm.lines("events.jsonl"):
+        if event.get("effort_id") == effort_id:
+            continue
+        if event.get("event") == "efforts_saved":  # the journal: the entry was never saved either
+            event["entries"] = [e for e in event["entries"] if e["id"] != effort_id]
+            if not event["entries"]:
+                continue
+        events.append(event)
     (ccm.dir / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
 
 

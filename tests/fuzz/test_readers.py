@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ccm_tui.config import ConfigError, read_config_file
-from ccm_tui.core.efforts import ManifestError, load_manifest
+from ccm_tui.core.efforts import ManifestError
+from ccm_tui.core.manifest_store import load_manifest
 from ccm_tui.core.session import Session
 from ccm_tui.core.store import read_jsonl, read_jsonl_tail
 

@@ -71,7 +71,7 @@ def test_id_mentions_with_hyphen_or_space_and_keywords():
 
 def test_decay_and_eviction_counters(tmp_path):
     session = make_session(tmp_path)
-    ids = IdIndex.build(session.efforts.ids())
+    ids = IdIndex(session.efforts.existing)
     for turn in (1, 2):
         report = end_of_turn(session, turn, set(), decay_threshold=3, eviction_threshold=5)
         assert report.collapsed == []

@@ -5,7 +5,8 @@ import os
 
 import pytest
 
-from ccm_tui.core.efforts import Effort, ManifestError, load_manifest, save_manifest, slugify, unique_slug
+from ccm_tui.core.efforts import Effort, ManifestError, slugify, unique_slug
+from ccm_tui.core.manifest_store import load_manifest, save_manifest
 from ccm_tui.core.store import append_jsonl, atomic_write_text, read_jsonl, read_jsonl_tail
 
 
@@ -84,10 +85,9 @@ def test_manifest_round_trip_and_clear_errors(tmp_path):
     assert load_manifest(path)[0].raw_file == "efforts/a.jsonl"
 
 
-def test_manifest_cache_is_used_only_for_the_file_it_describes(tmp_path):
+def test_a_hand_edit_of_the_manifest_is_read(tmp_path):
     path = tmp_path / "manifest.yaml"
     save_manifest(path, [Effort(id="a", status="concluded", summary='first: "quoted"\nsecond line')])
-    assert (tmp_path / ".manifest.yaml.cache.json").exists()
     assert load_manifest(path)[0].summary == 'first: "quoted"\nsecond line'
     import yaml
 

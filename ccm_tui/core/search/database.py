@@ -127,11 +127,13 @@ def _recovering(method: Callable[_P, _R]) -> Callable[_P, _R]:
                 return method(*args, **kwargs)
             except sqlite3.Error as exc:
                 if not _is_corruption(exc):
+                    self.failures += 1
                     raise SearchIndexError(f"search index {self.path}: {exc}") from exc
                 self._rebuild()
             try:
                 return method(*args, **kwargs)
             except sqlite3.Error as exc:
+                self.failures += 1
                 raise SearchIndexError(f"search index {self.path}: {exc}") from exc
 
     return wrapper
@@ -154,6 +156,7 @@ class IndexDatabase:
         self._sync_cache: tuple[tuple[int, int], dict[str, tuple[Any, ...]]] | None = None
         self._sample_cache: tuple[tuple[int, int], list[int]] | None = None
         self.recreated = False
+        self.failures = 0  # operations that failed: an update may be missing (see mark_synced)
         """True when this instance created the db from scratch (new, corrupt or
         foreign file): the caller should run :meth:`sync_session`."""
         self._conn = self._open()

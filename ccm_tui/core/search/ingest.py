@@ -10,6 +10,7 @@ indexed (unless it shrank, was replaced or rewritten: then from scratch).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -187,6 +188,22 @@ class IndexIngest(IndexAmbient):
         with self._write_txn():
             row = self._ensure_row(effort_id)
             return self._sync_log(row, log_path)
+
+    @_recovering
+    def synced_marker(self) -> Any:
+        """What the session looked like when the index last held all of it (None: not known)."""
+        if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'synced'").fetchone():
+            return None
+        row = self._db.execute("SELECT marker FROM synced WHERE id = 0").fetchone()
+        return json.loads(row[0]) if row else None
+
+    @_recovering
+    def mark_synced(self, marker: Any) -> None:
+        """The index holds all of the session as ``marker`` describes it: a later sync with the same
+        marker has nothing to do (see ``Session.index_marker``)."""
+        with self._write_txn():
+            self._db.execute("CREATE TABLE IF NOT EXISTS synced (id INTEGER PRIMARY KEY CHECK (id = 0), marker TEXT)")
+            self._db.execute("INSERT OR REPLACE INTO synced (id, marker) VALUES (0, ?)", (json.dumps(marker),))
 
     def sync_session(self, session_dir: Path, efforts: Iterable[Any]) -> int:
         """Bring the index up to date with a session's manifest and logs.

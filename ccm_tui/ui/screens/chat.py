@@ -281,7 +281,7 @@ class ChatScreen(ChatActions):
         status = snapshot.status
         self.chat_log.effort_names = {e.id: e.title for e in status.efforts}
         await self.query_one(Sidebar).show_efforts(
-            status.efforts, self.settings.decay_threshold, snapshot.figures.efforts
+            status.efforts, self.settings.decay_threshold, snapshot.figures.efforts, status.unlisted
         )
         where = f"▶ {status.active.title}" if status.active else "ambient chat (no active effort)"
         self.query_one(AppHeader).status = f"turn {status.turn}  ·  {where}"

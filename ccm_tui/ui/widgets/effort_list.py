@@ -51,9 +51,13 @@ def _name(e: EffortView, style: str = "bold") -> Content:
 
 
 def build_rows(
-    efforts: tuple[EffortView, ...], decay_threshold: int, in_context: Mapping[str, int] | None = None
+    efforts: tuple[EffortView, ...],
+    decay_threshold: int,
+    in_context: Mapping[str, int] | None = None,
+    unlisted: int = 0,
 ) -> tuple[list[Row], int]:
-    """Rows per section and the number of concluded efforts left out (only the newest are listed).
+    """Rows per section and the number of concluded efforts left out (only the newest are listed;
+    ``unlisted`` more were not even in ``efforts``).
 
     The active effort is the first open row, so it stays in view however many efforts are open.
     ``in_context`` gives the tokens each open or expanded effort takes in the working context, the
@@ -94,7 +98,7 @@ def build_rows(
         rows.append(
             Row(e.id, "concluded", title, detail, e.summary, "effort -concluded" + (" -evicted" if e.evicted else ""))
         )
-    return rows, max(0, len(concluded) - MAX_CONCLUDED_ROWS)
+    return rows, max(0, len(concluded) - MAX_CONCLUDED_ROWS) + unlisted
 
 
 class EffortItem(Static):
@@ -183,9 +187,13 @@ class EffortList(VerticalScroll):
         self.mount(Static(EMPTY_TEXT, classes="efforts-empty"))
 
     async def show(
-        self, efforts: tuple[EffortView, ...], decay_threshold: int, in_context: Mapping[str, int] | None = None
+        self,
+        efforts: tuple[EffortView, ...],
+        decay_threshold: int,
+        in_context: Mapping[str, int] | None = None,
+        unlisted: int = 0,
     ) -> None:
-        rows, hidden = build_rows(efforts, decay_threshold, in_context)
+        rows, hidden = build_rows(efforts, decay_threshold, in_context, unlisted)
         shown = (tuple(rows), hidden)
         if shown == self._shown:
             return

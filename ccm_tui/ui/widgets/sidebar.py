@@ -32,12 +32,17 @@ class Sidebar(Vertical):
         yield TokenMeter(id="meter")
 
     async def show_efforts(
-        self, efforts: tuple[EffortView, ...], decay_threshold: int, in_context: Mapping[str, int] | None = None
+        self,
+        efforts: tuple[EffortView, ...],
+        decay_threshold: int,
+        in_context: Mapping[str, int] | None = None,
+        unlisted: int = 0,
     ) -> None:
-        """``in_context``: tokens each open or expanded effort takes in the working context (as on the meter)."""
+        """``in_context``: tokens each open or expanded effort takes in the working context (as on the
+        meter); ``unlisted``: concluded efforts the session holds beyond those given."""
         self.efforts = {e.id: e for e in efforts}
         self.decay_threshold = decay_threshold
-        await self.query_one(EffortList).show(efforts, decay_threshold, in_context)
+        await self.query_one(EffortList).show(efforts, decay_threshold, in_context, unlisted)
         detail = self.query_one(EffortDetail)
         detail.display = bool(efforts)
         focused = self.app.focused
