@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from . import folding, lifecycle
+from . import folding, lifecycle, notes
 from .chat_history import LoggedLine, recent_lines
 from .context import WorkingContext
 from .effort_assist import Proposal
@@ -37,7 +37,7 @@ from .session import SEARCH_DB, Session, SessionLocked
 from .session_state import SCHEMA_VERSION
 from .store import JsonlRead, StoreError, read_jsonl, read_jsonl_tail
 from .tokens import TokenCounter
-from .turn_events import CANCELLED, FAILED, ContextFigures, EffortChanged, Outcome, TurnEvent, Waiting
+from .turn_events import CANCELLED, DONE, FAILED, ContextFigures, EffortChanged, Outcome, TurnEvent, Waiting
 from .views import EffortView, SessionStatus, effort_view, session_status
 
 TURN_LOCK_WAIT = 30.0
@@ -174,6 +174,24 @@ class Engine:
             return Outcome(turn=self.turn, work="action", status=CANCELLED, reason="cancelled", text=what)
         except (SessionLocked, SessionWriteError) as exc:
             return _failed(self.turn, "action", what, exc, given_back=False)
+
+    async def remember(self, text: str, effort_id: str = "", emit: Emit | None = None) -> Outcome:
+        """A note another agent leaves (``ccm-tui mcp``'s remember): appended under the writer lock to
+        ``effort_id``'s log, or to the notes effort (see :mod:`.notes`), and indexed, so a search finds
+        it at once. The outcome's ``result`` says where it landed (effort id, line)."""
+        try:
+            async with self._writing(emit):
+                try:
+                    note = notes.append_note(self._session, text, effort_id)
+                except (OSError, StoreError) as exc:
+                    raise self._write_failed(exc, in_turn=False) from None
+                self._reindex_effort(note.effort_id)
+        except asyncio.CancelledError:
+            return Outcome(turn=self.turn, work="note", status=CANCELLED, reason="cancelled", text=text)
+        except (UserInputError, SessionLocked, SessionWriteError) as exc:
+            return _failed(self.turn, "note", text, exc, given_back=False)
+        result = note.as_dict()
+        return Outcome(turn=self.turn, work="note", status=DONE, text=text, logged_to=note.effort_id, result=result)
 
     async def assist(self, emit: Emit | None = None) -> list[Proposal]:
         """After a turn, for a model that does not manage efforts: fold ambient chat that left the
