@@ -56,14 +56,15 @@ def date(value: str | None) -> str:
 
 
 def passage_lines(hit: SearchHit) -> list[str]:
-    """The lines of the hit's passage that hold a match (at most PASSAGE_LINES; the first line when
-    none does), numbered as in the log when the passage's lines are consecutive."""
+    """The lines of the hit's passage holding the most matches (at most PASSAGE_LINES, in log order;
+    the first line when none holds one), numbered as in the log when the passage's lines are consecutive."""
     if not hit.passage or not hit.lines:
         return [cut(hit.snippet, PASSAGE_LINE_CHARS)] if hit.snippet and hit.snippet != hit.summary else []
     parts = hit.passage.splitlines()
     numbered = hit.lines[1] - hit.lines[0] + 1 == len(parts)
     rows = [(f"{hit.lines[0] + i} " if numbered else "") + part for i, part in enumerate(parts)]
-    chosen = [i for i, part in enumerate(parts) if MARK in part][:PASSAGE_LINES] or [0]
+    matched = [i for i, part in enumerate(parts) if MARK in part]
+    chosen = sorted(sorted(matched, key=lambda i: -parts[i].count(MARK))[:PASSAGE_LINES]) or [0]
     width = PASSAGE_LINE_CHARS if len(chosen) > 1 else PASSAGE_LINE_CHARS + PASSAGE_LINE_CHARS // 3
     return [cut(rows[i], width) for i in chosen]
 
