@@ -94,6 +94,7 @@ class SessionReader:
         index = self._open_index()
         if self._synced:
             return index, False
+        session.refuse_symlinks()  # the sync reads every log: none may lead out of the session
         try:
             with index.waiting_at_most(0):
                 index.sync_session(self.dir, session.efforts)

@@ -10,7 +10,7 @@ import pytest
 
 from ccm_tui.config import Settings
 from ccm_tui.core.log_lines import LineRangeError, page
-from ccm_tui.core.reading import ReadError, SessionReader
+from ccm_tui.core.reading import ReadError, SessionReader, StoreError
 from ccm_tui.core.search import EffortIndex, SearchIndexBusy
 from ccm_tui.core.session_lock import SessionLock
 
@@ -88,3 +88,25 @@ def test_the_reader_reads_lines_and_lists_efforts_without_the_writer_lock(sessio
     finally:
         reader.close()
         lock.release()
+
+
+def test_the_reader_never_follows_a_log_planted_as_a_link_out_of_the_session(session_dir, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text(json.dumps({"role": "user", "content": "the vault combination is quagga"}) + "\n")
+    reader = SessionReader(session_dir, SETTINGS)
+    try:
+        assert reader.search("axolotl").hits  # opened and synced before the link appears
+        manifest = session_dir / "manifest.yaml"
+        manifest.write_text(
+            manifest.read_text() + manifest.read_text().split("efforts:\n", 1)[1].replace("auth-bug", "evil")
+        )
+        (session_dir / "efforts" / "evil.jsonl").symlink_to(secret)
+        append_ambient(session_dir, "a write that makes the reader look again")
+        with pytest.raises(StoreError, match="is a symbolic link"):
+            reader.search("quagga")
+        with pytest.raises(StoreError, match="is a symbolic link"):
+            reader.read_lines("evil", 1, 5)
+    finally:
+        reader.close()
+    with EffortIndex(session_dir / "search.sqlite") as index:
+        assert index.search("quagga") == []
