@@ -1,10 +1,10 @@
 """Reading a few lines of a raw log around a search hit: an effort's log or the ambient chat.
 
 Search results carry line numbers; the model (``expand_effort(id, around_line=N)``),
-the MCP server's read tool (around a line, or a page at a time) and the TUI read the lines
-around them with this, without loading anything into the working context. Line numbers are 1-based and count every
-line of the file (a line that is not a chat message still counts), so they match the
-search index and ``sed -n``.
+the MCP server's read tool (around a line, or a page at a time) and the TUI read the
+lines around them with this, without loading anything into the working context. Line
+numbers are 1-based and count every line of the file (a line that is not a chat message
+still counts), so they match the search index and ``sed -n``.
 """
 
 from __future__ import annotations
