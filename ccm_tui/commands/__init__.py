@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 
 from .. import __version__
-from . import repair, replay, restore, search, send, status, tui
+from . import mcp, repair, replay, restore, search, send, status, tui
 from .common import (
     EXIT_RUNTIME,
     EXIT_USAGE,
@@ -32,6 +32,7 @@ COMMANDS: dict[str, Runner] = {
     "replay": replay.run,
     "demo": tui.run_demo,
     "repair": repair.run,
+    "mcp": mcp.run,
 }
 
 
@@ -45,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     session_options(parser, sub=False)
     model_options(parser, sub=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (send, status, search, restore, replay, tui, repair):
+    for module in (send, status, search, restore, replay, tui, repair, mcp):
         module.add_parser(sub)
     return parser
 

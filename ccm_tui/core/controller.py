@@ -44,6 +44,7 @@ from .run_state import (
     Intent,
     Notice,
     Phase,
+    Remember,
     RetryOrphan,
     RunState,
     SendMessage,
@@ -314,6 +315,9 @@ class SessionController(SessionQueries):
             assert action is not None
             outcome = await self._perform(EffortAction(action, intent.argument))
             return replace(outcome, work="command", text=intent.line)
+        if isinstance(intent, Remember):
+            self._set_state(phase=Phase.ACTION, work="action", detail="remember")
+            return await engine.remember(intent.text, intent.effort_id, self._during("action"))
         assert isinstance(intent, EffortAction)
         detail = f"{intent.action.value} {intent.target}".strip()
         self._set_state(phase=Phase.ACTION, work="action", detail=detail)

@@ -310,6 +310,11 @@ class EffortCatalog:
             for (d,) in self._db.execute("SELECT data FROM entries WHERE digest = ? ORDER BY ord", (digest,))
         ]
 
+    def by_source_kind(self, kind: str) -> list[Effort]:
+        """Efforts whose ``source.kind`` is ``kind`` (the notes effort other agents write to)."""
+        query = "SELECT data FROM entries WHERE json_extract(data, '$.source.kind') = ? ORDER BY ord"
+        return [effort_of(d) for (d,) in self._db.execute(query, (kind,))]
+
     def changed_since(self, ts: str) -> list[Effort]:
         """Efforts created or concluded at or after ``ts`` (ISO-8601, compared as text)."""
         return [

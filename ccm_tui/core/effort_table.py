@@ -166,6 +166,11 @@ class EffortTable:
     def by_digest(self, digest: str) -> list[Effort]:
         return [self._held.get(e.id, e) for e in self.catalog.by_digest(digest)]
 
+    def by_source_kind(self, kind: str) -> list[Effort]:
+        found = {e.id: self._held.get(e.id, e) for e in self.catalog.by_source_kind(kind)}
+        found.update((i, e) for i, e in self._held.items() if (e.source or {}).get("kind") == kind)
+        return list(found.values())
+
     def changed_since(self, ts: str) -> list[Effort]:
         """Efforts created or concluded at or after ``ts``."""
         found = [self._held.get(e.id, e) for e in self.catalog.changed_since(ts)]

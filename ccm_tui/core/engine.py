@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from . import folding, lifecycle
+from . import folding, lifecycle, notes
 from .chat_history import LoggedLine, recent_lines
 from .context import WorkingContext
 from .effort_assist import Proposal
@@ -38,45 +38,11 @@ from .session import SEARCH_DB, Session, SessionLocked
 from .session_state import SCHEMA_VERSION
 from .store import JsonlRead, StoreError, read_jsonl, read_jsonl_tail
 from .tokens import TokenCounter
-from .turn_events import CANCELLED, FAILED, ContextFigures, EffortChanged, Outcome, TurnEvent, Waiting
+from .turn_events import CANCELLED, DONE, ContextFigures, EffortChanged, Outcome, TurnEvent, Waiting
 from .views import EffortView, SessionStatus, concluded_views, effort_view, full_status, session_status
+from .work_failures import SessionWriteError, check_text, failed_outcome
 
 TURN_LOCK_WAIT = 30.0
-
-
-class SessionWriteError(StoreError):
-    """A session file could not be written (disk full, I/O error); the run is marked unclean."""
-
-
-def check_text(text: str) -> None:
-    """A message that cannot be stored as UTF-8 (undecodable bytes from a pipe or a terminal)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        bad = text[exc.start].encode("utf-8", "surrogateescape")
-        raise UserInputError(
-            f"the message is not valid UTF-8 (byte 0x{bad.hex()} at character {exc.start + 1}); "
-            "convert it first, e.g. with iconv -f latin1 -t utf-8"
-        ) from None
-
-
-def still_locked(pid: int | None) -> str:
-    """Why a turn or an action could not start: another process kept the session through the wait."""
-    who = f"pid {pid}" if pid else "another process"
-    return (
-        f"the session is still in use by {who} (another ccm-tui or a ccm-tui send on this session); "
-        "send again once it is done"
-    )
-
-
-def _failed(turn: int, work: str, text: str, exc: Exception, *, given_back: bool) -> Outcome:
-    """The outcome of work that failed before (or outside) the model's part: invalid input, a
-    session locked elsewhere, a failed write."""
-    if isinstance(exc, SessionLocked):
-        reason, cause = still_locked(exc.pid), "locked"
-    else:
-        reason, cause = str(exc), "input" if isinstance(exc, UserInputError) else "io"
-    return Outcome(turn=turn, work=work, status=FAILED, reason=reason, cause=cause, text=text, given_back=given_back)
 
 
 @dataclass(frozen=True)
@@ -161,7 +127,7 @@ class Engine:
                 turn=self.turn + 1, work="turn", status=CANCELLED, reason="cancelled", text=text, given_back=True
             )
         except (UserInputError, SessionLocked, SessionWriteError) as exc:
-            return _failed(self.turn + 1, "turn", text, exc, given_back=True)
+            return failed_outcome(self.turn + 1, "turn", text, exc, given_back=True)
 
     async def run_action(self, action: Action, target: str = "", emit: Emit | None = None) -> Outcome:
         """A user's action on an effort (``target``: its id, or a new effort's name), to its outcome."""
@@ -175,7 +141,25 @@ class Engine:
         except asyncio.CancelledError:
             return Outcome(turn=self.turn, work="action", status=CANCELLED, reason="cancelled", text=what)
         except (SessionLocked, SessionWriteError) as exc:
-            return _failed(self.turn, "action", what, exc, given_back=False)
+            return failed_outcome(self.turn, "action", what, exc, given_back=False)
+
+    async def remember(self, text: str, effort_id: str = "", emit: Emit | None = None) -> Outcome:
+        """A note another agent leaves (``ccm-tui mcp``'s remember): appended under the writer lock to
+        ``effort_id``'s log, or to the notes effort (see :mod:`.notes`), and indexed, so a search finds
+        it at once. The outcome's ``result`` says where it landed (effort id, line)."""
+        try:
+            async with self._writing(emit):
+                try:
+                    note = notes.append_note(self._session, text, effort_id)
+                except (OSError, StoreError) as exc:
+                    raise self._write_failed(exc, in_turn=False) from None
+                self._reindex_effort(note.effort_id)
+        except asyncio.CancelledError:
+            return Outcome(turn=self.turn, work="note", status=CANCELLED, reason="cancelled", text=text)
+        except (UserInputError, SessionLocked, SessionWriteError) as exc:
+            return failed_outcome(self.turn, "note", text, exc, given_back=False)
+        result = note.as_dict()
+        return Outcome(turn=self.turn, work="note", status=DONE, text=text, logged_to=note.effort_id, result=result)
 
     async def assist(self, emit: Emit | None = None) -> list[Proposal]:
         """After a turn, for a model that does not manage efforts: fold ambient chat that left the

@@ -1,10 +1,10 @@
 """Reading a few lines of a raw log around a search hit: an effort's log or the ambient chat.
 
 Search results carry line numbers; the model (``expand_effort(id, around_line=N)``),
-the MCP server's read tool and the TUI read the lines around them with this, without
-loading anything into the working context. Line numbers are 1-based and count every
-line of the file (a line that is not a chat message still counts), so they match the
-search index and ``sed -n``.
+the MCP server's read tool (around a line, or a page at a time) and the TUI read the
+lines around them with this, without loading anything into the working context. Line
+numbers are 1-based and count every line of the file (a line that is not a chat message
+still counts), so they match the search index and ``sed -n``.
 """
 
 from __future__ import annotations
@@ -63,6 +63,14 @@ def line_range(lines: Any = None, around: Any = None, *, radius: int = RADIUS) -
         return first, min(last, first + MAX_LINES - 1)
     line = _number(around, "around_line")
     return max(1, line - radius), min(line + radius, max(1, line - radius) + MAX_LINES - 1)
+
+
+def page(offset: Any = 1, limit: Any = MAX_LINES) -> tuple[int, int]:
+    """(first, last), 1-based inclusive: ``limit`` lines from line ``offset`` (paging through a log);
+    at most :data:`MAX_LINES` lines."""
+    first = _number(offset, "offset")
+    count = _number(limit, "limit")
+    return first, first + min(count, MAX_LINES) - 1
 
 
 def message_line(number: int, record: Any) -> dict[str, Any] | None:

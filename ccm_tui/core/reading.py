@@ -3,8 +3,9 @@
 Work on a session (turns, effort actions, cancel, retry) goes through the session
 controller (:mod:`.controller`), which owns its run state. What needs no run state
 comes through here: reading the status without the writer lock, ranking a search,
-rebuilding a broken manifest, and the errors those report. None of it imports
-litellm.
+rebuilding a broken manifest, a long-lived reader that searches and reads a session
+while another process writes to it (:class:`SessionReader`, the MCP server's), and
+the errors those report. None of it imports litellm.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from .eventlog import redact
 from .opening import load_model_library, open_read_only, search_session
 from .repair import RepairNotNeeded, RepairReport, rebuild_manifest
 from .search import SearchHit, SearchIndexError
+from .session_reader import EffortEntry, ReadError, SearchAnswer, SessionReader
 from .session_state import SessionTooNew
 from .store import StoreError
 from .text_reports import hit_json, search_text, status_text
-from .views import SessionStatus
+from .views import EffortView, SessionStatus
 
 
 def read_status(
@@ -41,11 +43,16 @@ def repair(session_dir: Path, *, force: bool = False) -> RepairReport:
 
 
 __all__ = [
+    "EffortEntry",
+    "EffortView",
     "ManifestError",
+    "ReadError",
     "RepairNotNeeded",
     "RepairReport",
+    "SearchAnswer",
     "SearchHit",
     "SearchIndexError",
+    "SessionReader",
     "SessionTooNew",
     "StoreError",
     "hit_json",

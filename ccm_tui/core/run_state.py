@@ -9,8 +9,8 @@ A session is in one :class:`Phase` at a time::
                                                           │  ▲
                                     the lock is busy ──►  LOCKED (work waiting) ─┘
 
-Intents are typed requests (send a message, an action on an effort, cancel, retry
-the orphaned message); every piece of work ends in one
+Intents are typed requests (send a message, an action on an effort, a note left by
+another agent, cancel, retry the orphaned message); every piece of work ends in one
 :class:`~.turn_events.Outcome`. Listeners receive the turn events of
 :mod:`.turn_events` and the session events below, in order, from the
 controller's session thread (a listener must be thread-safe: Textual's
@@ -99,6 +99,15 @@ class SlashCommand:
 
 
 @dataclass(frozen=True)
+class Remember:
+    """A note another agent leaves (``ccm-tui mcp``'s remember): appended to ``effort_id``'s log, or,
+    without one, to the notes effort (made on first use); findable at once. Needs no model."""
+
+    text: str
+    effort_id: str = ""
+
+
+@dataclass(frozen=True)
 class Cancel:
     """Stop the running work (the partial reply is kept); with none running, withdraw queued messages."""
 
@@ -108,7 +117,7 @@ class RetryOrphan:
     """Send again the last message that never got a reply (after a crash or a failed turn)."""
 
 
-Intent = SendMessage | EffortAction | SlashCommand | Cancel | RetryOrphan
+Intent = SendMessage | EffortAction | SlashCommand | Remember | Cancel | RetryOrphan
 
 
 # ----------------------------------------------------------------------------- session events
@@ -191,6 +200,8 @@ def unrun_outcome(intent: Intent, status: str, reason: str, *, cause: str = "", 
         return Outcome(turn=0, work="action", status=status, reason=reason, cause=cause, text=text)
     if isinstance(intent, SlashCommand):
         return Outcome(turn=0, work="command", status=status, reason=reason, cause=cause, text=intent.line)
+    if isinstance(intent, Remember):
+        return Outcome(turn=0, work="note", status=status, reason=reason, cause=cause, text=intent.text)
     text = intent.text if isinstance(intent, SendMessage) else ""
     return Outcome(turn=0, work="turn", status=status, reason=reason, cause=cause, text=text, given_back=given_back)
 

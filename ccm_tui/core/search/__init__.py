@@ -10,14 +10,23 @@ postings and ordering (:mod:`.ranking`), snippets and passages
 
 from __future__ import annotations
 
-from .database import SearchIndexError
+from .database import SearchIndexBusy, SearchIndexError
 from .ingest import IndexIngest
 from .ranking import IndexRanking, SearchHit, query_terms
 from .recall import IndexRecall, RecallHit
 from .results import without_folded
 from .scoring import Weights
 
-__all__ = ["EffortIndex", "RecallHit", "SearchHit", "SearchIndexError", "Weights", "query_terms", "without_folded"]
+__all__ = [
+    "EffortIndex",
+    "RecallHit",
+    "SearchHit",
+    "SearchIndexBusy",
+    "SearchIndexError",
+    "Weights",
+    "query_terms",
+    "without_folded",
+]
 
 
 class EffortIndex(IndexIngest, IndexRanking, IndexRecall):

@@ -23,6 +23,8 @@ SCHEMA_VERSION = 3  # PRAGMA user_version; a different value means "rebuild" (2:
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _TOKENIZER_FALLBACK = "porter unicode61 remove_diacritics 1"  # SQLite < 3.27
 
+BUSY_TIMEOUT = 5.0  # seconds a statement waits for another connection's lock before SearchIndexBusy
+
 _LINE_BITS = 32
 _LINE_MASK = (1 << _LINE_BITS) - 1
 
@@ -66,6 +68,16 @@ _R = TypeVar("_R")
 
 class SearchIndexError(RuntimeError):
     """The search index cannot be used (unwritable directory, no FTS5, I/O error)."""
+
+
+class SearchIndexBusy(SearchIndexError):
+    """Another connection held the index's lock for longer than this one waits (its busy timeout)."""
+
+
+def _index_error(path: Path, exc: sqlite3.Error) -> SearchIndexError:
+    code = getattr(exc, "sqlite_errorcode", None)
+    busy = isinstance(code, int) and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return (SearchIndexBusy if busy else SearchIndexError)(f"search index {path}: {exc}")
 
 
 def _is_corruption(exc: BaseException) -> bool:
@@ -128,13 +140,13 @@ def _recovering(method: Callable[_P, _R]) -> Callable[_P, _R]:
             except sqlite3.Error as exc:
                 if not _is_corruption(exc):
                     self.failures += 1
-                    raise SearchIndexError(f"search index {self.path}: {exc}") from exc
+                    raise _index_error(self.path, exc) from exc
                 self._rebuild()
             try:
                 return method(*args, **kwargs)
             except sqlite3.Error as exc:
                 self.failures += 1
-                raise SearchIndexError(f"search index {self.path}: {exc}") from exc
+                raise _index_error(self.path, exc) from exc
 
     return wrapper
 
@@ -212,7 +224,7 @@ class IndexDatabase:
                     f"this Python's SQLite {sqlite3.sqlite_version} lacks FTS5;"
                     " effort search needs an FTS5-enabled SQLite"
                 )
-            conn.execute("PRAGMA busy_timeout = 5000")
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
             conn.execute("PRAGMA synchronous = NORMAL")  # derived data: losing the last commit is fine
             conn.execute("PRAGMA journal_size_limit = 33554432")  # shrink the WAL after big syncs
@@ -318,6 +330,20 @@ class IndexDatabase:
         finally:
             if db.in_transaction:
                 db.execute("COMMIT")
+
+    @contextmanager
+    def waiting_at_most(self, seconds: float) -> Iterator[None]:
+        """Statements inside wait at most ``seconds`` for another connection's lock (0: not at all),
+        then raise :class:`SearchIndexBusy`. A reader that must never block (the MCP server) brings
+        the index up to date this way and, while another process writes to it, searches it as it is."""
+        with self._lock:
+            self._ensure_open()
+            self._db.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+            try:
+                yield
+            finally:
+                if self._conn is not None:
+                    self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
 
     def _state_version(self) -> tuple[int, int]:
         """Changes when anyone (this connection included) modified the database."""

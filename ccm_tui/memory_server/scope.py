@@ -1,0 +1,101 @@
+"""Which sessions the server serves, and what a tool's caller may name: sessions and efforts.
+
+Everything a caller names is checked here before it becomes a path: an effort id is a
+slug (``[a-z0-9][a-z0-9-]{0,63}``, whole string) or ``ambient``; a session name is a
+plain word of the data directory's sessions, and must be one of them. So no tool ever
+opens a file outside the sessions it serves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+AMBIENT = "ambient"
+EFFORT_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+SESSION_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+EFFORT_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"  # the same, for the tools' JSON schemas
+READ_ID_PATTERN = r"^(ambient|[a-z0-9][a-z0-9-]{0,63})$"
+SESSION_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
+SESSION_FILES = ("manifest.yaml", "events.jsonl", "raw.jsonl")  # any of them: a directory is a session
+
+
+class InputError(ToolError):
+    """What the caller asked for cannot be answered as asked; the message says why, in plain words
+    (the caller gets it as the tool's error result, ``isError``)."""
+
+
+def shown(value: object, width: int = 60) -> str:
+    """A caller's value, quoted and cut, for an error message."""
+    if isinstance(value, str):
+        return repr(value[:width] + ("…" if len(value) > width else ""))
+    return repr(value)[:width]
+
+
+def effort_id(value: object, *, ambient: bool = False) -> str:
+    """A valid effort id (or ``ambient`` when allowed), else :class:`InputError`."""
+    if isinstance(value, str) and (EFFORT_ID_RE.fullmatch(value) or (ambient and value == AMBIENT)):
+        return value
+    also = " or 'ambient' (the chat between efforts)" if ambient else ""
+    raise InputError(
+        f"{shown(value)} is not an effort id: ids are lowercase letters, digits and '-' (up to 64), "
+        f"as search and list show them{also}"
+    )
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One session directory, or (``root``) every session under the data directory's ``sessions/``."""
+
+    directory: Path | None = None
+    root: Path | None = None
+
+    @property
+    def all_sessions(self) -> bool:
+        return self.root is not None
+
+    def names(self) -> list[str]:
+        """The sessions under ``root`` (directories holding session files, with plain names), sorted."""
+        if self.root is None:
+            return []
+        try:
+            entries = list(self.root.iterdir())
+        except OSError:
+            return []
+        return sorted(
+            p.name
+            for p in entries
+            if SESSION_NAME_RE.fullmatch(p.name)
+            and p.is_dir()
+            and not p.is_symlink()
+            and any((p / f).is_file() for f in SESSION_FILES)
+        )
+
+    def session(self, name: object = None) -> tuple[str, Path]:
+        """(name, directory) of the session a tool works on: the one served, or (all sessions) the one
+        named, which must exist."""
+        if self.directory is not None:
+            return self.directory.name, self.directory
+        assert self.root is not None
+        known = self.names()
+        if name is None or name == "":
+            raise InputError(f"say which session: {_listed(known)}")
+        if not isinstance(name, str) or not SESSION_NAME_RE.fullmatch(name) or name not in known:
+            raise InputError(f"there is no session {shown(name)}: {_listed(known)}")
+        return name, self.root / name
+
+    def sessions(self, name: object = None) -> list[tuple[str, Path]]:
+        """The sessions a search covers: the one named, else every one served."""
+        if self.root is not None and (name is None or name == ""):
+            return [(n, self.root / n) for n in self.names()]
+        return [self.session(name)]
+
+
+def _listed(names: list[str]) -> str:
+    if not names:
+        return "there are no sessions yet (the first ccm-tui or ccm-tui send makes one)"
+    more = f" and {len(names) - 20} more" if len(names) > 20 else ""
+    return "the sessions are " + ", ".join(names[:20]) + more

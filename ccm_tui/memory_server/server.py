@@ -1,0 +1,201 @@
+"""The MCP server: its tools (names, typed parameters, descriptions, annotations) and the stdio loop.
+
+Read tools (search, read, list, status) are always there and never take the session's
+writer lock; the write tools (remember, reopen) are listed only with ``--allow-writes``.
+Arguments are checked twice: by their JSON schema (types, limits, patterns; a violation
+is answered in plain words, see :func:`plain_validation`) and by the code that turns
+them into paths (:mod:`.scope`). Over stdio, stdout carries JSON-RPC only: the SDK points
+file descriptor 1 at stderr while it serves, and every log goes to stderr.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field, ValidationError
+
+from .. import __version__
+from ..config import Settings
+from . import descriptions as words
+from .reads import Reads
+from .scope import EFFORT_ID_PATTERN, READ_ID_PATTERN, SESSION_NAME_PATTERN, Scope, shown
+from .writes import WRITE_WAIT, Writes
+
+MAX_QUERY_CHARS = 500
+MAX_SEARCH_HITS = 25
+MAX_LINE = 100_000_000
+MAX_PAGE_LINES = 60
+MAX_LIST = 200
+MAX_NOTE_CHARS = 20_000  # as core.notes allows (the schema says so; the core enforces it)
+
+
+def _read_only(title: str) -> ToolAnnotations:
+    return ToolAnnotations(title=title, read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+
+
+def _write(title: str, *, idempotent: bool) -> ToolAnnotations:
+    return ToolAnnotations(
+        title=title, read_only_hint=False, destructive_hint=False, idempotent_hint=idempotent, open_world_hint=False
+    )
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    scope: Scope
+    settings: Settings
+    allow_writes: bool = False
+    write_wait: float = WRITE_WAIT
+    debug: bool = False
+
+
+# ----------------------------------------------------------------------------- parameter types
+Query = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description=words.QUERY)]
+SearchLimit = Annotated[int, Field(ge=1, le=MAX_SEARCH_HITS, description=words.SEARCH_LIMIT)]
+ReadId = Annotated[str, Field(min_length=1, max_length=64, pattern=READ_ID_PATTERN, description=words.READ_ID)]
+AroundLine = Annotated[int | None, Field(ge=1, le=MAX_LINE, description=words.AROUND_LINE)]
+Offset = Annotated[int, Field(ge=1, le=MAX_LINE, description=words.OFFSET)]
+PageLimit = Annotated[int, Field(ge=1, le=MAX_PAGE_LINES, description=words.PAGE_LIMIT)]
+State = Annotated[
+    Literal["any", "open", "active", "background", "concluded", "expanded", "evicted"], Field(description=words.STATE)
+]
+ListLimit = Annotated[int, Field(ge=1, le=MAX_LIST, description=words.LIST_LIMIT)]
+ListOffset = Annotated[int, Field(ge=0, le=MAX_LINE, description=words.LIST_OFFSET)]
+Session = Annotated[str | None, Field(max_length=64, pattern=SESSION_NAME_PATTERN, description=words.SESSION)]
+SearchSession = Annotated[
+    str | None, Field(max_length=64, pattern=SESSION_NAME_PATTERN, description=words.SEARCH_SESSION)
+]
+NoteText = Annotated[str, Field(min_length=1, max_length=MAX_NOTE_CHARS, description=words.NOTE)]
+NoteEffort = Annotated[str | None, Field(max_length=64, pattern=EFFORT_ID_PATTERN, description=words.NOTE_EFFORT)]
+EffortId = Annotated[str, Field(min_length=1, max_length=64, pattern=EFFORT_ID_PATTERN, description=words.REOPEN_ID)]
+
+
+def plain_validation(error: ValidationError) -> str:
+    """A schema violation in plain words: ``limit: input should be less than or equal to 25 (got 1000)``."""
+    parts = []
+    for issue in error.errors():
+        field = ".".join(str(p) for p in issue.get("loc", ())) or "the arguments"
+        kind, given = issue.get("type", ""), issue.get("input")
+        if kind == "missing":
+            message = "is required"
+        elif kind == "string_pattern_mismatch" and field in ("id", "effort_id"):
+            message = (
+                f"{shown(given)} is not an effort id: ids are lowercase letters, digits and '-' (as search shows them)"
+            )
+            message += ", or 'ambient'" if field == "id" else ""
+        elif kind == "string_pattern_mismatch":
+            message = f"{shown(given)} is not a session name (letters, digits, '-' and '_', as status lists them)"
+        else:
+            said = str(issue.get("msg", "is not valid"))
+            message = f"{said[:1].lower()}{said[1:]} (got {shown(given)})"
+        parts.append(f"{field}: {message}")
+    return "; ".join(parts)
+
+
+class MemoryServer(MCPServer[Any]):
+    """MCPServer whose argument errors read as plain words."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(f"Error executing tool {name}: {plain_validation(exc.__cause__)}") from exc.__cause__
+            raise
+
+
+def _fit_session(fn: Callable[..., Any], *, all_sessions: bool, optional: bool) -> None:
+    """Serving one session, a tool takes no session name: drop it from the signature (the schema is
+    built from it). Serving all, read, list and the writes must name one: it becomes required, first."""
+    signature = inspect.signature(fn, eval_str=True)
+    session = signature.parameters["session"]
+    others = [p for p in signature.parameters.values() if p.name != "session"]
+    if not all_sessions:
+        kept = others
+    elif optional:
+        kept = [*others, session]
+    else:
+        kept = [session.replace(default=inspect.Parameter.empty), *others]
+    fn.__signature__ = signature.replace(parameters=kept)  # type: ignore[attr-defined]
+
+
+def build_server(options: ServerOptions) -> tuple[MemoryServer, Reads, Writes | None]:
+    """The server with its tools, and what it holds open (to close after serving)."""
+    reads = Reads(options.scope, options.settings)
+    writes = Writes(options.scope, options.settings, wait=options.write_wait) if options.allow_writes else None
+    all_sessions = options.scope.all_sessions
+    server = MemoryServer(
+        "ccm-tui",
+        title="ccm-tui memory",
+        version=__version__,
+        instructions=words.instructions(all_sessions=all_sessions, writes=writes is not None),
+        log_level="DEBUG" if options.debug else "WARNING",
+    )
+
+    def search(query: Query, limit: SearchLimit = 10, session: SearchSession = None) -> str:
+        return reads.search(query, limit, session)
+
+    def read(
+        id: ReadId,
+        around_line: AroundLine = None,
+        offset: Offset = 1,
+        limit: PageLimit = 30,
+        session: Session = None,
+    ) -> str:
+        return reads.read(id, around_line, offset, limit, session)
+
+    def list_efforts(
+        state: State = "any", limit: ListLimit = 30, offset: ListOffset = 0, session: Session = None
+    ) -> str:
+        return reads.list(state, limit, offset, session)
+
+    def status(session: Session = None) -> str:
+        return reads.status(session)
+
+    extra = words.SEARCH_ALL if all_sessions else ""
+    tools: list[tuple[str, Callable[..., Any], str, ToolAnnotations]] = [
+        ("search", search, words.SEARCH + extra, _read_only("Search past conversations")),
+        ("read", read, words.READ, _read_only("Read an effort's log")),
+        ("list", list_efforts, words.LIST, _read_only("List efforts")),
+        ("status", status, words.STATUS + (words.STATUS_ALL if all_sessions else ""), _read_only("Session status")),
+    ]
+    if writes is not None:
+        active = writes
+
+        async def remember(text: NoteText, effort_id: NoteEffort = None, session: Session = None) -> str:
+            return await active.remember(text, effort_id, session)
+
+        async def reopen(id: EffortId, session: Session = None) -> str:
+            return await active.reopen(id, session)
+
+        tools.append(("remember", remember, words.REMEMBER, _write("Remember a note", idempotent=False)))
+        tools.append(("reopen", reopen, words.REOPEN, _write("Reopen an effort", idempotent=True)))
+    for name, fn, description, hints in tools:
+        _fit_session(fn, all_sessions=all_sessions, optional=name in ("search", "status"))
+        fn.__name__ = name  # the schema's title
+        server.add_tool(fn, name=name, description=description, annotations=hints, structured_output=False)
+    return server, reads, writes
+
+
+def serve(options: ServerOptions) -> int:
+    """Serve MCP on stdin/stdout until the client closes stdin."""
+    logging.basicConfig(level=logging.DEBUG if options.debug else logging.WARNING, format="ccm-tui mcp: %(message)s")
+    server, reads, writes = build_server(options)
+
+    async def main() -> None:
+        try:
+            await server.run_stdio_async()
+        finally:
+            if writes is not None:
+                await writes.close()
+            reads.close()
+
+    anyio.run(main)
+    return 0
