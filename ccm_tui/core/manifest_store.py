@@ -159,24 +159,21 @@ class ManifestStore:
         if layout is None:
             return self._write_all(catalog, mark)
         dirty = catalog.dirty_entries()
-        head = head_bytes(mark, not layout.rows)
+        head = head_bytes(mark, layout.empty)
         pieces: list[Piece] = [head]
         lengths: dict[int, int] = {}
-        position, run = layout.head, None
-        for number, length, changed in layout.rows:
-            if length is not None and not changed:
-                run = position if run is None else run
-                position += length
-                continue
-            if run is not None:
-                pieces.append((run, position - run))
-                run = None
+        copied_to = layout.head  # the old file's bytes up to here are placed
+        for number, length, offset in layout.changed:
+            start = layout.head + offset
+            if start > copied_to:
+                pieces.append((copied_to, start - copied_to))  # the unchanged entries in between
             block = render_block(dirty[number])
             pieces.append(block)
             lengths[number] = len(block)
-            position += length or 0
-        if run is not None:
-            pieces.append((run, position - run))
+            copied_to = start + length
+        end = layout.head + layout.size
+        if end > copied_to:
+            pieces.append((copied_to, end - copied_to))
         stat = write_pieces(self.manifest, pieces)
         catalog.written(lengths, head=len(head), stamp=stamp_of(stat), applied=mark)
         return True
