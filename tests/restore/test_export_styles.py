@@ -1,7 +1,7 @@
 """Styles of transcript the parsers generalise to: what is a human turn and what only sits under the user's name.
 
-Each test writes a small transcript in one exporter's style (the disputed real
-files of ``tests/fixtures/transcripts`` are the same classes, checked by count).
+Each test writes a small transcript in one exporter's style (real files of the same
+classes are in ``tests/fixtures/transcripts``, checked against their hand counts).
 """
 
 from __future__ import annotations
