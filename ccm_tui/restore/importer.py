@@ -15,7 +15,10 @@ in a :class:`~.pipeline.ModelCallMeter` for the cost report) — and imports:
   the run, and the files after it are "not tried".
 
 Importing is idempotent: a transcript whose bytes (and ``max_turns``) were
-imported before is skipped before any model work, unless ``force``. Landing
+imported before is skipped before any model work, unless ``force``. A parse
+that looks wrong (:mod:`.sanity`) is said at once, before any model work: each
+warning is a ``progress.message`` naming the file, and the result's
+``warnings``, whatever the import's status. Landing
 goes through :func:`.landing.land` (the engine's door). Progress goes through
 the protocols of :mod:`.progress`; nothing here prints.
 """
@@ -157,26 +160,35 @@ class Importer:
     def import_one(self, path: Path, progress: ImportProgress) -> ImportResult:
         """Import one file; whatever goes wrong is its result's status (FAILED), never an exception."""
         row = ImportRow(path, ImportStatus.FAILED)
+        warnings: list[str] = []
         try:
             parsed = parse_file(path, self.options)
-            row.format, row.turns = parsed.format, len(parsed.turns)
+            row.format, row.turns, warnings = parsed.format, len(parsed.turns), list(parsed.warnings)
             return self.import_parsed(path, parsed, progress)
         except NotATranscript:  # an agent's directory holds other files too (settings, todos, diffs)
             row.status = ImportStatus.SKIPPED_NOT_A_TRANSCRIPT
             return ImportResult(row)
         except RestoreFailed as exc:
             row.error = str(exc)
-            return ImportResult(row, stops_the_run=isinstance(exc, ProviderRefused))
+            return ImportResult(row, stops_the_run=isinstance(exc, ProviderRefused), warnings=warnings)
         except Exception as exc:  # noqa: BLE001 - one bad file never stops the others
             row.error = f"{type(exc).__name__}: {exc}"
-            return ImportResult(row)
+            return ImportResult(row, warnings=warnings)
 
     # ------------------------------------------------------------------------- one parsed transcript
     def import_parsed(self, path: Path, parsed: ParsedTranscript, progress: ImportProgress) -> ImportResult:
         """Summarize ``parsed`` (read from ``path``) with the model and land it as a concluded effort.
 
-        Returns the result (IMPORTED, or SKIPPED_NO_TURNS / SKIPPED_ALREADY with no model work);
-        raises :class:`RestoreFailed` (nothing imported), :class:`ProviderRefused` among them."""
+        Returns the result (IMPORTED, or SKIPPED_NO_TURNS / SKIPPED_ALREADY with no model work) with
+        the parse's sanity warnings, each also told to ``progress`` first; raises :class:`RestoreFailed`
+        (nothing imported), :class:`ProviderRefused` among them."""
+        for warning in parsed.warnings:
+            progress.message(f"warning: {path.name}: {warning}")
+        result = self._import_parsed(path, parsed, progress)
+        result.warnings = list(parsed.warnings)
+        return result
+
+    def _import_parsed(self, path: Path, parsed: ParsedTranscript, progress: ImportProgress) -> ImportResult:
         row = ImportRow(path, ImportStatus.IMPORTED, parsed.format, len(parsed.turns))
         if not parsed.turns:
             row.status = ImportStatus.SKIPPED_NO_TURNS

@@ -109,7 +109,7 @@ class ImportResult:
     landed: Landed | None = None
     outcome: RestoreOutcome | None = None
     stops_the_run: bool = False  # FAILED because the provider refuses the key or model
-    # What the parse found questionable about the transcript, for the user. Empty for now; to be
+    # What the parse found questionable about the transcript (sanity.check_parse), for the user:
     # filled in Importer.import_parsed, through which every import of a parsed transcript goes.
     warnings: list[str] = field(default_factory=list)
 

@@ -39,23 +39,26 @@ _TAIL_MIN_CHARS = 20_000
 _TAIL_MIN_MARKERS = 3
 
 # The first non-blank line after a marker, past a timestamp line under it.
-_NEXT = r"(?:[ \t]*\n)*(?:[*_ \t]*(?:\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2})[^\n]{0,40}\n(?:[ \t]*\n)*)?(?P<next>[^\n]*)"
+_DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}|\d{1,2}:\d{2})"
+_NEXT = r"(?:[ \t]*\n)*(?:[*_> \t\[]*" + _DATE + r"[^\n]{0,40}\n(?:[ \t]*\n)*)?(?P<next>[^\n]*)"
 _TOOLISH = re.compile(
-    r"^\s*(?:<details|<tool_result|<function_results|\*\*Tool|Tool (?:result|output)|>\s*\*\*Tool|"
-    r"\[[^\n]*\] Result:|```)",
+    r"^\s*(?:[^\x00-\x7f\w\s]{1,4}\s*)?(?:<details|<tool_result|<function_results|\*\*Tool|Tool (?:result|output)|"
+    r">\s*\*\*Tool|\[[^\n]*\] Result:|```|\[\s*(?:\{|$)|\[Request interrupted by user|"
+    r"This session is being continued from a previous conversation)",
     re.IGNORECASE,
 )
-_STAMP = re.compile(r"^[*_\s]*(?:\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2})")
+_STAMP = re.compile(r"^[*_>\s\[]*" + _DATE)
 
 # Per format: a regular expression whose matches are the user's messages as the file writes them.
 _USER_MARKERS: dict[str, re.Pattern[str]] = {
     "markdown": re.compile(
-        r"^(?:#{1,4}\s+(?:\*\*)?(?:human|user|you|me|prompt|question)\b[^\n]*|"
+        r"^(?:#{1,4}\s+(?:\*\*)?(?:\d{1,5}[.)]\s+)?(?:[^\x00-\x7f\w\s]{1,4}\s*)?"
+        r"(?:human|user|you|me|prompt|question)\b[^\n]*|"
         r"\*\*(?:human|user|you|me|prompt|question)(?::\*\*|\*\*:)[^\n]*)\n" + _NEXT,
         re.IGNORECASE | re.MULTILINE,
     ),
     "gemini-share": re.compile(r"^[^\n#]{0,12}## USER\b[^\n]*\n" + _NEXT, re.MULTILINE),
-    "specstory": re.compile(r"^_\*\*User\b[^\n]*\n" + _NEXT, re.MULTILINE),
+    "specstory": re.compile(r"^_\*\*User\b(?! \(sidechain\))[^\n]*\n" + _NEXT, re.MULTILINE),
     "opencode-export": re.compile(r"^## User[ \t]*\n" + _NEXT, re.MULTILINE),
     "claude-code-terminal": re.compile(r"^[>❯] (?P<next>[^/\n][^\n]*)$", re.MULTILINE),
     "claude-code": re.compile(

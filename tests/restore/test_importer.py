@@ -19,7 +19,7 @@ from ccm_tui.restore.importer import Importer, ImportOptions, check_session, par
 from ccm_tui.restore.results import ImportRow, ImportStatus, NotATranscript, ProviderRefused, RestoreFailed
 from tests.fakes.openai_server import fault
 
-from .test_restore_command import FIXTURES, MODEL, responder, write_claude_session
+from .test_restore_command import FIXTURES, MODEL, responder, write_claude_session, write_mixed_labels
 
 S = ImportStatus
 EFFORT = "fix-calculator-division-by-zero"
@@ -157,6 +157,23 @@ def test_any_chat_model_will_do(home: Path, llm_server) -> None:
     assert result.status is S.IMPORTED
     assert model.kinds == ["complete"] * 3 + ["chat_once"] * 2 + ["complete"]
     assert run.calls == len(model.kinds) == len(llm_server.chat_requests())
+
+
+def test_parse_warnings_reach_the_result_and_are_told_before_any_model_work(home: Path, llm_server) -> None:
+    transcript = write_mixed_labels(home / "mixed.md")
+    run = importer(llm_server, home / "ccm", skip_evidence_search=True)
+    progress = Recorder()
+
+    result = run.import_one(transcript, progress)
+
+    assert result.status is S.IMPORTED and len(result.warnings) == 1
+    assert result.warnings[0].startswith("1 turns found but the file has 13 user messages")
+    assert progress.events[0] == ("message", f"warning: mixed.md: {result.warnings[0]}")
+    again = run.import_one(transcript, Recorder())  # no model work, the same warning
+    assert (again.status, again.warnings) == (S.SKIPPED_ALREADY, result.warnings)
+    parsed = parse_file(transcript, run.options)
+    parsed.turns = []
+    assert run.import_parsed(transcript, parsed, Recorder()).warnings == result.warnings  # SKIPPED_NO_TURNS
 
 
 def test_import_parsed_raises_when_the_provider_refuses(home: Path, llm_server) -> None:

@@ -102,6 +102,16 @@ def write_claude_session(path: Path, cwd: Path) -> Path:
     return path
 
 
+def write_mixed_labels(path: Path) -> Path:
+    """A chat export whose user label changes after the first message (``## User``, then ``## Human``):
+    the parse finds 1 turn of 13 and the sanity check says so."""
+    first = "## User\n\nquestion 0\n\n## Assistant\n\nanswer 0\n\n"
+    path.write_text(
+        first + "".join(f"## Human\n\nquestion {n}\n\n## Assistant\n\nanswer {n}\n\n" for n in range(1, 13))
+    )
+    return path
+
+
 def turn_reply(n: int) -> str:
     return (
         f"TURN SUMMARY\n\nTurn number: {n}\nUser request summary: request {n}\n"
@@ -251,6 +261,16 @@ def test_json_output_and_second_restore_gets_a_new_id(capsys, llm_server, worksp
     assert data["turns"] == 3 and data["summary"] == FINAL_SUMMARY
     assert [t["turn"] for t in data["turn_summaries"]] == [1, 2, 3]
     assert "report" not in data["source"] and data["source"]["format"] == "claude-code"
+
+
+def test_restore_prints_each_parse_warning_on_stderr_naming_the_file(capsys, llm_server, workspace) -> None:
+    _, session = workspace
+    transcript = write_mixed_labels(session.parent / "mixed.md")
+    rc, out, err = restore(capsys, llm_server, transcript, session, "--skip-evidence-search")
+    assert rc == 0, err
+    (warning,) = [line for line in err.splitlines() if "warning:" in line]
+    assert warning.startswith("restore: warning: mixed.md: 1 turns found but the file has 13 user messages")
+    assert "warning" not in out
 
 
 def test_failed_turn_is_noted_and_the_rest_lands(capsys, llm_server, workspace) -> None:

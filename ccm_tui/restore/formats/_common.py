@@ -12,6 +12,12 @@ _PATH_STRIP = " \t\"'`"
 _MAX_PATH_LENGTH = 1024
 _MAX_TAIL_PARTS = 32
 _BARE_SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w:-]*$")
+# What Claude Code writes as a user message but the human did not type, as every exporter of its
+# sessions copies it: the summary that opens a compacted session and the marker of an interrupt.
+_CLAUDE_CODE_MARKERS = (
+    ("This session is being continued from a previous conversation", "compaction summary"),
+    ("[Request interrupted by user", "interrupt marker"),
+)
 
 
 def split_lines(text: str) -> list[str]:
@@ -22,6 +28,12 @@ def split_lines(text: str) -> list[str]:
 def squash(text: str) -> str:
     """Collapse all whitespace runs to single spaces, for fuzzy text comparison."""
     return " ".join(text.split())
+
+
+def claude_code_marker(text: str) -> str | None:
+    """What a user message is when Claude Code wrote it, not the human ("compaction summary"), else None."""
+    start = text.lstrip()
+    return next((label for prefix, label in _CLAUDE_CODE_MARKERS if start.startswith(prefix)), None)
 
 
 def clean_path(raw: str) -> str | None:

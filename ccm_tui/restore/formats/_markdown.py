@@ -12,14 +12,22 @@
 * :func:`split_tool_output` separates tool output written into a message
   (``<details><summary>Tool output</summary>``, a ``**Tool result**`` label and
   what follows it, ``<tool_result>``…) from the words around it.
+  A fenced tool output may quote Markdown with fences of its own, unbalanced
+  once exported (a bare fence line that opens a nested block reads as the
+  close): a bare fence line followed directly by text, not by a blank line,
+  opens a nested block when the message has the fence lines to close it.
+* :func:`json_blocks` reads a message written as a JSON array of content
+  blocks (``[{"type": "tool_result", ...}]``), as some exporters copy them.
 * :func:`is_timestamp` tells a metadata line (``2025-06-01 10:32:07``,
-  ``*10:32 AM*``) from text.
+  ``*10:32 AM*``, ``**[2025-07-02 20:06:59]**``) from text.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
+from typing import Any
 
 _FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _DETAILS_OPEN = re.compile(r"<details\b", re.IGNORECASE)
@@ -27,10 +35,15 @@ _DETAILS_CLOSE = re.compile(r"</details\s*>", re.IGNORECASE)
 _TOOL_SUMMARY = re.compile(
     r"<summary>[^<\n]*\b(?:tool|output|result|function|command|observation)s?\b[^<\n]*</summary>", re.IGNORECASE
 )
+_SYMBOL = r"(?:[^\x00-\x7f\w\s]{1,4}\s*)?"  # an emoji before a label: "📊 **Tool Result:**"
 _TOOL_LABEL = re.compile(
-    r"^\s*(?:>\s*)?(?:\*\*|__)?\[?(?:tool|function|command)(?:[ _](?:result|output|response|use|call)s?)?\]?"
+    r"^\s*(?:>\s*)?"
+    + _SYMBOL
+    + r"(?:\*\*|__)?\[?(?:tool|function|command)(?:[ _](?:result|output|response|use|call)s?)?\]?"
     r"(?:\*\*|__)?\s*[:：]?\s*(?:\*\*|__)?(?:\s+`?[\w.:/-]+`?)?\s*$|"
-    r"^\s*(?:>\s*)?(?:\*\*|__)(?:tool|function)(?:[ _](?:result|output|response|use|call)s?)?\s*[:：]\s*(?:\*\*|__).*$",
+    r"^\s*(?:>\s*)?"
+    + _SYMBOL
+    + r"(?:\*\*|__)(?:tool|function)(?:[ _](?:result|output|response|use|call)s?)?\s*[:：]\s*(?:\*\*|__).*$",
     re.IGNORECASE,
 )
 _TOOL_TAG = re.compile(
@@ -39,8 +52,8 @@ _TOOL_TAG = re.compile(
 _DATE = r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
 _TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?\s*(?:[AaPp]\.?[Mm]\.?)?"
 _TIMESTAMP = re.compile(
-    rf"^[*_`>\s]*(?:(?:time(?:stamp)?|date|sent|at)\s*[:：]?\s*)?\(?(?:(?:{_DATE})(?:[T ,]+{_TIME})?|{_TIME})"
-    r"\s*(?:Z|UTC|GMT|[+-]\d{2}:?\d{2}|\([^)]*\)|[A-Z]{2,5})?\)?[*_`\s]*$",
+    rf"^[*_`>\s]*(?:(?:time(?:stamp)?|date|sent|at)\s*[:：]?\s*)?[(\[]?(?:(?:{_DATE})(?:[T ,]+{_TIME})?|{_TIME})"
+    r"\s*(?:Z|UTC|GMT|[+-]\d{2}:?\d{2}|\([^)]*\)|[A-Z]{2,5})?[)\]]?[*_`\s]*$",
     re.IGNORECASE,
 )
 
@@ -212,6 +225,9 @@ def _labelled_end(lines: list[str], index: int) -> int:
         return index
     opener = fence_opener(lines[index])
     if opener is not None:
+        nested = _nested_fence_end(lines, index, opener)
+        if nested is not None:
+            return nested
         for end in range(index + 1, len(lines)):
             if closes(lines[end], opener):
                 return end + 1
@@ -221,3 +237,38 @@ def _labelled_end(lines: list[str], index: int) -> int:
     while index < len(lines) and lines[index].strip():
         index += 1
     return index
+
+
+def _nested_fence_end(lines: list[str], start: int, opener: tuple[str, int]) -> int | None:
+    """End of the fenced block opened at ``start`` when fences nest in it: a bare fence line followed
+    directly by text opens an inner block (a close is followed by a blank line or the end), as does a
+    fence with an info string. None when that reading never closes the block before the message or the
+    next tool label ends (which also keeps the work linear in the message)."""
+    depth = 1
+    for index in range(start + 1, len(lines)):
+        line = lines[index]
+        if _TOOL_LABEL.match(line):
+            return None
+        if closes(line, opener):
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            depth += 1 if following.strip() and fence_opener(following) is None else -1
+        else:
+            inner = fence_opener(line)
+            depth += 1 if inner is not None and inner[0] == opener[0] else 0
+        if depth == 0:
+            return index + 1
+    return None
+
+
+def json_blocks(text: str) -> list[Any] | None:
+    """The content blocks of a message written as a JSON array of ``{"type": ...}`` objects, else None."""
+    stripped = text.strip()
+    if not (stripped.startswith("[") and stripped.endswith("]")) or '"type"' not in stripped:
+        return None
+    try:
+        blocks = json.loads(stripped, strict=False)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(blocks, list) or not blocks:
+        return None
+    return blocks if all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in blocks) else None

@@ -12,7 +12,11 @@ everything else is assistant markdown. Traps handled here:
   are not turns; ``/ask``, ``/code``, ``/architect`` and ``/context`` with a
   request are, and the echo of that request on the next input line is dropped.
   ``/help <question>`` goes to aider's documentation bot: neither it nor the
-  answer is part of the conversation.
+  answer is part of the conversation. A command reads its whole input, so in a
+  new-style history the input lines right under a command line (no blank line
+  between: one multi-line input, e.g. more ``/add`` paths) belong to it.
+  ``/copy-context <instructions>`` only copies the context to the clipboard.
+* ``#### <blank>`` records an empty input: nothing was sent.
 * Architect mode copies the architect's answer back as input for the editor
   model; input equal to the preceding assistant answer is such an echo.
 * A request re-sent after ``/clear`` or ``/reset`` in the same session joins the
@@ -62,6 +66,7 @@ _ERROR = re.compile(
     r"(?i)\b(?:\w*error|exception|rate.?limit|quota|exceeded|unavailable|timed? ?out|"
     r"overloaded|connection (?:refused|reset)|retrying)\b"
 )
+_BLANK_INPUT = "<blank>"
 _CONFIRMATION_REPLY = re.compile(r"^\s*(?:y|n|yes|no|a|all|s|d)\s*$", re.IGNORECASE)
 _ECHO_PREFIX = 200
 _MIN_ECHO = 20
@@ -175,11 +180,12 @@ def _is_info_tail(lines: list[str], index: int) -> bool:
 
 def _handle_input_run(state: _State, lines: list[str], is_input: list[bool], start: int) -> int:
     """Process a run of input lines starting at ``start``; returns the index after it."""
-    run: list[tuple[int, str]] = []
+    run: list[tuple[int, str, bool]] = []  # line number, content, follows the previous input line directly
     index = start
     while index < len(lines):
         if is_input[index]:
-            run.append((index + 1, lines[index][5:].rstrip()))
+            joined = index > start and is_input[index - 1] and lines[index - 1].endswith("  ")
+            run.append((index + 1, lines[index][5:].rstrip(), joined))
             index += 1
         elif not lines[index].strip() and index + 1 < len(lines) and is_input[index + 1]:
             index += 1
@@ -193,12 +199,21 @@ def _handle_input_run(state: _State, lines: list[str], is_input: list[bool], sta
     return index
 
 
-def _split_run(run: list[tuple[int, str]]) -> list[_Segment]:
+def _split_run(run: list[tuple[int, str, bool]]) -> list[_Segment]:
     """Split an input run into slash commands and messages, dropping request echoes."""
     segments: list[_Segment] = []
     message: list[tuple[int, str]] = []
     echo: str | None = None
-    for number, content in run:
+    for number, content, joined in run:
+        last = segments[-1] if segments and not message else None
+        if joined and last is not None and last.command is not None and last.command not in _REQUEST_COMMANDS:
+            last.argument = f"{last.argument} {content.strip()}".strip()  # the command's multi-line input
+            last.end = number
+            continue
+        if content.strip() == _BLANK_INPUT and not joined:
+            _close_message(segments, message)
+            segments.append(_Segment(number, number, _BLANK_INPUT))
+            continue
         command = _COMMAND.match(content.strip())
         if command and command.group("name") in _KNOWN_COMMANDS:
             _close_message(segments, message)
@@ -247,6 +262,9 @@ def _handle_command(state: _State, segment: _Segment) -> None:
 
 def _handle_message(state: _State, segment: _Segment) -> None:
     builder = state.builder
+    if segment.text == _BLANK_INPUT:
+        builder.note(segment.line, "empty input")
+        return
     if _CONFIRMATION_REPLY.match(segment.text):
         builder.note(segment.line, f"answer {segment.text.strip()!r} to a confirmation, typed at the prompt")
         return

@@ -275,6 +275,28 @@ def _add_tool_artifact(
     builder.artifact(path, action, line)
 
 
+def describe_blocks(blocks: list[Any]) -> tuple[str, str, list[tuple[str, ArtifactAction]]]:
+    """Message content blocks (as exporters copy them into Markdown) rendered like a session's records:
+    ``(text, tool calls and results, files the calls name)``. Thinking and unknown blocks are left out."""
+    words: list[str] = []
+    tools: list[str] = []
+    files: list[tuple[str, ArtifactAction]] = []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind in ("text", "image"):
+            words.append(_block_text(block))
+        elif kind == "tool_use":
+            tools.append(_describe_tool_use(block))
+            action, path = _TOOL_ACTIONS.get(_str(block.get("name")) or ""), _tool_path(block)
+            if action is not None and path is not None:
+                files.append((path, action))
+        elif kind == "tool_result":
+            tools.append(_render_tool_result(block))
+    return "\n\n".join(w for w in words if w).strip(), "\n\n".join(tools).strip(), files
+
+
 def _describe_tool_use(block: dict[str, Any]) -> str:
     """A tool call as the agent sent it: ``[Bash] git status`` and the rest of its input as JSON."""
     name = _str(block.get("name")) or "tool"

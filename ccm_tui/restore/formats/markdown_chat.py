@@ -3,7 +3,8 @@
 Covers the exports people save from chat UIs and IDE agents:
 
 * headings — ``### Human`` / ``### Assistant``, ``## User`` / ``## ChatGPT``,
-  ``## Prompt:`` / ``## Response:`` (levels 1–4, optionally bold, optional colon);
+  ``## Prompt:`` / ``## Response:`` (levels 1–4, optionally bold, optional colon,
+  optionally numbered or after an emoji: ``### 3. user (time)``, ``## 👤 User``);
 * bold labels — ``**User:**`` / ``**Assistant:**``, ``**You:**`` / ``**ChatGPT:**``,
   alone on their line or followed by the message.
 
@@ -14,6 +15,13 @@ there a user block is a human turn only when it holds one of those, the rest joi
 the agent's response, and ``<environment_details>`` is left out. Artifacts come
 from those exports' file tool tags (``<read_file>``, ``<write_to_file>``,
 ``<apply_diff>``…, with a ``<path>``).
+
+Exports of Claude Code sessions write every record as a message, so a user
+message is often not the human: tool output (see :mod:`._markdown`), a message
+that is a JSON array of content blocks (tool results; its text blocks are
+words, its tool calls name artifacts), Claude Code's compaction summary and
+``[Request interrupted by user]`` markers (noted, skipped). A timestamp line
+above or under a heading is metadata.
 """
 
 from __future__ import annotations
@@ -21,8 +29,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ccm_tui.restore.formats._common import TurnBuilder, split_lines
-from ccm_tui.restore.formats._markdown import closes, fence_opener, is_timestamp, message_starts, split_tool_output
+from ccm_tui.restore.formats._common import TurnBuilder, claude_code_marker, split_lines
+from ccm_tui.restore.formats._markdown import (
+    closes,
+    fence_opener,
+    is_timestamp,
+    json_blocks,
+    message_starts,
+    split_tool_output,
+)
+from ccm_tui.restore.formats.claude_code import describe_blocks
 from ccm_tui.restore.turns import ArtifactAction, ParsedTranscript
 
 NAME = "markdown"
@@ -31,7 +47,7 @@ _USER_NAMES = r"human|user|you|me|prompt|question"
 _AGENT_NAMES = r"assistant|ai|chatgpt|gpt-?[\w.]*|claude|gemini|bard|copilot|bot|model|response|answer"
 # "### Human", "## **User:**", "### Assistant (2025-06-01 10:32)", "## User — 10:32"
 _HEADING = re.compile(
-    rf"^#{{1,4}}\s+(?:\*\*)?(?P<role>{_USER_NAMES}|{_AGENT_NAMES})(?:\*\*)?\s*:?\s*(?:\*\*)?"
+    rf"^#{{1,4}}\s+(?:\*\*)?(?:\d{{1,5}}[.)]\s+)?(?:[^\x00-\x7f\w\s]{{1,4}}\s*)?(?P<role>{_USER_NAMES}|{_AGENT_NAMES})(?:\*\*)?\s*:?\s*(?:\*\*)?"
     r"(?:\s*\([^()\n]*\d[^()\n]*\)|\s+[-–—·|]\s+[^\n]*\d[^\n]*)?\s*$",
     re.IGNORECASE,
 )
@@ -96,7 +112,10 @@ def parse(text: str) -> ParsedTranscript:
         _trim(body)
         end = start + len(body)
         content = "\n".join(body).strip()
-        if role == "agent":
+        blocks_in = json_blocks(content)
+        if blocks_in is not None:
+            _json_message(builder, role, blocks_in, start, end)
+        elif role == "agent":
             builder.agent(content, start, end)
             _file_tools(builder, content, start)
         elif cline:
@@ -112,11 +131,12 @@ def _role_match(line: str, labels: set[str]) -> re.Match[str] | None:
 
 
 def _trim(body: list[str]) -> None:
-    """Drop the metadata line under a heading (a timestamp) and blank lines or separators at the end."""
+    """Drop the metadata line under a heading (a timestamp), and blank lines, separators and the
+    timestamp of the next message at the end."""
     first = next((index for index, line in enumerate(body) if line.strip()), None)
     if first is not None and is_timestamp(body[first]):
         del body[: first + 1]
-    while body and (not body[-1].strip() or _SEPARATOR.match(body[-1])):
+    while body and (not body[-1].strip() or _SEPARATOR.match(body[-1]) or is_timestamp(body[-1])):
         body.pop()
 
 
@@ -125,8 +145,24 @@ def _plain_user(builder: TurnBuilder, content: str, start: int, end: int) -> Non
     words, tool = split_tool_output(content)
     if tool:
         builder.agent_continue(tool, start)
-    if words:
+    marker = claude_code_marker(words)
+    if marker:
+        builder.note(start, marker, end)
+    elif words:
         builder.user(words, start, end)
+
+
+def _json_message(builder: TurnBuilder, role: str, blocks: list[object], start: int, end: int) -> None:
+    """A message written as JSON content blocks: tool results join the response, text is the message."""
+    words, tools, files = describe_blocks(blocks)
+    if role == "agent":
+        builder.agent("\n\n".join(part for part in (words, tools) if part), start, end)
+        for path, action in files:
+            builder.artifact(path, action, start)
+        return
+    if tools:
+        builder.agent_continue(tools, start)
+    _plain_user(builder, words, start, end)
 
 
 def _role_lines(lines: list[str]):
