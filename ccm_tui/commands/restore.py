@@ -210,12 +210,14 @@ def _run_single(args: argparse.Namespace, options: ImportOptions, transcript: Pa
 
     parsed = parse_file(transcript, options)
     if args.parse_only:
+        _print_warnings(transcript, parsed)
         if args.json:
             print_json(to_parse_only_json(parsed))
         else:
             print(render_parse_table(parsed))
         return EXIT_OK
     if not parsed.turns:
+        _print_warnings(transcript, parsed)  # why a file with user messages gave none
         raise CliError(f"no human turns found in {transcript.name} (format {parsed.format}); nothing to restore")
     importer = _importer(args, options)
     result = importer.import_parsed(transcript, parsed, ProgressLine(dump_turns=args.dump_turns and not args.json))
@@ -262,6 +264,9 @@ def _parse_only_bulk(args: argparse.Namespace, options: ImportOptions, transcrip
     from ..restore.importer import parse_only
 
     files = parse_only(transcripts, options)
+    for file in files:
+        if file.parsed is not None:
+            _print_warnings(file.file, file.parsed)
     if args.json:
         print_json({"files": [parsed.to_json() for parsed in files]})
     else:
@@ -270,6 +275,12 @@ def _parse_only_bulk(args: argparse.Namespace, options: ImportOptions, transcrip
 
 
 # ----------------------------------------------------------------------------- printing
+def _print_warnings(transcript: Path, parsed: ParsedTranscript) -> None:
+    """The parse's sanity warnings, one line each on stderr (an import says them through its progress)."""
+    for warning in parsed.warnings:
+        sys.stderr.write(f"restore: warning: {transcript.name}: {warning}\n")
+
+
 def _parse_block(file: ParsedFile) -> str:
     if file.parsed is None:
         return f"== {file.file}\nerror: {file.error}"

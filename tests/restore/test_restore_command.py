@@ -333,6 +333,17 @@ def test_parse_only_table_needs_no_model(capsys, tmp_path: Path) -> None:
     assert f"created {tmp_path}/tests/test_calc.py" in " ".join(out.split())
 
 
+def test_parse_only_prints_each_parse_warning_on_stderr_naming_the_file(capsys, tmp_path: Path) -> None:
+    transcript = write_mixed_labels(tmp_path / "mixed.md")
+    for extra in ([], ["--json"]):
+        rc, out, err = run(capsys, "restore", str(transcript), "--parse-only", *extra)
+        assert rc == 0, err
+        (warning,) = err.splitlines()
+        assert warning.startswith("restore: warning: mixed.md: 1 turns found but the file has 13 user messages")
+    rc, out, err = run(capsys, "restore", str(transcript), str(FIXTURES / "codex-rollout.jsonl"), "--parse-only")
+    assert rc == 0 and err.count("restore: warning: mixed.md: ") == 1 and "codex-rollout" not in err
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [
