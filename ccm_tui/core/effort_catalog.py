@@ -24,7 +24,7 @@ from typing import Any
 from .efforts import Effort
 
 CATALOG_FILE = ".manifest.sqlite"
-SCHEMA = 2  # 2: the layout index
+SCHEMA = 4  # 2: the layout index, 3: the totals index, 4: the recent index
 APPLICATION_ID = 0x43434D4D  # "CCMM"
 _IN_CHUNK = 500  # ids per IN (...) query
 
@@ -46,6 +46,8 @@ CREATE TABLE IF NOT EXISTS entries (
 CREATE INDEX IF NOT EXISTS entries_open ON entries (ord) WHERE status = 'open';
 CREATE INDEX IF NOT EXISTS entries_dirty ON entries (ord) WHERE dirty = 1;
 CREATE INDEX IF NOT EXISTS entries_layout ON entries (ord, length);  -- sums of lengths without the data
+CREATE INDEX IF NOT EXISTS entries_totals ON entries (concluded, raw_tokens);  -- totals without the data
+CREATE INDEX IF NOT EXISTS entries_recent ON entries (concluded, concluded_at, ord);  -- the latest conclusions
 CREATE INDEX IF NOT EXISTS entries_concluded_at ON entries (concluded_at);
 CREATE INDEX IF NOT EXISTS entries_created ON entries (created);
 CREATE INDEX IF NOT EXISTS entries_digest ON entries (digest) WHERE digest IS NOT NULL;
@@ -207,6 +209,8 @@ class EffortCatalog:
         except BaseException:
             self._rollback()
             raise
+        if self.path is not None:  # readers then open the file, not a WAL of every row
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def apply(self, efforts: Iterable[Effort], *, applied: int | None) -> None:
         """Upsert changed or new entries (they are now dirty); ``applied``: the journal offset."""
@@ -336,7 +340,9 @@ class EffortCatalog:
         return [
             effort_of(d)
             for (d,) in self._db.execute(
-                "SELECT data FROM entries WHERE created >= ?1 OR concluded_at >= ?1 ORDER BY ord", (ts,)
+                "SELECT data FROM entries WHERE ord IN (SELECT ord FROM entries WHERE created >= ?1"
+                " UNION SELECT ord FROM entries WHERE concluded_at >= ?1) ORDER BY ord",
+                (ts,),
             )
         ]
 

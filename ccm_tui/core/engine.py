@@ -78,8 +78,13 @@ class Engine:
         held = session.lock.held
         if not held:
             session.lock.acquire(wait=lock_wait)
+        watch = IndexWatch(self._index, session) if self._index is not None else None
         try:
+            if watch is not None:
+                watch.begin()
             report = recover(session)
+            if watch is not None and not report.changed:  # only events were written: the index holds all
+                watch.end()
             if session.migrated_from is not None:
                 session.log_event(SESSION_MIGRATED, schema_from=session.migrated_from, schema=SCHEMA_VERSION)
                 session.save_state()
@@ -104,11 +109,17 @@ class Engine:
         return self.budget
 
     def close(self, *, clean: bool = True) -> None:
+        """Close the session; the index, in step before the last writes (``session_end``), is
+        marked in step after them, so the next search syncs nothing."""
+        index = self._index
         try:
-            if self._index is not None:
-                self._index.close()
+            if index is None:
+                self._session.close(clean=clean)
+            else:
+                self._session.close(clean=clean, while_locked=IndexWatch(index, self._session).kept)
         finally:
-            self._session.close(clean=clean)
+            if index is not None:
+                index.close()
 
     # ------------------------------------------------------------------ running
     async def run_turn(self, text: str, emit: Emit | None = None) -> Outcome:

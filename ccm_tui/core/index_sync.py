@@ -11,6 +11,9 @@ read from where the index stopped.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 from .search import EffortIndex, SearchIndexError
 from .session import Session
 
@@ -49,3 +52,10 @@ class IndexWatch:
             self.index.mark_synced(self.session.index_marker())
         except SearchIndexError:
             pass
+
+    @contextlib.contextmanager
+    def kept(self) -> Iterator[None]:
+        """:meth:`begin`, the block, :meth:`end` (the end only when the block did not raise)."""
+        self.begin()
+        yield
+        self.end()

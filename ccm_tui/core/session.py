@@ -121,8 +121,8 @@ class Session:
             session.lock.acquire(wait=lock_wait)
         elif not session.dir.is_dir():
             raise StoreError(f"no session at {session.dir}")
-        else:
-            session.refuse_symlinks()
+        else:  # a reader: its reads of effort logs refuse links themselves (O_NOFOLLOW)
+            session.refuse_symlinks(logs=False)
         try:
             session.load()
         except BaseException:
@@ -133,7 +133,7 @@ class Session:
             session.lock.release()
         return session
 
-    def refuse_symlinks(self) -> None:
+    def refuse_symlinks(self, *, logs: bool = True) -> None:
         """Refuse a session whose files or ``efforts/`` are symbolic links: writing through one
         would truncate or append to a file outside the session. (The session directory itself
         may be a link: where the user keeps it is their choice.)"""
@@ -142,6 +142,8 @@ class Session:
         for name in names:
             if (self.dir / name).is_symlink():
                 raise symlink_refused(self.dir / name)
+        if not logs:
+            return
         try:
             entries = os.scandir(self.dir / EFFORTS_DIR)
         except (FileNotFoundError, NotADirectoryError):
@@ -269,23 +271,25 @@ class Session:
         if self.unclean_reason is None:
             self.unclean_reason = reason
 
-    def close(self, *, clean: bool = True) -> None:
-        """Mark a clean end (if we can take the lock, and nothing failed) and release it."""
+    def close(self, *, clean: bool = True, while_locked: Callable[[], Any] = contextlib.nullcontext) -> None:
+        """Mark a clean end (if we can take the lock, and nothing failed) and release it.
+        ``while_locked``: a context the last writes happen in (the engine's index watch)."""
         if self.readonly:
             return
         clean = clean and self.unclean_reason is None
         if not self.lock.held and not self.lock.try_acquire():
             return  # another process is mid-operation; it will mark its own end
         try:
-            try:
-                self.flush_manifest()
-            except (OSError, StoreError) as exc:  # the journal holds what it would have written
-                self.load_notes.append(f"manifest.yaml not rewritten ({exc}); the next start does it")
-            if clean:
-                self.refresh_if_changed()
-                self.state.clean_shutdown = True
-                self.save_state()
-                self.log_event(ev.SESSION_END, pid=os.getpid())
+            with while_locked():
+                try:
+                    self.flush_manifest()
+                except (OSError, StoreError) as exc:  # the journal holds what it would have written
+                    self.load_notes.append(f"manifest.yaml not rewritten ({exc}); the next start does it")
+                if clean:
+                    self.refresh_if_changed()
+                    self.state.clean_shutdown = True
+                    self.save_state()
+                    self.log_event(ev.SESSION_END, pid=os.getpid())
         finally:
             self.lock.release()
 

@@ -80,6 +80,15 @@ def _index_error(path: Path, exc: sqlite3.Error) -> SearchIndexError:
     return (SearchIndexBusy if busy else SearchIndexError)(f"search index {path}: {exc}")
 
 
+def _add_narrow_indexes(conn: sqlite3.Connection) -> None:
+    """Indexes added since the schema's version (derived, so an index made earlier just lacks them
+    until a writer adds them): the corpus figures read one narrow index, not every row's log tail."""
+    try:
+        conn.execute("CREATE INDEX IF NOT EXISTS efforts_corpus ON efforts (indexed_lines)")
+    except sqlite3.OperationalError:
+        pass  # busy or read-only now: added by the next open
+
+
 def _is_corruption(exc: BaseException) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)
     if code is not None:
@@ -232,6 +241,7 @@ class IndexDatabase:
             if not self._schema_present(conn):
                 self._create_schema(conn)
                 self.recreated = True
+            _add_narrow_indexes(conn)
             return conn
         except BaseException:
             conn.close()

@@ -122,9 +122,16 @@ class IndexRanking(IndexResults):
         """Up to DF_SAMPLE effort numbers evenly spread over the index (all of them in a small one)."""
         version = self._state_version()
         if self._sample_cache is None or self._sample_cache[0] != version:
-            nums = [num for (num,) in self._db.execute("SELECT num FROM efforts ORDER BY num")]
-            step = max(1.0, len(nums) / DF_SAMPLE)
-            self._sample_cache = (version, [nums[int(i * step)] for i in range(min(len(nums), DF_SAMPLE))])
+            count, _, top = self._corpus_size()
+            if count <= DF_SAMPLE:
+                nums = [num for (num,) in self._db.execute("SELECT num FROM efforts ORDER BY num")]
+            else:  # one primary-key seek per point spread over the numbers (no scan of every row)
+                first = self._db.execute("SELECT min(num) FROM efforts").fetchone()[0] or 0
+                step = (top - first) / DF_SAMPLE
+                seek = "SELECT num FROM efforts WHERE num >= ? ORDER BY num LIMIT 1"
+                found = (self._db.execute(seek, (first + int(i * step),)).fetchone() for i in range(DF_SAMPLE))
+                nums = sorted({row[0] for row in found if row is not None})
+            self._sample_cache = (version, nums)
         return self._sample_cache[1]
 
     def _corpus_size(self) -> tuple[int, int, int]:
