@@ -8,6 +8,11 @@ session is open and the token meter is filled in.
 
     python benchmarks/bench_startup.py                 # ccm-tui, plus elia / oterm if found
     python benchmarks/bench_startup.py --runs 9 --elia /tmp/elia-venv/bin/elia
+    python benchmarks/bench_startup.py --efforts 10000   # also on a session of 10,000 concluded efforts
+
+With ``--efforts N`` ccm-tui is measured on an empty session and on one of N concluded efforts
+(10 messages each): first paint, the session ready, and (on the big one) the concluded list shown,
+as ratios to the empty session (target ≤ 1.5×).
 
 Comparison apps are looked up in /tmp/elia-venv and /tmp/oterm-venv
 (``python -m venv /tmp/elia-venv && /tmp/elia-venv/bin/pip install elia-chat``).
@@ -72,7 +77,7 @@ def measure(name: str, command: str, markers: list[str], runs: int, env: dict[st
     samples = [time_to_marker(command, markers, env) for _ in range(runs)]
     result = {"app": name, "runs": runs}
     for i in range(len(markers)):
-        label = "first_paint" if i == 0 else "ready"
+        label = ("first_paint", "ready", "listed")[i]
         result[f"{label}_median_s"] = round(statistics.median(s[i] for s in samples), 3)
         result[f"{label}_samples_s"] = [round(s[i], 3) for s in samples]
     return result
@@ -84,6 +89,7 @@ def main() -> int:
     parser.add_argument("--elia", default="/tmp/elia-venv/bin/elia")
     parser.add_argument("--oterm", default="/tmp/oterm-venv/bin/oterm")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--efforts", type=int, default=0, help="also measure a session of this many efforts")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("tmux is needed to measure start-up")
@@ -111,6 +117,21 @@ def main() -> int:
             env,
         )
     ]
+    if args.efforts:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from benchmarks.bench_turn import build_session
+
+        big = scratch / f"s{args.efforts}"
+        build_session(big, args.efforts, 10)
+        results.append(
+            measure(
+                f"ccm-tui, {args.efforts:,} efforts",
+                f"{program} --session-dir {big} --model openai/gpt-4o-mini",
+                ["EFFORTS", "of budget", "CONCLUDED"],
+                args.runs,
+                env,
+            )
+        )
     for name, path, marker in (("elia", args.elia, "Enter your message"), ("oterm", args.oterm, "Welcome to oterm")):
         if Path(path).exists():
             try:
@@ -130,7 +151,18 @@ def main() -> int:
         line = f"{r['app']:8} first paint {r['first_paint_median_s'] * 1000:6.0f} ms (median of {r['runs']})"
         if "ready_median_s" in r:
             line += f" · session ready {r['ready_median_s'] * 1000:6.0f} ms"
+        if "listed_median_s" in r:
+            line += f" · concluded list shown {r['listed_median_s'] * 1000:6.0f} ms"
         print(line)
+    base = results[0]
+    for r in results[1:]:
+        if r["app"].startswith("ccm-tui,") and "error" not in r:
+            print(
+                f"{r['app']} against an empty session: first paint "
+                f"{r['first_paint_median_s'] / base['first_paint_median_s']:.2f}×, ready "
+                f"{r['ready_median_s'] / base['ready_median_s']:.2f}×, list shown "
+                f"{r['listed_median_s'] / base['ready_median_s']:.2f}× the empty session's ready (target ≤ 1.5×)"
+            )
     return 0
 
 
