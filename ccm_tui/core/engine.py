@@ -83,8 +83,8 @@ class Engine:
             if watch is not None:
                 watch.begin()
             report = recover(session)
-            if watch is not None and not report.changed:  # only events were written: the index holds all
-                watch.end()
+            if watch is not None and not (report.torn_files or report.interrupted or report.notes):
+                watch.end()  # recovery wrote events and state, not logs: the index still holds them all
             if session.migrated_from is not None:
                 session.log_event(SESSION_MIGRATED, schema_from=session.migrated_from, schema=SCHEMA_VERSION)
                 session.save_state()
@@ -318,8 +318,11 @@ class Engine:
     ) -> Effort:
         """A transcript from another agent lands as a concluded effort (atomic; see
         :func:`.lifecycle.land_imported`), indexed for search at once."""
-        effort = lifecycle.land_imported(self._session, name, messages, summary, source, restored_at=restored_at)
-        self._reindex_effort(effort.id)
+        if self._index is None:
+            return lifecycle.land_imported(self._session, name, messages, summary, source, restored_at=restored_at)
+        with IndexWatch(self._index, self._session).kept():  # indexed as it lands: the next open syncs nothing
+            effort = lifecycle.land_imported(self._session, name, messages, summary, source, restored_at=restored_at)
+            self._reindex_effort(effort.id)
         return effort
 
     # ------------------------------------------------------------------ questions
