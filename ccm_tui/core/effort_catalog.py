@@ -189,6 +189,10 @@ class EffortCatalog:
             [(k, json.dumps(v)) for k, v in values.items()],
         )
 
+    def remember(self, **values: Any) -> None:
+        """Record facts about the session in the catalog (the writer only; lost with the catalog)."""
+        self._set_meta(**values)
+
     # ------------------------------------------------------------------ writing
     def rebuild(
         self, efforts: list[Effort], lengths: list[int] | None, *, head: int | None, stamp: Any, applied: int

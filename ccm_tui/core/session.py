@@ -26,11 +26,11 @@ from typing import Any
 
 from ..atomic_file import fsync_dir
 from . import eventlog as ev
-from .effort_catalog import CATALOG_FILE
 from .effort_table import EffortTable
 from .efforts import CONCLUDED, OPEN, Effort
 from .eventlog import EventLog, now_iso
 from .manifest_store import ManifestStore, file_stamp
+from .session_links import refuse_links
 from .session_lock import LOCK_FILE, SessionLock, SessionLocked
 from .session_state import SessionState, ViewState, migrated
 from .store import (
@@ -43,7 +43,6 @@ from .store import (
     read_jsonl,
     read_jsonl_tail,
     set_aside,
-    symlink_refused,
 )
 from .tokens import TokenCounter
 
@@ -116,7 +115,7 @@ class Session:
         session.lock.on_wait = on_lock_wait
         if not readonly:
             session.dir.mkdir(parents=True, exist_ok=True)
-            session.refuse_symlinks()
+            session.refuse_symlinks(logs=False)
             (session.dir / EFFORTS_DIR).mkdir(exist_ok=True)
             session.lock.acquire(wait=lock_wait)
         elif not session.dir.is_dir():
@@ -125,6 +124,8 @@ class Session:
             session.refuse_symlinks(logs=False)
         try:
             session.load()
+            if not readonly:  # a writer appends to the logs: none may lead out of the session
+                session.refuse_symlinks()
         except BaseException:
             session.lock.release()
             raise
@@ -134,24 +135,13 @@ class Session:
         return session
 
     def refuse_symlinks(self, *, logs: bool = True) -> None:
-        """Refuse a session whose files or ``efforts/`` are symbolic links: writing through one
-        would truncate or append to a file outside the session. (The session directory itself
-        may be a link: where the user keeps it is their choice.)"""
-        names = [RAW_FILE, MANIFEST_FILE, EFFORTS_DIR, EXPANDED_FILE, STATE_FILE, EVENTS_FILE, LOCK_FILE, SEARCH_DB]
-        names += [CATALOG_FILE, f"{CATALOG_FILE}-wal", f"{CATALOG_FILE}-shm"]
-        for name in names:
-            if (self.dir / name).is_symlink():
-                raise symlink_refused(self.dir / name)
-        if not logs:
-            return
-        try:
-            entries = os.scandir(self.dir / EFFORTS_DIR)
-        except (FileNotFoundError, NotADirectoryError):
-            return
-        with entries:
-            for entry in entries:
-                if entry.is_symlink():
-                    raise symlink_refused(Path(entry.path))
+        """Refuse a session whose files or effort logs are symbolic links (see :mod:`.session_links`);
+        ``logs``: look at every effort log too (skipped when ``efforts/`` did not change since the
+        last look the catalog recorded)."""
+        catalog = self.efforts.catalog if self.generation else None  # loaded
+        checked = refuse_links(self.dir, logs=logs, checked=catalog.meta("links_checked") if catalog else None)
+        if catalog is not None and checked is not None and self.lock.held and not self.readonly:
+            catalog.remember(links_checked=checked)
 
     def index_marker(self) -> list[Any]:
         """What the search index must have seen to hold all of the session: every write appends to
