@@ -17,12 +17,17 @@ from .common import (
     EXIT_RUNTIME,
     EXIT_USAGE,
     CliError,
+    TerminalSafe,
     UsageError,
     model_options,
     session_options,
 )
 
 Runner = Callable[[argparse.Namespace], int]
+
+# The commands that print text (model replies, effort names, transcripts): through TerminalSafe.
+# The TUI draws with Textual (its message bodies are cleaned), mcp speaks JSON-RPC on stdout.
+TEXT_COMMANDS = frozenset({"send", "status", "search", "restore", "replay", "repair"})
 
 COMMANDS: dict[str, Runner] = {
     "send": send.run,
@@ -55,6 +60,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = bool(getattr(args, "debug", False))
+    streams = sys.stdout, sys.stderr
+    if args.command in TEXT_COMMANDS:
+        sys.stdout, sys.stderr = TerminalSafe(sys.stdout), TerminalSafe(sys.stderr)
+    try:
+        return _run(parser, args, debug)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, debug: bool) -> int:
     try:
         runner = COMMANDS.get(args.command) or tui.run
         return runner(args)

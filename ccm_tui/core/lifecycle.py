@@ -42,6 +42,7 @@ from .efforts import (
 from .eventlog import now_iso
 from .session import Session
 from .store import read_jsonl
+from .terminal_text import clean_name
 
 UNPUBLISHED_IMPORT_PREFIX = ".import-"
 
@@ -56,7 +57,7 @@ def require(session: Session, effort: Effort, action: Action) -> None:
 # --------------------------------------------------------------------------- open efforts
 def open_effort(session: Session, name: str, *, turn: int) -> Effort:
     """Create an effort from the name the model (or the user) gave; it becomes the active one."""
-    name = " ".join(name.split())[:MAX_NAME_CHARS]
+    name = clean_name(name)[:MAX_NAME_CHARS]  # never a control sequence replayed by every later status
     effort = Effort(id=unique_slug(name, session.efforts), name=name, status=OPEN, created=now_iso())
     session.efforts.add(effort)
     session.efforts.set_active(effort)
@@ -205,6 +206,7 @@ def land_imported(
     is replaced by the next import of the same messages, never appended to or
     duplicated; a different file under the chosen id is never touched."""
     restored_at = restored_at or now_iso()
+    name = clean_name(name) or "imported"
     adopted = _adopted_by_repair(session, name, messages)
     if adopted is not None:
         # killed after its log was published, then `repair` listed the bare file: this import completes it
