@@ -272,6 +272,8 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"arguments are not valid JSON ({exc.msg} at position {exc.pos})"
     except ValueError as exc:  # e.g. a number too long to convert
         return None, f"arguments are not valid JSON ({exc})"
+    except RecursionError:
+        return None, "arguments are not valid JSON (nested too deeply)"
     if not isinstance(value, dict):
         return None, "arguments must be a JSON object"
     return value, None

@@ -20,6 +20,7 @@ turn (``asyncio.CancelledError``) keeps what came so far and ends ``cancelled``.
 from __future__ import annotations
 
 import asyncio
+import json
 import unicodedata
 from collections.abc import Callable
 from typing import Any
@@ -56,6 +57,7 @@ from .turn_events import (
 from .turn_record import TurnRecord, TurnRecorder
 
 MAX_USER_CHARS = 200_000
+MAX_ECHOED_ARGUMENTS = 4_000  # a failed call's arguments longer than this are not sent back to the model
 MODEL_ACTIONS = {Action.CONCLUDE}  # user actions the model takes part in (it writes the summary)
 NO_TOOLS_NOTE = (
     "- this model is used without tools: you cannot open, conclude or search efforts yourself; the user manages them."
@@ -230,16 +232,13 @@ class Orchestrator:
                 return
             # text said alongside tool calls is part of the exchange (close_effort summarizes it too)
             ctx.pending[1:] = [{"role": "assistant", "content": record.reply}] if record.reply_parts else []
-            record.in_turn.append(
-                {
-                    "role": "assistant",
-                    "content": completion.content or None,
-                    "tool_calls": [c.as_message_part() for c in completion.tool_calls],
-                }
-            )
-            for call in completion.tool_calls:
+            parts = [c.as_message_part() for c in completion.tool_calls]
+            record.in_turn.append({"role": "assistant", "content": completion.content or None, "tool_calls": parts})
+            for call, part in zip(completion.tool_calls, parts):
                 shown, changes = len(ctx.banners), len(ctx.changes)
                 outcome = await toolbox.execute(ctx, call.name, call.arguments)
+                if not outcome.ok and len(call.arguments) > MAX_ECHOED_ARGUMENTS:  # never a budget-sized echo
+                    part["function"]["arguments"] = json.dumps({"omitted": f"{len(call.arguments):,} characters"})
                 record.tool_calls.append({"name": call.name, "arguments": outcome.arguments, "ok": outcome.ok})
                 record.in_turn.append({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
                 emit(

@@ -222,7 +222,7 @@ class Session:
             data = json.loads(read_bytes(path).decode("utf-8"))
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep to read
             return self._set_aside(path, f"unreadable ({exc.__class__.__name__})")
         if not isinstance(data, dict):
             return self._set_aside(path, "not a JSON object")

@@ -131,7 +131,7 @@ def _parse_lines(raw: bytes, first_lineno: int = 1) -> JsonlRead:
             continue
         try:
             rec = json.loads(line.decode("utf-8", errors="replace"))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read: a bad line
             rec = None
         if not isinstance(rec, dict):
             if i == last and not complete_tail:

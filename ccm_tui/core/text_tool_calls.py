@@ -67,7 +67,7 @@ def _as_call(item: Any, offered: set[str]) -> TextToolCall | None:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
     if not isinstance(arguments, dict):
         return None
