@@ -55,10 +55,21 @@ def require(session: Session, effort: Effort, action: Action) -> None:
 
 
 # --------------------------------------------------------------------------- open efforts
+class _TakenIds:
+    """Ids a new effort may not take: known ones, and any with a log on disk the manifest does not
+    name (a damaged manifest, a hand edit): a new effort never appends to an old conversation."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def __contains__(self, effort_id: object) -> bool:
+        return effort_id in self.session.efforts or os.path.lexists(self.session.effort_path(str(effort_id)))
+
+
 def open_effort(session: Session, name: str, *, turn: int) -> Effort:
     """Create an effort from the name the model (or the user) gave; it becomes the active one."""
     name = clean_name(name)[:MAX_NAME_CHARS]  # never a control sequence replayed by every later status
-    effort = Effort(id=unique_slug(name, session.efforts), name=name, status=OPEN, created=now_iso())
+    effort = Effort(id=unique_slug(name, _TakenIds(session)), name=name, status=OPEN, created=now_iso())
     session.efforts.add(effort)
     session.efforts.set_active(effort)
     session.effort_path(effort.id).touch()

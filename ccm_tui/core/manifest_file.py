@@ -103,10 +103,23 @@ def parse_manifest(data: bytes, path: Path) -> ManifestText:
         raise ManifestError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     parsed = parse_yaml(text, path)
     if parsed is None:
+        _refuse_empty_beside_logs(path)
         return ManifestText(mark=mark)
     if not isinstance(parsed, dict) or not isinstance(parsed.get("efforts", []), list):
         raise ManifestError(f"{path}: expected a mapping with an 'efforts' list")
     return ManifestText(entries=list(parsed.get("efforts") or []), mark=mark)
+
+
+def _refuse_empty_beside_logs(path: Path) -> None:
+    """An empty (or ``null``) manifest beside effort logs is damage, not a session without efforts:
+    ``repair`` rebuilds it from the event log and the logs."""
+    try:
+        with os.scandir(path.parent / "efforts") as entries:
+            logs = sum(1 for entry in entries if entry.name.endswith(".jsonl"))
+    except OSError:
+        return
+    if logs:
+        raise ManifestError(f"{path} is empty but the session has {logs} effort log(s) in efforts/")
 
 
 def _read_plain(data: bytes, start: int) -> ManifestText | None:
