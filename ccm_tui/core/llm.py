@@ -11,7 +11,7 @@ import asyncio
 import json
 from typing import Any
 
-from ..config import env, prepare_offline_libraries
+from ..config import env, note_url_secrets, prepare_offline_libraries
 from .chat_model import Completion, OnDelta, ToolCall
 from .llm_errors import (
     AUTH,
@@ -150,6 +150,7 @@ class LLMClient:
         self.model = model
         self.summary_model = summary_model or model
         self.api_base = api_base
+        note_url_secrets(api_base)  # its password or key is redacted wherever it is echoed
         self.timeout = timeout
         self.extra = dict(extra or {})
 
