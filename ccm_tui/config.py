@@ -91,7 +91,7 @@ def sessions_dir() -> Path:
 def session_dir_for(name: str) -> Path:
     """The directory of a named session. Names are plain words, never paths."""
     clean = name.strip()
-    if not clean or clean in {".", ".."} or "/" in clean or "\\" in clean or "\x00" in clean:
+    if not clean or clean in {".", ".."} or any(c in "/\\" or c < " " or c == "\x7f" for c in clean):
         raise ValueError(f"invalid session name {name!r}: use letters, digits, '-' or '_'")
     return sessions_dir() / clean
 

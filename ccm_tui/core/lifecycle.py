@@ -325,7 +325,7 @@ def efforts_from_events(records: Iterable[dict[str, Any]]) -> dict[str, Effort]:
             active = _saved_entries(record.get("entries"), efforts, active)
             continue
         effort_id = record.get("effort_id")
-        if not isinstance(effort_id, str) or not SLUG_RE.match(effort_id):
+        if not isinstance(effort_id, str) or not SLUG_RE.fullmatch(effort_id):
             continue
         effort = efforts.get(effort_id)
         ts = str(record.get("ts", ""))

@@ -110,7 +110,7 @@ def rebuild_manifest(session_dir: Path, *, force: bool = False) -> RepairReport:
         efforts = efforts_from_events(session_dir)
         for log in sorted((session_dir / EFFORTS_DIR).glob("*.jsonl")):
             effort_id = log.stem
-            if effort_id in efforts or not SLUG_RE.match(effort_id):
+            if effort_id in efforts or not SLUG_RE.fullmatch(effort_id):
                 continue
             if any(e.id == effort_id for e in old):
                 continue
