@@ -21,7 +21,7 @@ from .efforts import CONCLUDED, SLUG_RE, Effort, ManifestError, effort_from_dict
 from .manifest_file import MARK_RE, salvage_manifest
 from .manifest_store import journal_entries, load_manifest, save_manifest
 from .session import EFFORTS_DIR, EVENTS_FILE, MANIFEST_FILE, SessionLock
-from .store import StoreError, keep_copy, read_jsonl
+from .store import StoreError, keep_copy, read_bytes, read_jsonl
 
 
 class RepairNotNeeded(StoreError):
@@ -70,9 +70,8 @@ def _salvaged(path: Path, events: Path) -> list[Effort]:
     """The readable entries of a broken manifest, with the entries journaled after it on top."""
     efforts = {e.id: e for e in salvage_manifest(path)}
     try:
-        with path.open("rb") as fh:
-            match = MARK_RE.match(fh.read(64))
-    except OSError:
+        match = MARK_RE.match(read_bytes(path)[:64])
+    except (OSError, StoreError):
         match = None
     if match is None:
         return list(efforts.values())

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .store import StoreError, open_nofollow
+from .store import StoreError, open_nofollow, read_bytes
 
 LOCK_FILE = ".lock"
 
@@ -45,7 +45,7 @@ class SessionLock:
 
     def holder_pid(self) -> int | None:
         try:
-            text = self.path.read_text().strip()
+            text = read_bytes(self.path).decode("utf-8", "replace").strip()
             return int(text.split()[0]) if text else None
         except (OSError, ValueError, IndexError):
             return None

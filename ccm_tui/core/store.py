@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,15 +41,42 @@ def symlink_refused(path: Path) -> StoreError:
     )
 
 
+def not_regular(path: Path) -> StoreError:
+    return StoreError(
+        f"{path} is not a regular file (a FIFO, a device or a directory); a session's files must be "
+        "regular files: remove it (or move the real file into the session)"
+    )
+
+
 def open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
     """``os.open`` that never follows a symbolic link at ``path`` (a session file planted as a
-    link would make the app write outside the session)."""
+    link would make the app write outside the session) and refuses anything but a regular file
+    (a FIFO would hang every command: it is opened without blocking, then checked)."""
     try:
-        return os.open(path, flags | NOFOLLOW, mode)
+        fd = os.open(path, flags | NOFOLLOW | os.O_NONBLOCK, mode)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise symlink_refused(path) from None
+        if exc.errno in (errno.ENXIO, errno.EISDIR):  # a FIFO without a reader, a directory
+            raise not_regular(path) from None
         raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise not_regular(path)
+    os.set_blocking(fd, True)
+    return fd
+
+
+def require_regular(path: Path) -> None:
+    """Refuse ``path`` unless it is missing or a regular file (before a library opens it by name)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise symlink_refused(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise not_regular(path)
 
 
 def read_bytes(path: Path) -> bytes:
@@ -223,7 +251,7 @@ def keep_copy(path: Path, label: str = "corrupt") -> Path:
     the copy. Unlike :func:`set_aside` the original stays in place, so a crash at any moment leaves
     the file where readers look for it."""
     stamp = time.strftime("%Y%m%dT%H%M%S")
-    data = path.read_bytes()
+    data = read_bytes(path)
     n = 1
     target = path.with_name(f"{path.name}.{label}-{stamp}")
     while True:

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ParamSpec, Self, TypeVar
 
+from ..store import StoreError, require_regular
+
 APPLICATION_ID = 0x43434D53  # "CCMS": marks the file as ours (PRAGMA application_id)
 SCHEMA_VERSION = 3  # PRAGMA user_version; a different value means "rebuild" (2: grams, 3: ambient blocks)
 
@@ -217,6 +219,10 @@ class IndexDatabase:
         raise AssertionError("unreachable")
 
     def _connect(self) -> sqlite3.Connection:
+        try:
+            require_regular(self.path)  # a FIFO would hang the connection's first read
+        except StoreError as exc:
+            raise SearchIndexError(str(exc)) from None
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
             if not _has_fts5(conn):
