@@ -73,7 +73,7 @@ class _StreamAssembler:
     def __init__(self, on_delta: OnDelta | None) -> None:
         self.on_delta = on_delta
         self.text: list[str] = []
-        self.calls: dict[int, dict[str, str]] = {}
+        self.calls: dict[int, dict[str, Any]] = {}
         self.usage: dict[str, int] = {}
         self.finish_reason: str | None = None
 
@@ -104,7 +104,7 @@ class _StreamAssembler:
         index = getattr(tc, "index", None)
         if index is None:
             index = len(self.calls)
-        slot = self.calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
+        slot = self.calls.setdefault(index, {"id": "", "name": "", "arguments": []})  # pieces: joined once
         if getattr(tc, "id", None):
             slot["id"] = tc.id
         fn = getattr(tc, "function", None)
@@ -112,7 +112,7 @@ class _StreamAssembler:
             if getattr(fn, "name", None):
                 slot["name"] = fn.name
             if getattr(fn, "arguments", None):
-                slot["arguments"] += fn.arguments
+                slot["arguments"].append(fn.arguments)
 
     def failure(self, err: LLMError) -> LLMError:
         """The error a failed stream raises, with the text that had arrived."""
@@ -125,7 +125,7 @@ class _StreamAssembler:
     def completion(self) -> Completion:
         out = Completion(content="".join(self.text), usage=self.usage, finish_reason=self.finish_reason)
         out.tool_calls = [
-            ToolCall(id=slot["id"] or f"call_{i}", name=slot["name"], arguments=slot["arguments"])
+            ToolCall(id=slot["id"] or f"call_{i}", name=slot["name"], arguments="".join(slot["arguments"]))
             for i, slot in sorted(self.calls.items())
             if slot["name"]
         ]
