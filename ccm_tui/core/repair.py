@@ -66,6 +66,25 @@ def _placeholder_summary(session_dir: Path, effort_id: str) -> str:
     return f"{lifecycle.LOST_SUMMARY} First message: {first}"
 
 
+KEEP_BEFORE_REPAIR = 3  # copies of a valid manifest that `repair --force` keeps (copies of broken ones: all)
+
+
+def _prune_copies(path: Path, label: str) -> None:
+    """Keep the newest :data:`KEEP_BEFORE_REPAIR` ``<manifest>.<label>-*`` copies (every forced repair
+    of a valid manifest leaves one); a copy that cannot be removed stays."""
+    copies = []
+    for copy in path.parent.glob(f"{path.name}.{label}-*"):
+        try:
+            copies.append((copy.lstat().st_mtime_ns, copy.name, copy))
+        except OSError:
+            continue
+    for _, _, copy in sorted(copies)[:-KEEP_BEFORE_REPAIR]:
+        try:
+            copy.unlink()
+        except OSError:
+            pass
+
+
 def _salvaged(path: Path, events: Path) -> list[Effort]:
     """The readable entries of a broken manifest, with the entries journaled after it on top."""
     efforts = {e.id: e for e in salvage_manifest(path)}
@@ -135,6 +154,7 @@ def rebuild_manifest(session_dir: Path, *, force: bool = False) -> RepairReport:
             # a copy first, then the atomic replacement: a manifest.yaml exists at every moment
             report.kept_as = keep_copy(path, "corrupt" if broken else "before-repair").name
         save_manifest(path, ordered)
+        _prune_copies(path, "before-repair")
         report.efforts = len(ordered)
         return report
     finally:

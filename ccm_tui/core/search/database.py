@@ -25,6 +25,7 @@ SCHEMA_VERSION = 3  # PRAGMA user_version; a different value means "rebuild" (2:
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _TOKENIZER_FALLBACK = "porter unicode61 remove_diacritics 1"  # SQLite < 3.27
 
+IN_MEMORY = Path(":memory:")  # an index that lives in memory only (see IndexDatabase._open)
 BUSY_TIMEOUT = 5.0  # seconds a statement waits for another connection's lock before SearchIndexBusy
 
 _LINE_BITS = 32
@@ -202,6 +203,8 @@ class IndexDatabase:
 
     def _open(self) -> sqlite3.Connection:
         """Connect, rebuilding the file once if it is corrupt or not ours."""
+        if self.path == IN_MEMORY:  # a read-only session's search: built for one query, written nowhere
+            return self._connect()
         directory = self.path.parent
         try:
             directory.mkdir(parents=True, exist_ok=True)
@@ -220,7 +223,8 @@ class IndexDatabase:
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            require_regular(self.path)  # a FIFO would hang the connection's first read
+            if self.path != IN_MEMORY:
+                require_regular(self.path)  # a FIFO would hang the connection's first read
         except StoreError as exc:
             raise SearchIndexError(str(exc)) from None
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
