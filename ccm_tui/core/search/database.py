@@ -223,8 +223,9 @@ class IndexDatabase:
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            if self.path != IN_MEMORY:
-                require_regular(self.path)  # a FIFO would hang the connection's first read
+            if self.path != IN_MEMORY:  # a FIFO would hang the first read; a link would be written through
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    require_regular(self.path.with_name(self.path.name + suffix))
         except StoreError as exc:
             raise SearchIndexError(str(exc)) from None
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
