@@ -87,12 +87,28 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, debug: bool)
         return EXIT_RUNTIME
 
 
+def os_error_line(exc: OSError) -> str:
+    """A bare ``[Errno N] …: 'path'`` in words: which path, what is wrong with it, the way out."""
+    path = exc.filename
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        return f"{path} (or a directory above it) exists but is not a directory: move it away and try again"
+    if isinstance(exc, IsADirectoryError):
+        return f"{path} is a directory where a file belongs: move it away and try again"
+    if isinstance(exc, PermissionError):
+        return (
+            f"cannot write {path}: permission denied (use --session-dir, or set CCM_HOME to a directory you can write)"
+        )
+    return f"{path}: {(exc.strerror or str(exc)).lower()}"
+
+
 def error_line(exc: Exception, args: argparse.Namespace) -> str:
     """One line that says what went wrong (and the way out, where there is one); secrets redacted."""
     from ..core.reading import ManifestError, redact
 
     ours = isinstance(exc, (CliError, OSError, ValueError)) or type(exc).__module__.startswith("ccm_tui")
     message = str(exc) if ours else f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, OSError) and exc.filename and message.startswith("[Errno"):
+        message = os_error_line(exc)
     if isinstance(exc, ManifestError):
         where = getattr(args, "session_dir", None) or "<session dir>"
         message += (

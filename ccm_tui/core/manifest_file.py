@@ -175,7 +175,12 @@ def parse_yaml(text: str, path: Path) -> Any:
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise ManifestError(f"{path}{line}: {problem}") from exc
     except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits
-        raise ManifestError(f"{path}: {one_problem(exc)}") from None
+        huge = _HUGE_NUMBER.search(text) if isinstance(exc, ValueError) else None
+        line = f" line {text.count(chr(10), 0, huge.start()) + 1}" if huge else ""
+        raise ManifestError(f"{path}{line}: {one_problem(exc)}") from None
+
+
+_HUGE_NUMBER = re.compile(r"\d{4000,}")  # past Python's int conversion limit (4300 digits)
 
 
 def one_problem(exc: BaseException) -> str:
@@ -203,7 +208,7 @@ def salvage_manifest(path: Path) -> list[Effort]:
         entries = []
         for chunk in chunks:
             try:
-                part = parse_yaml("efforts:\n" + chunk, path)
+                part = parse_yaml("efforts:\n" + _HUGE_NUMBER.sub("null", chunk), path)  # a huge number: unset
             except ManifestError:
                 continue
             if isinstance(part, dict) and isinstance(part.get("efforts"), list):
