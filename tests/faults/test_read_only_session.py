@@ -89,3 +89,14 @@ def test_forced_repairs_keep_only_the_last_three_copies(ccm):
         assert rc == 0, err
     copies = sorted(p.name for p in ccm.dir.glob("manifest.yaml.before-repair-*"))
     assert len(copies) == KEEP_BEFORE_REPAIR == 3
+
+
+def test_a_transcript_over_the_size_limit_is_refused_with_the_limit(ccm, monkeypatch, tmp_path):
+    from ccm_tui.restore import parse
+
+    monkeypatch.setattr(parse, "MAX_TRANSCRIPT_BYTES", 4 * 2**20)
+    transcript = tmp_path / "huge.md"
+    transcript.write_text("## User\n\nhello\n\n## Assistant\n\n" + "words " * 1_000_000)
+    rc, out, err = ccm.run("restore", "--session-dir", str(ccm.dir), "--parse-only", str(transcript))
+    assert rc == 1
+    assert "huge.md is 6 MiB, over the 4 MiB a transcript may have" in err and err.count("\n") == 1
