@@ -103,11 +103,14 @@ def os_error_line(exc: OSError) -> str:
 
 def error_line(exc: Exception, args: argparse.Namespace) -> str:
     """One line that says what went wrong (and the way out, where there is one); secrets redacted."""
-    from ..core.reading import ManifestError, redact
+    from ..core.reading import ManifestError, disk_full, redact
 
     ours = isinstance(exc, (CliError, OSError, ValueError)) or type(exc).__module__.startswith("ccm_tui")
     message = str(exc) if ours else f"{type(exc).__name__}: {exc}"
-    if isinstance(exc, OSError) and exc.filename and message.startswith("[Errno"):
+    full = disk_full(exc)
+    if full is not None:
+        message = full
+    elif isinstance(exc, OSError) and exc.filename and message.startswith("[Errno"):
         message = os_error_line(exc)
     if isinstance(exc, ManifestError):
         where = getattr(args, "session_dir", None) or "<session dir>"

@@ -67,6 +67,14 @@ def import_litellm():
     return _litellm
 
 
+class _DeltaFailed(Exception):
+    """The streamed text's receiver raised: its error goes up as it is."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class _StreamAssembler:
     """Puts a streamed reply back together: text (reported as it arrives), tool calls, usage."""
 
@@ -94,9 +102,12 @@ class _StreamAssembler:
         if piece:
             self.text.append(piece)
             if self.on_delta is not None:
-                result = self.on_delta(piece)
-                if asyncio.iscoroutine(result):
-                    await result
+                try:
+                    result = self.on_delta(piece)
+                    if asyncio.iscoroutine(result):
+                        await result
+                except Exception as exc:  # ours (a write that failed), not the provider's
+                    raise _DeltaFailed(exc) from exc
         for tc in getattr(delta, "tool_calls", None) or []:
             self._take_call(tc)
 
@@ -193,6 +204,8 @@ class LLMClient:
                 await stream.take(chunk)
         except asyncio.CancelledError:
             raise
+        except _DeltaFailed as exc:  # the receiver failed (a full disk): its error, not "the stream was cut"
+            raise exc.error from None
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes an LLMError
             raise stream.failure(classify(exc, self.model, self.api_base)) from None
         return stream.completion()

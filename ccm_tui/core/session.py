@@ -286,6 +286,8 @@ class Session:
                 self.state.clean_shutdown = True
                 self.save_state()
                 self.log_event(ev.SESSION_END, pid=os.getpid())
+        except (OSError, StoreError):  # a full disk: the work is stored; the next start recovers
+            pass
         finally:
             self.lock.release()
 

@@ -63,9 +63,12 @@ class SessionLock:
                 raise
             return False
         self._fd = fd
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        os.fsync(fd)
+        try:  # the holder's pid is a courtesy for "in use by pid N": a full disk must not leak the lock
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            os.fsync(fd)
+        except OSError:
+            pass
         return True
 
     def acquire(self, wait: float = 2.0) -> None:

@@ -41,6 +41,39 @@ def symlink_refused(path: Path) -> StoreError:
     )
 
 
+DISK_FULL_ERRNOS = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+_DISK_FULL_WORDS = ("database or disk is full", "no space left on device", "disk quota exceeded", "the disk is full")
+LOW_SPACE_BYTES = 64 * 1024  # less than this free: a failed write was the disk being full
+
+
+def no_space_left(directory: Path) -> bool:
+    """The file system of ``directory`` is (nearly) full — for errors that do not say so (SQLite's
+    "disk I/O error")."""
+    try:
+        st = os.statvfs(directory)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < LOW_SPACE_BYTES
+
+
+def disk_full(exc: BaseException) -> str | None:
+    """The plain message for a full disk (``ENOSPC``, a quota, SQLite's "database or disk is full"),
+    or None when ``exc`` is something else."""
+    seen: BaseException | None = exc
+    for _ in range(5):  # the error itself, or what caused it
+        if seen is None:
+            break
+        if (isinstance(seen, OSError) and seen.errno in DISK_FULL_ERRNOS) or any(
+            words in str(seen).lower() for words in _DISK_FULL_WORDS
+        ):
+            if str(seen).startswith("the disk is full"):
+                return str(seen)  # said plainly already
+            where = getattr(seen, "filename", None)
+            return f"the disk is full{f' (writing {where})' if where else ''}: free some space and try again"
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def not_regular(path: Path) -> StoreError:
     return StoreError(
         f"{path} is not a regular file (a FIFO, a device or a directory); a session's files must be "

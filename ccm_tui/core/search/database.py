@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ParamSpec, Self, TypeVar
 
-from ..store import StoreError, require_regular
+from ..store import StoreError, no_space_left, require_regular
 
 APPLICATION_ID = 0x43434D53  # "CCMS": marks the file as ours (PRAGMA application_id)
 SCHEMA_VERSION = 3  # PRAGMA user_version; a different value means "rebuild" (2: grams, 3: ambient blocks)
@@ -108,8 +108,10 @@ def _has_fts5(conn: sqlite3.Connection) -> bool:
     try:
         conn.execute("CREATE VIRTUAL TABLE temp._fts5_probe USING fts5(x)")
         conn.execute("DROP TABLE temp._fts5_probe")
-    except sqlite3.OperationalError:
-        return False
+    except sqlite3.OperationalError as exc:
+        if "fts5" in str(exc).lower():  # "no such module: fts5"; a full disk is not a missing module
+            return False
+        raise
     return True
 
 
@@ -216,6 +218,10 @@ class IndexDatabase:
             try:
                 return self._connect()
             except (sqlite3.Error, _ForeignDatabase) as exc:
+                if no_space_left(directory):  # SQLite says "disk I/O error" or "database or disk is full"
+                    raise SearchIndexError(
+                        f"the disk is full: cannot open the search index {self.path}; free some space and try again"
+                    ) from exc
                 if attempt == 1 or not _discardable(exc):
                     raise SearchIndexError(f"cannot open the search index {self.path}: {exc}") from exc
                 self._discard_file()
