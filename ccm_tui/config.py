@@ -91,7 +91,7 @@ def sessions_dir() -> Path:
 def session_dir_for(name: str) -> Path:
     """The directory of a named session. Names are plain words, never paths."""
     clean = name.strip()
-    if not clean or clean in {".", ".."} or "/" in clean or "\\" in clean or "\x00" in clean:
+    if not clean or clean in {".", ".."} or any(c in "/\\" or c < " " or c == "\x7f" for c in clean):
         raise ValueError(f"invalid session name {name!r}: use letters, digits, '-' or '_'")
     return sessions_dir() / clean
 
@@ -283,7 +283,9 @@ def load_settings(**flags: Any) -> Settings:
         if value:
             from_env[key] = _coerce(key, value, f"${var}")
     settings = settings.with_overrides("environment", **from_env)
-    return settings.with_overrides("command line", **{k: v for k, v in flags.items() if k in CONFIG_KEYS})
+    settings = settings.with_overrides("command line", **{k: v for k, v in flags.items() if k in CONFIG_KEYS})
+    note_url_secrets(settings.api_base)
+    return settings
 
 
 def _toml_value(value: Any) -> str:
@@ -323,7 +325,25 @@ def default_budget(input_window: int | None = None) -> int:
 
 # --------------------------------------------------------------------------- secrets
 SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY", "_ACCESS_KEY", "_PASSWORD")
-MIN_SECRET_CHARS = 8  # shorter values ("1", "true") would redact ordinary words
+MIN_SECRET_CHARS = 8  # shorter values are redacted only as whole words (see eventlog.redact)
+MIN_SHORT_SECRET_CHARS = 4  # "1", "yes" are never taken for a credential
+NOT_SECRETS = frozenset({"true", "false", "none", "null", "test", "dummy", "empty", "unset", "fake"})
+_URL_SECRETS: set[str] = set()  # passwords and keys found in an API base URL (--api-base), this process
+
+
+def note_url_secrets(url: str | None) -> None:
+    """Remember the credentials an API base URL carries (``http://user:PASSWORD@host``,
+    ``?key=VALUE``) so that they are redacted wherever they appear, not only inside the URL."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    if not url:
+        return
+    try:
+        parts = urlsplit(url)
+        found = [parts.password or "", *(value for _, value in parse_qsl(parts.query))]
+    except ValueError:
+        return
+    _URL_SECRETS.update(v for v in found if len(v) >= MIN_SHORT_SECRET_CHARS and v.lower() not in NOT_SECRETS)
 
 
 def secret_values() -> list[str]:
@@ -335,6 +355,8 @@ def secret_values() -> list[str]:
     values = {
         value.strip()
         for name, value in os.environ.items()
-        if name.upper().endswith(SECRET_SUFFIXES) and len(value.strip()) >= MIN_SECRET_CHARS
+        if name.upper().endswith(SECRET_SUFFIXES)
+        and len(value.strip()) >= MIN_SHORT_SECRET_CHARS
+        and value.strip().lower() not in NOT_SECRETS
     }
-    return sorted(values, key=len, reverse=True)
+    return sorted(values | _URL_SECRETS, key=len, reverse=True)

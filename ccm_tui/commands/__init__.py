@@ -17,12 +17,17 @@ from .common import (
     EXIT_RUNTIME,
     EXIT_USAGE,
     CliError,
+    TerminalSafe,
     UsageError,
     model_options,
     session_options,
 )
 
 Runner = Callable[[argparse.Namespace], int]
+
+# The commands that print text (model replies, effort names, transcripts): through TerminalSafe.
+# The TUI draws with Textual (its message bodies are cleaned), mcp speaks JSON-RPC on stdout.
+TEXT_COMMANDS = frozenset({"send", "status", "search", "restore", "replay", "repair"})
 
 COMMANDS: dict[str, Runner] = {
     "send": send.run,
@@ -55,6 +60,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = bool(getattr(args, "debug", False))
+    streams = sys.stdout, sys.stderr
+    if args.command in TEXT_COMMANDS:
+        sys.stdout, sys.stderr = TerminalSafe(sys.stdout), TerminalSafe(sys.stderr)
+    try:
+        return _run(parser, args, debug)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, debug: bool) -> int:
     try:
         runner = COMMANDS.get(args.command) or tui.run
         return runner(args)
@@ -72,12 +87,31 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_RUNTIME
 
 
+def os_error_line(exc: OSError) -> str:
+    """A bare ``[Errno N] …: 'path'`` in words: which path, what is wrong with it, the way out."""
+    path = exc.filename
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        return f"{path} (or a directory above it) exists but is not a directory: move it away and try again"
+    if isinstance(exc, IsADirectoryError):
+        return f"{path} is a directory where a file belongs: move it away and try again"
+    if isinstance(exc, PermissionError):
+        return (
+            f"cannot write {path}: permission denied (use --session-dir, or set CCM_HOME to a directory you can write)"
+        )
+    return f"{path}: {(exc.strerror or str(exc)).lower()}"
+
+
 def error_line(exc: Exception, args: argparse.Namespace) -> str:
     """One line that says what went wrong (and the way out, where there is one); secrets redacted."""
-    from ..core.reading import ManifestError, redact
+    from ..core.reading import ManifestError, disk_full, redact
 
     ours = isinstance(exc, (CliError, OSError, ValueError)) or type(exc).__module__.startswith("ccm_tui")
     message = str(exc) if ours else f"{type(exc).__name__}: {exc}"
+    full = disk_full(exc)
+    if full is not None:
+        message = full
+    elif isinstance(exc, OSError) and exc.filename and message.startswith("[Errno"):
+        message = os_error_line(exc)
     if isinstance(exc, ManifestError):
         where = getattr(args, "session_dir", None) or "<session dir>"
         message += (

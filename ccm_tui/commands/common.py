@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import config
 from ..config import Settings
+from ..core.terminal_text import json_safe, terminal_safe
 
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
 
@@ -79,4 +80,24 @@ def require_session(directory: Path, hint: str = "") -> None:
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json_safe(json.dumps(data, ensure_ascii=False, indent=2)) + "\n")
+
+
+class TerminalSafe:
+    """A text stream that writes model- and file-sourced text without control sequences
+    (:func:`~ccm_tui.core.terminal_text.terminal_safe`); the commands print through it.
+    The app's own sequences (a progress bar redrawn in place) go to ``raw``."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def write(self, text: str) -> int:
+        return self.raw.write(terminal_safe(text))
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding, buffer …
+        return getattr(self.raw, name)
+
+
+def raw_stream(stream: Any) -> Any:
+    """The stream under a :class:`TerminalSafe` (for the app's own escape sequences)."""
+    return stream.raw if isinstance(stream, TerminalSafe) else stream

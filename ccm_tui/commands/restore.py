@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..config import ConfigError, retry_base_seconds
+from ..core.terminal_text import terminal_safe
 from ..restore.discovery import NoTranscriptFound, expand_transcripts, single_transcript
 from ..restore.results import ImportRow, ImportStatus, ParsedFile, RestoreFailed, any_failed, tally
 from ..restore.turns import ParsedTranscript, to_parse_only_json
@@ -34,6 +35,7 @@ from .common import (
     load_settings_from,
     model_options,
     print_json,
+    raw_stream,
     require_model,
     session_dir_from,
     session_options,
@@ -74,7 +76,7 @@ class ProgressLine:
     With ``dump_turns`` the turn summaries are printed (stdout) once every turn is summarized."""
 
     def __init__(self, stream: TextIO | None = None, *, tty: bool | None = None, dump_turns: bool = False) -> None:
-        self.stream = stream or sys.stderr
+        self.stream = raw_stream(stream or sys.stderr)  # a bar redrawn in place: the label is cleaned here
         self.tty = self.stream.isatty() if tty is None else tty
         self.dump_turns = dump_turns
         self._drawn = False
@@ -84,17 +86,17 @@ class ProgressLine:
         if self.tty:
             filled = BAR_WIDTH * done // total if total else BAR_WIDTH
             bar = "█" * filled + "░" * (BAR_WIDTH - filled)
-            self.stream.write(f"\r\x1b[K{bar} {done}/{total} {label}"[:200])
+            self.stream.write(f"\r\x1b[K{bar} {done}/{total} {terminal_safe(' '.join(label.split()))}"[:200])
             self._drawn = True
         elif label != self._last_label:
-            self.stream.write(f"restore: {label} ({done}/{total})\n")
+            self.stream.write(terminal_safe(f"restore: {label} ({done}/{total})") + "\n")
         self._last_label = label
         self.stream.flush()
 
     def message(self, text: str) -> None:
         """A line that stays (phase changes, notes)."""
         self.clear()
-        self.stream.write(f"restore: {text}\n")
+        self.stream.write(terminal_safe(f"restore: {text}") + "\n")
         self.stream.flush()
 
     def clear(self) -> None:

@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from ..core import turn_events as te
+from ..core.terminal_text import StreamCleaner
 from .common import (
     EXIT_OK,
     CliError,
@@ -51,12 +52,14 @@ class SendPrinter:
 
     def __init__(self) -> None:
         self.at_line_start = True
+        self.cleaner = StreamCleaner()  # an escape sequence split between deltas goes whole
 
     def __call__(self, event: te.TurnEvent) -> None:
         out = sys.stdout
         if isinstance(event, te.TextDelta):
-            out.write(event.text)
-            self.at_line_start = event.text.endswith("\n")
+            piece = self.cleaner.feed(event.text)
+            out.write(piece)
+            self.at_line_start = piece.endswith("\n") if piece else self.at_line_start
         elif isinstance(event, te.Banner):
             if not self.at_line_start:
                 out.write("\n")

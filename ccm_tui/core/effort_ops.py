@@ -22,6 +22,8 @@ from .llm_errors import LLMError
 from .session import Session
 from .summarize import offline_summary, summarize_messages
 
+MAX_OPENED_PER_TURN = 8  # efforts the model may open in one turn (1,000 would fill the budget)
+
 
 @dataclass
 class ActionContext:
@@ -63,6 +65,12 @@ def find_effort(ctx: ActionContext, effort_id: str | None, *, default_active: bo
 
 
 def open_effort(ctx: ActionContext, name: str) -> dict[str, Any]:
+    opened = sum(1 for _, change in ctx.changes if change == "opened")
+    if ctx.source == "model" and opened >= MAX_OPENED_PER_TURN:
+        raise ActionRefused(
+            f"this turn already opened {opened} efforts (at most {MAX_OPENED_PER_TURN} per turn): "
+            "work in the ones you opened, or open more in a later turn"
+        )
     effort = lifecycle.open_effort(ctx.session, name, turn=ctx.turn)
     ctx.route = effort.id
     ctx.banner(f"Opened effort: {effort.id}")

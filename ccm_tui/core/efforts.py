@@ -23,7 +23,7 @@ OPEN = "open"
 CONCLUDED = "concluded"
 STATUSES = (OPEN, CONCLUDED)
 
-SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")  # always fullmatch: "$" would let "abc\n" through
 MAX_NAME_CHARS = 200
 
 
@@ -139,7 +139,7 @@ def effort_from_dict(raw: Any, where: str, index: int) -> Effort:
     if not isinstance(raw, dict):
         raise ManifestError(f"{where}: entry {index + 1} is not a mapping")
     eid = raw.get("id")
-    if not isinstance(eid, str) or not SLUG_RE.match(eid):
+    if not isinstance(eid, str) or not SLUG_RE.fullmatch(eid):
         raise ManifestError(f"{where}: entry {index + 1} has an invalid id {eid!r}")
     status = raw.get("status", OPEN)
     if status not in STATUSES:

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..config import secret_values
+from ..config import MIN_SECRET_CHARS, secret_values
 from .store import append_jsonl
 
 # Every event name the session logs; nothing else defines one.
@@ -51,6 +51,15 @@ _SECRET_RE = re.compile(
     r"|\bAIza[0-9A-Za-z_\-]{20,})",  # Google keys
     re.I,
 )
+# Userinfo in a URL (scheme://user:password@host): the whole userinfo goes.
+_URL_USERINFO_RE = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://)[^/\s@\"'<>]+@")
+# A credential in a query string (?key=…, &api_key=…, ;token=…).
+_QUERY_SECRET_RE = re.compile(
+    r"([?&;](?:[A-Za-z0-9_\-]*(?:key|token|secret|password|passwd|pwd|sig|signature|auth)[A-Za-z0-9_\-]*)=)[^&#\s\"'<>]+",
+    re.I,
+)
+# An echoed auth header: "Basic dXNlcjpwYXNz", "Bearer abc123" (a word of letters only is left alone).
+_AUTH_SCHEME_RE = re.compile(r"\b(Basic|Bearer)\s+(?=[A-Za-z0-9+/=_\-.~]*[0-9+/=_\-.~])[A-Za-z0-9+/=_\-.~]{6,}", re.I)
 
 
 def now_iso() -> str:
@@ -62,8 +71,15 @@ def redact(text: str) -> str:
     ``*_SECRET`` … variable) and anything that looks like an API key or auth header from text
     bound for the screen or the disk."""
     for value in secret_values():
-        if value in text:
+        if value not in text:
+            continue
+        if len(value) >= MIN_SECRET_CHARS:
             text = text.replace(value, "[redacted]")
+        else:  # a short key: only as a whole word, so that "abcd" does not eat "abcdef"
+            text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])", "[redacted]", text)
+    text = _URL_USERINFO_RE.sub(r"\1[redacted]@", text)
+    text = _QUERY_SECRET_RE.sub(r"\1[redacted]", text)
+    text = _AUTH_SCHEME_RE.sub(r"\1 [redacted]", text)
     return _SECRET_RE.sub("[redacted]", text)
 
 

@@ -42,6 +42,7 @@ from .efforts import (
 from .eventlog import now_iso
 from .session import Session
 from .store import read_jsonl
+from .terminal_text import clean_name
 
 UNPUBLISHED_IMPORT_PREFIX = ".import-"
 
@@ -54,10 +55,21 @@ def require(session: Session, effort: Effort, action: Action) -> None:
 
 
 # --------------------------------------------------------------------------- open efforts
+class _TakenIds:
+    """Ids a new effort may not take: known ones, and any with a log on disk the manifest does not
+    name (a damaged manifest, a hand edit): a new effort never appends to an old conversation."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def __contains__(self, effort_id: object) -> bool:
+        return effort_id in self.session.efforts or os.path.lexists(self.session.effort_path(str(effort_id)))
+
+
 def open_effort(session: Session, name: str, *, turn: int) -> Effort:
     """Create an effort from the name the model (or the user) gave; it becomes the active one."""
-    name = " ".join(name.split())[:MAX_NAME_CHARS]
-    effort = Effort(id=unique_slug(name, session.efforts), name=name, status=OPEN, created=now_iso())
+    name = clean_name(name)[:MAX_NAME_CHARS]  # never a control sequence replayed by every later status
+    effort = Effort(id=unique_slug(name, _TakenIds(session)), name=name, status=OPEN, created=now_iso())
     session.efforts.add(effort)
     session.efforts.set_active(effort)
     session.effort_path(effort.id).touch()
@@ -205,6 +217,7 @@ def land_imported(
     is replaced by the next import of the same messages, never appended to or
     duplicated; a different file under the chosen id is never touched."""
     restored_at = restored_at or now_iso()
+    name = clean_name(name) or "imported"
     adopted = _adopted_by_repair(session, name, messages)
     if adopted is not None:
         # killed after its log was published, then `repair` listed the bare file: this import completes it
@@ -312,7 +325,7 @@ def efforts_from_events(records: Iterable[dict[str, Any]]) -> dict[str, Effort]:
             active = _saved_entries(record.get("entries"), efforts, active)
             continue
         effort_id = record.get("effort_id")
-        if not isinstance(effort_id, str) or not SLUG_RE.match(effort_id):
+        if not isinstance(effort_id, str) or not SLUG_RE.fullmatch(effort_id):
             continue
         effort = efforts.get(effort_id)
         ts = str(record.get("ts", ""))

@@ -11,7 +11,7 @@ import asyncio
 import json
 from typing import Any
 
-from ..config import env, prepare_offline_libraries
+from ..config import env, note_url_secrets, prepare_offline_libraries
 from .chat_model import Completion, OnDelta, ToolCall
 from .llm_errors import (
     AUTH,
@@ -67,13 +67,21 @@ def import_litellm():
     return _litellm
 
 
+class _DeltaFailed(Exception):
+    """The streamed text's receiver raised: its error goes up as it is."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class _StreamAssembler:
     """Puts a streamed reply back together: text (reported as it arrives), tool calls, usage."""
 
     def __init__(self, on_delta: OnDelta | None) -> None:
         self.on_delta = on_delta
         self.text: list[str] = []
-        self.calls: dict[int, dict[str, str]] = {}
+        self.calls: dict[int, dict[str, Any]] = {}
         self.usage: dict[str, int] = {}
         self.finish_reason: str | None = None
 
@@ -94,9 +102,12 @@ class _StreamAssembler:
         if piece:
             self.text.append(piece)
             if self.on_delta is not None:
-                result = self.on_delta(piece)
-                if asyncio.iscoroutine(result):
-                    await result
+                try:
+                    result = self.on_delta(piece)
+                    if asyncio.iscoroutine(result):
+                        await result
+                except Exception as exc:  # ours (a write that failed), not the provider's
+                    raise _DeltaFailed(exc) from exc
         for tc in getattr(delta, "tool_calls", None) or []:
             self._take_call(tc)
 
@@ -104,7 +115,7 @@ class _StreamAssembler:
         index = getattr(tc, "index", None)
         if index is None:
             index = len(self.calls)
-        slot = self.calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
+        slot = self.calls.setdefault(index, {"id": "", "name": "", "arguments": []})  # pieces: joined once
         if getattr(tc, "id", None):
             slot["id"] = tc.id
         fn = getattr(tc, "function", None)
@@ -112,7 +123,7 @@ class _StreamAssembler:
             if getattr(fn, "name", None):
                 slot["name"] = fn.name
             if getattr(fn, "arguments", None):
-                slot["arguments"] += fn.arguments
+                slot["arguments"].append(fn.arguments)
 
     def failure(self, err: LLMError) -> LLMError:
         """The error a failed stream raises, with the text that had arrived."""
@@ -125,7 +136,7 @@ class _StreamAssembler:
     def completion(self) -> Completion:
         out = Completion(content="".join(self.text), usage=self.usage, finish_reason=self.finish_reason)
         out.tool_calls = [
-            ToolCall(id=slot["id"] or f"call_{i}", name=slot["name"], arguments=slot["arguments"])
+            ToolCall(id=slot["id"] or f"call_{i}", name=slot["name"], arguments="".join(slot["arguments"]))
             for i, slot in sorted(self.calls.items())
             if slot["name"]
         ]
@@ -150,6 +161,7 @@ class LLMClient:
         self.model = model
         self.summary_model = summary_model or model
         self.api_base = api_base
+        note_url_secrets(api_base)  # its password or key is redacted wherever it is echoed
         self.timeout = timeout
         self.extra = dict(extra or {})
 
@@ -192,6 +204,8 @@ class LLMClient:
                 await stream.take(chunk)
         except asyncio.CancelledError:
             raise
+        except _DeltaFailed as exc:  # the receiver failed (a full disk): its error, not "the stream was cut"
+            raise exc.error from None
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes an LLMError
             raise stream.failure(classify(exc, self.model, self.api_base)) from None
         return stream.completion()
@@ -272,6 +286,8 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"arguments are not valid JSON ({exc.msg} at position {exc.pos})"
     except ValueError as exc:  # e.g. a number too long to convert
         return None, f"arguments are not valid JSON ({exc})"
+    except RecursionError:
+        return None, "arguments are not valid JSON (nested too deeply)"
     if not isinstance(value, dict):
         return None, "arguments must be a JSON object"
     return value, None

@@ -103,10 +103,23 @@ def parse_manifest(data: bytes, path: Path) -> ManifestText:
         raise ManifestError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     parsed = parse_yaml(text, path)
     if parsed is None:
+        _refuse_empty_beside_logs(path)
         return ManifestText(mark=mark)
     if not isinstance(parsed, dict) or not isinstance(parsed.get("efforts", []), list):
         raise ManifestError(f"{path}: expected a mapping with an 'efforts' list")
     return ManifestText(entries=list(parsed.get("efforts") or []), mark=mark)
+
+
+def _refuse_empty_beside_logs(path: Path) -> None:
+    """An empty (or ``null``) manifest beside effort logs is damage, not a session without efforts:
+    ``repair`` rebuilds it from the event log and the logs."""
+    try:
+        with os.scandir(path.parent / "efforts") as entries:
+            logs = sum(1 for entry in entries if entry.name.endswith(".jsonl"))
+    except OSError:
+        return
+    if logs:
+        raise ManifestError(f"{path} is empty but the session has {logs} effort log(s) in efforts/")
 
 
 def _read_plain(data: bytes, start: int) -> ManifestText | None:
@@ -162,7 +175,12 @@ def parse_yaml(text: str, path: Path) -> Any:
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise ManifestError(f"{path}{line}: {problem}") from exc
     except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits
-        raise ManifestError(f"{path}: {one_problem(exc)}") from None
+        huge = _HUGE_NUMBER.search(text) if isinstance(exc, ValueError) else None
+        line = f" line {text.count(chr(10), 0, huge.start()) + 1}" if huge else ""
+        raise ManifestError(f"{path}{line}: {one_problem(exc)}") from None
+
+
+_HUGE_NUMBER = re.compile(r"\d{4000,}")  # past Python's int conversion limit (4300 digits)
 
 
 def one_problem(exc: BaseException) -> str:
@@ -190,7 +208,7 @@ def salvage_manifest(path: Path) -> list[Effort]:
         entries = []
         for chunk in chunks:
             try:
-                part = parse_yaml("efforts:\n" + chunk, path)
+                part = parse_yaml("efforts:\n" + _HUGE_NUMBER.sub("null", chunk), path)  # a huge number: unset
             except ManifestError:
                 continue
             if isinstance(part, dict) and isinstance(part.get("efforts"), list):

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..atomic_file import atomic_write_text
 from ..config import bundled_model_map, model_facts_file
-from .eventlog import now_iso
+from .eventlog import now_iso, redact
 
 
 @lru_cache(maxsize=1)
@@ -85,7 +85,7 @@ def learned_without_tools(model: str | None, api_base: str | None = None) -> boo
     entry = no_tools[model] if isinstance(no_tools[model], dict) else {}
     if entry.get("from") == FROM_MODEL_MAP:
         return known_without_tools(model)
-    return entry.get("api_base") == api_base
+    return entry.get("api_base") == (redact(api_base) if api_base else api_base)
 
 
 def remember_without_tools(model: str, reason: str, *, source: str = "server", api_base: str | None = None) -> None:
@@ -95,7 +95,8 @@ def remember_without_tools(model: str, reason: str, *, source: str = "server", a
     no_tools = data.get("no_tools")
     if not isinstance(no_tools, dict):
         no_tools = {}
-    no_tools[model] = {"since": now_iso(), "reason": reason[:300], "from": source, "api_base": api_base}
+    where = redact(api_base) if api_base else api_base  # never a URL's password or key on disk
+    no_tools[model] = {"since": now_iso(), "reason": redact(reason[:300]), "from": source, "api_base": where}
     data["no_tools"] = no_tools
     try:
         atomic_write_text(model_facts_file(), json.dumps(data, ensure_ascii=False, indent=2) + "\n")

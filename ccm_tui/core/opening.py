@@ -11,6 +11,7 @@ landing and the replay use. :func:`open_read_only` (``status``) and
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from .index_sync import sync_index
 from .model_setup import model_client, resolve_budget
 from .orchestrator import Orchestrator
 from .search import EffortIndex, RecallHit, SearchHit, SearchIndexError, without_folded
+from .search.database import IN_MEMORY
 from .session import SEARCH_DB, Session, SessionLocked
 from .tokens import TokenCounter
 from .tools import ToolError
@@ -239,6 +241,12 @@ def search_session(session_dir: Path, query: str, limit: int = 10) -> list[Searc
     """Search a session without opening it for writing (``ccm-tui search``): reads the manifest,
     brings the derived index up to date, ranks. Never imports litellm."""
     session = Session.open(Path(session_dir), readonly=True)
-    with open_index(session_dir) as index:
+    try:
+        index = open_index(session_dir)
+    except SearchIndexError:
+        if os.access(session_dir, os.W_OK) or not os.access(session_dir, os.R_OK | os.X_OK):
+            raise
+        index = EffortIndex(IN_MEMORY)  # a read-only session: reading needs no write (indexed for this query)
+    with index:
         sync_index(index, session)
         return without_folded(index.search(query, limit=limit), session.state.ambient_folded_upto)

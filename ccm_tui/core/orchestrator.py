@@ -20,6 +20,7 @@ turn (``asyncio.CancelledError``) keeps what came so far and ends ``cancelled``.
 from __future__ import annotations
 
 import asyncio
+import json
 import unicodedata
 from collections.abc import Callable
 from typing import Any
@@ -56,6 +57,8 @@ from .turn_events import (
 from .turn_record import TurnRecord, TurnRecorder
 
 MAX_USER_CHARS = 200_000
+MAX_CALLS_PER_REPLY = 32  # tool calls run from one model reply; the rest get one error
+MAX_ECHOED_ARGUMENTS = 4_000  # a failed call's arguments longer than this are not sent back to the model
 MODEL_ACTIONS = {Action.CONCLUDE}  # user actions the model takes part in (it writes the summary)
 NO_TOOLS_NOTE = (
     "- this model is used without tools: you cannot open, conclude or search efforts yourself; the user manages them."
@@ -230,16 +233,14 @@ class Orchestrator:
                 return
             # text said alongside tool calls is part of the exchange (close_effort summarizes it too)
             ctx.pending[1:] = [{"role": "assistant", "content": record.reply}] if record.reply_parts else []
-            record.in_turn.append(
-                {
-                    "role": "assistant",
-                    "content": completion.content or None,
-                    "tool_calls": [c.as_message_part() for c in completion.tool_calls],
-                }
-            )
-            for call in completion.tool_calls:
+            calls, dropped = completion.tool_calls[: MAX_CALLS_PER_REPLY + 1], len(completion.tool_calls)
+            parts = [c.as_message_part() for c in calls]
+            record.in_turn.append({"role": "assistant", "content": completion.content or None, "tool_calls": parts})
+            for call, part in zip(calls[:MAX_CALLS_PER_REPLY], parts):
                 shown, changes = len(ctx.banners), len(ctx.changes)
                 outcome = await toolbox.execute(ctx, call.name, call.arguments)
+                if not outcome.ok and len(call.arguments) > MAX_ECHOED_ARGUMENTS:  # never a budget-sized echo
+                    part["function"]["arguments"] = json.dumps({"omitted": f"{len(call.arguments):,} characters"})
                 record.tool_calls.append({"name": call.name, "arguments": outcome.arguments, "ok": outcome.ok})
                 record.in_turn.append({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
                 emit(
@@ -248,6 +249,22 @@ class Orchestrator:
                     )
                 )
                 self._report_effects(ctx, turn, emit, shown, changes)
+            if dropped > MAX_CALLS_PER_REPLY:  # one error for the excess: not thousands of events and messages
+                self._refuse_excess_calls(record, calls[-1], parts[-1], dropped, emit)
+
+    def _refuse_excess_calls(
+        self, record: TurnRecord, call: ToolCall, part: dict[str, Any], total: int, emit: Emit
+    ) -> None:
+        excess = total - MAX_CALLS_PER_REPLY
+        error = (
+            f"too many tool calls in one reply: the first {MAX_CALLS_PER_REPLY} ran, the other {excess:,} "
+            "were not run; make fewer calls at a time"
+        )
+        part["function"]["arguments"] = json.dumps({"omitted": f"{excess:,} calls"})
+        record.in_turn.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps({"error": error})})
+        record.tool_calls.append({"name": call.name, "arguments": {}, "ok": False})
+        record.ctx.session.log_event(ev.TOOL_CALLED, tool=call.name, arguments={}, ok=False, error=error)
+        emit(ToolCalled(turn=record.turn, name=call.name, arguments={}, result={"error": error}, ok=False))
 
     async def _ask(self, record: TurnRecord, tools, round_no: int, emit: Emit) -> Completion:
         """One round's request (asked again without tools if the model refuses them)."""

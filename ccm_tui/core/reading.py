@@ -21,7 +21,7 @@ from .repair import RepairNotNeeded, RepairReport, rebuild_manifest
 from .search import SearchHit, SearchIndexError
 from .session_reader import EffortEntry, ReadError, SearchAnswer, SessionReader
 from .session_state import SessionTooNew
-from .store import StoreError
+from .store import StoreError, disk_full
 from .text_reports import hit_json, search_text, status_text
 from .views import EffortView, SessionStatus
 
@@ -55,6 +55,7 @@ __all__ = [
     "SessionReader",
     "SessionTooNew",
     "StoreError",
+    "disk_full",
     "hit_json",
     "load_model_library",
     "read_status",

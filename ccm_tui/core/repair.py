@@ -21,7 +21,7 @@ from .efforts import CONCLUDED, SLUG_RE, Effort, ManifestError, effort_from_dict
 from .manifest_file import MARK_RE, salvage_manifest
 from .manifest_store import journal_entries, load_manifest, save_manifest
 from .session import EFFORTS_DIR, EVENTS_FILE, MANIFEST_FILE, SessionLock
-from .store import StoreError, keep_copy, read_jsonl
+from .store import StoreError, keep_copy, read_bytes, read_jsonl
 
 
 class RepairNotNeeded(StoreError):
@@ -66,13 +66,31 @@ def _placeholder_summary(session_dir: Path, effort_id: str) -> str:
     return f"{lifecycle.LOST_SUMMARY} First message: {first}"
 
 
+KEEP_BEFORE_REPAIR = 3  # copies of a valid manifest that `repair --force` keeps (copies of broken ones: all)
+
+
+def _prune_copies(path: Path, label: str) -> None:
+    """Keep the newest :data:`KEEP_BEFORE_REPAIR` ``<manifest>.<label>-*`` copies (every forced repair
+    of a valid manifest leaves one); a copy that cannot be removed stays."""
+    copies = []
+    for copy in path.parent.glob(f"{path.name}.{label}-*"):
+        try:
+            copies.append((copy.lstat().st_mtime_ns, copy.name, copy))
+        except OSError:
+            continue
+    for _, _, copy in sorted(copies)[:-KEEP_BEFORE_REPAIR]:
+        try:
+            copy.unlink()
+        except OSError:
+            pass
+
+
 def _salvaged(path: Path, events: Path) -> list[Effort]:
     """The readable entries of a broken manifest, with the entries journaled after it on top."""
     efforts = {e.id: e for e in salvage_manifest(path)}
     try:
-        with path.open("rb") as fh:
-            match = MARK_RE.match(fh.read(64))
-    except OSError:
+        match = MARK_RE.match(read_bytes(path)[:64])
+    except (OSError, StoreError):
         match = None
     if match is None:
         return list(efforts.values())
@@ -110,7 +128,7 @@ def rebuild_manifest(session_dir: Path, *, force: bool = False) -> RepairReport:
         efforts = efforts_from_events(session_dir)
         for log in sorted((session_dir / EFFORTS_DIR).glob("*.jsonl")):
             effort_id = log.stem
-            if effort_id in efforts or not SLUG_RE.match(effort_id):
+            if effort_id in efforts or not SLUG_RE.fullmatch(effort_id):
                 continue
             if any(e.id == effort_id for e in old):
                 continue
@@ -136,6 +154,7 @@ def rebuild_manifest(session_dir: Path, *, force: bool = False) -> RepairReport:
             # a copy first, then the atomic replacement: a manifest.yaml exists at every moment
             report.kept_as = keep_copy(path, "corrupt" if broken else "before-repair").name
         save_manifest(path, ordered)
+        _prune_copies(path, "before-repair")
         report.efforts = len(ordered)
         return report
     finally:

@@ -214,7 +214,7 @@ class Session:
             data = json.loads(read_bytes(path).decode("utf-8"))
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep to read
             return self._set_aside(path, f"unreadable ({exc.__class__.__name__})")
         if not isinstance(data, dict):
             return self._set_aside(path, "not a JSON object")
@@ -280,6 +280,8 @@ class Session:
                     self.state.clean_shutdown = True
                     self.save_state()
                     self.log_event(ev.SESSION_END, pid=os.getpid())
+        except (OSError, StoreError):  # a full disk: the work is stored; the next start recovers
+            pass
         finally:
             self.lock.release()
 

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .store import StoreError, open_nofollow
+from .store import StoreError, open_nofollow, read_bytes
 
 LOCK_FILE = ".lock"
 
@@ -45,7 +45,7 @@ class SessionLock:
 
     def holder_pid(self) -> int | None:
         try:
-            text = self.path.read_text().strip()
+            text = read_bytes(self.path).decode("utf-8", "replace").strip()
             return int(text.split()[0]) if text else None
         except (OSError, ValueError, IndexError):
             return None
@@ -63,9 +63,12 @@ class SessionLock:
                 raise
             return False
         self._fd = fd
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        os.fsync(fd)
+        try:  # the holder's pid is a courtesy for "in use by pid N": a full disk must not leak the lock
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            os.fsync(fd)
+        except OSError:
+            pass
         return True
 
     def acquire(self, wait: float = 2.0) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,15 +41,75 @@ def symlink_refused(path: Path) -> StoreError:
     )
 
 
+DISK_FULL_ERRNOS = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+_DISK_FULL_WORDS = ("database or disk is full", "no space left on device", "disk quota exceeded", "the disk is full")
+LOW_SPACE_BYTES = 64 * 1024  # less than this free: a failed write was the disk being full
+
+
+def no_space_left(directory: Path) -> bool:
+    """The file system of ``directory`` is (nearly) full — for errors that do not say so (SQLite's
+    "disk I/O error")."""
+    try:
+        st = os.statvfs(directory)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < LOW_SPACE_BYTES
+
+
+def disk_full(exc: BaseException) -> str | None:
+    """The plain message for a full disk (``ENOSPC``, a quota, SQLite's "database or disk is full"),
+    or None when ``exc`` is something else."""
+    seen: BaseException | None = exc
+    for _ in range(5):  # the error itself, or what caused it
+        if seen is None:
+            break
+        if (isinstance(seen, OSError) and seen.errno in DISK_FULL_ERRNOS) or any(
+            words in str(seen).lower() for words in _DISK_FULL_WORDS
+        ):
+            if str(seen).startswith("the disk is full"):
+                return str(seen)  # said plainly already
+            where = getattr(seen, "filename", None)
+            return f"the disk is full{f' (writing {where})' if where else ''}: free some space and try again"
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def not_regular(path: Path) -> StoreError:
+    return StoreError(
+        f"{path} is not a regular file (a FIFO, a device or a directory); a session's files must be "
+        "regular files: remove it (or move the real file into the session)"
+    )
+
+
 def open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
     """``os.open`` that never follows a symbolic link at ``path`` (a session file planted as a
-    link would make the app write outside the session)."""
+    link would make the app write outside the session) and refuses anything but a regular file
+    (a FIFO would hang every command: it is opened without blocking, then checked)."""
     try:
-        return os.open(path, flags | NOFOLLOW, mode)
+        fd = os.open(path, flags | NOFOLLOW | os.O_NONBLOCK, mode)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise symlink_refused(path) from None
+        if exc.errno in (errno.ENXIO, errno.EISDIR):  # a FIFO without a reader, a directory
+            raise not_regular(path) from None
         raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise not_regular(path)
+    os.set_blocking(fd, True)
+    return fd
+
+
+def require_regular(path: Path) -> None:
+    """Refuse ``path`` unless it is missing or a regular file (before a library opens it by name)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise symlink_refused(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise not_regular(path)
 
 
 def read_bytes(path: Path) -> bytes:
@@ -131,7 +192,7 @@ def _parse_lines(raw: bytes, first_lineno: int = 1) -> JsonlRead:
             continue
         try:
             rec = json.loads(line.decode("utf-8", errors="replace"))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read: a bad line
             rec = None
         if not isinstance(rec, dict):
             if i == last and not complete_tail:
@@ -223,7 +284,7 @@ def keep_copy(path: Path, label: str = "corrupt") -> Path:
     the copy. Unlike :func:`set_aside` the original stays in place, so a crash at any moment leaves
     the file where readers look for it."""
     stamp = time.strftime("%Y%m%dT%H%M%S")
-    data = path.read_bytes()
+    data = read_bytes(path)
     n = 1
     target = path.with_name(f"{path.name}.{label}-{stamp}")
     while True:

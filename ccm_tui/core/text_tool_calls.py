@@ -67,7 +67,7 @@ def _as_call(item: Any, offered: set[str]) -> TextToolCall | None:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
     if not isinstance(arguments, dict):
         return None
@@ -191,63 +191,126 @@ def looks_like_call_start(text: str) -> bool | None:
     return None if len(text.strip()) < HOLD_DECIDE_CHARS else False
 
 
-_CANDIDATE = re.compile(r"<tool_call|```|(?:^|\n)[ \t]*[\[{]")
+# Where a written call may begin: a tag, a fence, a line opening with { or [ (and the reply's start).
+_CANDIDATE = re.compile(r"<tool_call|```|\n[ \t]*[\[{]")
+_STARTS_LIKE_JSON = re.compile(r"[ \t]*[\[{]")
+MAX_JUDGED_CHARS = 4_096  # a candidate still undecided after this much (a flood of spaces) is text
 
 
 class CallHoldback:
     """Streams a reply's text through, holding back from where a written tool call may begin
     until it is clear whether it is one. ``feed`` returns the text to show now; at the end,
-    :meth:`shown` is what the user has seen."""
+    :meth:`shown` is what the user has seen.
+
+    Linear in the reply: each delta is searched once (with the few characters held before it),
+    a candidate is judged on its first :data:`MAX_JUDGED_CHARS` characters at most, and a call
+    once recognised is kept as pieces, never re-read. At most :data:`MAX_SCANNED_CHARS` are held:
+    past that the reply is not searched for calls (see :func:`extract_text_tool_calls`) and
+    everything streams. ``examined`` counts the characters looked at (for tests and benchmarks)."""
 
     def __init__(self) -> None:
-        self.text = ""
-        self._shown = 0  # characters of ``text`` passed through
-        self._held_from: int | None = None
-        self._released_to = 0  # candidates before this point were judged ordinary text
+        self._shown: list[str] = []
+        self._shown_chars = 0
+        self._pending = ""  # not shown yet: a possible marker's start, or a candidate being judged
+        self._judging = False  # ``_pending`` starts with a candidate
+        self._call: list[str] | None = None  # a recognised call's pieces (held to the end)
+        self._call_chars = 0
+        self._passing = False  # the reply is past MAX_SCANNED_CHARS: nothing is held any more
+        self.examined = 0
 
     def feed(self, piece: str) -> str:
-        self.text += piece
-        if self._held_from is None:
-            match = _CANDIDATE.search(self.text, self._released_to)
-            if match is None:
-                return self._release(len(self.text) - self._pending_tail())
-            self._held_from = match.start() + (1 if self.text[match.start()] == "\n" else 0)
-            out = self._release(self._held_from)
-            return out + self._judge()
-        return self._judge()
+        if self._passing:
+            return self._show(piece)
+        if self._call is not None:
+            self._call.append(piece)
+            self._call_chars += len(piece)
+            if self._shown_chars + self._call_chars > MAX_SCANNED_CHARS:
+                return self._pass_all()
+            return ""
+        self._pending += piece
+        out = []
+        while True:
+            if self._judging:
+                verdict = self._judge()
+                if verdict is None:
+                    break
+                if verdict:
+                    self._call, self._call_chars = [self._pending], len(self._pending)
+                    self._pending, self._judging = "", False
+                    break
+                out.append(self._show(self._pending[:1]))  # not a call: text, and search on after it
+                self._pending, self._judging = self._pending[1:], False
+            if not self._search(out):
+                break
+        if self._shown_chars + len(self._pending) > MAX_SCANNED_CHARS:
+            out.append(self._pass_all())
+        return "".join(out)
 
-    def _pending_tail(self) -> int:
-        """Characters at the end that may be the start of a marker (``<tool_``, a lone backtick)."""
-        tail = self.text[-11:]
-        for size in range(min(len(tail), 10), 0, -1):
-            end = tail[-size:]
-            if "<tool_call".startswith(end) or "```".startswith(end) or end.strip() == "" and "\n" in end:
-                return size
-        return 0
+    def _search(self, out: list[str]) -> bool:
+        """Look for a candidate in the pending text; True when one is found (then judged)."""
+        text = self._pending
+        self.examined += len(text)
+        at_start = self._shown_chars == 0 and len(text) <= MAX_JUDGED_CHARS
+        if at_start and (text.strip() == "" or _STARTS_LIKE_JSON.match(text)):
+            start = 0 if text.strip() else None  # the reply's start: spaces so far, or a { or [
+        else:
+            match = _CANDIDATE.search(text)
+            start = None if match is None else match.start() + (1 if text[match.start()] == "\n" else 0)
+        if start is None:
+            keep = len(text) if at_start and text.strip() == "" else _pending_tail(text)
+            out.append(self._show(text[: len(text) - keep]))
+            self._pending = text[len(text) - keep :]
+            return False
+        out.append(self._show(text[:start]))
+        self._pending, self._judging = text[start:], True
+        return True
 
-    def _judge(self) -> str:
-        assert self._held_from is not None
-        verdict = looks_like_call_start(self.text[self._held_from :])
-        if verdict is False:
-            self._released_to = self._held_from + 1
-            self._held_from = None
-            return self.feed("")
-        return ""
+    def _judge(self) -> bool | None:
+        head = self._pending[:MAX_JUDGED_CHARS]
+        self.examined += min(len(head), HOLD_DECIDE_CHARS * 4)
+        verdict = looks_like_call_start(head)
+        if verdict is None and len(self._pending) >= MAX_JUDGED_CHARS:
+            return False
+        return verdict
 
-    def _release(self, upto: int) -> str:
-        upto = max(upto, self._shown)
-        out = self.text[self._shown : upto]
-        self._shown = upto
-        return out
+    def _show(self, text: str) -> str:
+        if text:
+            self._shown.append(text)
+            self._shown_chars += len(text)
+        return text
+
+    def _pass_all(self) -> str:
+        """Too long to be searched for calls: show what is held, stream the rest."""
+        held = "".join(self._call or []) + self._pending
+        self._call, self._call_chars, self._pending, self._judging = None, 0, "", False
+        self._passing = True
+        return self._show(held)
+
+    @property
+    def held_chars(self) -> int:
+        return self._call_chars + len(self._pending)
 
     @property
     def holding(self) -> bool:
-        return self._held_from is not None or self._shown < len(self.text)
+        return self.held_chars > 0
 
     def flush(self) -> str:
         """The end of the stream with no call found: the held text, to show after all."""
-        return self._release(len(self.text))
+        held = "".join(self._call or []) + self._pending
+        self._call, self._call_chars, self._pending, self._judging = None, 0, "", False
+        return self._show(held)
 
     @property
     def shown(self) -> str:
-        return self.text[: self._shown]
+        return "".join(self._shown)
+
+
+def _pending_tail(text: str) -> int:
+    """Characters at the end that may be the start of a marker (``<tool_``, a lone backtick, a line
+    break followed by spaces)."""
+    tail = text[-11:]
+    for size in range(min(len(tail), 10), 0, -1):
+        end = tail[-size:]
+        if "<tool_call".startswith(end) or "```".startswith(end) or end.strip() == "" and "\n" in end:
+            return size
+    return 0

@@ -11,7 +11,8 @@ saves the snapshots, logs the terminal event and returns the turn's
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -26,6 +27,7 @@ from .eventlog import now_iso
 from .llm_errors import LLMError
 from .salience import IdIndex, end_of_turn, referenced_efforts
 from .session import Session
+from .store import StoreError, disk_full
 from .turn_events import CANCELLED, DONE, FAILED, Banner, ContextFigures, EffortChanged, Outcome, TurnEvent
 
 
@@ -65,6 +67,7 @@ class TurnRecord:
     streamed: list[str] = field(default_factory=list)  # this round's text as it arrived
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     request: ContextFigures | None = None
+    after_stored: str | None = None  # a write after the exchange was stored failed (why)
     recalled: str = ""  # logged lines that answer the message, in this turn's requests (core/recall.py)
 
     def __post_init__(self) -> None:
@@ -200,9 +203,15 @@ class TurnRecorder:
             figures = self.orchestrator.figures(wc)
             session.state.history.append({"turn": turn, "ccm": figures.total, "naive": figures.naive})
             del session.state.history[:-HISTORY_LIMIT]
-            session.save_view()
-            session.save_state()
-            session.log_event(ev.TURN_DONE, logged_to=logged_to, total=figures.total, naive=figures.naive)
+            with self._stored(record):
+                session.save_view()
+                session.save_state()
+                session.log_event(ev.TURN_DONE, logged_to=logged_to, total=figures.total, naive=figures.naive)
+        if record.after_stored is not None:
+            ctx.banner(
+                f"{record.after_stored.split(':')[0]}: the reply is stored; the rest catches up at the next start"
+            )
+            emit(Banner(turn=turn, text=ctx.banners[-1], kind="info"))
         emit(figures)
         return Outcome(
             turn=turn,
@@ -270,22 +279,36 @@ class TurnRecorder:
         else:
             session.append_effort(effort, records)
             to = effort.id
-        session.log_event(ev.MESSAGE_LOGGED, to=to, count=len(records), next_turn=record.turn)
+        with self._stored(record):  # the exchange is on disk: what follows cannot fail the turn
+            session.log_event(ev.MESSAGE_LOGGED, to=to, count=len(records), next_turn=record.turn)
         if self.on_logged is not None:
             self.on_logged(to, records)
         return to
+
+    @contextlib.contextmanager
+    def _stored(self, record: TurnRecord) -> Iterator[None]:
+        """Bookkeeping after the exchange is stored (events, snapshots, counts): a failed write (a
+        full disk) is noted and the session marked for recovery at the next start, but the turn is
+        not reported failed — resending it would store it twice."""
+        try:
+            yield
+        except (OSError, StoreError) as exc:
+            if record.after_stored is None:
+                record.after_stored = disk_full(exc) or str(exc)
+                self.session.mark_unclean(f"bookkeeping after the exchange failed: {record.after_stored}")
 
     def _finish(self, record: TurnRecord, reply_msg: dict[str, Any], terminal: str | None, **fields: Any) -> str:
         """The one way a turn's exchange reaches disk: append it where its route says, refresh the
         manifest's counts if it went to a concluded effort, save the snapshots, log ``terminal``."""
         session = self.session
         logged_to = self._log_exchange(record, reply_msg)
-        destination = session.efforts.get(logged_to)
-        if destination is not None and destination.is_concluded:
-            session.save_manifest()  # the concluded effort's token and message counts
         session.state.turn = record.turn
-        session.save_view()
-        session.save_state()
-        if terminal:
-            session.log_event(terminal, logged_to=logged_to, **fields)
+        with self._stored(record):
+            destination = session.efforts.get(logged_to)
+            if destination is not None and destination.is_concluded:
+                session.save_manifest()  # the concluded effort's token and message counts
+            session.save_view()
+            session.save_state()
+            if terminal:
+                session.log_event(terminal, logged_to=logged_to, **fields)
         return logged_to

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .orchestrator import UserInputError
 from .session import SessionLocked
-from .store import StoreError
+from .store import StoreError, disk_full
 from .turn_events import FAILED, Outcome
 
 
@@ -40,5 +40,5 @@ def failed_outcome(turn: int, work: str, text: str, exc: Exception, *, given_bac
     if isinstance(exc, SessionLocked):
         reason, cause = still_locked(exc.pid), "locked"
     else:
-        reason, cause = str(exc), "input" if isinstance(exc, UserInputError) else "io"
+        reason, cause = disk_full(exc) or str(exc), "input" if isinstance(exc, UserInputError) else "io"
     return Outcome(turn=turn, work=work, status=FAILED, reason=reason, cause=cause, text=text, given_back=given_back)

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..core.topics import EffortSpan
 
-SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")  # always fullmatch: "$" would let "abc\n" through
 EFFORT_KEYS = {"id", "first_turn", "last_turn", "name", "note"}
 TOP_KEYS = {"efforts", "transcript", "format", "note", "notes", "source"}
 
@@ -63,7 +63,7 @@ def validate_spans(items: Any, n_turns: int, *, where: str = "boundaries") -> li
             if key not in item:
                 raise BoundaryError(f"{label}: missing '{key}'")
         eid = item["id"]
-        if not isinstance(eid, str) or not SLUG_RE.match(eid):
+        if not isinstance(eid, str) or not SLUG_RE.fullmatch(eid):
             raise BoundaryError(f"{label}: bad id {eid!r} (use lowercase letters, digits and '-', at most 64)")
         label = f"{where}: effort '{eid}'"
         first = _int(item["first_turn"], f"{label}: first_turn")

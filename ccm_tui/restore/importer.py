@@ -103,7 +103,7 @@ def check_session(directory: Path) -> None:
     """Fail early (before any model work) when the session's manifest cannot be read."""
     try:
         landing.check_session_dir(directory)
-    except ManifestError as exc:
+    except (ManifestError, StoreError) as exc:  # StoreError: the lock is held elsewhere, or cannot be taken
         raise RestoreFailed(str(exc)) from None
 
 

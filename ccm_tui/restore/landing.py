@@ -19,6 +19,8 @@ from ccm_tui.config import Settings
 from ccm_tui.core.efforts import Effort, ManifestError
 from ccm_tui.core.eventlog import now_iso
 from ccm_tui.core.manifest_store import check_manifest, imported_as
+from ccm_tui.core.session_lock import SessionLock
+from ccm_tui.core.store import StoreError
 from ccm_tui.restore.turns import ParsedTranscript
 
 NO_RESPONSE = "(no response recorded)"
@@ -105,11 +107,23 @@ def find_import(efforts: Iterable[Effort], digest: str, max_turns: int | None) -
 
 
 def check_session_dir(directory: Path) -> None:
-    """Fail early (before any model work) when the session's manifest cannot be read."""
+    """Fail early (before any model work) when the session's manifest cannot be read, or its
+    writer lock cannot be taken (held by another process past the wait landing would allow, a
+    read-only directory): every model call would be spent before failing on the lock."""
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise ManifestError(f"{directory} exists and is not a directory")
     check_manifest(directory / "manifest.yaml")
+    if directory.is_dir():
+        lock = SessionLock(directory)
+        try:
+            lock.acquire(wait=LOCK_PROBE_WAIT)
+        except OSError as exc:
+            raise StoreError(f"cannot take the session's lock {lock.path}: {exc.strerror or exc}") from None
+        lock.release()
+
+
+LOCK_PROBE_WAIT = 10.0  # as long as landing waits for the lock
 
 
 def land(

@@ -8,6 +8,7 @@ format means writing such a module and listing it in ``_FORMAT_MODULES``.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -63,6 +64,7 @@ _FORMAT_MODULES: tuple[TranscriptFormat, ...] = (
 FORMATS: dict[str, TranscriptFormat] = {module.NAME: module for module in _FORMAT_MODULES}
 
 SNIFF_BYTES = 64 * 1024
+MAX_TRANSCRIPT_BYTES = 64 * 2**20  # a 241 MB transcript took 2.77 GB of memory: refused with a clear limit
 _MIN_CONFIDENCE = 0.3
 _UTF8_BOM = "\ufeff"
 _REPLACEMENT = "\ufffd"
@@ -146,6 +148,12 @@ def _replace_lone_surrogates(parsed: ParsedTranscript) -> int:
 def _read_bytes(path: Path, limit: int = -1) -> bytes:
     try:
         with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if limit < 0 and size > MAX_TRANSCRIPT_BYTES:
+                raise TranscriptError(
+                    f"{path.name} is {size / 2**20:,.0f} MiB, over the {MAX_TRANSCRIPT_BYTES // 2**20} MiB a "
+                    "transcript may have (it is read whole, at about ten times its size in memory): split it"
+                )
             return handle.read(limit)
     except OSError as error:
         raise TranscriptError(f"cannot read transcript {path}: {error.strerror or error}") from error

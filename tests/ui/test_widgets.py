@@ -6,6 +6,7 @@ core values it is given: turn events, effort views, context figures.
 
 from __future__ import annotations
 
+import html
 import time
 
 from textual.app import App, ComposeResult
@@ -145,3 +146,19 @@ async def test_token_meter_in_a_narrow_sidebar_never_wraps_an_entry():
         assert "amb. 109" in lines[1] and "open 19" in lines[2]
         total = str(meter.query_one(".meter-total").render())
         assert total == "1,781 / 6,000 · 30%"
+
+
+async def test_a_hostile_reply_is_drawn_without_its_control_sequences():
+    turn = TurnView("hi")
+    hostile = "safe \x1b]52;c;ZXZpbA==\x07\x1b]0;PWNED\x07\x1b[2Jtext\x00 here"
+    async with WidgetHost(turn).run_test() as pilot:
+        await turn.apply(te.TextDelta(turn=1, text=hostile[:9]))
+        await turn.apply(te.TextDelta(turn=1, text=hostile[9:]))
+        await pilot.pause()
+        assert "\x1b" not in turn.assistant.text and "\x07" not in turn.assistant.text
+        await turn.finish(hostile, "ambient")
+        await pilot.pause()
+        assert turn.assistant.text == "safe text here"
+        screen = html.unescape(pilot.app.export_screenshot()).replace("\xa0", " ")
+        assert "safe" in screen and "here" in screen
+        assert "52;c;" not in screen and "PWNED" not in screen and "[2J" not in screen

@@ -113,6 +113,7 @@ CORE_DOORS = {
     "reading",
     "slash_commands",
     "log_lines",
+    "terminal_text",  # model and file text made safe for a terminal (issue 25): pure, no session
     "export",
 }
 

@@ -6,7 +6,12 @@ import json
 
 import pytest
 
-from ccm_tui.core.text_tool_calls import CallHoldback, extract_text_tool_calls
+from ccm_tui.core.text_tool_calls import (
+    HOLD_DECIDE_CHARS,
+    MAX_SCANNED_CHARS,
+    CallHoldback,
+    extract_text_tool_calls,
+)
 
 OFFERED = {"open_effort", "close_effort", "search_efforts"}
 
@@ -118,3 +123,29 @@ def test_a_call_quoted_in_prose_is_text_not_a_call(content):
 def test_json_nested_too_deep_is_text_not_a_crash():
     content = '{"a":' * 2000
     assert extract_text_tool_calls(content, OFFERED) == (content, [])
+
+
+# --------------------------------------------------------------------------- linear streaming (issue 25, item 9)
+PROSE = "A line of prose with a { brace, a [list] and a `tick`.\n  {not a call at all, only a brace in text}\n"
+
+
+@pytest.mark.parametrize("size", [1, 7, 64])
+def test_the_holdback_examines_each_character_a_bounded_number_of_times(size):
+    content = PROSE * (400_000 // len(PROSE))  # 400,000 characters: quadratic would be 10^10 / size
+    holdback = CallHoldback()
+    shown = "".join(holdback.feed(content[i : i + size]) for i in range(0, len(content), size))
+    assert shown + holdback.flush() == content
+    assert holdback.examined <= 20 * len(content)  # re-scanning the text on every delta: ~len^2 / size
+
+
+def test_a_written_call_is_held_as_pieces_and_what_is_held_is_capped():
+    call = '{"name": "open_effort", "arguments": {"name": "' + "x" * 3_000_000 + '"}}'
+    holdback = CallHoldback()
+    shown = [holdback.feed(call[i : i + 100]) for i in range(0, len(call), 100)]
+    assert holdback.held_chars <= MAX_SCANNED_CHARS + 100  # past the scan limit it is text: streamed
+    assert holdback.examined <= 10 * MAX_SCANNED_CHARS
+    assert "".join(shown) + holdback.flush() == call
+    small = '{"name": "open_effort", "arguments": {"name": "auth"}}'
+    holdback = CallHoldback()
+    assert "".join(holdback.feed(small[i : i + 2]) for i in range(0, len(small), 2)) == ""
+    assert holdback.examined <= 4 * len(small) * HOLD_DECIDE_CHARS

@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
+from ..store import open_nofollow
 from .database import IndexDatabase, _recovering
 from .records import LogState, clear_messages, insert_messages, parse_line
 
@@ -40,7 +41,7 @@ class IndexAmbient(IndexDatabase):
 
     def _open_log(self, path: str | Path) -> IO[bytes]:
         """Open a log for reading (a seam for tests counting opened files)."""
-        return open(path, "rb")
+        return os.fdopen(open_nofollow(Path(path), os.O_RDONLY), "rb")  # never a FIFO (it would hang)
 
     # ------------------------------------------------------------------ public
 

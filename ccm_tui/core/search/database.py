@@ -17,12 +17,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ParamSpec, Self, TypeVar
 
+from ..store import StoreError, no_space_left, require_regular
+
 APPLICATION_ID = 0x43434D53  # "CCMS": marks the file as ours (PRAGMA application_id)
 SCHEMA_VERSION = 3  # PRAGMA user_version; a different value means "rebuild" (2: grams, 3: ambient blocks)
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _TOKENIZER_FALLBACK = "porter unicode61 remove_diacritics 1"  # SQLite < 3.27
 
+IN_MEMORY = Path(":memory:")  # an index that lives in memory only (see IndexDatabase._open)
 BUSY_TIMEOUT = 5.0  # seconds a statement waits for another connection's lock before SearchIndexBusy
 
 _LINE_BITS = 32
@@ -114,8 +117,10 @@ def _has_fts5(conn: sqlite3.Connection) -> bool:
     try:
         conn.execute("CREATE VIRTUAL TABLE temp._fts5_probe USING fts5(x)")
         conn.execute("DROP TABLE temp._fts5_probe")
-    except sqlite3.OperationalError:
-        return False
+    except sqlite3.OperationalError as exc:
+        if "fts5" in str(exc).lower():  # "no such module: fts5"; a full disk is not a missing module
+            return False
+        raise
     return True
 
 
@@ -209,6 +214,8 @@ class IndexDatabase:
 
     def _open(self) -> sqlite3.Connection:
         """Connect, rebuilding the file once if it is corrupt or not ours."""
+        if self.path == IN_MEMORY:  # a read-only session's search: built for one query, written nowhere
+            return self._connect()
         directory = self.path.parent
         try:
             directory.mkdir(parents=True, exist_ok=True)
@@ -220,12 +227,22 @@ class IndexDatabase:
             try:
                 return self._connect()
             except (sqlite3.Error, _ForeignDatabase) as exc:
+                if no_space_left(directory):  # SQLite says "disk I/O error" or "database or disk is full"
+                    raise SearchIndexError(
+                        f"the disk is full: cannot open the search index {self.path}; free some space and try again"
+                    ) from exc
                 if attempt == 1 or not _discardable(exc):
                     raise SearchIndexError(f"cannot open the search index {self.path}: {exc}") from exc
                 self._discard_file()
         raise AssertionError("unreachable")
 
     def _connect(self) -> sqlite3.Connection:
+        try:
+            if self.path != IN_MEMORY:  # a FIFO would hang the first read; a link would be written through
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    require_regular(self.path.with_name(self.path.name + suffix))
+        except StoreError as exc:
+            raise SearchIndexError(str(exc)) from None
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
             if not _has_fts5(conn):

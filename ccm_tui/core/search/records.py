@@ -47,7 +47,7 @@ def parse_line(raw: bytes) -> Any:
     """One JSONL line as a value, or None when it is not JSON."""
     try:
         return json.loads(raw.decode("utf-8", errors="replace"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

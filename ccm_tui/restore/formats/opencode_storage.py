@@ -41,7 +41,7 @@ def sniff(head: str, path: Path) -> float:
     return 0.0
 
 
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,200}$")
+_SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,200}")  # fullmatch: "$" matches before a final newline
 
 
 def parse(text: str) -> ParsedTranscript:
@@ -53,14 +53,14 @@ def parse_path(path: Path, text: str) -> ParsedTranscript:
     session = json_document(text, "an opencode session file")
     if not isinstance(session, dict) or not isinstance(session.get("id"), str):
         raise TranscriptError("not an opencode session file: no session id")
-    if not _SAFE_ID.match(session["id"]):  # an id is a directory name beside the session: never a path
+    if not _SAFE_ID.fullmatch(session["id"]):  # an id is a directory name beside the session: never a path
         raise TranscriptError("not an opencode session file: its id is not a plain name")
     storage = path.resolve().parent.parent.parent
     builder = TurnBuilder()
     messages = _load_dir(storage / "message" / session["id"], builder, "message")
     messages.sort(key=lambda m: (_created(m), str(m.get("id"))))
     for number, message in enumerate(messages, start=1):
-        if not _SAFE_ID.match(str(message.get("id"))):
+        if not _SAFE_ID.fullmatch(str(message.get("id"))):
             builder.note(number, "a message whose id is not a plain name (skipped)")
             continue
         try:

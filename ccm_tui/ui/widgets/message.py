@@ -17,6 +17,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from ...core.export import ROLE_TITLES
+from ...core.terminal_text import terminal_safe
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 
@@ -41,7 +42,7 @@ class ChatMessage(Vertical):
         classes = f"message -{role}" + (" -streaming" if streaming else "") + (" -earlier" if earlier else "")
         super().__init__(classes=classes)
         self.role = role
-        self.text = text
+        self.text = terminal_safe(text)  # model and file text: never a control sequence on the terminal
         self.logged_to = logged_to
         self.note = ""
         self.tools: list[tuple[str, bool]] = []
@@ -89,6 +90,7 @@ class ChatMessage(Vertical):
     # -------------------------------------------------------------- streaming
     async def append(self, piece: str) -> None:
         """Add streamed text."""
+        piece = terminal_safe(piece)
         if not piece:
             return
         if self._stream is None:
@@ -105,7 +107,7 @@ class ChatMessage(Vertical):
     async def replace_text(self, text: str) -> None:
         """Drop what streamed and show ``text`` instead (a retried round, a final reply)."""
         await self._stop_stream()
-        self.text = text
+        self.text = text = terminal_safe(text)
         if self.role == "user":
             self.query_one(".message-body", Static).update(text)
         else:

@@ -1,0 +1,68 @@
+"""Text from a model or a file, made safe for a terminal.
+
+A reply (or an effort name, a log line, a transcript) may carry escape sequences: ``ESC ]52`` writes
+the clipboard, ``ESC ]0`` sets the title, ``ESC [2J`` clears the screen. Whatever prints such text to a
+terminal (the commands, the TUI's message bodies) passes it through :func:`terminal_safe` first:
+whole sequences go, then every remaining C0/C1 control character (a lone ``ESC`` left by a sequence
+split across two stream deltas included). Line breaks and tabs stay; ``\\r\\n`` becomes ``\\n``.
+The app's own colours are written by the app, never through here.
+"""
+
+from __future__ import annotations
+
+import re
+
+# OSC (ESC ] or 0x9d) and DCS/SOS/PM/APC strings (ESC P X ^ _, 0x90 0x98 0x9e 0x9f), up to BEL or ST.
+_STRING = r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+# CSI: ESC [ (or 0x9b), parameters, intermediates, a final byte.
+_CSI = r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+# Two- and three-character escapes (ESC ( B, ESC =, ESC 7 …).
+_SHORT = r"\x1b[ -/]*[0-~]?"
+_SEQUENCES = re.compile("|".join((_STRING, _CSI, _SHORT)))
+# A sequence begun and not ended yet (the end of a stream delta): held back until the next one.
+_UNFINISHED = re.compile(
+    r"(?:(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*\x1b?|(?:\x1b\[|\x9b)[0-?]*[ -/]*|\x1b[ -/]*)\Z"
+)
+MAX_HELD = 1024  # an unfinished sequence longer than this is cut (its text shown, cleaned) rather than held
+# What is left: C0 but tab and newline, DEL, C1.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` without escape sequences or control characters (``\\n`` and ``\\t`` kept)."""
+    if not _CONTROLS.search(text):
+        return text
+    text = _SEQUENCES.sub("", text).replace("\r\n", "\n")
+    return _CONTROLS.sub("", text)
+
+
+def clean_name(name: str) -> str:
+    """A one-line name (an effort's) as it may be stored and shown: no controls, no line breaks."""
+    return " ".join(terminal_safe(name).split())
+
+
+def json_safe(text: str) -> str:
+    """JSON text with DEL and C1 characters written as ``\\u`` escapes (``json.dumps`` escapes
+    only C0 with ``ensure_ascii=False``): the same data, nothing a terminal acts on."""
+    return _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+class StreamCleaner:
+    """:func:`terminal_safe` for text that arrives in pieces: a sequence split between two pieces is
+    held back (at most :data:`MAX_HELD` characters) and dropped whole, not shown as its tail."""
+
+    def __init__(self) -> None:
+        self.held = ""
+
+    def feed(self, piece: str) -> str:
+        text = self.held + piece
+        self.held = ""
+        unfinished = _UNFINISHED.search(text, max(0, len(text) - MAX_HELD))
+        if unfinished is not None and unfinished.start() < len(text):
+            self.held, text = text[unfinished.start() :], text[: unfinished.start()]
+        return terminal_safe(text)
+
+    def flush(self) -> str:
+        """The end of the stream: what was held back, cleaned."""
+        text, self.held = self.held, ""
+        return terminal_safe(text)
