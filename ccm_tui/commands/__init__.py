@@ -66,10 +66,23 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("ccm-tui: interrupted\n")
         return 130
     except Exception as exc:
-        if debug:
-            raise
+        if debug or (isinstance(exc, BrokenPipeError) and stdout_is_closed()):
+            raise  # a closed stdout (``| head -1``): the console script ends quietly
         sys.stderr.write(f"ccm-tui: {error_line(exc, args)}\n")
         return EXIT_RUNTIME
+
+
+def stdout_is_closed() -> bool:
+    """Whether stdout's reader has gone (its pipe reports an error); a broken pipe elsewhere (a
+    socket to a provider) is an ordinary error."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _, event in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows), no file descriptor
+        return True
 
 
 def error_line(exc: Exception, args: argparse.Namespace) -> str:
