@@ -103,6 +103,7 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         "Copy reply",
         tooltip="Copy reply: the last answer, as Markdown",
         id="copy_reply",
+        priority=True,  # a terminal sends ESC c as alt+c *with* the character: the input would type it
         show=False,
     ),
     Binding(
@@ -111,6 +112,7 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         "Copy code",
         tooltip="Copy code: the last code block of the chat",
         id="copy_code",
+        priority=True,  # a terminal sends ESC c as alt+c *with* the character: the input would type it
         show=False,
     ),
     Binding(

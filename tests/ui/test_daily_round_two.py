@@ -1,0 +1,40 @@
+"""Issue 23, a daily user's second round: one test per fault found."""
+
+from __future__ import annotations
+
+from textual import events
+
+from ccm_tui.ui.widgets.effort_list import EffortItem
+from ccm_tui.ui.widgets.prompt_input import PromptInput
+from tests.ui.helpers import SIZE, build, demo_app, ready, wait_until
+
+
+async def press_as_terminal(pilot, key: str, character: str) -> None:
+    """A key as the terminal's parser gives it: ESC c is ``alt+c`` *with* the character ``c``."""
+    pilot.app.post_message(events.Key(key, character))
+    await pilot.pause()
+    await pilot.pause()
+
+
+# ------------------------------------------------------------------ 2. Alt+C / Alt+K copy, never type
+async def test_alt_c_and_alt_k_copy_with_the_input_or_the_effort_list_focused(tmp_path):
+    await build(tmp_path / "s", 2)
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        prompt = screen.query_one(PromptInput)
+        prompt.clear()
+        prompt.focus()
+        copied: list[str] = []
+        pilot.app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        await press_as_terminal(pilot, "alt+c", "c")
+        await press_as_terminal(pilot, "alt+k", "k")
+        assert prompt.text == ""
+        assert copied, "Alt+C copied nothing"
+
+        await pilot.press("ctrl+g")
+        assert isinstance(screen.focused, EffortItem)
+        before = len(copied)
+        await press_as_terminal(pilot, "alt+c", "c")
+        await wait_until(pilot, lambda: len(copied) > before, what="Alt+C on the effort list to copy")
+        assert isinstance(screen.focused, EffortItem)
+        assert prompt.text == ""
