@@ -40,7 +40,7 @@ def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
     yield "Toggle sidebar", chat.action_toggle_sidebar, keys("toggle_sidebar", "show or hide the efforts and the meter")
     yield "Focus the efforts", chat.action_focus_efforts, keys("focus_efforts", "move the keyboard to the effort list")
     yield "Copy last reply", chat.action_copy_reply, keys("copy_reply", "the assistant's last message, as Markdown")
-    yield "Copy last code block", chat.action_copy_code, keys("copy_code", "the last fenced code block of the chat")
+    yield "Copy last code block", chat.action_copy_code, keys("copy_code", "the last fenced code block of the replies")
     yield "Clear the input", chat.action_clear_prompt, keys("clear_prompt", "empty the message being written")
     yield "Keys", chat.app.action_help, "every key of the app, from its bindings (F1)"
     if chat.busy:

@@ -6,7 +6,8 @@ from textual import events
 
 from ccm_tui.ui.widgets.effort_list import EffortItem
 from ccm_tui.ui.widgets.prompt_input import PromptInput
-from tests.ui.helpers import SIZE, build, demo_app, ready, wait_until
+from tests.fakes.openai_server import text
+from tests.ui.helpers import SIZE, build, demo_app, ready, send, server_app, wait_until
 
 
 async def press_as_terminal(pilot, key: str, character: str) -> None:
@@ -38,3 +39,16 @@ async def test_alt_c_and_alt_k_copy_with_the_input_or_the_effort_list_focused(tm
         await wait_until(pilot, lambda: len(copied) > before, what="Alt+C on the effort list to copy")
         assert isinstance(screen.focused, EffortItem)
         assert prompt.text == ""
+
+
+# ------------------------------------------------------------------ 11. copy the model's code, not the user's
+async def test_copy_code_takes_the_models_last_code_block_not_the_users_paste(tmp_path, llm_server):
+    llm_server.push(text("Try this:\n\n```python\nprint('from the model')\n```\n"))
+    llm_server.push(text("That traceback means the file is missing."))
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        await send(pilot, "how do I print?")
+        await send(pilot, "it fails:\n\n```\nTraceback: FileNotFoundError\n```")
+        copied: list[str] = []
+        pilot.app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        await pilot.press("alt+k")
+        assert copied == ["print('from the model')"]

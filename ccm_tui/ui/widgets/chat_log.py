@@ -84,7 +84,8 @@ class ChatLog(VerticalScroll):
         return replies[-1].text if replies and replies[-1].text else None
 
     def last_code_block(self) -> str | None:
-        for message in reversed(self.messages()):
+        """The model's last code block (the user's own pastes are not what one copies back)."""
+        for message in reversed(self.messages("assistant")):
             blocks = code_blocks(message.text)
             if blocks:
                 return blocks[-1]
