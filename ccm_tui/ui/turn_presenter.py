@@ -55,8 +55,10 @@ class TurnPresenter:
         if isinstance(event, te.Outcome):
             await self.end(event)
             return None
-        if isinstance(event, te.Waiting):  # the session's lock, the model client loading …
+        if isinstance(event, te.Waiting):  # the session's lock, the model client loading, a retry …
             return event.reason[:1].upper() + event.reason[1:]
+        if isinstance(event, te.Asking):  # the wait is over: the status follows the turn again
+            return "Thinking" if event.attempt <= 1 else f"Thinking (attempt {event.attempt})"
         current = self.current
         if current is None:
             if isinstance(event, te.Banner):  # an effort action's notice (no turn on screen)

@@ -52,3 +52,37 @@ async def test_copy_code_takes_the_models_last_code_block_not_the_users_paste(tm
         pilot.app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
         await pilot.press("alt+k")
         assert copied == ["print('from the model')"]
+
+
+# ------------------------------------------------------------------ 4. the status line follows the turn
+async def test_the_status_label_leaves_loading_the_client_once_the_model_is_asked():
+    from textual.app import App, ComposeResult
+
+    from ccm_tui.core import turn_events as te
+    from ccm_tui.ui.turn_presenter import TurnPresenter
+    from ccm_tui.ui.widgets.chat_log import ChatLog
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield ChatLog()
+
+    async with Host().run_test() as pilot:
+        presenter = TurnPresenter(pilot.app.query_one(ChatLog), lambda _: None, lambda *a, **k: None)
+        presenter.begin("hi")
+        steps = [
+            te.TurnStarted(turn=1, user="hi"),
+            te.Waiting(turn=1, reason="loading the model client…", cause="model"),
+            te.Asking(turn=1, attempt=1),
+            te.Banner(turn=1, text="provider hiccup (503); retrying in 4.5 s", kind="info"),
+            te.Waiting(turn=1, reason="retrying in 4.5 s", cause="retry"),
+            te.Asking(turn=1, attempt=2),
+        ]
+        labels = [await presenter.apply(event) for event in steps]
+        assert labels == [
+            "Thinking",
+            "Loading the model client…",
+            "Thinking",
+            None,
+            "Retrying in 4.5 s",
+            "Thinking (attempt 2)",
+        ]
