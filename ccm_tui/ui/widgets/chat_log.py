@@ -51,7 +51,8 @@ class ChatLog(VerticalScroll):
         widgets: list[Widget] = []
         for line in lines:
             if line.banner:
-                widgets.append(BannerLine(f"--- {line.content} ---", "effort"))
+                text = f"--- {line.content} ---" if line.kind == "effort" else line.content
+                widgets.append(BannerLine(text, line.kind))
             elif line.role == "system":
                 widgets.append(BannerLine(f"--- {line.content.strip(' -')} ({line.logged_to}) ---", "info"))
             else:
