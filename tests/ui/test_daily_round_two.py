@@ -86,3 +86,21 @@ async def test_the_status_label_leaves_loading_the_client_once_the_model_is_aske
             "Retrying in 4.5 s",
             "Thinking (attempt 2)",
         ]
+
+
+# ------------------------------------------------------------------ 9. a long effort name: one line
+async def test_a_long_effort_name_is_ellipsized_so_its_banner_stays_one_line():
+    from ccm_tui.ui.widgets.banner import BannerLine
+    from tests.ui.test_widgets import WidgetHost
+
+    long_id = "migrate-the-billing-service-from-the-legacy-monolith-to-the-new-event-pipeline"
+    banner = BannerLine(f"--- Expanded effort: {long_id} (1,204 tokens loaded) ---")
+    async with WidgetHost(banner).run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        shown = str(banner.render())
+        assert banner.size.height == 1, shown
+        assert shown.startswith("--- Expanded effort: migra") and shown.endswith("(1,204 tokens loaded) ---")
+        assert "…" in shown and len(shown) <= banner.content_region.width
+        await pilot.resize_terminal(200, 10)
+        await pilot.pause()
+        assert str(banner.render()) == f"--- Expanded effort: {long_id} (1,204 tokens loaded) ---"
