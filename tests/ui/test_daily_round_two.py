@@ -166,3 +166,53 @@ async def test_the_sidebar_brings_the_active_effort_into_view_and_drops_stale_de
         assert detail.effort_id is None and str(detail.render()) == HINT
         await sidebar.show_efforts(efforts_view("beta", 26), 3)  # a redraw does not bring it back
         assert detail.effort_id is None
+
+
+# ------------------------------------------------------------------ 10. 80×24 terminals
+def screen_rows(app) -> list[str]:
+    return ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()]
+
+
+async def test_at_80_columns_the_footer_has_no_stray_character(tmp_path):
+    from textual.widgets import Footer
+
+    await build(tmp_path / "s", 7)
+    async with demo_app(tmp_path / "s").run_test(size=(80, 24)) as pilot:
+        screen = await ready(pilot)
+        await pilot.pause()
+        footer = screen.query_one(Footer)
+        assert footer.virtual_size.width > 80  # the keys overflow under the palette key …
+        assert screen_rows(pilot.app)[-1].endswith("^p Commands ")  # … which covers the last column
+
+
+async def test_at_80_columns_the_inspector_leaves_the_text_room_for_its_headers(tmp_path):
+    from textual.widgets import OptionList, TextArea
+
+    await build(tmp_path / "s", 7)
+    async with demo_app(tmp_path / "s").run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.press("f2")
+        text = await wait_until(pilot, lambda: pilot.app.screen.query("#inspector-text").results(TextArea))
+        text = next(iter(text))
+        await pilot.pause()
+        sections = pilot.app.screen.query_one("#inspector-sections", OptionList)
+        assert sections.size.width <= 32
+        header = text.text.splitlines()[0]
+        assert header.startswith("── [1] system")
+        assert len(header) <= text.content_size.width  # on one line, not wrapped over three
+        rows = screen_rows(pilot.app)
+        assert any("system + summaries" in row for row in rows)
+
+
+async def test_at_80_columns_the_keys_help_indents_wrapped_descriptions(tmp_path):
+    await build(tmp_path / "s", 2)
+    async with demo_app(tmp_path / "s").run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "HelpScreen")
+        await pilot.pause()
+        rows = screen_rows(pilot.app)
+        at = next(i for i, row in enumerate(rows) if "Cancel the reply being written" in row)
+        column = rows[at].index("Cancel")
+        following = rows[at + 1]
+        assert following[:column].strip(" █▌▐▎▊▏│") == "", following  # the wrapped rest stays in its column
