@@ -216,3 +216,32 @@ async def test_at_80_columns_the_keys_help_indents_wrapped_descriptions(tmp_path
         column = rows[at].index("Cancel")
         following = rows[at + 1]
         assert following[:column].strip(" █▌▐▎▊▏│") == "", following  # the wrapped rest stays in its column
+
+
+# ------------------------------------------------------------------ 12. Switch model checks the id first
+async def test_switch_model_refuses_an_unknown_id_and_says_why(tmp_path, llm_server):
+    from textual.widgets import Input
+
+    from ccm_tui.ui.screens.prompt import PromptDialog
+
+    llm_server.serve_models("fake-model")
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        app = pilot.app
+        app.action_switch_model()
+        dialog = await wait_until(
+            pilot, lambda: isinstance(app.screen, PromptDialog) and app.screen.query(Input) and app.screen
+        )
+        dialog.query_one(Input).value = "openai/gpt-nonexistent"
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: any("Not switched" in str(n.message) for n in app._notifications),
+            what="the refusal",
+        )
+        assert app.settings.model == "openai/fake-model"
+        dialog = await wait_until(
+            pilot, lambda: isinstance(app.screen, PromptDialog) and app.screen.query(Input) and app.screen
+        )
+        assert dialog.query_one(Input).value == "openai/gpt-nonexistent"  # back, to be corrected
+        await pilot.press("escape")
