@@ -109,6 +109,7 @@ class ChatScreen(ChatActions):
         self.efforts = EffortActions(self.app, self.link, self.query_one(Sidebar).focus_effort)
         self.turns = TurnPresenter(self.chat_log, self.give_back, self.notify)
         self._show_identity()
+        self.prompt.use_session(self.link.session_dir, restore_draft=not self.demo)
         self.prompt.focus()
         self.link.open()
         self.set_interval(0.05, self.driver.tick)
@@ -262,6 +263,7 @@ class ChatScreen(ChatActions):
         self.chat_log.remove_children()
         self.refresh_bindings()
         self.run_worker(self.link.reopen(settings, session_dir, llm), group="session-switch", exit_on_error=False)
+        self.prompt.use_session(session_dir, restore_draft=not demo)
         self._show_identity()
 
     def apply_settings(self, settings: Settings) -> bool:

@@ -20,6 +20,7 @@ KEY_COLUMN = 20
 PROMPT_KEYS = [
     Binding("enter", "", "Send the message"),
     Binding("alt+enter,ctrl+j", "", "New line (Shift+Enter too, where the terminal reports it)"),
+    Binding("up,down", "", "In an empty input: the messages sent before in this session"),
     Binding("ctrl+z", "", "Undo"),
     Binding("ctrl+u", "", "Delete to the start of the line"),
     Binding("f7", "", "Select all"),
