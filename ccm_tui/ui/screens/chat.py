@@ -344,9 +344,6 @@ class ChatScreen(ChatActions):
         if state.phase is Phase.CLOSED and state.error:
             self.notify(state.error, severity="warning")
             return
-        if state.busy:
-            self.notify("Wait for the current reply to finish before you send another message (Esc cancels it).")
-            return
         snapshot = self.snapshot
         if state.is_open and snapshot is not None and not snapshot.has_model:
             self.notify("No model is configured: open Settings (F4) or start with --model.", severity="warning")
@@ -359,7 +356,7 @@ class ChatScreen(ChatActions):
         if self.suggestion is not None:  # not taken: the next turn proposes again if it still fits
             self.suggestion = None
             self.refresh_bindings()
-        self.turns.begin(text, queued=not state.is_open)  # on screen at once
+        self.turns.begin(text, queued=state.busy or not state.is_open)  # on screen at once, sent in turn
         self.link.send(text)  # the controller runs it, or queues it until the session is open
 
     def give_back(self, text: str) -> None:
