@@ -42,6 +42,11 @@ def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
     yield "Copy last reply", chat.action_copy_reply, keys("copy_reply", "the assistant's last message, as Markdown")
     yield "Copy last code block", chat.action_copy_code, keys("copy_code", "the last fenced code block of the replies")
     yield "Clear the input", chat.action_clear_prompt, keys("clear_prompt", "empty the message being written")
+    yield (
+        "Export the conversation…",
+        chat.efforts.export_conversation,
+        "ambient chat and efforts, in order, to Markdown",
+    )
     yield "Keys", chat.app.action_help, "every key of the app, from its bindings (F1)"
     if chat.busy:
         yield (

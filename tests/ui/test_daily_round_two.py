@@ -320,3 +320,28 @@ async def test_a_message_sent_while_a_reply_runs_is_queued_then_sent(tmp_path, l
         shown = [m.text for m in screen.chat_log.messages()]
         assert shown == ["first question", "First answer.", "second question", "Second answer."]
         assert not screen.query(".message.-queued")
+
+
+# ------------------------------------------------------------------ export the whole conversation
+async def test_the_whole_conversation_exports_to_markdown_in_the_order_it_was_said(tmp_path):
+    from textual.widgets import Input
+
+    from ccm_tui.ui.commands import app_commands
+    from ccm_tui.ui.screens.prompt import PromptDialog
+
+    await build(tmp_path / "s", 7)  # ambient chat, an effort concluded, another open, an aside
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        command = {name: run for name, run, _ in app_commands(screen)}["Export the conversation…"]
+        command()
+        dialog = await wait_until(
+            pilot,
+            lambda: isinstance(pilot.app.screen, PromptDialog) and pilot.app.screen.query(Input) and pilot.app.screen,
+        )
+        dialog.query_one(Input).value = str(tmp_path / "out" / "all.md")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: (tmp_path / "out" / "all.md").is_file(), what="the export")
+    text = (tmp_path / "out" / "all.md").read_text(encoding="utf-8")
+    order = [text.index(s) for s in ("Hi! What is this app?", "## Effort: japan-trip", "Quick aside", "flaky")]
+    assert order == sorted(order)
+    assert text.count("### You") == 7
