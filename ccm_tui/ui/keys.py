@@ -37,6 +37,15 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         priority=True,
     ),
     Binding(
+        "f3",
+        "find_next",
+        "Find",
+        tooltip="Find in the chat shown (again: the next older match)",
+        id="find_in_chat",
+        priority=True,
+        show=False,
+    ),
+    Binding(
         "ctrl+g",
         "focus_efforts",
         "Efforts",
