@@ -81,8 +81,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, debug: bool)
         sys.stderr.write("ccm-tui: interrupted\n")
         return 130
     except Exception as exc:
-        if debug:
-            raise
+        if debug or (isinstance(exc, BrokenPipeError) and stdout_is_closed()):
+            raise  # a closed stdout (``| head -1``): the console script ends quietly
         sys.stderr.write(f"ccm-tui: {error_line(exc, args)}\n")
         return EXIT_RUNTIME
 
@@ -99,6 +99,19 @@ def os_error_line(exc: OSError) -> str:
             f"cannot write {path}: permission denied (use --session-dir, or set CCM_HOME to a directory you can write)"
         )
     return f"{path}: {(exc.strerror or str(exc)).lower()}"
+
+
+def stdout_is_closed() -> bool:
+    """Whether stdout's reader has gone (its pipe reports an error); a broken pipe elsewhere (a
+    socket to a provider) is an ordinary error."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _, event in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows), no file descriptor
+        return True
 
 
 def error_line(exc: Exception, args: argparse.Namespace) -> str:

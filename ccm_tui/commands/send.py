@@ -70,7 +70,7 @@ class SendPrinter:
             sys.stderr.write(f"SESSION PAUSED — {event.reason}; retrying in {wait} s (Ctrl+C to cancel)\n")
         elif isinstance(event, te.Resumed):
             sys.stderr.write("SESSION RESUMED\n")
-        elif isinstance(event, te.Waiting):
+        elif isinstance(event, te.Waiting) and event.cause != "retry":  # a retry: its banner says it
             sys.stderr.write(f"{event.reason}\n")
         elif isinstance(event, te.RoundReset):
             if not self.at_line_start:

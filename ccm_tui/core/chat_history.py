@@ -2,26 +2,29 @@
 
 At start-up, and when another process wrote to the session, the chat pane shows
 the newest lines of the ambient log and of the most recently written effort
-logs, in time order, with the effort banners of that stretch (opened, concluded,
-expanded, switched ...) rebuilt from the event log, worded as they were shown
-live. Only file tails are read, so this stays fast however long the session is.
+logs, in time order, with the banners of that stretch (opened, concluded,
+expanded, switched, auto-collapsed, auto-compaction ...) rebuilt from the event
+log, worded and placed as they were shown live: a turn's banners above its reply,
+an action's between turns, each once. Only file tails are read, so this stays
+fast however long the session is.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from . import eventlog as ev
+from .compaction import COLLAPSED_BY_COMPACTION
 from .efforts import SLUG_RE
+from .lifecycle import REOPEN_SEPARATOR
 from .session import Session
 from .store import read_jsonl_tail
 
 RECENT_EFFORT_FILES = 6
 RECENT_EVENTS = 600  # event-log tail searched for the banners of the lines shown
 ROLE_ORDER = {"user": 0, "system": 1, "assistant": 2}
-AFTER_REPLY = 3  # a collapse is logged once the turn is answered (decay), in the same millisecond or not
 
 # The banner each effort event showed live (core/tools.py words them the same way).
 EVENT_BANNERS = {
@@ -42,14 +45,14 @@ class LoggedLine:
     ts: str
     logged_to: str  # "ambient" or an effort id
     interrupted: bool = False
-    banner: bool = False  # an effort banner rebuilt from the event log, not a logged message
+    banner: bool = False  # a banner rebuilt from the event log, not a logged message
+    kind: str = "effort"  # a banner's kind, as live: "effort" (--- … ---) or "compaction"
+    place: str = ""  # a turn's banner logged after its reply (decay, compaction): shown above it, as live
 
     @property
     def order(self) -> tuple[str, int]:
         """Sort key: time, then the order a turn logs things in when two share a millisecond."""
-        if self.banner and self.content.startswith("Collapsed effort"):
-            return (self.ts, AFTER_REPLY)
-        return (self.ts, ROLE_ORDER.get(self.role, 1))
+        return (self.place or self.ts, ROLE_ORDER.get(self.role, 1))
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -60,29 +63,82 @@ def _lines(records: list[dict[str, Any]], logged_to: str) -> list[LoggedLine]:
     out = []
     for r in records:
         content = r.get("content")
+        if content == REOPEN_SEPARATOR and r.get("role") == "system":
+            continue  # the reopen's banner stands for it (live, the chat showed only that)
         if r.get("role") in ("user", "assistant", "system") and isinstance(content, str):
             out.append(LoggedLine(r["role"], content, str(r.get("ts") or ""), logged_to, bool(r.get("interrupted"))))
     return out
 
 
-def _banners(session: Session, since: str) -> list[LoggedLine]:
-    out = []
-    for record in read_jsonl_tail(session.events.path, RECENT_EVENTS):
-        template = EVENT_BANNERS.get(str(record.get("event")))
-        ts, effort_id = str(record.get("ts") or ""), record.get("effort_id")
-        if template is None or not isinstance(effort_id, str) or ts < since:
-            continue
-        text = template.format(id=effort_id, tokens=record.get("tokens", "?"))
-        out.append(LoggedLine("system", text, ts, effort_id, banner=True))
-    return out
+def _banner_text(record: dict[str, Any], effort_id: str) -> str | None:
+    event = str(record.get("event"))
+    if event == ev.EFFORT_COLLAPSED:
+        reason = str(record.get("reason") or "")
+        if reason == "compaction":
+            return COLLAPSED_BY_COMPACTION.format(id=effort_id)
+        if reason.startswith("inactive for"):  # decay (core/turn_record.py words it so)
+            return f"Auto-collapsed effort: {effort_id} ({reason})"
+    template = EVENT_BANNERS.get(event)
+    return None if template is None else template.format(id=effort_id, tokens=record.get("tokens", "?"))
+
+
+def _banners(records: list[dict[str, Any]], since: str) -> list[LoggedLine]:
+    out: list[LoggedLine | None] = []
+    started: dict[int, tuple[int, str, int]] = {}  # compaction number → (its place in out, ts, tokens before)
+    for record in records:
+        event, ts, effort_id = str(record.get("event")), str(record.get("ts") or ""), record.get("effort_id")
+        number = int(record.get("compaction_number") or 0)
+        if event == ev.COMPACTION_START and ts >= since:
+            started[number] = (len(out), ts, int(record.get("tokens") or 0))
+            out.append(None)  # its headline comes first, as live, once its figures are known
+        elif event == ev.COMPACTION_COMPLETE and number in started:
+            at, when, before = started.pop(number)
+            text = f"AUTO-COMPACTION #{number}: {before:,} → {int(record.get('tokens') or 0):,} tokens"
+            out[at] = LoggedLine("system", text, when, "ambient", banner=True, kind="compaction")
+        elif ts >= since and isinstance(effort_id, str) and (said := _banner_text(record, effort_id)) is not None:
+            out.append(LoggedLine("system", said, ts, effort_id, banner=True))
+    return [line for line in out if line is not None]
+
+
+def _turns(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """When each turn ran: (turn_start, its terminal event), in order."""
+    turns, start = [], None
+    for record in records:
+        event, ts = record.get("event"), str(record.get("ts") or "")
+        if event == ev.TURN_START:
+            start = ts
+        elif event in ev.TERMINAL_TURN_EVENTS and start is not None:
+            turns.append((start, ts))
+            start = None
+    return turns
+
+
+def _above_replies(
+    lines: list[LoggedLine], banners: list[LoggedLine], turns: list[tuple[str, str]]
+) -> list[LoggedLine]:
+    """A turn's banners go above its reply, as the chat showed them live, even those logged
+    after the reply was (a decay collapse, compaction for the next request)."""
+    replies = sorted(line.ts for line in lines if line.role == "assistant")
+    placed = []
+    for banner in banners:
+        for start, end in turns:
+            if start <= banner.ts <= end:
+                reply = next((ts for ts in replies if start <= ts <= end), None)
+                if reply is not None and banner.ts >= reply:
+                    banner = replace(banner, place=reply)
+                break
+        placed.append(banner)
+    return placed
 
 
 def recent_lines(session: Session, limit: int = 40) -> list[LoggedLine]:
     """The newest ``limit`` logged lines across the ambient log and recent effort logs, with the
-    effort banners of the same stretch of time."""
+    banners of the same stretch of time."""
     lines = _logged_lines(session, limit)
     if lines:
-        lines = sorted(lines + _banners(session, lines[0].ts), key=lambda line: line.order)
+        records = read_jsonl_tail(session.events.path, RECENT_EVENTS)
+        banners = _above_replies(lines, _banners(records, lines[0].ts), _turns(records))
+        lines = sorted(lines + banners, key=lambda line: line.order)
     return lines
 
 

@@ -40,6 +40,9 @@ class ContextTooLarge(Exception):
     partial = ""
 
 
+COLLAPSED_BY_COMPACTION = "Collapsed effort: {id} (auto-compaction)"
+
+
 @dataclass
 class CompactionReport:
     context: WorkingContext
@@ -47,6 +50,8 @@ class CompactionReport:
     after: int
     number: int
     banners: list[str] = field(default_factory=list)
+    # effort changes said as the user's and the model's own are ("--- Collapsed effort: x (auto-compaction) ---")
+    effort_banners: list[str] = field(default_factory=list)
     changes: list[tuple[str, str]] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
 
@@ -119,6 +124,7 @@ class Compactor:
             lifecycle.collapse(self.session, effort_id, reason="compaction")
             report.changes.append((effort_id, "collapsed"))
             report.steps.append(f"collapsed {effort_id}")
+            report.effort_banners.append(f"--- {COLLAPSED_BY_COMPACTION.format(id=effort_id)} ---")
             if fits():
                 return True
         return False

@@ -27,7 +27,7 @@ from .effort_assist import Proposal
 from .effort_states import Action, ActionRefused
 from .efforts import Effort
 from .eventlog import SESSION_MIGRATED, TURN_FAILED
-from .export import export_effort
+from .export import export_conversation, export_effort
 from .index_sync import IndexWatch, sync_index
 from .log_lines import AMBIENT, LogLines, file_lines, indexed_lines
 from .model_setup import resolve_budget
@@ -429,6 +429,12 @@ class Engine:
         if effort is None:
             raise StoreError(f"there is no effort '{effort_id}'")
         return export_effort(effort, self._session.effort_path(effort_id), target)
+
+    def export_conversation(self, target: Path) -> Path:
+        """The whole conversation (ambient chat and every effort's log, in order) as Markdown."""
+        session = self._session
+        logs = sorted(session.effort_path(e.id) for e in self.full_status().efforts)
+        return export_conversation(session.dir.name, session.raw_path, [p for p in logs if p.is_file()], target)
 
     def recent_lines(self, limit: int = 40) -> list[LoggedLine]:
         """The newest logged lines across the ambient log and recent effort logs (chat history)."""

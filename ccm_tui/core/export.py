@@ -1,4 +1,5 @@
-"""Export an effort (summary + raw log) to Markdown."""
+"""Export to Markdown: one effort (summary + raw log), or the whole conversation (ambient chat and
+every effort's log, in the order it was said)."""
 
 from __future__ import annotations
 
@@ -44,4 +45,41 @@ def export_effort(effort: EffortView, log_path: Path, target: Path) -> Path:
         target = target / f"{effort.id}.md"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(effort_markdown(effort, records), encoding="utf-8")
+    return target
+
+
+def conversation_markdown(name: str, places: dict[str, list[dict[str, Any]]]) -> str:
+    """Every logged message of a session in time order; a heading wherever the place changes
+    (``places``: "ambient" or an effort id → its log records)."""
+    said = sorted(
+        ((str(r.get("ts") or ""), i, where, r) for where, records in places.items() for i, r in enumerate(records)),
+        key=lambda item: (item[0], item[2] == "ambient", item[1]),
+    )
+    lines = [f"# Conversation: {name}", "", f"- messages: {len(said)}", f"- efforts: {len(places) - 1}", ""]
+    here = None
+    for ts, _, where, record in said:
+        if where != here:
+            here = where
+            lines += ["## Ambient chat" if where == "ambient" else f"## Effort: {where}", ""]
+        role = record.get("role", "?")
+        content = str(record.get("content") or "")
+        if role == "system":
+            lines += [f"*{content.strip()}*", ""]
+            continue
+        stamp = f" · {ts}" if ts else ""
+        mark = " (interrupted)" if record.get("interrupted") else ""
+        lines += [f"### {ROLE_TITLES.get(role, role)}{stamp}{mark}", "", content.rstrip(), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def export_conversation(name: str, raw_path: Path, effort_logs: list[Path], target: Path) -> Path:
+    """Write the whole conversation (``target``: a file, or a directory for ``<name>.md``)."""
+    places = {"ambient": read_jsonl(raw_path).records if raw_path.is_file() else []}
+    for log in effort_logs:
+        places[log.stem] = read_jsonl(log).records
+    target = Path(target).expanduser()
+    if target.is_dir() or str(target).endswith(("/", "\\")):
+        target = target / f"{name}.md"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(conversation_markdown(name, places), encoding="utf-8")
     return target

@@ -22,7 +22,7 @@ from .chat_model import ChatModel, Completion
 from .llm_errors import CONNECTION, NO_TOOLS, RATE_LIMIT, LLMError
 from .model_facts import FROM_MODEL_MAP, known_without_tools, learned_without_tools, remember_without_tools
 from .session import Session
-from .turn_events import Banner, Paused, Resumed, RoundReset, TurnEvent, Waiting
+from .turn_events import Asking, Banner, Paused, Resumed, RoundReset, TurnEvent, Waiting
 
 Emit = Callable[[TurnEvent], None]
 LOADING_CLIENT = "loading the model client…"
@@ -107,6 +107,7 @@ class ModelCalls:
         attempt = 0
         waited = 0.0
         while True:
+            emit(Asking(turn=turn, attempt=attempt + 1))
             try:
                 completion = await self.llm.stream_chat(messages, tools, on_delta)
             except LLMError as exc:
@@ -119,6 +120,7 @@ class ModelCalls:
                     await self._pause(exc, delay, attempt, turn, emit)
                     waited += delay
                 else:
+                    emit(Waiting(turn=turn, reason=f"retrying in {delay:.1f} s", cause="retry"))
                     await self._sleep(delay)
                 continue
             self._add_usage(completion.usage)

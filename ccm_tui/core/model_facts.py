@@ -14,7 +14,8 @@ from .eventlog import now_iso, redact
 
 
 @lru_cache(maxsize=1)
-def _model_map() -> dict[str, Any]:
+def model_map() -> dict[str, Any]:
+    """litellm's bundled model map, read as JSON ({} when litellm is not installed)."""
     path = bundled_model_map()
     if path is None:
         return {}
@@ -30,7 +31,7 @@ def model_info(model: str | None) -> dict[str, Any]:
     """The bundled map's entry for ``model`` (``provider/name`` or ``name``), or {}."""
     if not model:
         return {}
-    table = _model_map()
+    table = model_map()
     candidates = [model]
     if "/" in model:
         provider, name = model.split("/", 1)
@@ -58,7 +59,7 @@ def known_without_tools(model: str | None) -> bool:
     info = model_info(model)
     if info.get("supports_function_calling") is not False or not model:
         return False
-    if "/" not in model or model in _model_map():
+    if "/" not in model or model in model_map():
         return True
     provider = model.split("/", 1)[0]
     return info.get("litellm_provider") in (provider, "ollama" if provider == "ollama_chat" else provider)

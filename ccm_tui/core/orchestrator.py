@@ -311,6 +311,9 @@ class Orchestrator:
         for banner in report.banners:
             ctx.banners.append(banner)
             emit(Banner(turn=turn, text=banner, kind="compaction"))
+        for banner in report.effort_banners:
+            ctx.banners.append(banner)
+            emit(Banner(turn=turn, text=banner))
         for effort_id, change in report.changes:
             emit(EffortChanged(turn=turn, effort_id=effort_id, change=change))
         return report.context

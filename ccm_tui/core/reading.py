@@ -3,9 +3,11 @@
 Work on a session (turns, effort actions, cancel, retry) goes through the session
 controller (:mod:`.controller`), which owns its run state. What needs no run state
 comes through here: reading the status without the writer lock, ranking a search,
-rebuilding a broken manifest, a long-lived reader that searches and reads a session
-while another process writes to it (:class:`SessionReader`, the MCP server's), and
-the errors those report. None of it imports litellm.
+rebuilding a broken manifest, checking a typed model id before switching to it, the
+input's own memory (:class:`PromptHistory`: sent messages and the draft), a long-lived
+reader that searches and reads a session while another process writes to it
+(:class:`SessionReader`, the MCP server's), and the errors those report. None of it
+imports litellm.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from typing import Any
 from ..config import Settings
 from .efforts import ManifestError
 from .eventlog import redact
+from .model_check import ModelCheck, check_model
 from .opening import load_model_library, open_read_only, search_session
+from .prompt_history import PromptHistory
 from .repair import RepairNotNeeded, RepairReport, rebuild_manifest
 from .search import SearchHit, SearchIndexError
 from .session_reader import EffortEntry, ReadError, SearchAnswer, SessionReader
@@ -46,6 +50,8 @@ __all__ = [
     "EffortEntry",
     "EffortView",
     "ManifestError",
+    "ModelCheck",
+    "PromptHistory",
     "ReadError",
     "RepairNotNeeded",
     "RepairReport",
@@ -56,6 +62,7 @@ __all__ = [
     "SessionTooNew",
     "StoreError",
     "disk_full",
+    "check_model",
     "hit_json",
     "load_model_library",
     "read_status",

@@ -64,6 +64,10 @@ class SessionQueries:
     async def export_effort(self, effort_id: str, target: Path) -> Path:
         return await self._query(lambda engine: engine.export_effort(effort_id, target))
 
+    async def export_conversation(self, target: Path) -> Path:
+        """The whole conversation, ambient chat and efforts in the order said, as one Markdown file."""
+        return await self._query(lambda engine: engine.export_conversation(target))
+
     async def _query(self, ask: Callable[[Engine], T]) -> T:
         """Run ``ask(engine)`` on the session thread."""
         return await asyncio.wrap_future(self._thread.submit(self._ask(ask)))

@@ -105,8 +105,18 @@ class Waiting(TurnEvent):
     the next event (text, a banner, the end of the turn) means the wait is over."""
 
     reason: str
-    cause: str = ""  # "lock" (another process writes to the session) or "model" (its client loads)
+    # "lock" (another process writes to the session), "model" (its client loads) or "retry" (a
+    # failed request is sent again after a delay; a banner says why)
+    cause: str = ""
     holder: int | None = None  # cause "lock": the pid holding the session, when known
+
+
+@dataclass(frozen=True)
+class Asking(TurnEvent):
+    """A request goes to the model (``attempt`` > 1: again, after a failure): whatever the turn
+    waited for (the client loading, a retry delay) is over."""
+
+    attempt: int = 1
 
 
 DONE = "done"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import replace
 from pathlib import Path, PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.binding import Binding
@@ -27,6 +27,9 @@ from . import terminal_keys
 from .commands import CcmCommands
 from .screens.chat import ChatScreen
 from .screens.prompt import PromptDialog
+
+if TYPE_CHECKING:
+    from ..core.reading import ModelCheck
 
 DEMO_BUDGET = 6_000
 
@@ -191,21 +194,42 @@ class CcmApp(App[int]):
         self.notify("Settings saved", title="Settings")
         self.use_settings(fresh.with_overrides("command line", **flags))
 
-    def action_switch_model(self) -> None:
+    def action_switch_model(self, typed: str = "") -> None:
         if self.demo:
             self.notify("The demo runs its scripted model only.", severity="warning")
             return
 
         def chosen(model: str | None) -> None:
-            if model:
-                self.use_settings(replace(self.settings, model=model))
-                self.notify(f"Using {model} for this run (save it in Settings to keep it)", title="Model")
+            if model and model.strip():
+                # checked off the event loop (a server's model list can take seconds to answer)
+                self.run_worker(lambda: self._check_model(model.strip()), thread=True, group="model-check")
 
         self.push_screen(
             PromptDialog(
-                "Switch model", value=self.settings.model or "", placeholder="provider/model, e.g. openai/gpt-4o-mini"
+                "Switch model",
+                value=typed or self.settings.model or "",
+                placeholder="provider/model, e.g. openai/gpt-4o-mini",
             ),
             chosen,
+        )
+
+    def _check_model(self, model: str) -> None:
+        """In a worker thread: can the typed id be used? The answer goes back to the event loop."""
+        from ..core.reading import check_model
+
+        self.call_from_thread(self._switch_checked, model, check_model(model, self.settings.api_base))
+
+    def _switch_checked(self, model: str, check: ModelCheck) -> None:
+        if not check.ok:
+            self.notify(f"Not switched: {check.reason}", title="Model", severity="error", timeout=12)
+            self.action_switch_model(model)  # the dialog again, with what was typed, to correct it
+            return
+        self.use_settings(replace(self.settings, model=model))
+        caution = f" — {check.reason}" if check.reason else ""
+        self.notify(
+            f"Using {model} for this run (save it in Settings to keep it){caution}",
+            title="Model",
+            severity="warning" if check.reason else "information",
         )
 
     def use_settings(self, settings: Settings) -> None:

@@ -34,14 +34,20 @@ def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
 
     yield "Open effort…", chat.action_open_effort, keys("open_effort", "start a new effort by name")
     yield "Search efforts…", chat.action_search_efforts, keys("search_efforts", "ranked search over all efforts")
+    yield "Find in the chat…", chat.action_find_in_chat, keys("find_next", "text in the messages shown here")
     yield "Context inspector", chat.action_inspector, keys("inspector", "exactly what the model will see, per section")
     yield "Settings", chat.app.action_settings, keys("app.settings", "model, API base, budget, thresholds, theme")
     yield "Switch model…", chat.app.action_switch_model, "use another model for this run"
     yield "Toggle sidebar", chat.action_toggle_sidebar, keys("toggle_sidebar", "show or hide the efforts and the meter")
     yield "Focus the efforts", chat.action_focus_efforts, keys("focus_efforts", "move the keyboard to the effort list")
     yield "Copy last reply", chat.action_copy_reply, keys("copy_reply", "the assistant's last message, as Markdown")
-    yield "Copy last code block", chat.action_copy_code, keys("copy_code", "the last fenced code block of the chat")
+    yield "Copy last code block", chat.action_copy_code, keys("copy_code", "the last fenced code block of the replies")
     yield "Clear the input", chat.action_clear_prompt, keys("clear_prompt", "empty the message being written")
+    yield (
+        "Export the conversation…",
+        chat.efforts.export_conversation,
+        "ambient chat and efforts, in order, to Markdown",
+    )
     yield "Keys", chat.app.action_help, "every key of the app, from its bindings (F1)"
     if chat.busy:
         yield (

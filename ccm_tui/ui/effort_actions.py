@@ -175,3 +175,28 @@ class EffortActions:
             self.app.notify(f"Export failed: {exc}", severity="error")
             return
         self.app.notify(f"Exported to {path}", title="Export")
+
+    def export_conversation(self) -> None:
+        """The whole conversation (ambient chat and efforts, in the order said) to one Markdown file."""
+        name = self.link.session_dir.name
+
+        def chosen(target: str | None) -> None:
+            if target:
+                self.app.run_worker(self._export_all(Path(target)), group="export", exit_on_error=False)
+
+        self.app.push_screen(
+            PromptDialog(
+                "Export the whole conversation to Markdown",
+                value=str(Path.cwd() / f"{name}.md"),
+                help=f"A file path, or a directory (the file is then {name}.md).",
+            ),
+            chosen,
+        )
+
+    async def _export_all(self, target: Path) -> None:
+        try:
+            path = await self.link.controller.export_conversation(target)
+        except (OSError, KeyError, RuntimeError) as exc:
+            self.app.notify(f"Export failed: {exc}", severity="error")
+            return
+        self.app.notify(f"Conversation exported to {path}", title="Export")

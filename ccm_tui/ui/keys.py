@@ -37,6 +37,15 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         priority=True,
     ),
     Binding(
+        "f3",
+        "find_next",
+        "Find",
+        tooltip="Find in the chat shown (again: the next older match)",
+        id="find_in_chat",
+        priority=True,
+        show=False,
+    ),
+    Binding(
         "ctrl+g",
         "focus_efforts",
         "Efforts",
@@ -103,6 +112,7 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         "Copy reply",
         tooltip="Copy reply: the last answer, as Markdown",
         id="copy_reply",
+        priority=True,  # a terminal sends ESC c as alt+c *with* the character: the input would type it
         show=False,
     ),
     Binding(
@@ -111,6 +121,7 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         "Copy code",
         tooltip="Copy code: the last code block of the chat",
         id="copy_code",
+        priority=True,  # a terminal sends ESC c as alt+c *with* the character: the input would type it
         show=False,
     ),
     Binding(

@@ -55,9 +55,13 @@ class TurnPresenter:
         if isinstance(event, te.Outcome):
             await self.end(event)
             return None
-        if isinstance(event, te.Waiting):  # the session's lock, the model client loading …
+        if isinstance(event, te.Waiting):  # the session's lock, the model client loading, a retry …
             return event.reason[:1].upper() + event.reason[1:]
+        if isinstance(event, te.Asking):  # the wait is over: the status follows the turn again
+            return "Thinking" if event.attempt <= 1 else f"Thinking (attempt {event.attempt})"
         current = self.current
+        if current is not None and not current.begun and not isinstance(event, te.TurnStarted):
+            current = None  # a message queued behind an effort action: the action's events are not its
         if current is None:
             if isinstance(event, te.Banner):  # an effort action's notice (no turn on screen)
                 await self.chat_log.add_banner(event.text, event.kind)

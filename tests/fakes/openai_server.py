@@ -729,6 +729,12 @@ class FakeLLMServer:
         reqs = self.requests
         return reqs[-1] if reqs else None
 
+    def serve_models(self, *ids: str) -> None:
+        """Models GET /v1/models lists before any request named them."""
+        with self._lock:
+            for model in ids:
+                self._models.setdefault(model, None)
+
     def models_seen(self) -> list[str]:
         with self._lock:
             return list(self._models)

@@ -284,4 +284,8 @@ async def test_a_turn_over_the_budget_compacts_and_shows_the_banner(tmp_path, ll
     assert compaction[0].text in outcome.banners
     assert ("big", "collapsed") in [(e.effort_id, e.change) for e in emitted.of(EffortChanged)]
     assert outcome.request is not None and outcome.request.total <= 3_000
+    # the expansion it removed is said where it happens, as every other collapse is
+    collapsed = [b for b in emitted.of(Banner) if b.kind == "effort"]
+    assert [b.text for b in collapsed] == ["--- Collapsed effort: big (auto-compaction) ---"]
+    assert collapsed[0].text in outcome.banners
     session.close()

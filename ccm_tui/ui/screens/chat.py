@@ -109,6 +109,7 @@ class ChatScreen(ChatActions):
         self.efforts = EffortActions(self.app, self.link, self.query_one(Sidebar).focus_effort)
         self.turns = TurnPresenter(self.chat_log, self.give_back, self.notify)
         self._show_identity()
+        self.prompt.use_session(self.link.session_dir, restore_draft=not self.demo)
         self.prompt.focus()
         self.link.open()
         self.set_interval(0.05, self.driver.tick)
@@ -262,6 +263,7 @@ class ChatScreen(ChatActions):
         self.chat_log.remove_children()
         self.refresh_bindings()
         self.run_worker(self.link.reopen(settings, session_dir, llm), group="session-switch", exit_on_error=False)
+        self.prompt.use_session(session_dir, restore_draft=not demo)
         self._show_identity()
 
     def apply_settings(self, settings: Settings) -> bool:
@@ -342,9 +344,6 @@ class ChatScreen(ChatActions):
         if state.phase is Phase.CLOSED and state.error:
             self.notify(state.error, severity="warning")
             return
-        if state.busy:
-            self.notify("Wait for the current reply to finish before you send another message (Esc cancels it).")
-            return
         snapshot = self.snapshot
         if state.is_open and snapshot is not None and not snapshot.has_model:
             self.notify("No model is configured: open Settings (F4) or start with --model.", severity="warning")
@@ -357,7 +356,7 @@ class ChatScreen(ChatActions):
         if self.suggestion is not None:  # not taken: the next turn proposes again if it still fits
             self.suggestion = None
             self.refresh_bindings()
-        self.turns.begin(text, queued=not state.is_open)  # on screen at once
+        self.turns.begin(text, queued=state.busy or not state.is_open)  # on screen at once, sent in turn
         self.link.send(text)  # the controller runs it, or queues it until the session is open
 
     def give_back(self, text: str) -> None:

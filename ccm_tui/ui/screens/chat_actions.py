@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 
 from textual.screen import Screen
 
+from ..screens.prompt import PromptDialog
 from ..widgets.chat_log import ChatLog
+from ..widgets.message import ChatMessage
 from ..widgets.prompt_input import PromptInput
 from ..widgets.sidebar import Sidebar
 
@@ -28,6 +30,8 @@ class ChatActions(Screen[None]):
     driver: DemoDriver
     run_state: RunState
     show_sidebar: bool | None
+    finding: str = ""  # what "Find in the chat" looks for (F3 again: the next older match)
+    found: ChatMessage | None = None
 
     @property
     def is_open(self) -> bool:
@@ -117,6 +121,39 @@ class ChatActions(Screen[None]):
             return
         self.app.copy_to_clipboard(code)
         self.notify("Code block copied to the clipboard")
+
+    def action_find_in_chat(self) -> None:
+        def chosen(text: str | None) -> None:
+            if text and text.strip():
+                self.finding, self.found = text.strip(), None
+                self.action_find_next()
+
+        self.app.push_screen(
+            PromptDialog(
+                "Find in the chat",
+                value=self.finding,
+                help="In the messages shown here (Ctrl+F searches every effort). F3 finds the next, older, one.",
+            ),
+            chosen,
+        )
+
+    def action_find_next(self) -> None:
+        """The next older message that holds the text (from the newest again after the oldest)."""
+        if not self.finding:
+            self.action_find_in_chat()
+            return
+        wanted = self.finding.casefold()
+        hits = [m for m in self.chat_log.messages() if wanted in m.text.casefold()]
+        for message in self.query(".message.-found"):
+            message.remove_class("-found")
+        if not hits:
+            self.notify(f"“{self.finding}” is not in the chat shown (Ctrl+F searches every effort)", severity="warning")
+            return
+        at = hits.index(self.found) - 1 if self.found in hits else len(hits) - 1
+        self.found = hits[at % len(hits)]
+        self.found.add_class("-found")
+        self.chat_log.scroll_to_widget(self.found, animate=False, top=True)
+        self.notify(f"{at % len(hits) + 1} of {len(hits)} (F3: the next older)", title=f"Found “{self.finding}”")
 
     def action_demo_autoplay(self) -> None:
         on = self.driver.toggle()

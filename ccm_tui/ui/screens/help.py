@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -13,14 +14,27 @@ from textual.widgets import Static
 
 from ..keys import binding_keys
 
+KEY_COLUMN = 20
+
 # Keys the prompt understands that are not bindings of ours (Textual's TextArea and our key handler).
 PROMPT_KEYS = [
     Binding("enter", "", "Send the message"),
     Binding("alt+enter,ctrl+j", "", "New line (Shift+Enter too, where the terminal reports it)"),
+    Binding("up,down", "", "In an empty input: the messages sent before in this session"),
     Binding("ctrl+z", "", "Undo"),
     Binding("ctrl+u", "", "Delete to the start of the line"),
     Binding("f7", "", "Select all"),
 ]
+
+
+def key_table(bindings: Iterable[Binding]) -> Table:
+    """Keys and what they do in two columns: a long description wraps within its own column."""
+    table = Table.grid(padding=(0, 1, 0, 0))
+    table.add_column(width=KEY_COLUMN, no_wrap=True, style="bold")
+    table.add_column(ratio=1)
+    for b in bindings:
+        table.add_row(binding_keys(b), b.tooltip or b.description)
+    return table
 
 
 class HelpScreen(ModalScreen[None]):
@@ -40,11 +54,7 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-keys"):
                 for title, bindings in self.sections:
                     yield Static(Content.styled(title, "bold $accent"), classes="help-section")
-                    rows = [
-                        Content.assemble((f"{binding_keys(b):<20}", "bold"), " ", (b.tooltip or b.description, ""))
-                        for b in bindings
-                    ]
-                    yield Static(Content("\n").join(rows), classes="help-rows")
+                    yield Static(key_table(bindings), classes="help-rows")
             yield Static("Every action is also in the command palette (Ctrl+P) · Esc closes", classes="dialog-hint")
 
     def on_mount(self) -> None:

@@ -16,6 +16,8 @@ from textual.widgets.option_list import Option
 
 from ...core.controller import ContextInspection
 
+HEADER_WIDTH = 44  # a message's header line fits the text pane at 80 columns
+
 
 def section_text(messages: list[dict[str, Any]], count: Callable[[dict[str, Any]], int]) -> str:
     """Messages as plain text, each headed by its role and token count."""
@@ -27,7 +29,7 @@ def section_text(messages: list[dict[str, Any]], count: Callable[[dict[str, Any]
             extra = "\ntool_calls: " + json.dumps(m["tool_calls"], ensure_ascii=False)
         if m.get("tool_call_id"):
             head += f"· tool_call_id {m['tool_call_id']} "
-        blocks.append(head.ljust(60, "─") + "\n" + str(m.get("content") or "") + extra)
+        blocks.append(head.ljust(HEADER_WIDTH, "─") + "\n" + str(m.get("content") or "") + extra)
     return "\n\n".join(blocks)
 
 

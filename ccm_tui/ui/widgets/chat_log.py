@@ -51,7 +51,8 @@ class ChatLog(VerticalScroll):
         widgets: list[Widget] = []
         for line in lines:
             if line.banner:
-                widgets.append(BannerLine(f"--- {line.content} ---", "effort"))
+                text = f"--- {line.content} ---" if line.kind == "effort" else line.content
+                widgets.append(BannerLine(text, line.kind))
             elif line.role == "system":
                 widgets.append(BannerLine(f"--- {line.content.strip(' -')} ({line.logged_to}) ---", "info"))
             else:
@@ -84,7 +85,8 @@ class ChatLog(VerticalScroll):
         return replies[-1].text if replies and replies[-1].text else None
 
     def last_code_block(self) -> str | None:
-        for message in reversed(self.messages()):
+        """The model's last code block (the user's own pastes are not what one copies back)."""
+        for message in reversed(self.messages("assistant")):
             blocks = code_blocks(message.text)
             if blocks:
                 return blocks[-1]

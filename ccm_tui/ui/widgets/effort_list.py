@@ -216,11 +216,14 @@ class EffortList(VerticalScroll):
         with self.app.batch_update():
             await self.remove_children()
             await self.mount_all(widgets)
-        if focused_id is not None:
-            for item in self.query(EffortItem):
-                if item.effort_id == focused_id:
-                    item.focus()
-                    break
+        # the focused row keeps the focus; else the active effort is brought into view (a redraw
+        # after scrolling down the concluded ones must not leave it out of sight)
+        keep = self.item(focused_id) if focused_id is not None else None
+        if keep is not None:
+            keep.focus()
+        shown_row = keep or next(iter(self.query("EffortItem.-active").results(EffortItem)), None)
+        if shown_row is not None:
+            self.call_after_refresh(self.scroll_to_widget, shown_row, animate=False)
 
     def item(self, effort_id: str) -> EffortItem | None:
         for item in self.query(EffortItem):

@@ -4,21 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from os.path import commonprefix
+from pathlib import Path
 
 from textual import events
 from textual.binding import Binding
+from textual.timer import Timer
 from textual.widgets import TextArea
 
+from ...core.reading import PromptHistory
 from ..messages import PromptSubmitted
 
 Completer = Callable[[str], list[str]]
 
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "alt+enter", "ctrl+enter"})
+DRAFT_DELAY = 0.5  # seconds of quiet typing before the draft is written
 MAX_MESSAGE_CHARS = 100_000  # ~25,000 tokens: past any working-context budget, refused before it is drawn
 
 
 class PromptInput(TextArea):
-    """A TextArea for chat input. Enter posts :class:`PromptSubmitted` with the text."""
+    """A TextArea for chat input. Enter posts :class:`PromptSubmitted` with the text. With a
+    session (:meth:`use_session`), Up/Down in an empty input walk the messages sent before, and
+    the draft is kept across quitting and relaunching."""
 
     BINDINGS = [
         Binding("enter", "submit", "Send", id="prompt.submit", show=False),
@@ -36,8 +42,57 @@ class PromptInput(TextArea):
             highlight_cursor_line=False,
         )
         self.completer = completer  # Tab completes slash commands and effort ids with it
+        self.prompts: PromptHistory | None = None
+        self._walked: str | None = None  # the history entry shown, while walking it
+        self._draft_timer: Timer | None = None
+
+    def use_session(self, session_dir: Path, *, restore_draft: bool = True) -> None:
+        """Walk and keep this session's prompts; its draft comes back into an empty input."""
+        self.save_draft()
+        self.prompts = PromptHistory(session_dir)
+        self._walked = None
+        draft = self.prompts.draft() if restore_draft else ""
+        if draft and not self.text.strip():
+            self.set_text(draft)
+
+    def walk(self, step: int) -> bool:
+        """Up (-1) / Down (1) through the sent messages: only from an empty input, or one that
+        still shows the entry walked to (an edited entry keeps the arrows for the cursor)."""
+        history = self.prompts
+        if history is None or not (self.text == "" or (self._walked is not None and self.text == self._walked)):
+            return False
+        if self._walked is None:
+            history.stop()
+        entry = history.older() if step < 0 else history.newer()
+        if entry is None:
+            return False
+        self._walked = entry or None
+        self.set_text(entry)
+        return True
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if self.prompts is not None:
+            if self._draft_timer is not None:
+                self._draft_timer.stop()
+            self._draft_timer = self.set_timer(DRAFT_DELAY, self.save_draft)
+
+    def save_draft(self) -> None:
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+            self._draft_timer = None
+        if self.prompts is not None:
+            self.prompts.save_draft(
+                "" if self.text == self._walked else self.text
+            )  # an entry walked to is kept already
+
+    def on_unmount(self) -> None:
+        self.save_draft()
 
     async def _on_key(self, event: events.Key) -> None:
+        if event.key in ("up", "down") and self.walk(-1 if event.key == "up" else 1):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -87,6 +142,9 @@ class PromptInput(TextArea):
     def action_submit(self) -> None:
         text = self.text
         if text.strip():
+            if self.prompts is not None:
+                self.prompts.add(text)
+                self._walked = None
             self.post_message(PromptSubmitted(text))
 
     def action_newline(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -46,11 +47,20 @@ class Sidebar(Vertical):
         detail = self.query_one(EffortDetail)
         detail.display = bool(efforts)
         focused = self.app.focused
-        selected = focused.effort_id if isinstance(focused, EffortItem) else detail.effort_id
+        selected = focused.effort_id if isinstance(focused, EffortItem) else None
         detail.show(self.efforts.get(selected) if selected else None, decay_threshold)
 
     def on_effort_selected(self, message: EffortSelected) -> None:
         self.select(message.effort_id)
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        """The details follow the focused row only: once the focus leaves the list they give their
+        rows back to it (a stale panel kept up to a dozen rows of an effort no longer looked at)."""
+        self.call_after_refresh(self._unselect_unless_focused)
+
+    def _unselect_unless_focused(self) -> None:
+        if not isinstance(self.app.focused, EffortItem):
+            self.select(None)
 
     def select(self, effort_id: str | None) -> None:
         self.query_one(EffortDetail).show(self.efforts.get(effort_id) if effort_id else None, self.decay_threshold)

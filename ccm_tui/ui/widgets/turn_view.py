@@ -24,6 +24,7 @@ class TurnView(Vertical):
         self.gap = False  # tool calls happened: the next streamed text starts a new paragraph
         self.round_start = 0  # where this round's text starts in the reply (a cut-off round is dropped)
         self.pause: PauseBanner | None = None
+        self.begun = False  # its turn started (a queued message waits for the work before it)
         self.user = ChatMessage("user", text)
         self.assistant = ChatMessage("assistant", streaming=True)
         self.assistant.add_class("-waiting")
@@ -50,6 +51,7 @@ class TurnView(Vertical):
 
     async def apply(self, event: te.TurnEvent) -> str | None:
         """Draw one event of the turn; returns the status line's new label, if it changes."""
+        self.begun = True
         self._started()
         if isinstance(event, te.TextDelta):
             await self._append(event.text)

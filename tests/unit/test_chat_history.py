@@ -1,0 +1,57 @@
+"""The chat a relaunch rebuilds from the logs shows the banners as they were shown live."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ccm_tui.config import Settings
+from ccm_tui.core.opening import open_engine
+from ccm_tui.demo import DEMO_MODEL, DemoModel, script_messages
+
+Shown = list[tuple[str, str]]
+
+
+async def live_and_rebuilt(directory: Path, budget: int = 6_000, **settings) -> tuple[Shown, Shown]:
+    """Every demo turn as the TUI showed it (the message, the turn's effort banners above the reply,
+    the reply), and the chat a relaunch rebuilds from the session's files."""
+    base = Settings(model=DEMO_MODEL, token_budget=budget)
+    engine = open_engine(directory, base.with_overrides("test", **settings), llm=DemoModel(delay=0), budget=budget)
+    live: Shown = []
+    try:
+        for text in script_messages():
+            outcome = await engine.run_turn(text)
+            assert outcome.ok, outcome.reason
+            live.append(("user", text))
+            live += [("banner", b) for b in outcome.banners if b.startswith(("--- ", "AUTO-COMPACTION"))]
+            live.append(("assistant", outcome.reply))
+    finally:
+        engine.close()
+    engine = open_engine(directory, base, llm=DemoModel(delay=0), budget=budget)
+    try:
+        rebuilt: Shown = []
+        for line in engine.recent_lines(limit=500):
+            if line.banner:
+                rebuilt.append(("banner", f"--- {line.content} ---" if line.kind == "effort" else line.content))
+            elif line.role == "system":
+                rebuilt.append(("banner", f"--- {line.content.strip(' -')} ({line.logged_to}) ---"))
+            else:
+                rebuilt.append((line.role, line.content))
+    finally:
+        engine.close()
+    return live, rebuilt
+
+
+async def test_a_relaunch_shows_each_banner_once_worded_and_placed_as_live(tmp_path):
+    live, rebuilt = await live_and_rebuilt(tmp_path / "s", decay_threshold=2)
+    banners = [text for kind, text in live if kind == "banner"]
+    assert "--- Reopened effort: japan-trip ---" in banners
+    assert any(b.startswith("--- Auto-collapsed effort: japan-trip (inactive for 2 turns)") for b in banners)
+    assert rebuilt == live
+
+
+async def test_auto_compaction_and_what_it_collapsed_come_back_as_they_were_shown(tmp_path):
+    live, rebuilt = await live_and_rebuilt(tmp_path / "s", budget=3_000)
+    banners = [text for kind, text in live if kind == "banner"]
+    assert "--- Collapsed effort: japan-trip (auto-compaction) ---" in banners
+    assert any(b.startswith("AUTO-COMPACTION #1: ") for b in banners)
+    assert rebuilt == live
