@@ -16,6 +16,7 @@ import contextlib
 import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -411,15 +412,11 @@ class Engine:
         """Lines ``first``..``last`` of an effort's log or of the ambient chat (``log="ambient"``),
         read without loading anything into the context (the ambient log through the index's seek)."""
         if log == AMBIENT:
-            total = self._session.state.ambient_messages
-            if self._index is None:
-                return file_lines(self._session.raw_path, first, last)
-            return indexed_lines(
-                lambda a, b: self._index.read_ambient_lines(self._session.raw_path, a, b) if self._index else [],
-                first,
-                last,
-                total,
-            )
+            raw, index = self._session.raw_path, self._index
+            if index is None:
+                return file_lines(raw, first, last)
+            read = partial(index.read_ambient_lines, raw)
+            return indexed_lines(read, first, last, self._session.state.ambient_messages)
         if self._session.efforts.get(log) is None:
             raise StoreError(f"there is no effort '{log}'")
         return file_lines(self._session.effort_path(log), first, last)
