@@ -56,6 +56,13 @@ class PromptHistory:
             except OSError:
                 pass  # a convenience: never worth failing a send for
 
+    def remind(self, text: str) -> None:
+        """``text`` becomes the newest entry for this run only (an unanswered message from before a
+        crash: Up in the empty input brings it back to edit), without writing it again."""
+        self._at = None
+        if text.strip() and (not self.entries or self.entries[-1] != text):
+            self.entries.append(text)
+
     def older(self) -> str | None:
         """The entry before the one shown (the newest when not walking); None when there is none."""
         if not self.entries or self._at == 0:

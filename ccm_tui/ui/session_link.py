@@ -20,7 +20,7 @@ from textual.widget import Widget
 from ..config import Settings
 from ..core.controller import ChatModel, OpenOptions, SessionController
 from ..core.effort_states import Action
-from ..core.run_state import ControllerEvent, EffortAction, RunState, SendMessage, SessionSnapshot
+from ..core.run_state import ControllerEvent, EffortAction, RetryOrphan, RunState, SendMessage, SessionSnapshot
 from . import messages as msg
 
 
@@ -136,6 +136,10 @@ class SessionLink(Widget):
     # ------------------------------------------------------------ intents
     def send(self, text: str) -> None:
         self.controller.submit(SendMessage(text))
+
+    def retry_orphan(self) -> None:
+        """Send again the message a crashed run left unanswered (the controller checks it still is)."""
+        self.controller.submit(RetryOrphan())
 
     def act(self, action: Action, target: str = "") -> None:
         self.controller.submit(EffortAction(action, target))

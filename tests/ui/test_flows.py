@@ -326,6 +326,7 @@ async def test_changes_from_another_process_appear_live(tmp_path):
 async def test_recovery_report_offers_to_retry_the_orphaned_message(tmp_path):
     from ccm_tui.core import eventlog as ev
     from ccm_tui.core.session import Session
+    from ccm_tui.ui.widgets.prompt_hint import PromptHint
 
     directory = tmp_path / "s"
     session = Session.open(directory)
@@ -334,13 +335,16 @@ async def test_recovery_report_offers_to_retry_the_orphaned_message(tmp_path):
 
     async with demo_app(directory).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        dialog = await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog) and pilot.app.screen)
-        assert "Hi! What is this app?" in str(dialog.text)
+        await wait_until(pilot, lambda: screen.unanswered == "Hi! What is this app?", what="the offer")
+        assert "Ctrl+Y sends it again" in str(screen.query_one(PromptHint).render())
         assert any(b.startswith("RECOVERY") for b in banners(screen))
-        await pilot.press("r")
+        assert pilot.app.screen is screen  # an offer under the input, never a dialog that takes keys
+        await pilot.press("ctrl+y")
         await wait_until(pilot, lambda: screen.query_one(ChatLog).messages("assistant"))
         await idle(pilot)
         assert "offline scripted model" in screen.query_one(ChatLog).messages("assistant")[-1].text
+        assert screen.query_one(ChatLog).messages("user")[-1].text == "Hi! What is this app?"
+        assert screen.unanswered is None
 
 
 async def test_startup_does_not_import_litellm(tmp_path):

@@ -37,8 +37,8 @@ from ..widgets.prompt_input import PromptInput
 from ..widgets.sidebar import Sidebar
 from ..widgets.turn_status import TurnStatus
 from .chat_actions import ChatActions
-from .choice import unanswered_dialog
 
+UNANSWERED_HINT = "Your last message got no reply — Ctrl+Y sends it again · ↑ brings it back to edit"
 NARROW_BELOW = 90  # columns
 WIDE_FROM = 120
 
@@ -72,6 +72,7 @@ class ChatScreen(ChatActions):
         self.link = SessionLink(settings, session_dir, llm=llm, watch=watch, warm_up=warm_up)
         self.driver = DemoDriver(self, autoplay=autoplay)
         self.suggestion: Proposal | None = None  # the app's effort proposal on offer (Ctrl+Y)
+        self.unanswered: str | None = None  # a crashed run's unanswered message, on offer (Ctrl+Y resends it)
 
     @property
     def settings(self) -> Settings:
@@ -142,9 +143,12 @@ class ChatScreen(ChatActions):
         if not self.is_mounted:
             return
         snapshot = self.snapshot
+        offer = self.suggestion.text if self.suggestion is not None else None
+        if self.unanswered is not None:
+            offer = UNANSWERED_HINT
         self.query_one(PromptHint).show(
             typed=self.prompt.text,
-            proposal=self.suggestion.text if self.suggestion is not None else None,
+            proposal=offer,
             no_tools=snapshot is not None and snapshot.has_model and not snapshot.tools_enabled,
             sidebar_visible=self.sidebar_visible,
         )
@@ -156,7 +160,7 @@ class ChatScreen(ChatActions):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "accept_suggestion":
-            return self.suggestion is not None
+            return self.suggestion is not None or self.unanswered is not None
         if action == "cancel_turn":
             return self.run_state.cancellable or bool(self.run_state.queued)
         if action == "demo_autoplay":
@@ -224,13 +228,12 @@ class ChatScreen(ChatActions):
         self.notify(message.error, title="Cannot open the session", severity="error", timeout=15)
 
     def _offer_retry(self, text: str) -> None:
-        def chosen(choice: str | None) -> None:
-            if choice == "retry":
-                self.send_message(text)
-            elif choice == "edit":
-                self.prompt.set_text(text)
-
-        self.app.push_screen(unanswered_dialog(text), chosen)
+        """A crashed run left this message unanswered: offered on the line under the input (Ctrl+Y sends it
+        again, Up brings it back to edit). Never a dialog: what the user types at start-up goes to the input."""
+        self.unanswered = text
+        self.prompt.remind(text)
+        self.refresh_bindings()
+        self.update_hint()
 
     def on_suggestion_message(self, message: msg.SuggestionMessage) -> None:
         if message.taken:
@@ -240,6 +243,10 @@ class ChatScreen(ChatActions):
         self.update_hint()
 
     def action_accept_suggestion(self) -> None:
+        if self.unanswered is not None:
+            text, self.unanswered = self.unanswered, None
+            self.send_message(text, retry=True)
+            return
         proposal, self.suggestion = self.suggestion, None
         self.refresh_bindings()
         self.update_hint()
@@ -338,7 +345,8 @@ class ChatScreen(ChatActions):
         view.show(outcome.reply if outcome.ok else outcome.reason, failed=not outcome.ok)
         self.chat_log.scroll_end(animate=False)
 
-    def send_message(self, text: str, *, typed: str | None = None) -> None:
+    def send_message(self, text: str, *, typed: str | None = None, retry: bool = False) -> None:
+        """Send ``text`` to the model (``retry``: it is the crashed run's unanswered message, sent again)."""
         typed = text if typed is None else typed
         state = self.run_state
         if state.phase is Phase.CLOSED and state.error:
@@ -353,11 +361,15 @@ class ChatScreen(ChatActions):
             self.prompt.clear()
         if self.demo:
             self.driver.sent(text)
-        if self.suggestion is not None:  # not taken: the next turn proposes again if it still fits
-            self.suggestion = None
+        if self.suggestion is not None or self.unanswered is not None:  # not taken: moved on
+            self.suggestion = self.unanswered = None
             self.refresh_bindings()
+            self.update_hint()
         self.turns.begin(text, queued=state.busy or not state.is_open)  # on screen at once, sent in turn
-        self.link.send(text)  # the controller runs it, or queues it until the session is open
+        if retry:
+            self.link.retry_orphan()  # the controller checks that it is still unanswered
+        else:
+            self.link.send(text)  # the controller runs it, or queues it until the session is open
 
     def give_back(self, text: str) -> None:
         """A message that got no answer: back in the input (and in the demo's script)."""

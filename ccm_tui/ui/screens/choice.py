@@ -31,6 +31,7 @@ class ChoiceDialog(ModalScreen[str | None]):
         self.title_text = title
         self.text = text
         self.choices = choices
+        self.chosen = False  # dismissed once: a key pressed twice fast must not pop a second screen
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -48,27 +49,22 @@ class ChoiceDialog(ModalScreen[str | None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(event.option.id)
+        self._choose(event.option.id)
 
     def on_key(self, event) -> None:
         for c in self.choices:
             if c.key and event.key == c.key:
                 event.stop()
-                self.dismiss(c.id)
+                self._choose(c.id)
                 return
 
     def action_dismiss_none(self) -> None:
-        self.dismiss(None)
+        self._choose(None)
 
-
-def unanswered_dialog(text: str) -> ChoiceDialog:
-    """After a crash: the last message got no reply. Dismisses with retry, edit or dismiss."""
-    preview = " ".join(text.split())
-    preview = preview[:200] + ("…" if len(preview) > 200 else "")
-    choices = [
-        Choice("retry", "Retry now", "send it to the model again", "r"),
-        Choice("edit", "Put it back in the input", "edit before sending", "e"),
-        Choice("dismiss", "Dismiss", "it stays in the event log", "d"),
-    ]
-    text = f"The last run ended before this message was answered:\n\n“{preview}”"
-    return ChoiceDialog("Your last message got no reply", choices, text=text)
+    def _choose(self, choice: str | None) -> None:
+        """Dismiss once: keys typed ahead after the first choice (``e`` ``e``) reach no second pop,
+        which would end the app with a ScreenStackError."""
+        if self.chosen:
+            return
+        self.chosen = True
+        self.dismiss(choice)

@@ -55,6 +55,12 @@ class PromptInput(TextArea):
         if draft and not self.text.strip():
             self.set_text(draft)
 
+    def remind(self, text: str) -> None:
+        """Up in the empty input shows ``text`` first (the unanswered message of a crashed run)."""
+        if self.prompts is not None:
+            self.prompts.remind(text)
+            self._walked = None
+
     def walk(self, step: int) -> bool:
         """Up (-1) / Down (1) through the sent messages: only from an empty input, or one that
         still shows the entry walked to (an edited entry keeps the arrows for the cursor)."""
