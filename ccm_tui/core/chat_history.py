@@ -59,7 +59,13 @@ class LoggedLine:
         return (self.ts, self.role, self.content)
 
 
-def _lines(records: list[dict[str, Any]], logged_to: str) -> list[LoggedLine]:
+def sent_now(text: str) -> LoggedLine:
+    """A message being sent now, as a line (the chat marks where scrolling back starts with it)."""
+    return LoggedLine("user", text, ev.now_iso(), "")
+
+
+def line_records(records: list[dict[str, Any]], logged_to: str) -> list[LoggedLine]:
+    """The lines the chat shows of some log records (``logged_to``: the log they come from)."""
     out = []
     for r in records:
         content = r.get("content")
@@ -82,12 +88,16 @@ def _banner_text(record: dict[str, Any], effort_id: str) -> str | None:
     return None if template is None else template.format(id=effort_id, tokens=record.get("tokens", "?"))
 
 
-def _banners(records: list[dict[str, Any]], since: str) -> list[LoggedLine]:
+def banners_between(records: list[dict[str, Any]], since: str, until: str = "\uffff") -> list[LoggedLine]:
+    """The banners the chat showed live for the events ``records`` (in order) logged from ``since``
+    up to, not including, ``until``."""
     out: list[LoggedLine | None] = []
     started: dict[int, tuple[int, str, int]] = {}  # compaction number → (its place in out, ts, tokens before)
     for record in records:
         event, ts, effort_id = str(record.get("event")), str(record.get("ts") or ""), record.get("effort_id")
         number = int(record.get("compaction_number") or 0)
+        if ts >= until:
+            continue
         if event == ev.COMPACTION_START and ts >= since:
             started[number] = (len(out), ts, int(record.get("tokens") or 0))
             out.append(None)  # its headline comes first, as live, once its figures are known
@@ -100,7 +110,7 @@ def _banners(records: list[dict[str, Any]], since: str) -> list[LoggedLine]:
     return [line for line in out if line is not None]
 
 
-def _turns(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def turn_spans(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
     """When each turn ran: (turn_start, its terminal event), in order."""
     turns, start = [], None
     for record in records:
@@ -113,9 +123,7 @@ def _turns(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return turns
 
 
-def _above_replies(
-    lines: list[LoggedLine], banners: list[LoggedLine], turns: list[tuple[str, str]]
-) -> list[LoggedLine]:
+def above_replies(lines: list[LoggedLine], banners: list[LoggedLine], turns: list[tuple[str, str]]) -> list[LoggedLine]:
     """A turn's banners go above its reply, as the chat showed them live, even those logged
     after the reply was (a decay collapse, compaction for the next request)."""
     replies = sorted(line.ts for line in lines if line.role == "assistant")
@@ -137,7 +145,7 @@ def recent_lines(session: Session, limit: int = 40) -> list[LoggedLine]:
     lines = _logged_lines(session, limit)
     if lines:
         records = read_jsonl_tail(session.events.path, RECENT_EVENTS)
-        banners = _above_replies(lines, _banners(records, lines[0].ts), _turns(records))
+        banners = above_replies(lines, banners_between(records, lines[0].ts), turn_spans(records))
         lines = sorted(lines + banners, key=lambda line: line.order)
     return lines
 
@@ -164,8 +172,8 @@ def _recent_effort_logs(session: Session) -> list[Path]:
 
 
 def _logged_lines(session: Session, limit: int) -> list[LoggedLine]:
-    lines = _lines(read_jsonl_tail(session.raw_path, limit), "ambient")
+    lines = line_records(read_jsonl_tail(session.raw_path, limit), "ambient")
     for path in _recent_effort_logs(session):
-        lines += _lines(read_jsonl_tail(path, limit), path.stem)
+        lines += line_records(read_jsonl_tail(path, limit), path.stem)
     lines.sort(key=lambda line: line.order)
     return lines[-limit:]

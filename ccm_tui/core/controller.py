@@ -32,14 +32,14 @@ from ..config import Settings
 from .chat_model import ChatModel
 from .effort_assist import Proposal
 from .effort_states import Action
-from .engine import ContextInspection, Engine
+from .engine import Engine
+from .engine_questions import ContextInspection
 from .eventlog import now_iso
 from .model_setup import model_checks
 from .opening import OpenOptions, start_engine_when_free
 from .recovery import RecoveryReport, no_orphan_reason
 from .run_state import (
     Cancel,
-    ControllerEvent,
     EffortAction,
     Intent,
     Notice,
@@ -51,22 +51,20 @@ from .run_state import (
     SessionOpened,
     SessionSnapshot,
     SlashCommand,
-    SnapshotChanged,
-    StateChanged,
     Suggestion,
     WrittenElsewhere,
     one_line,
     unrun_outcome,
 )
+from .scrollback import HistoryPage as HistoryPage  # what scrolling back returns (the UI draws it)
+from .session_broadcast import Listener, SessionBroadcast
 from .session_queries import SessionClosed, SessionQueries
 from .session_thread import SessionThread
 from .slash_commands import spec_of
 from .turn_events import CANCELLED, FAILED, EffortChanged, Outcome, TurnEvent, TurnStarted, Waiting
 
-Listener = Callable[[ControllerEvent], None]
 
-
-class SessionController(SessionQueries):
+class SessionController(SessionQueries, SessionBroadcast):
     """One session's run state and work (see the module doc; ``options``: how it opens)."""
 
     def __init__(
@@ -96,67 +94,6 @@ class SessionController(SessionQueries):
         self._opened_once = False
         self._disk_pending = False
         self._seen_ts = ""
-
-    # ------------------------------------------------------------------ watching
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener`` with every event from now on (on the session thread); returns the
-        function that stops it."""
-        with self._guard:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._guard:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-
-        return unsubscribe
-
-    def _tell(self, event: ControllerEvent) -> None:
-        with self._guard:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener(event)
-
-    @property
-    def state(self) -> RunState:
-        with self._guard:
-            return self._state
-
-    @property
-    def snapshot(self) -> SessionSnapshot | None:
-        """The session as last published (None until it is open)."""
-        with self._guard:
-            return self._snapshot
-
-    def _set_state(self, **changes: Any) -> None:
-        with self._guard:
-            self._state = replace(self._state, **changes)
-            state = self._state
-        self._tell(StateChanged(state))
-
-    def _publish(self) -> None:
-        """A new snapshot of the session (on the session thread, between or during work)."""
-        engine = self._engine
-        if engine is None:
-            return
-        snapshot = SessionSnapshot(
-            status=engine.status(),
-            figures=engine.figures(),
-            history=tuple(engine.history()),
-            budget=engine.budget,
-            has_model=engine.has_model,
-            tools_enabled=engine.tools_enabled,
-            usage=engine.usage(),
-        )
-        with self._guard:
-            self._snapshot = snapshot
-        self._tell(SnapshotChanged(snapshot))
-
-    def valid_actions(self, effort_id: str) -> tuple[Action, ...]:
-        """The actions valid for an effort now (none for an unknown id)."""
-        snapshot = self.snapshot
-        effort = snapshot.effort(effort_id) if snapshot is not None else None
-        return effort.actions if effort is not None else ()
 
     # ------------------------------------------------------------------ opening
     async def open(self) -> RecoveryReport:

@@ -15,48 +15,30 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from functools import partial
-from pathlib import Path
 from typing import Any
 
 from ..config import Settings
 from . import folding, lifecycle, notes
-from .chat_history import LoggedLine, recent_lines
-from .context import WorkingContext
 from .effort_assist import Proposal
 from .effort_states import Action, ActionRefused
 from .efforts import Effort
+from .engine_questions import EngineQuestions
 from .eventlog import SESSION_MIGRATED, TURN_FAILED
-from .export import export_conversation, export_effort
-from .index_sync import IndexWatch, sync_index
-from .log_lines import AMBIENT, LogLines, file_lines, indexed_lines
+from .index_sync import IndexWatch
 from .model_setup import resolve_budget
 from .orchestrator import Emit, Orchestrator, UserInputError
-from .recovery import RecoveryReport, UnansweredTurn, recover, turn_left_open, unanswered_turn
-from .search import EffortIndex, SearchHit, SearchIndexError, without_folded
-from .session import SEARCH_DB, Session, SessionLocked
+from .recovery import RecoveryReport, recover, turn_left_open
+from .search import EffortIndex, SearchIndexError
+from .session import Session, SessionLocked
 from .session_state import SCHEMA_VERSION
-from .store import JsonlRead, StoreError, read_jsonl, read_jsonl_tail
-from .tokens import TokenCounter
-from .turn_events import CANCELLED, DONE, ContextFigures, EffortChanged, Outcome, TurnEvent, Waiting
-from .views import EffortView, SessionStatus, concluded_views, effort_view, full_status, session_status
+from .store import StoreError, read_jsonl_tail
+from .turn_events import CANCELLED, DONE, EffortChanged, Outcome, TurnEvent, Waiting
 from .work_failures import SessionWriteError, check_text, failed_outcome
 
 TURN_LOCK_WAIT = 30.0
 
 
-@dataclass(frozen=True)
-class ContextInspection:
-    """Exactly what the model would receive next, for the inspector screen."""
-
-    context: WorkingContext
-    tool_defs: list[dict[str, Any]]
-    budget: int
-    counter: TokenCounter
-
-
-class Engine:
+class Engine(EngineQuestions):
     """An open session (see :func:`.opening.open_engine`)."""
 
     def __init__(
@@ -325,126 +307,3 @@ class Engine:
             effort = lifecycle.land_imported(self._session, name, messages, summary, source, restored_at=restored_at)
             self._reindex_effort(effort.id)
         return effort
-
-    # ------------------------------------------------------------------ questions
-    @property
-    def session_dir(self) -> Path:
-        return self._session.dir
-
-    @property
-    def has_model(self) -> bool:
-        return self._orchestrator.llm is not None
-
-    @property
-    def budget(self) -> int:
-        return self._orchestrator.budget
-
-    def set_budget(self, budget: int) -> None:
-        self._orchestrator.budget = budget
-        self._session.state.budget = budget
-
-    @property
-    def turn(self) -> int:
-        return self._session.state.turn
-
-    @property
-    def counter(self) -> TokenCounter:
-        """The session's token counter (one cache for every count)."""
-        return self._session.counter
-
-    @property
-    def compactions(self) -> int:
-        return self._session.state.compaction_count
-
-    def status(self) -> SessionStatus:
-        return session_status(self._session)
-
-    def full_status(self) -> SessionStatus:
-        """Every effort (reads the whole catalog: ``status --json``)."""
-        return full_status(self._session)
-
-    def concluded_page(self, offset: int, limit: int) -> list[EffortView]:
-        """Concluded efforts, the latest conclusion first (a page of the long list)."""
-        return concluded_views(self._session, offset, limit)
-
-    def effort(self, effort_id: str) -> EffortView | None:
-        effort = self._session.efforts.get(effort_id)
-        return effort_view(self._session, effort) if effort is not None else None
-
-    def active_effort(self) -> EffortView | None:
-        active = self._session.efforts.active
-        return effort_view(self._session, active) if active is not None else None
-
-    def figures(self) -> ContextFigures:
-        return self._orchestrator.figures()
-
-    def usage(self) -> dict[str, int]:
-        """Tokens the provider reported for this run's requests (prompt, completion, total)."""
-        return dict(self._orchestrator.calls.usage_total)
-
-    def history(self) -> list[dict[str, int]]:
-        """Per-turn context figures (``ccm`` and ``naive`` tokens), oldest first."""
-        return list(self._session.state.history)
-
-    def status_json(self, status: SessionStatus | None = None) -> dict[str, Any]:
-        """``status --json`` (contract): every effort, unless ``status`` says which."""
-        data = (status or full_status(self._session)).as_json()
-        data["context"] = self.figures().as_dict()
-        data["session_dir"] = str(self._session.dir)
-        data["clean_shutdown"] = self._session.state.clean_shutdown
-        data["compactions"] = self._session.state.compaction_count
-        return data
-
-    def inspect(self, draft: str = "") -> ContextInspection:
-        turn = [{"role": "user", "content": draft}] if draft else []
-        return ContextInspection(
-            self._orchestrator.working_context(turn),
-            self._orchestrator.offered_tools or [],
-            self.budget,
-            self._session.counter,
-        )
-
-    def effort_log(self, effort_id: str) -> JsonlRead:
-        """An effort's whole raw log as on disk (unreadable lines counted, not fatal)."""
-        return read_jsonl(self._session.effort_path(effort_id))
-
-    def read_lines(self, log: str, first: int, last: int) -> LogLines:
-        """Lines ``first``..``last`` of an effort's log or of the ambient chat (``log="ambient"``),
-        read without loading anything into the context (the ambient log through the index's seek)."""
-        if log == AMBIENT:
-            raw, index = self._session.raw_path, self._index
-            if index is None:
-                return file_lines(raw, first, last)
-            read = partial(index.read_ambient_lines, raw)
-            return indexed_lines(read, first, last, self._session.state.ambient_messages)
-        if self._session.efforts.get(log) is None:
-            raise StoreError(f"there is no effort '{log}'")
-        return file_lines(self._session.effort_path(log), first, last)
-
-    def export_effort(self, effort_id: str, target: Path) -> Path:
-        effort = self.effort(effort_id)
-        if effort is None:
-            raise StoreError(f"there is no effort '{effort_id}'")
-        return export_effort(effort, self._session.effort_path(effort_id), target)
-
-    def export_conversation(self, target: Path) -> Path:
-        """The whole conversation (ambient chat and every effort's log, in order) as Markdown."""
-        session = self._session
-        logs = sorted(session.effort_path(e.id) for e in self.full_status().efforts)
-        return export_conversation(session.dir.name, session.raw_path, [p for p in logs if p.is_file()], target)
-
-    def recent_lines(self, limit: int = 40) -> list[LoggedLine]:
-        """The newest logged lines across the ambient log and recent effort logs (chat history)."""
-        return recent_lines(self._session, limit)
-
-    def unanswered_turn(self) -> UnansweredTurn | None:
-        return unanswered_turn(self._session)
-
-    def search(self, query: str, limit: int = 10) -> list[SearchHit]:
-        """Ranked search over every effort (raises :class:`SearchIndexError` when the index is unusable)."""
-        folded = self._session.state.ambient_folded_upto
-        if self._index is not None:
-            return without_folded(self._index.search(query, limit=limit), folded)
-        with EffortIndex(self._session.dir / SEARCH_DB) as index:  # a read-only engine keeps none open
-            sync_index(index, self._session)
-            return without_folded(index.search(query, limit=limit), folded)

@@ -24,6 +24,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from .chat_history import LoggedLine as LoggedLine  # what the UI draws of earlier chat lines
+from .chat_history import sent_now as sent_now
 from .effort_assist import Proposal as Proposal  # what a Suggestion carries
 from .effort_states import Action
 from .turn_events import ContextFigures, Outcome, TurnEvent

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .command_answers import answer
-from .engine import ContextInspection, Engine
+from .engine import Engine
+from .engine_questions import ContextInspection
 from .log_lines import LogLines
-from .run_state import SlashCommand
+from .run_state import LoggedLine, SlashCommand
+from .scrollback import PAGE, HistoryPage
 from .search import SearchHit
 from .session_thread import SessionThread
 from .slash_commands import spec_of
@@ -56,6 +58,10 @@ class SessionQueries:
     async def read_lines(self, log: str, first: int, last: int) -> LogLines:
         """A few lines of an effort's log or of the ambient chat (``"ambient"``), e.g. around a hit."""
         return await self._query(lambda engine: engine.read_lines(log, first, last))
+
+    async def older_lines(self, before: LoggedLine, limit: int = PAGE) -> HistoryPage:
+        """The chat said before ``before`` (the oldest line the pane shows), a page at a time."""
+        return await self._query(lambda engine: engine.older_lines(before, limit))
 
     async def inspect(self, draft: str = "") -> ContextInspection:
         """Exactly what the next request would carry (with ``draft`` as the message)."""

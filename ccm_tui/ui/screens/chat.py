@@ -20,7 +20,7 @@ from textual.widgets import Footer
 from ...config import Settings
 from ...core import turn_events as te
 from ...core.controller import ChatModel
-from ...core.run_state import Phase, Proposal, RunState, SessionSnapshot, SlashCommand
+from ...core.run_state import LoggedLine, Phase, Proposal, RunState, SessionSnapshot, SlashCommand
 from ...core.slash_commands import SlashError, completions, spec_of
 from ...core.slash_commands import parse as parse_message
 from .. import messages as msg
@@ -211,7 +211,7 @@ class ChatScreen(ChatActions):
         log = self.chat_log
         if message.history:
             await log.add_divider("earlier in this session")
-            await log.add_history(list(message.history))
+            await log.add_history(list(message.history), start=True)
             await log.add_divider("now")
         if message.report.changed:
             await log.add_banner("\n".join(message.report.lines()), "recovery")
@@ -257,6 +257,24 @@ class ChatScreen(ChatActions):
         await self.chat_log.add_banner(message.text, "error")
         self.notify(message.text, title=message.title or "Note", severity="warning", timeout=12)
 
+    def on_chat_log_need_older(self, message: ChatLog.NeedOlder) -> None:
+        """Scrolled to the top: the page said before the oldest line shown comes from the session."""
+        log = self.chat_log
+        if self.is_open and log.oldest is not None and not log.loading_older:
+            log.loading_older = True
+            self.run_worker(self._older(log.oldest), group="older", exclusive=True, exit_on_error=False)
+
+    async def _older(self, before: LoggedLine) -> None:
+        log = self.chat_log
+        try:
+            page = await self.link.controller.older_lines(before)
+        except Exception as exc:  # noqa: BLE001 - an unreadable log must not end the app
+            self.notify(f"Could not read earlier chat: {exc}", severity="warning")
+            return
+        finally:
+            log.loading_older = False
+        await log.add_older(list(page.lines), page.more)
+
     async def on_written_elsewhere(self, message: msg.WrittenElsewhere) -> None:
         """Another process wrote (the controller has re-read the session): show what it added."""
         if message.lines:
@@ -267,7 +285,7 @@ class ChatScreen(ChatActions):
         """Switch to another session (the first-run screen starting the demo)."""
         self.demo = demo
         self.query_one(PromptHint).demo = demo
-        self.chat_log.remove_children()
+        self.chat_log.clear()
         self.refresh_bindings()
         self.run_worker(self.link.reopen(settings, session_dir, llm), group="session-switch", exit_on_error=False)
         self.prompt.use_session(session_dir, restore_draft=not demo)

@@ -91,6 +91,8 @@ class ChatActions(Screen[None]):
 
     def action_scroll_chat(self, where: str) -> None:
         log = self.chat_log
+        if where in ("page_up", "home") and log.scroll_y <= 0:
+            log.want_older()  # at the top: the page said before comes back
         {"page_up": log.scroll_page_up, "page_down": log.scroll_page_down, "home": log.scroll_home}.get(
             where, log.scroll_end
         )(animate=False)

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from ...core import turn_events as te
+from ...core.run_state import sent_now
 from .banner import BannerLine, PauseBanner
 from .message import ChatMessage
 
@@ -21,6 +22,7 @@ class TurnView(Vertical):
     def __init__(self, text: str) -> None:
         super().__init__(classes="turn")
         self.text = text
+        self.logged_line = sent_now(text)  # scrolling back past this turn starts before it
         self.gap = False  # tool calls happened: the next streamed text starts a new paragraph
         self.round_start = 0  # where this round's text starts in the reply (a cut-off round is dropped)
         self.pause: PauseBanner | None = None
