@@ -213,13 +213,27 @@ class Orchestrator:
             record.recalled = recalled.text
             record.ctx.banners.append(f"Recalled: {recalled.label}")
             emit(Banner(turn=turn, text=record.ctx.banners[-1], kind="info"))
+        self._note_capped(record, text, "Your message", emit)
         try:
             await self._converse(record, emit)
         except asyncio.CancelledError:
             return self.recorder.cancelled(record)
         except (LLMError, ContextTooLarge) as exc:
             return self.recorder.failed(record, exc)
+        self._note_capped(record, record.reply, "The reply", emit)
         return await self.recorder.commit(record, emit)
+
+    def _note_capped(self, record: TurnRecord, text: str, who: str, emit: Emit) -> None:
+        """Say where it happens that a message will be shortened in later requests (its head and
+        tail kept: ``message_max_tokens``), so a user never wonders why the model forgot its middle."""
+        tokens, cap = self.session.counter.count_text(text), self.message_cap
+        if tokens > cap:
+            note = (
+                f"{who} is {tokens:,} tokens: later requests carry its first and last parts ({cap:,} tokens); "
+                "the whole text stays in the log and in search"
+            )
+            record.ctx.banners.append(note)
+            emit(Banner(turn=record.turn, text=note, kind="info"))
 
     async def _converse(self, record: TurnRecord, emit: Emit) -> None:
         """The model rounds of a turn: ask, run the tools it called, ask again (bounded)."""

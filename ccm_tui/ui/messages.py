@@ -187,11 +187,14 @@ def for_controller_event(event: Any) -> Message:
 
 # --------------------------------------------------------------------------- widgets
 class PromptSubmitted(Message):
-    """The user pressed Enter in the prompt."""
+    """The user pressed Enter in the prompt: ``text`` is the message as sent (pastes in full),
+    ``typed`` as the input showed it (folded pastes as markers), ``pastes`` the folded ones."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
         super().__init__()
         self.text = text
+        self.typed = text if typed is None else typed
+        self.pastes = pastes or {}
 
 
 class EffortSelected(Message):

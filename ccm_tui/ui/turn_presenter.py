@@ -18,9 +18,11 @@ from ..core import turn_events as te
 from .widgets.chat_log import ChatLog
 from .widgets.turn_view import TurnView
 
+GiveBack = Callable[[str, str, dict[int, str]], None]  # (the message, as typed, its folded pastes)
+
 
 class TurnPresenter:
-    def __init__(self, chat_log: ChatLog, give_back: Callable[[str], None], notify: Callable[..., None]) -> None:
+    def __init__(self, chat_log: ChatLog, give_back: GiveBack, notify: Callable[..., None]) -> None:
         self.chat_log = chat_log
         self.give_back = give_back
         self.notify = notify
@@ -31,9 +33,11 @@ class TurnPresenter:
     def current(self) -> TurnView | None:
         return self.pending[0] if self.pending else None
 
-    def begin(self, text: str, *, queued: bool = False) -> None:
+    def begin(
+        self, text: str, *, queued: bool = False, typed: str | None = None, pastes: dict[int, str] | None = None
+    ) -> None:
         """A sent message, on screen at once (mounted in the background: its events wait for it)."""
-        view = TurnView(text)
+        view = TurnView(text, typed=typed, pastes=pastes)
         if queued:
             view.queued()
         self.pending.append(view)
@@ -81,12 +85,12 @@ class TurnPresenter:
             await view.finish(outcome.reply, outcome.logged_to)
         elif outcome.cancelled and outcome.given_back:
             await view.withdraw()  # nothing came back: as if it was never sent
-            self.give_back(view.text)
+            self.give_back(view.text, view.typed, view.pastes)
         elif outcome.cancelled:
             await view.interrupted(outcome.partial)
         else:
             await view.fail(outcome.partial)
-            self.give_back(view.text)
+            self.give_back(view.text, view.typed, view.pastes)
             await self.chat_log.add_banner(
                 f"The reply failed: {outcome.reason} — your message is back in the input.", "error"
             )

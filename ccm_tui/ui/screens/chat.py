@@ -332,9 +332,9 @@ class ChatScreen(ChatActions):
 
     # ------------------------------------------------------------------- turns
     def on_prompt_submitted(self, message: msg.PromptSubmitted) -> None:
-        self.send(message.text)
+        self.send(message.text, typed=message.typed, pastes=message.pastes)
 
-    def send(self, text: str) -> None:
+    def send(self, text: str, *, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
         """Enter: a slash command runs at once; anything else is a message for the model."""
         try:
             intent = parse_message(text)
@@ -344,7 +344,7 @@ class ChatScreen(ChatActions):
         if isinstance(intent, SlashCommand):
             self.run_command(intent)
             return
-        self.send_message(intent.text, typed=text)
+        self.send_message(intent.text, typed=text if typed is None else typed, pastes=pastes)
 
     def run_command(self, command: SlashCommand) -> None:
         if spec_of(command).action is not None and not self.efforts.ready(command.line):
@@ -363,8 +363,11 @@ class ChatScreen(ChatActions):
         view.show(outcome.reply if outcome.ok else outcome.reason, failed=not outcome.ok)
         self.chat_log.scroll_end(animate=False)
 
-    def send_message(self, text: str, *, typed: str | None = None, retry: bool = False) -> None:
-        """Send ``text`` to the model (``retry``: it is the crashed run's unanswered message, sent again)."""
+    def send_message(
+        self, text: str, *, typed: str | None = None, pastes: dict[int, str] | None = None, retry: bool = False
+    ) -> None:
+        """Send ``text`` to the model (``typed``: as the input showed it, with ``pastes`` folded;
+        ``retry``: it is the crashed run's unanswered message, sent again)."""
         typed = text if typed is None else typed
         state = self.run_state
         if state.phase is Phase.CLOSED and state.error:
@@ -383,16 +386,17 @@ class ChatScreen(ChatActions):
             self.suggestion = self.unanswered = None
             self.refresh_bindings()
             self.update_hint()
-        self.turns.begin(text, queued=state.busy or not state.is_open)  # on screen at once, sent in turn
+        queued = state.busy or not state.is_open
+        self.turns.begin(text, queued=queued, typed=typed, pastes=pastes)  # on screen at once, sent in turn
         if retry:
             self.link.retry_orphan()  # the controller checks that it is still unanswered
         else:
             self.link.send(text)  # the controller runs it, or queues it until the session is open
 
-    def give_back(self, text: str) -> None:
-        """A message that got no answer: back in the input (and in the demo's script)."""
+    def give_back(self, text: str, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
+        """A message that got no answer: back in the input as it was typed (and in the demo's script)."""
         if not self.prompt.text.strip():
-            self.prompt.set_text(text)
+            self.prompt.set_text(text if typed is None else typed, pastes or {})
         if self.demo:
             self.driver.unsent(text)
 

@@ -13,11 +13,12 @@ from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Markdown, Static
+from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from ...core.export import ROLE_TITLES
 from ...core.terminal_text import terminal_safe
+from ..pastes import long_message
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 
@@ -37,7 +38,14 @@ class ChatMessage(Vertical):
     """A user or assistant message. Assistant messages may stream in."""
 
     def __init__(
-        self, role: str, text: str = "", *, logged_to: str | None = None, streaming: bool = False, earlier: bool = False
+        self,
+        role: str,
+        text: str = "",
+        *,
+        logged_to: str | None = None,
+        streaming: bool = False,
+        earlier: bool = False,
+        shown: list[tuple[str, str | None]] | None = None,
     ) -> None:
         classes = f"message -{role}" + (" -streaming" if streaming else "") + (" -earlier" if earlier else "")
         super().__init__(classes=classes)
@@ -47,12 +55,23 @@ class ChatMessage(Vertical):
         self.note = ""
         self.tools: list[tuple[str, bool]] = []
         self._stream: MarkdownStream | None = None
+        # a user message's parts, large pastes folded: (text, None) typed, (text, title) folded
+        self.shown = shown if shown is not None or role != "user" else long_message(self.text)
 
     def compose(self) -> ComposeResult:
         yield Static(self._header(), classes="message-header")
         yield Static("", classes="message-tools")
         yield Static("thinking…", classes="message-thinking")
-        if self.role == "user":  # what the user typed, as typed: no Markdown, line breaks kept
+        if self.role == "user" and self.shown:  # large pastes folded: a click or Enter shows them
+            with Vertical(classes="message-body -plain -folded"):
+                for text, title in self.shown:
+                    if title is None:
+                        yield Static(terminal_safe(text), markup=False)
+                    else:
+                        yield Collapsible(
+                            Static(terminal_safe(text), markup=False), title=title, collapsed=True, classes="paste"
+                        )
+        elif self.role == "user":  # what the user typed, as typed: no Markdown, line breaks kept
             yield Static(self.text, classes="message-body -plain", markup=False)
         else:
             yield Markdown(self.text, classes="message-body", parser_factory=markdown_parser)
@@ -109,7 +128,10 @@ class ChatMessage(Vertical):
         await self._stop_stream()
         self.text = text = terminal_safe(text)
         if self.role == "user":
-            self.query_one(".message-body", Static).update(text)
+            self.shown = None
+            for body in self.query(".message-body"):
+                await body.remove()
+            await self.mount(Static(text, classes="message-body -plain", markup=False))
         else:
             await self.body.update(text)
 

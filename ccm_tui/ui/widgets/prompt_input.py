@@ -10,9 +10,11 @@ from textual import events
 from textual.binding import Binding
 from textual.timer import Timer
 from textual.widgets import TextArea
+from textual.widgets.text_area import EditResult
 
 from ...core.reading import PromptHistory
 from ..messages import PromptSubmitted
+from ..pastes import Pastes, describe, folds
 
 Completer = Callable[[str], list[str]]
 
@@ -45,6 +47,7 @@ class PromptInput(TextArea):
         self.prompts: PromptHistory | None = None
         self._walked: str | None = None  # the history entry shown, while walking it
         self._draft_timer: Timer | None = None
+        self.pastes = Pastes()  # large pastes, shown folded as [Pasted N lines #k]
 
     def use_session(self, session_dir: Path, *, restore_draft: bool = True) -> None:
         """Walk and keep this session's prompts; its draft comes back into an empty input."""
@@ -53,7 +56,7 @@ class PromptInput(TextArea):
         self._walked = None
         draft = self.prompts.draft() if restore_draft else ""
         if draft and not self.text.strip():
-            self.set_text(draft)
+            self.set_text(self.pastes.fold(draft))
 
     def remind(self, text: str) -> None:
         """Up in the empty input shows ``text`` first (the unanswered message of a crashed run)."""
@@ -72,8 +75,9 @@ class PromptInput(TextArea):
         entry = history.older() if step < 0 else history.newer()
         if entry is None:
             return False
-        self._walked = entry or None
-        self.set_text(entry)
+        shown = self.pastes.fold(entry) if entry else ""
+        self._walked = shown or None
+        self.set_text(shown)
         return True
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
@@ -88,7 +92,7 @@ class PromptInput(TextArea):
             self._draft_timer = None
         if self.prompts is not None:
             self.prompts.save_draft(
-                "" if self.text == self._walked else self.text
+                "" if self.text == self._walked else self.pastes.expand(self.text)
             )  # an entry walked to is kept already
 
     def on_unmount(self) -> None:
@@ -133,7 +137,7 @@ class PromptInput(TextArea):
     async def _on_paste(self, event: events.Paste) -> None:
         """A paste that would make the message too long is refused whole, before it is drawn (Textual calls
         the handler of each class in turn; preventing the default skips TextArea's, which inserts)."""
-        if len(self.text) + len(event.text) > MAX_MESSAGE_CHARS:
+        if len(self.pastes.expand(self.text)) + len(event.text) > MAX_MESSAGE_CHARS:
             event.stop()
             event.prevent_default()
             self.notify(
@@ -143,21 +147,35 @@ class PromptInput(TextArea):
                 severity="warning",
                 timeout=10,
             )
-            # (a paste that fits is left to TextArea's own handler)
+            return
+        if folds(event.text):  # a large paste is a marker in the input; the text is kept beside it
+            event.stop()
+            event.prevent_default()
+            start, end = self.selection
+            self._replace_via_keyboard(self.pastes.add(event.text.replace("\r\n", "\n")), start, end)
+            self.notify(f"Pasted {describe(event.text)}: shown folded; it is sent whole", timeout=4)
+            # (a small paste is left to TextArea's own handler)
 
     def action_submit(self) -> None:
-        text = self.text
+        typed = self.text
+        text = self.pastes.expand(typed)
         if text.strip():
             if self.prompts is not None:
                 self.prompts.add(text)
                 self._walked = None
-            self.post_message(PromptSubmitted(text))
+            self.post_message(PromptSubmitted(text, typed, self.pastes.kept(typed)))
 
     def action_newline(self) -> None:
         start, end = self.selection
         self._replace_via_keyboard("\n", start, end)
 
-    def set_text(self, text: str) -> None:
-        """Replace the content and put the cursor at its end."""
+    def set_text(self, text: str, pastes: dict[int, str] | None = None) -> None:
+        """Replace the content and put the cursor at its end (``pastes``: the folded ones it shows)."""
+        if pastes is not None:
+            self.pastes.restore(pastes)
         self.text = text
         self.move_cursor(self.document.end)
+
+    def clear(self) -> EditResult:
+        self.pastes.clear()
+        return super().clear()

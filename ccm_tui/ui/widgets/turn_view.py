@@ -14,20 +14,23 @@ from textual.containers import Vertical
 
 from ...core import turn_events as te
 from ...core.run_state import sent_now
+from ..pastes import segments
 from .banner import BannerLine, PauseBanner
 from .message import ChatMessage
 
 
 class TurnView(Vertical):
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
         super().__init__(classes="turn")
         self.text = text
+        self.typed = text if typed is None else typed  # as the input showed it: given back so
+        self.pastes = dict(pastes or {})
         self.logged_line = sent_now(text)  # scrolling back past this turn starts before it
         self.gap = False  # tool calls happened: the next streamed text starts a new paragraph
         self.round_start = 0  # where this round's text starts in the reply (a cut-off round is dropped)
         self.pause: PauseBanner | None = None
         self.begun = False  # its turn started (a queued message waits for the work before it)
-        self.user = ChatMessage("user", text)
+        self.user = ChatMessage("user", text, shown=segments(self.typed, self.pastes) if self.pastes else None)
         self.assistant = ChatMessage("assistant", streaming=True)
         self.assistant.add_class("-waiting")
 
