@@ -20,7 +20,7 @@ from .compaction import COLLAPSED_BY_COMPACTION
 from .efforts import SLUG_RE
 from .lifecycle import REOPEN_SEPARATOR
 from .session import Session
-from .store import read_jsonl_tail
+from .store import read_jsonl_tail, without_retracted
 
 RECENT_EFFORT_FILES = 6
 RECENT_EVENTS = 600  # event-log tail searched for the banners of the lines shown
@@ -172,8 +172,8 @@ def _recent_effort_logs(session: Session) -> list[Path]:
 
 
 def _logged_lines(session: Session, limit: int) -> list[LoggedLine]:
-    lines = line_records(read_jsonl_tail(session.raw_path, limit), "ambient")
+    lines = line_records(without_retracted(read_jsonl_tail(session.raw_path, limit)), "ambient")
     for path in _recent_effort_logs(session):
-        lines += line_records(read_jsonl_tail(path, limit), path.stem)
+        lines += line_records(without_retracted(read_jsonl_tail(path, limit)), path.stem)
     lines.sort(key=lambda line: line.order)
     return lines[-limit:]

@@ -52,6 +52,7 @@ from .run_state import (
     SessionSnapshot,
     SlashCommand,
     Suggestion,
+    TakeBack,
     WrittenElsewhere,
     one_line,
     unrun_outcome,
@@ -244,6 +245,12 @@ class SessionController(SessionQueries, SessionBroadcast):
             if orphan is None:
                 return unrun_outcome(intent, FAILED, no_orphan_reason(engine.recovery), cause="refused")
             intent = SendMessage(orphan.text)
+        if isinstance(intent, TakeBack):  # withdraw the last exchange; regenerate then asks again
+            self._set_state(phase=Phase.ACTION, work="action", detail=f"{intent.why} the last exchange")
+            taken = await engine.take_back(intent.why, self._during("action"))
+            if not taken.ok or intent.why != "regenerate":
+                return taken
+            intent = SendMessage(taken.text)
         if isinstance(intent, SendMessage):
             self._set_state(phase=Phase.TURN, work="turn", detail="")
             return await engine.run_turn(intent.text, self._during("turn"))

@@ -28,11 +28,12 @@ from .index_sync import IndexWatch
 from .model_setup import resolve_budget
 from .orchestrator import Emit, Orchestrator, UserInputError
 from .recovery import RecoveryReport, recover, turn_left_open
+from .retraction import CannotRetract, last_exchange, retract
 from .search import EffortIndex, SearchIndexError
 from .session import Session, SessionLocked
 from .session_state import SCHEMA_VERSION
 from .store import StoreError, read_jsonl_tail
-from .turn_events import CANCELLED, DONE, EffortChanged, Outcome, TurnEvent, Waiting
+from .turn_events import CANCELLED, DONE, FAILED, EffortChanged, ExchangeWithdrawn, Outcome, TurnEvent, Waiting
 from .work_failures import SessionWriteError, check_text, failed_outcome
 
 TURN_LOCK_WAIT = 30.0
@@ -154,6 +155,29 @@ class Engine(EngineQuestions):
             return failed_outcome(self.turn, "note", text, exc, given_back=False)
         result = note.as_dict()
         return Outcome(turn=self.turn, work="note", status=DONE, text=text, logged_to=note.effort_id, result=result)
+
+    async def take_back(self, why: str, emit: Emit | None = None) -> Outcome:
+        """Withdraw the last exchange (``why``: regenerate or edit; see :mod:`.retraction`). The
+        outcome's ``text`` is the user's message; refused in plain words when it cannot be done."""
+        try:
+            async with self._writing(emit):
+                try:
+                    exchange = last_exchange(self._session)
+                    retract(self._session, exchange, why)
+                except (OSError, StoreError) as exc:
+                    raise self._write_failed(exc, in_turn=False) from None
+        except asyncio.CancelledError:
+            return Outcome(turn=self.turn, work=why, status=CANCELLED, reason="cancelled")
+        except CannotRetract as exc:
+            return Outcome(turn=self.turn, work=why, status=FAILED, reason=str(exc), cause="refused")
+        except (SessionLocked, SessionWriteError) as exc:
+            return failed_outcome(self.turn, why, "", exc, given_back=False)
+        if emit is not None:
+            emit(ExchangeWithdrawn(turn=self.turn, user=exchange.user, reply=exchange.reply, why=why))
+        result = {"log": exchange.log, "user": exchange.user, "reply": exchange.reply}
+        return Outcome(
+            turn=self.turn, work=why, status=DONE, text=exchange.user, given_back=why == "edit", result=result
+        )
 
     async def assist(self, emit: Emit | None = None) -> list[Proposal]:
         """After a turn, for a model that does not manage efforts: fold ambient chat that left the

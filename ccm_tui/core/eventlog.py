@@ -41,6 +41,7 @@ RECOVERED = "recovered"
 SESSION_MIGRATED = "session_migrated"  # a session of an older schema was brought up to date
 MODEL_WITHOUT_TOOLS = "model_without_tools"  # the model cannot use tools: the chat goes on without them
 EFFORTS_SAVED = "efforts_saved"  # manifest entries that changed (the journal: see manifest_store)
+EXCHANGE_RETRACTED = "exchange_retracted"  # the last exchange was withdrawn (regenerate, edit): core/retraction.py
 NOTE_ADDED = "note_added"  # another agent left a note in an effort's log (ccm-tui mcp's remember)
 
 TERMINAL_TURN_EVENTS = {TURN_DONE, TURN_FAILED, TURN_CANCELLED}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .store import read_jsonl
+from .store import read_jsonl, without_retracted
 from .views import EffortView
 
 ROLE_TITLES = {"user": "You", "assistant": "Assistant", "system": "System"}
@@ -39,7 +39,7 @@ def effort_markdown(effort: EffortView, records: list[dict[str, Any]]) -> str:
 
 def export_effort(effort: EffortView, log_path: Path, target: Path) -> Path:
     """Write ``<id>.md`` (``target`` may be a directory or a file path); returns the file."""
-    records = read_jsonl(log_path).records
+    records = without_retracted(read_jsonl(log_path).records)
     target = Path(target).expanduser()
     if target.is_dir() or str(target).endswith(("/", "\\")):
         target = target / f"{effort.id}.md"
@@ -74,9 +74,9 @@ def conversation_markdown(name: str, places: dict[str, list[dict[str, Any]]]) ->
 
 def export_conversation(name: str, raw_path: Path, effort_logs: list[Path], target: Path) -> Path:
     """Write the whole conversation (``target``: a file, or a directory for ``<name>.md``)."""
-    places = {"ambient": read_jsonl(raw_path).records if raw_path.is_file() else []}
+    places = {"ambient": without_retracted(read_jsonl(raw_path).records) if raw_path.is_file() else []}
     for log in effort_logs:
-        places[log.stem] = read_jsonl(log).records
+        places[log.stem] = without_retracted(read_jsonl(log).records)
     target = Path(target).expanduser()
     if target.is_dir() or str(target).endswith(("/", "\\")):
         target = target / f"{name}.md"

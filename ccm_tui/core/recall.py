@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .retraction import ambient_window_start, is_withdrawn
 from .search import RecallHit
 from .session import Session
 from .tokens import TokenCounter, cap_tokens
@@ -60,10 +61,12 @@ def skip_rule(session: Session) -> Skip:
     """What recall leaves out: lines the context already holds (open and expanded efforts, the
     ambient window) and efforts the manifest no longer knows."""
     in_context = {e.id for e in session.efforts.open_efforts()} | set(session.view.expanded)
-    window_starts_after = session.state.ambient_messages - len(session.ambient_messages())
+    window_starts_after = ambient_window_start(session, len(session.ambient_messages()))
     folded_upto = session.state.ambient_folded_upto  # those lines are efforts now: found there
 
     def skip(source: str, log: str, line: int) -> bool:
+        if is_withdrawn(session, "ambient" if source == "ambient" else log, line):
+            return True  # taken back by the user (regenerate, edit): never put back
         if source == "ambient":
             return line > window_starts_after or line <= folded_upto
         return log in in_context or session.efforts.get(log) is None

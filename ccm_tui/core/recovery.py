@@ -420,4 +420,4 @@ def _recount_ambient(session: Session, raw_size: int) -> None:
         state.ambient_messages = len(records)
         state.ambient_tokens = sum(session.counter.count_message(m) for m in records)
     state.ambient_bytes = raw_size
-    session._load_ambient_tail()
+    session.load_ambient_tail()

@@ -118,7 +118,15 @@ class RetryOrphan:
     """Send again the last message that never got a reply (after a crash or a failed turn)."""
 
 
-Intent = SendMessage | EffortAction | SlashCommand | Remember | Cancel | RetryOrphan
+@dataclass(frozen=True)
+class TakeBack:
+    """Withdraw the last exchange (core/retraction.py): ``regenerate`` asks the model again for the
+    same message; ``edit`` gives the message back to be changed and sent anew."""
+
+    why: str  # "regenerate" | "edit"
+
+
+Intent = SendMessage | EffortAction | SlashCommand | Remember | Cancel | RetryOrphan | TakeBack
 
 
 # ----------------------------------------------------------------------------- session events
@@ -203,6 +211,8 @@ def unrun_outcome(intent: Intent, status: str, reason: str, *, cause: str = "", 
         return Outcome(turn=0, work="command", status=status, reason=reason, cause=cause, text=intent.line)
     if isinstance(intent, Remember):
         return Outcome(turn=0, work="note", status=status, reason=reason, cause=cause, text=intent.text)
+    if isinstance(intent, TakeBack):
+        return Outcome(turn=0, work=intent.why, status=status, reason=reason, cause=cause)
     text = intent.text if isinstance(intent, SendMessage) else ""
     return Outcome(turn=0, work="turn", status=status, reason=reason, cause=cause, text=text, given_back=given_back)
 

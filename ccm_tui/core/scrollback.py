@@ -24,7 +24,7 @@ from . import eventlog as ev
 from .chat_history import ROLE_ORDER, LoggedLine, above_replies, banners_between, line_records, turn_spans
 from .efforts import SLUG_RE
 from .session import Session
-from .store import open_nofollow
+from .store import RETRACTS, is_retraction, open_nofollow
 
 PAGE = 60  # lines per page: a few screens of chat
 CHUNK = 65536
@@ -51,6 +51,7 @@ class _Backwards:
     pos: int | None = None  # the byte before which nothing was read yet; None: the end
     records: list[dict[str, Any]] = field(default_factory=list)  # read, not handed yet (file order)
     rest: bytes = b""  # the partial first line of the last chunk read
+    withdrawn: int = 0  # records still to skip: a retraction marker read (later in the file) withdraws them
 
     @property
     def exhausted(self) -> bool:
@@ -128,6 +129,12 @@ class ScrollBack:
             reader = self._reader(log)
             taken = 0
             while taken < limit and (record := reader.previous()) is not None:
+                if is_retraction(record):
+                    reader.withdrawn += int(record[RETRACTS])
+                    continue
+                if reader.withdrawn > 0:
+                    reader.withdrawn -= 1  # a withdrawn exchange (regenerated, edited): not shown
+                    continue
                 if order_of(record) >= boundary:
                     continue  # said after the line asked about: shown already
                 found.append((order_of(record), record, log))

@@ -43,6 +43,7 @@ from .store import (
     read_jsonl,
     read_jsonl_tail,
     set_aside,
+    without_retracted,
 )
 from .tokens import TokenCounter
 
@@ -194,7 +195,7 @@ class Session:
         previous, self.efforts = self.efforts, EffortTable(catalog)
         previous.close()
         self._logs.clear()
-        self._load_ambient_tail()
+        self.load_ambient_tail()
         for effort in self.efforts.open_efforts():
             log = self.effort_log(effort.id)
             effort.raw_tokens = sum(self.counter.count_message(m) for m in log)
@@ -240,9 +241,10 @@ class Session:
     def _read_view(self) -> ViewState:
         return ViewState.from_dict(self._read_json_file(EXPANDED_FILE))
 
-    def _load_ambient_tail(self) -> None:
+    def load_ambient_tail(self) -> None:
+        """The ambient window's messages, from the end of ``raw.jsonl`` (withdrawn exchanges left out)."""
         window = max(self.ambient_window, self.configured_ambient_window)
-        tail = read_jsonl_tail(self.raw_path, 2 * window + 8)
+        tail = without_retracted(read_jsonl_tail(self.raw_path, 2 * window + 8))
         messages = [m for m in tail if is_message(m)]
         if len(messages) < len(tail):
             self._note_skipped(RAW_FILE, len(tail) - len(messages))
@@ -350,6 +352,7 @@ class Session:
             log = [m for m in result.records if is_message(m)]
             if len(log) < len(result.records):
                 self._note_skipped(f"{EFFORTS_DIR}/{effort_id}.jsonl", len(result.records) - len(log))
+            log = without_retracted(log)
             self._logs[effort_id] = log
         return log
 

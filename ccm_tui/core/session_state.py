@@ -74,6 +74,8 @@ class SessionState:
     history: list[dict[str, int]] = field(default_factory=list)  # per-turn context figures (bounded)
     last_effort_tool_turn: int = 0  # the last turn the model called an effort tool (effort_assist.py)
     ambient_folded_upto: int = 0  # raw.jsonl lines up to this one are folded into efforts
+    # withdrawn exchanges (regenerate, edit): [log, first line, marker line], newest last (core/retraction.py)
+    withdrawn: list[list[Any]] = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SessionState:
@@ -92,6 +94,13 @@ class SessionState:
             state.clean_shutdown = False
         if not isinstance(state.saved_at, str):
             state.saved_at = ""
+        if not isinstance(state.withdrawn, list):
+            state.withdrawn = []
+        state.withdrawn = [
+            w
+            for w in state.withdrawn
+            if isinstance(w, list) and len(w) == 3 and isinstance(w[0], str) and all(type(n) is int for n in w[1:])
+        ]
         if not isinstance(state.history, list):
             state.history = []
         state.history = [

@@ -205,6 +205,26 @@ def _parse_lines(raw: bytes, first_lineno: int = 1) -> JsonlRead:
 
 
 MESSAGE_ROLES = ("user", "assistant", "system", "tool")
+RETRACTS = "retracts"  # a marker line's key: how many records before it are withdrawn (core/retraction.py)
+
+
+def is_retraction(record: dict[str, Any]) -> bool:
+    """A marker line that withdraws the records before it (a regenerated or edited exchange)."""
+    count = record.get(RETRACTS)
+    return record.get("role") == "system" and isinstance(count, int) and not isinstance(count, bool) and count > 0
+
+
+def without_retracted(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``records`` (in log order) without the retraction markers and the records they withdraw."""
+    if not any(is_retraction(r) for r in records):
+        return records
+    out: list[dict[str, Any]] = []
+    for record in records:
+        if is_retraction(record):
+            del out[max(0, len(out) - int(record[RETRACTS])) :]
+        else:
+            out.append(record)
+    return out
 
 
 def is_message(record: dict[str, Any]) -> bool:

@@ -44,6 +44,15 @@ class Banner(TurnEvent):
 
 
 @dataclass(frozen=True)
+class ExchangeWithdrawn(TurnEvent):
+    """The last exchange was taken back (``why``: regenerate or edit): the chat removes it."""
+
+    user: str
+    reply: str
+    why: str
+
+
+@dataclass(frozen=True)
 class EffortChanged(TurnEvent):
     """An effort changed state; the sidebar redraws from ``status``."""
 

@@ -43,6 +43,12 @@ def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
     yield "Copy last reply", chat.action_copy_reply, keys("copy_reply", "the assistant's last message, as Markdown")
     yield "Copy last code block", chat.action_copy_code, keys("copy_code", "the last fenced code block of the replies")
     yield "Clear the input", chat.action_clear_prompt, keys("clear_prompt", "empty the message being written")
+    yield "Regenerate the last reply", chat.action_regenerate, keys("regenerate", "withdraw it, ask the model again")
+    yield (
+        "Edit the last message",
+        chat.action_edit_last,
+        keys("edit_last", "back in the input to change and send again; its exchange is withdrawn"),
+    )
     yield (
         "Export the conversation…",
         chat.efforts.export_conversation,

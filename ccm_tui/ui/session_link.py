@@ -20,7 +20,15 @@ from textual.widget import Widget
 from ..config import Settings
 from ..core.controller import ChatModel, OpenOptions, SessionController
 from ..core.effort_states import Action
-from ..core.run_state import ControllerEvent, EffortAction, RetryOrphan, RunState, SendMessage, SessionSnapshot
+from ..core.run_state import (
+    ControllerEvent,
+    EffortAction,
+    RetryOrphan,
+    RunState,
+    SendMessage,
+    SessionSnapshot,
+    TakeBack,
+)
 from . import messages as msg
 
 
@@ -140,6 +148,10 @@ class SessionLink(Widget):
     def retry_orphan(self) -> None:
         """Send again the message a crashed run left unanswered (the controller checks it still is)."""
         self.controller.submit(RetryOrphan())
+
+    def take_back(self, why: str) -> None:
+        """Withdraw the last exchange: ``regenerate`` (asked again) or ``edit`` (back in the input)."""
+        self.controller.submit(TakeBack(why))
 
     def act(self, action: Action, target: str = "") -> None:
         self.controller.submit(EffortAction(action, target))

@@ -18,7 +18,7 @@ from ..core import turn_events as te
 from .widgets.chat_log import ChatLog
 from .widgets.turn_view import TurnView
 
-GiveBack = Callable[[str, str, dict[int, str]], None]  # (the message, as typed, its folded pastes)
+GiveBack = Callable[[str, str | None, dict[int, str]], None]  # (the message, as typed, its folded pastes)
 
 
 class TurnPresenter:
@@ -63,6 +63,11 @@ class TurnPresenter:
             return event.reason[:1].upper() + event.reason[1:]
         if isinstance(event, te.Asking):  # the wait is over: the status follows the turn again
             return "Thinking" if event.attempt <= 1 else f"Thinking (attempt {event.attempt})"
+        if isinstance(event, te.ExchangeWithdrawn):  # regenerated or edited: off the pane
+            await self.chat_log.withdraw(event.user, event.reply)
+            return None
+        if isinstance(event, te.TurnStarted) and self.current is None:  # a turn the app started (regenerate)
+            self.begin(event.user)
         current = self.current
         if current is not None and not current.begun and not isinstance(event, te.TurnStarted):
             current = None  # a message queued behind an effort action: the action's events are not its
@@ -74,6 +79,9 @@ class TurnPresenter:
         return "Thinking" if isinstance(event, te.TurnStarted) else label
 
     async def end(self, outcome: te.Outcome) -> None:
+        if outcome.work == "edit" and outcome.ok:
+            self.give_back(outcome.text, None, {})  # the message, in the input to change and send
+            return
         if outcome.work != "turn":
             if outcome.failed:
                 self.notify(outcome.reason or "the action failed", title="Not done", severity="error")

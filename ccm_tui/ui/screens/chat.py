@@ -396,7 +396,9 @@ class ChatScreen(ChatActions):
     def give_back(self, text: str, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
         """A message that got no answer: back in the input as it was typed (and in the demo's script)."""
         if not self.prompt.text.strip():
-            self.prompt.set_text(text if typed is None else typed, pastes or {})
+            if typed is None:  # a whole message back (edit the last one): folded if it is long
+                typed, pastes = self.prompt.pastes.fold(text), dict(self.prompt.pastes.texts)
+            self.prompt.set_text(typed, pastes or {})
         if self.demo:
             self.driver.unsent(text)
 

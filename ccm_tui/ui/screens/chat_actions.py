@@ -157,6 +157,20 @@ class ChatActions(Screen[None]):
         self.chat_log.scroll_to_widget(self.found, animate=False, top=True)
         self.notify(f"{at % len(hits) + 1} of {len(hits)} (F3: the next older)", title=f"Found “{self.finding}”")
 
+    def action_regenerate(self) -> None:
+        """Ask the model again for the last message: the last reply is withdrawn and written anew."""
+        if self.efforts.ready("regenerate the reply"):
+            self.link.take_back("regenerate")
+
+    def action_edit_last(self) -> None:
+        """The last message back in the input, its exchange withdrawn: change it and send it again."""
+        if self.prompt.text.strip():
+            self.notify("Empty the input first (Ctrl+L): the last message comes back into it", severity="warning")
+            return
+        if self.efforts.ready("edit the last message"):
+            self.link.take_back("edit")
+            self.prompt.focus()
+
     def action_demo_autoplay(self) -> None:
         on = self.driver.toggle()
         self.notify("Autoplay on: the demo types and sends by itself" if on else "Autoplay off")

@@ -137,6 +137,22 @@ class ChatLog(VerticalScroll):
     def messages(self, role: str | None = None) -> list[ChatMessage]:
         return [m for m in self.query(ChatMessage) if role is None or m.role == role]
 
+    async def withdraw(self, user: str, reply: str) -> bool:
+        """Take the last exchange off the pane (regenerated or edited): its turn, or its two messages."""
+        replies = [m for m in self.messages("assistant") if m.text.strip() == reply.strip()]
+        if not replies:
+            return False
+        answer = replies[-1]
+        turn = answer.parent
+        if isinstance(turn, Widget) and turn is not self and turn.has_class("turn"):
+            await turn.remove()
+            return True
+        users = [m for m in self.messages("user") if m.text == user and m.region.y <= answer.region.y]
+        await answer.remove()
+        if users:
+            await users[-1].remove()
+        return True
+
     def last_reply(self) -> str | None:
         replies = self.messages("assistant")
         return replies[-1].text if replies and replies[-1].text else None

@@ -1,0 +1,92 @@
+"""Taking back the last exchange (regenerate, edit): the raw log only grows — a marker line withdraws
+the exchange — and the context, the chat history and the exports leave it out; a turn that changed
+efforts, or nothing to take back, is refused in plain words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ccm_tui.core.controller import SessionController
+from ccm_tui.core.opening import open_engine
+from ccm_tui.core.run_state import SendMessage, SlashCommand, TakeBack
+from ccm_tui.core.turn_events import ExchangeWithdrawn
+from tests.fakes.openai_server import call, text, tool_calls
+from tests.unit.sessionkit import jsonl, settings_for
+
+
+def request_text(body: dict) -> str:
+    return "\n".join(str(m.get("content") or "") for m in body["messages"])
+
+
+async def controller(server, directory: Path) -> SessionController:
+    c = SessionController(directory, settings_for(server, token_budget=16_000))
+    await c.open()
+    return c
+
+
+async def test_regenerate_asks_again_without_the_withdrawn_reply_and_the_raw_log_keeps_it(tmp_path, llm_server):
+    c = await controller(llm_server, tmp_path / "s")
+    seen: list = []
+    c.subscribe(seen.append)
+    try:
+        llm_server.push(text("Paris."))
+        await c.run(SendMessage("Capital of France?"))
+        llm_server.push(text("Lyon, sorry."))
+        await c.run(SendMessage("And its second city?"))
+        llm_server.push(text("Marseille."))
+        outcome = await c.run(TakeBack("regenerate"))
+        assert outcome.ok and outcome.work == "turn" and outcome.reply == "Marseille."
+        again = request_text(llm_server.chat_requests()[-1])
+        assert again.count("And its second city?") == 1 and "Lyon, sorry." not in again and "Paris." in again
+        assert [e for e in seen if isinstance(e, ExchangeWithdrawn)][0].reply == "Lyon, sorry."
+        llm_server.push(text("Yes."))
+        await c.run(SendMessage("Sure?"))
+        later = request_text(llm_server.chat_requests()[-1])
+        assert "Lyon, sorry." not in later and "Marseille." in later
+    finally:
+        await c.close()
+    raw = jsonl(tmp_path / "s" / "raw.jsonl")
+    assert [r["content"] for r in raw if r["role"] == "assistant"] == ["Paris.", "Lyon, sorry.", "Marseille.", "Yes."]
+    markers = [r for r in raw if r.get("retracts")]
+    assert len(markers) == 1 and markers[0]["retracts"] == 2 and markers[0]["role"] == "system"
+    engine = open_engine(tmp_path / "s", settings_for(llm_server))
+    try:
+        shown = [line.content for line in engine.recent_lines(limit=50)]
+        assert "Lyon, sorry." not in shown and shown.count("And its second city?") == 1
+    finally:
+        engine.close()
+
+
+async def test_edit_gives_the_message_back_and_a_new_one_replaces_it_in_an_effort(tmp_path, llm_server):
+    c = await controller(llm_server, tmp_path / "s")
+    try:
+        await c.command(SlashCommand("open", "Trip"))
+        llm_server.push(text("Kyoto then."))
+        await c.run(SendMessage("We go to Kyoto in Aprl"))
+        before = c.snapshot.status.active.raw_tokens if c.snapshot and c.snapshot.status.active else 0
+        outcome = await c.run(TakeBack("edit"))
+        assert outcome.ok and outcome.given_back and outcome.text == "We go to Kyoto in Aprl"
+        llm_server.push(text("April it is."))
+        await c.run(SendMessage("We go to Kyoto in April"))
+        context = request_text(llm_server.chat_requests()[-1])
+        assert "Aprl" not in context and "Kyoto then." not in context
+        assert before > 0
+    finally:
+        await c.close()
+    log = jsonl(tmp_path / "s" / "efforts" / "trip.jsonl")
+    assert "We go to Kyoto in Aprl" in [r["content"] for r in log]  # the raw log only grows
+
+
+async def test_a_turn_that_opened_an_effort_or_nothing_at_all_is_not_taken_back(tmp_path, llm_server):
+    c = await controller(llm_server, tmp_path / "s")
+    try:
+        nothing = await c.run(TakeBack("regenerate"))
+        assert nothing.failed and "no exchange" in nothing.reason
+        llm_server.push(tool_calls(call("open_effort", {"name": "Garden"})))
+        llm_server.push(text("Opened."))
+        await c.run(SendMessage("Start an effort for the garden"))
+        refused = await c.run(TakeBack("edit"))
+        assert refused.failed and "changed efforts (opened)" in refused.reason and not refused.given_back
+    finally:
+        await c.close()
+    assert not [r for r in jsonl(tmp_path / "s" / "efforts" / "garden.jsonl") if r.get("retracts")]
