@@ -48,6 +48,7 @@ class LoggedLine:
     banner: bool = False  # a banner rebuilt from the event log, not a logged message
     kind: str = "effort"  # a banner's kind, as live: "effort" (--- … ---) or "compaction"
     place: str = ""  # a turn's banner logged after its reply (decay, compaction): shown above it, as live
+    usage: tuple[int, int, float | None] | None = None  # a reply's turn: prompt, completion tokens, cost
 
     @property
     def order(self) -> tuple[str, int]:
@@ -139,6 +140,36 @@ def above_replies(lines: list[LoggedLine], banners: list[LoggedLine], turns: lis
     return placed
 
 
+def with_usage(lines: list[LoggedLine], records: list[dict[str, Any]]) -> list[LoggedLine]:
+    """Each reply with what its turn cost (the ``turn_done`` event's usage), for the chat's
+    tokens-per-message view."""
+    spent: list[tuple[str, str, tuple[int, int, float | None]]] = []
+    start = None
+    for record in records:
+        event, ts = record.get("event"), str(record.get("ts") or "")
+        if event == ev.TURN_START:
+            start = ts
+        elif event == ev.TURN_DONE and start is not None:
+            usage = record.get("usage")
+            if isinstance(usage, dict):
+                cost = record.get("cost")
+                figures = (
+                    int(usage.get("prompt_tokens") or 0),
+                    int(usage.get("completion_tokens") or 0),
+                    float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
+                )
+                spent.append((start, ts, figures))
+            start = None
+    if not spent:
+        return lines
+    out = list(lines)
+    for start, end, figures in spent:
+        at = [i for i, line in enumerate(out) if line.role == "assistant" and start <= line.ts <= end]
+        if at:
+            out[at[-1]] = replace(out[at[-1]], usage=figures)
+    return out
+
+
 def recent_lines(session: Session, limit: int = 40) -> list[LoggedLine]:
     """The newest ``limit`` logged lines across the ambient log and recent effort logs, with the
     banners of the same stretch of time."""
@@ -146,7 +177,7 @@ def recent_lines(session: Session, limit: int = 40) -> list[LoggedLine]:
     if lines:
         records = read_jsonl_tail(session.events.path, RECENT_EVENTS)
         banners = above_replies(lines, banners_between(records, lines[0].ts), turn_spans(records))
-        lines = sorted(lines + banners, key=lambda line: line.order)
+        lines = sorted(with_usage(lines, records) + banners, key=lambda line: line.order)
     return lines
 
 

@@ -115,7 +115,12 @@ class EngineQuestions:
         data["session_dir"] = str(self._session.dir)
         data["clean_shutdown"] = self._session.state.clean_shutdown
         data["compactions"] = self._session.state.compaction_count
+        data["usage"] = self.session_usage()
         return data
+
+    def session_usage(self) -> dict[str, Any]:
+        """What the provider reported for this session's requests, across launches (cost when known)."""
+        return dict(self._session.state.usage)
 
     def inspect(self, draft: str = "") -> ContextInspection:
         turn = [{"role": "user", "content": draft}] if draft else []

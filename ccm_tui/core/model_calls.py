@@ -53,8 +53,10 @@ class ModelCalls:
         self.llm = llm
         self.retry_base = retry_base
         self._sleep = sleep
-        self.usage_total: dict[str, int] = {}
+        self.usage_total: dict[str, int] = {}  # this run's requests
         self.cost_total: float | None = None
+        self.turn_usage: dict[str, int] = {}  # the current turn's requests (begin_turn resets it)
+        self.turn_cost: float | None = None
         self._tools_enabled: bool | None = None  # looked up on first use
         self._tell_no_tools = False
 
@@ -159,12 +161,24 @@ class ModelCalls:
         self.session.log_event(ev.SESSION_RESUME, attempt=attempt)
         emit(Resumed(turn=turn))
 
+    def begin_turn(self) -> None:
+        self.turn_usage, self.turn_cost = {}, None
+
     def _add_usage(self, usage: dict[str, int]) -> None:
-        for key, value in usage.items():
-            self.usage_total[key] = self.usage_total.get(key, 0) + value
+        """What a request cost: added to this run's, this turn's and the session's figures (those are
+        kept in ``session_state.json`` across launches)."""
+        kept = self.session.state.usage
+        for counts in (self.usage_total, self.turn_usage, kept):
+            counts["requests"] = int(counts.get("requests", 0)) + 1
+            for key in ("prompt_tokens", "completion_tokens"):
+                counts[key] = int(counts.get(key, 0)) + int(usage.get(key, 0) or 0)
+        if "total_tokens" in usage:
+            self.usage_total["total_tokens"] = self.usage_total.get("total_tokens", 0) + usage["total_tokens"]
         if usage and self.llm is not None:
             from .llm import usage_cost
 
             cost = usage_cost(self.llm.model, usage)
             if cost is not None:
                 self.cost_total = (self.cost_total or 0.0) + cost
+                self.turn_cost = (self.turn_cost or 0.0) + cost
+                kept["cost"] = float(kept.get("cost", 0.0)) + cost

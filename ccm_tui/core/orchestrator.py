@@ -201,6 +201,7 @@ class Orchestrator:
         session = self.session
         turn = session.state.turn + 1
         session.state.clean_shutdown = False
+        self.calls.begin_turn()
         recalled = self._recall(text)
         # the recall rides on turn_start: one fsynced append, not two
         where = {"recalled": recalled.where()} if recalled is not None else {}

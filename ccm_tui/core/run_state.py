@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .chat_history import LoggedLine as LoggedLine  # what the UI draws of earlier chat lines
 from .chat_history import sent_now as sent_now
@@ -140,7 +140,9 @@ class SessionSnapshot:
     budget: int = 0
     has_model: bool = False
     tools_enabled: bool = True
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, int] = field(default_factory=dict)  # this run's requests
+    # the session's, across launches: prompt_tokens, completion_tokens, requests, cost (when known)
+    session_usage: dict[str, Any] = field(default_factory=dict)
 
     @property
     def turn(self) -> int:

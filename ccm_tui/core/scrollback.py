@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from . import eventlog as ev
-from .chat_history import ROLE_ORDER, LoggedLine, above_replies, banners_between, line_records, turn_spans
+from .chat_history import (
+    ROLE_ORDER,
+    LoggedLine,
+    above_replies,
+    banners_between,
+    line_records,
+    turn_spans,
+    with_usage,
+)
 from .efforts import SLUG_RE
 from .session import Session
 from .store import RETRACTS, is_retraction, open_nofollow
@@ -153,7 +161,7 @@ class ScrollBack:
             oldest = page[0][0][0]
             span = [e for e in reversed(self._seen_events) if oldest <= str(e.get("ts") or "") < boundary[0]]
             banners = above_replies(lines, banners_between(span, oldest, boundary[0]), turn_spans(span))
-            lines = sorted(lines + banners, key=lambda line: line.order)
+            lines = sorted(with_usage(lines, list(reversed(self._seen_events))) + banners, key=lambda line: line.order)
         else:
             self._before = boundary
         return HistoryPage(tuple(lines), more and bool(page))

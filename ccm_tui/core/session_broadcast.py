@@ -77,6 +77,7 @@ class SessionBroadcast:
             has_model=engine.has_model,
             tools_enabled=engine.tools_enabled,
             usage=engine.usage(),
+            session_usage=engine.session_usage(),
         )
         with self._guard:
             self._snapshot = snapshot

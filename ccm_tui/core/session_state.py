@@ -57,6 +57,9 @@ def migrated(data: dict[str, Any], *, where: str = "session_state.json") -> tupl
     return data, steps
 
 
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "requests", "cost")
+
+
 @dataclass
 class SessionState:
     """``session_state.json``: the turn counter and small running totals."""
@@ -74,6 +77,9 @@ class SessionState:
     history: list[dict[str, int]] = field(default_factory=list)  # per-turn context figures (bounded)
     last_effort_tool_turn: int = 0  # the last turn the model called an effort tool (effort_assist.py)
     ambient_folded_upto: int = 0  # raw.jsonl lines up to this one are folded into efforts
+    # what the provider reported for this session's requests, across launches:
+    # prompt_tokens, completion_tokens, requests (ints) and cost (dollars, when the model's price is known)
+    usage: dict[str, Any] = field(default_factory=dict)
     # withdrawn exchanges (regenerate, edit): [log, first line, marker line], newest last (core/retraction.py)
     withdrawn: list[list[Any]] = field(default_factory=list)
 
@@ -94,6 +100,13 @@ class SessionState:
             state.clean_shutdown = False
         if not isinstance(state.saved_at, str):
             state.saved_at = ""
+        if not isinstance(state.usage, dict):
+            state.usage = {}
+        state.usage = {
+            k: v
+            for k, v in state.usage.items()
+            if k in USAGE_KEYS and type(v) in (int, float) and v >= 0 and (k == "cost" or type(v) is int)
+        }
         if not isinstance(state.withdrawn, list):
             state.withdrawn = []
         state.withdrawn = [

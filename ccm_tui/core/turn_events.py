@@ -157,8 +157,10 @@ class Outcome(TurnEvent):
     banners: tuple[str, ...] = ()
     context: ContextFigures | None = None  # the working context after the turn
     request: ContextFigures | None = None  # the last request the turn sent
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, int] = field(default_factory=dict)  # this run's requests so far
     tool_calls: tuple[dict[str, Any], ...] = ()
+    turn_usage: dict[str, int] = field(default_factory=dict)  # this turn's requests: prompt, completion tokens
+    turn_cost: float | None = None  # this turn's cost in dollars, when the model's price is known
     result: dict[str, Any] | None = None  # an action's result (its effort id, its summary ...)
 
     @property

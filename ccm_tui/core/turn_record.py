@@ -25,6 +25,7 @@ from .effort_ops import ActionContext
 from .efforts import Effort
 from .eventlog import now_iso
 from .llm_errors import LLMError
+from .model_calls import ModelCalls
 from .salience import IdIndex, end_of_turn, referenced_efforts
 from .session import Session
 from .store import StoreError, disk_full
@@ -42,6 +43,9 @@ class TurnSteps(Protocol):
 
     @property
     def usage_total(self) -> dict[str, int]: ...
+
+    @property
+    def calls(self) -> ModelCalls: ...
 
     def figures(self, wc: WorkingContext | None = None) -> ContextFigures: ...
 
@@ -206,7 +210,11 @@ class TurnRecorder:
             with self._stored(record):
                 session.save_view()
                 session.save_state()
-                session.log_event(ev.TURN_DONE, logged_to=logged_to, total=figures.total, naive=figures.naive)
+                spent = self.orchestrator.calls
+                extra: dict[str, Any] = {"usage": dict(spent.turn_usage)} if spent.turn_usage else {}
+                if spent.turn_cost is not None:
+                    extra["cost"] = round(spent.turn_cost, 8)
+                session.log_event(ev.TURN_DONE, logged_to=logged_to, total=figures.total, naive=figures.naive, **extra)
         if record.after_stored is not None:
             ctx.banner(
                 f"{record.after_stored.split(':')[0]}: the reply is stored; the rest catches up at the next start"
@@ -225,6 +233,8 @@ class TurnRecorder:
             request=record.request,
             usage=dict(self.orchestrator.usage_total),
             tool_calls=tuple(record.tool_calls),
+            turn_usage=dict(self.orchestrator.calls.turn_usage),
+            turn_cost=self.orchestrator.calls.turn_cost,
         )
 
     def _advance_salience(self, record: TurnRecord, reply: str, emit: Emit) -> None:

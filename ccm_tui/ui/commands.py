@@ -43,6 +43,11 @@ def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
     yield "Copy last reply", chat.action_copy_reply, keys("copy_reply", "the assistant's last message, as Markdown")
     yield "Copy last code block", chat.action_copy_code, keys("copy_code", "the last fenced code block of the replies")
     yield "Clear the input", chat.action_clear_prompt, keys("clear_prompt", "empty the message being written")
+    yield (
+        "Tokens per message",
+        chat.action_toggle_usage,
+        keys("toggle_usage", "show or hide what each reply cost; the meter has the session's total"),
+    )
     yield "Regenerate the last reply", chat.action_regenerate, keys("regenerate", "withdraw it, ask the model again")
     yield (
         "Edit the last message",

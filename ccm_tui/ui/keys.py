@@ -125,6 +125,15 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         show=False,
     ),
     Binding(
+        "ctrl+t",
+        "toggle_usage",
+        "Tokens",
+        tooltip="Tokens per message: show or hide what each reply's turn cost (sent, received, dollars)",
+        id="toggle_usage",
+        priority=True,
+        show=False,
+    ),
+    Binding(
         "ctrl+r",
         "regenerate",
         "Regenerate",

@@ -90,7 +90,13 @@ class TurnPresenter:
             return
         view = await self._mounted(self.pending.popleft())
         if outcome.ok:
-            await view.finish(outcome.reply, outcome.logged_to)
+            spent = outcome.turn_usage
+            usage = (
+                (int(spent.get("prompt_tokens", 0)), int(spent.get("completion_tokens", 0)), outcome.turn_cost)
+                if spent
+                else None
+            )
+            await view.finish(outcome.reply, outcome.logged_to, usage)
         elif outcome.cancelled and outcome.given_back:
             await view.withdraw()  # nothing came back: as if it was never sent
             self.give_back(view.text, view.typed, view.pastes)

@@ -317,7 +317,9 @@ class ChatScreen(ChatActions):
 
     def show_figures(self, figures: te.ContextFigures) -> None:
         snapshot = self.snapshot
-        self.query_one(Sidebar).meter.show(figures, list(snapshot.history) if snapshot else [])
+        self.query_one(Sidebar).meter.show(
+            figures, list(snapshot.history) if snapshot else [], snapshot.session_usage if snapshot else None
+        )
 
     def on_effort_activated(self, message: msg.EffortActivated) -> None:
         self.efforts.activate(message.effort_id)

@@ -157,6 +157,12 @@ class ChatActions(Screen[None]):
         self.chat_log.scroll_to_widget(self.found, animate=False, top=True)
         self.notify(f"{at % len(hits) + 1} of {len(hits)} (F3: the next older)", title=f"Found “{self.finding}”")
 
+    def action_toggle_usage(self) -> None:
+        """Show or hide what each reply's turn cost (tokens sent and received, dollars when known)."""
+        shown = not self.chat_log.has_class("-show-usage")
+        self.chat_log.set_class(shown, "-show-usage")
+        self.notify("Tokens per message: shown" if shown else "Tokens per message: hidden", timeout=3)
+
     def action_regenerate(self) -> None:
         """Ask the model again for the last message: the last reply is withdrawn and written anew."""
         if self.efforts.ready("regenerate the reply"):

@@ -27,6 +27,8 @@ def _history_widget(line: LoggedLine) -> Widget:
         )
         if line.interrupted:
             message.note = "(interrupted)"
+        if line.usage is not None:
+            message.set_usage(line.usage)
         widget = message
     widget.logged = line  # type: ignore[attr-defined]  # where it comes from: scrolling back starts before it
     return widget

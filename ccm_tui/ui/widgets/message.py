@@ -55,11 +55,13 @@ class ChatMessage(Vertical):
         self.note = ""
         self.tools: list[tuple[str, bool]] = []
         self._stream: MarkdownStream | None = None
+        self.usage: tuple[int, int, float | None] | None = None  # its turn's tokens in, out and cost
         # a user message's parts, large pastes folded: (text, None) typed, (text, title) folded
         self.shown = shown if shown is not None or role != "user" else long_message(self.text)
 
     def compose(self) -> ComposeResult:
         yield Static(self._header(), classes="message-header")
+        yield Static(self._usage_line(), classes="message-usage")
         yield Static("", classes="message-tools")
         yield Static("thinking…", classes="message-thinking")
         if self.role == "user" and self.shown:  # large pastes folded: a click or Enter shows them
@@ -85,6 +87,20 @@ class ChatMessage(Vertical):
         if self.note:
             parts += ["  ", (self.note, "$text-warning italic")]
         return Content.assemble(*parts)
+
+    def _usage_line(self) -> Content:
+        if self.usage is None:
+            return Content("")
+        sent, received, cost = self.usage
+        text = f"{sent:,} tokens sent · {received:,} received" + (f" · ${cost:,.4f}" if cost else "")
+        return Content.assemble((text, "$text-muted"))
+
+    def set_usage(self, usage: tuple[int, int, float | None] | None) -> None:
+        """What this reply's turn cost (shown with the chat's tokens-per-message view, Ctrl+T)."""
+        self.usage = usage
+        self.set_class(usage is not None, "-has-usage")
+        for line in self.query(".message-usage").results(Static):
+            line.update(self._usage_line())
 
     def _effort_label(self, effort_id: str) -> str:
         """The effort's human name with its id, when the chat log knows it (``ChatLog.effort_names``)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -90,14 +92,22 @@ class TokenMeter(Vertical):
         yield Static("", classes="meter-cost")
 
     _shown: ContextFigures | None = None
+    _session_usage: dict[str, Any] = {}
 
     def on_resize(self) -> None:
         """The sidebar narrowed or widened: lay the figures out again for the new width."""
         if self._shown is not None:
             self.show(self._shown)
 
-    def show(self, figures: ContextFigures, history: list[dict[str, int]] | None = None) -> None:
+    def show(
+        self,
+        figures: ContextFigures,
+        history: list[dict[str, int]] | None = None,
+        session_usage: dict[str, Any] | None = None,
+    ) -> None:
         self._shown = figures
+        if session_usage is not None:
+            self._session_usage = session_usage
         naive = figures.naive
         width = self.query_one(".meter-layers", Static).size.width or 40
         self.query_one(".meter-total", Static).update(total_content(figures.total, figures.budget, width))
@@ -113,7 +123,33 @@ class TokenMeter(Vertical):
         )
         if history is not None:
             self.query_one(DualSparkline).set_points([(h.get("ccm", 0), h.get("naive", 0)) for h in history])
-        cost = figures.cost
         cost_line = self.query_one(".meter-cost", Static)
-        cost_line.update(Content.assemble(("cost this run ", "$text-muted"), (f"${cost:,.4f}", "")) if cost else "")
-        cost_line.display = bool(cost)
+        spent = usage_content(self._session_usage, figures.cost)
+        cost_line.update(spent or "")
+        cost_line.display = spent is not None
+
+
+def short(n: float) -> str:
+    """12,345 → 12.3K; small numbers as they are."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1_000:.1f}K"
+    return f"{n:,.0f}"
+
+
+def usage_content(usage: dict[str, Any], run_cost: float | None) -> Content | None:
+    """The session's tokens (across launches) and cost, when the provider reported any."""
+    sent, received = usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)
+    if not sent and not received:
+        return None
+    parts: list[tuple[str, str]] = [
+        ("session ", "$text-muted"),
+        (f"{short(sent)} sent · {short(received)} received", ""),
+    ]
+    cost = usage.get("cost")
+    if cost:
+        parts += [(" · ", "$text-muted"), (f"${cost:,.4f}", "")]
+        if run_cost and abs(run_cost - cost) > 1e-9:
+            parts += [(" (this run ", "$text-muted"), (f"${run_cost:,.4f}", ""), (")", "$text-muted")]
+    return Content.assemble(*parts)

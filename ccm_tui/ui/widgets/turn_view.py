@@ -80,9 +80,12 @@ class TurnView(Vertical):
             return "Thinking"
         return None
 
-    async def finish(self, reply: str, logged_to: str | None) -> None:
-        """The turn is done: the whole reply, and where it was logged."""
+    async def finish(
+        self, reply: str, logged_to: str | None, usage: tuple[int, int, float | None] | None = None
+    ) -> None:
+        """The turn is done: the whole reply, where it was logged, and what it cost."""
         await self.assistant.finish(reply or self.assistant.text or "*(no reply)*", logged_to=logged_to)
+        self.assistant.set_usage(usage)
 
     async def interrupted(self, partial: str) -> None:
         """Cancelled after something came back: what came is kept, marked."""
