@@ -24,7 +24,8 @@ from ..config import (
     save_config_file,
 )
 from . import terminal_keys
-from .commands import CcmCommands
+from .commands import CcmCommands, EffortSearch
+from .messages import ShowWelcome
 from .screens.chat import ChatScreen
 from .screens.prompt import PromptDialog
 
@@ -142,6 +143,15 @@ class CcmApp(App[int]):
             from ..demo import DemoModel
 
             self.chat_screen.restart(self.settings, self.session_dir, demo=True, llm=DemoModel(delay=self.demo_delay))
+
+    def action_search_efforts(self) -> None:
+        """Ctrl+F: ranked search over every effort and the chat, as you type."""
+        from textual.command import CommandPalette
+
+        self.push_screen(CommandPalette(providers=[EffortSearch], placeholder="Search all efforts…"))
+
+    def on_show_welcome(self, _message: ShowWelcome) -> None:
+        self.show_welcome()
 
     def action_help(self) -> None:
         from .screens.help import PROMPT_KEYS, HelpScreen

@@ -15,6 +15,7 @@ from textual.markup import escape
 
 from .actions import looks_for
 from .keys import key_for
+from .screens.chat import ChatScreen
 from .widgets.sidebar import Sidebar
 
 SEARCH_LIMIT = 8
@@ -22,22 +23,34 @@ NEW_EFFORT_HELP = "asks for the new effort's name (this query filled in); Enter 
 MATCH_STYLE = "bold reverse"  # how a matched term of a passage is shown
 
 
-def _chat(provider: Provider):
-    return getattr(provider.app, "chat_screen", None)
+def _chat(provider: Provider) -> ChatScreen | None:
+    """The chat screen under the palette (the newest one on the stack)."""
+    for screen in reversed(provider.app.screen_stack):
+        if isinstance(screen, ChatScreen):
+            return screen
+    return None
 
 
-def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
+def app_commands(chat: ChatScreen) -> Iterator[tuple[str, Callable[[], object], str]]:
     def keys(action: str, help: str) -> str:
         """The help text with the action's keys, read from the bindings (never a stale copy)."""
         key = key_for(action)
         return f"{help} ({key})" if key else help
 
     yield "Open effort…", chat.action_open_effort, keys("open_effort", "start a new effort by name")
-    yield "Search efforts…", chat.action_search_efforts, keys("search_efforts", "ranked search over all efforts")
+    yield (
+        "Search efforts…",
+        partial(chat.app.run_action, "search_efforts"),
+        keys("app.search_efforts", "ranked search over all efforts"),
+    )
     yield "Find in the chat…", chat.action_find_in_chat, keys("find_next", "text in the messages shown here")
     yield "Context inspector", chat.action_inspector, keys("inspector", "exactly what the model will see, per section")
-    yield "Settings", chat.app.action_settings, keys("app.settings", "model, API base, budget, thresholds, theme")
-    yield "Switch model…", chat.app.action_switch_model, "use another model for this run"
+    yield (
+        "Settings",
+        partial(chat.app.run_action, "settings"),
+        keys("app.settings", "model, API base, budget, thresholds, theme"),
+    )
+    yield "Switch model…", partial(chat.app.run_action, "switch_model"), "use another model for this run"
     yield "Toggle sidebar", chat.action_toggle_sidebar, keys("toggle_sidebar", "show or hide the efforts and the meter")
     yield "Focus the efforts", chat.action_focus_efforts, keys("focus_efforts", "move the keyboard to the effort list")
     yield "Copy last reply", chat.action_copy_reply, keys("copy_reply", "the assistant's last message, as Markdown")
@@ -59,7 +72,7 @@ def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
         chat.efforts.export_conversation,
         "ambient chat and efforts, in order, to Markdown",
     )
-    yield "Keys", chat.app.action_help, "every key of the app, from its bindings (F1)"
+    yield "Keys", partial(chat.app.run_action, "help"), "every key of the app, from its bindings (F1)"
     if chat.busy:
         yield (
             "Cancel the running turn",
@@ -74,7 +87,7 @@ def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
         )
 
 
-def effort_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
+def effort_commands(chat: ChatScreen) -> Iterator[tuple[str, Callable[[], object], str]]:
     for effort in chat.query_one(Sidebar).efforts.values():
         for look in looks_for(effort):
             label = f"{look.label}: {effort.id}"
@@ -128,7 +141,7 @@ def hit_help(hit) -> str | None:
     return "\n".join(lines) or None
 
 
-async def search_hits(chat, query: str, *, base: float) -> Hits:
+async def search_hits(chat: ChatScreen, query: str, *, base: float) -> Hits:
     """Ranked effort search results, and an 'open a new effort' entry."""
     for rank, hit in enumerate(await found(chat, query)):
         if hit.source == "ambient":
@@ -157,7 +170,7 @@ async def search_hits(chat, query: str, *, base: float) -> Hits:
     )
 
 
-async def found(chat, query: str) -> list:
+async def found(chat: ChatScreen, query: str) -> list:
     """The session's ranked hits (none while it is not open, or when its index is unusable)."""
     if not chat.is_open:
         return []

@@ -3,10 +3,32 @@ or, with autoplay, is typed and sent by itself."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from .widgets.chat_log import ChatLog
+    from .widgets.prompt_input import PromptInput
+
+
+class DemoHost(Protocol):
+    """What the demo needs of the chat screen: its prompt, whether it can send, and sending."""
+
+    @property
+    def app(self) -> App: ...
+
+    @property
+    def prompt(self) -> PromptInput: ...
+
+    @property
+    def busy(self) -> bool: ...
+
+    @property
+    def is_open(self) -> bool: ...
+
+    def send(self, text: str) -> None: ...
+
 
 INTRO = (
     "DEMO — an offline scripted model drives the real core: no key, no network. "
@@ -24,7 +46,7 @@ PAUSE_AFTER_REPLY = 40  # ticks
 class DemoDriver:
     """Driven by the chat screen: ``start`` once the session is open, ``tick`` every 50 ms."""
 
-    def __init__(self, screen: Any, *, autoplay: bool = False) -> None:
+    def __init__(self, screen: DemoHost, *, autoplay: bool = False) -> None:
         self.screen = screen
         self.script: list[str] = []  # loaded by start(): the demo module is not needed otherwise
         self.autoplay = autoplay

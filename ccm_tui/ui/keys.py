@@ -30,7 +30,7 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
     ),
     Binding(
         "ctrl+f",
-        "search_efforts",
+        "app.search_efforts",
         "Search",
         tooltip="Search all efforts, concluded ones included",
         id="search_efforts",

@@ -230,3 +230,7 @@ class TypingRedirected(Message):
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
+
+
+class ShowWelcome(Message):
+    """No model is configured: the app offers its first-run screen (settings or the demo)."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
@@ -20,9 +19,8 @@ from textual.widgets import Footer
 from ...config import Settings
 from ...core import turn_events as te
 from ...core.controller import ChatModel
-from ...core.run_state import LoggedLine, Phase, Proposal, RunState, SessionSnapshot, SlashCommand
-from ...core.slash_commands import SlashError, completions, spec_of
-from ...core.slash_commands import parse as parse_message
+from ...core.run_state import LoggedLine, Phase, Proposal, RunState, SessionSnapshot
+from ...core.slash_commands import completions
 from .. import messages as msg
 from ..demo_driver import DemoDriver
 from ..effort_actions import EffortActions
@@ -30,13 +28,12 @@ from ..keys import CHAT_BINDINGS
 from ..session_link import SessionLink
 from ..turn_presenter import TurnPresenter
 from ..widgets.chat_log import ChatLog
-from ..widgets.command_result import CommandResult
 from ..widgets.header import AppHeader
 from ..widgets.prompt_hint import PromptHint
 from ..widgets.prompt_input import PromptInput
 from ..widgets.sidebar import Sidebar
 from ..widgets.turn_status import TurnStatus
-from .chat_actions import ChatActions
+from .chat_turns import ChatTurns
 
 UNANSWERED_HINT = "Your last message got no reply — Ctrl+Y sends it again · ↑ brings it back to edit"
 NARROW_BELOW = 90  # columns
@@ -47,7 +44,7 @@ def _who(pid: int | None) -> str:
     return f"pid {pid}" if pid else "another process"
 
 
-class ChatScreen(ChatActions):
+class ChatScreen(ChatTurns):
     BINDINGS = CHAT_BINDINGS
 
     # -wide: full sidebar; -medium: a narrower one; -narrow: the sidebar is hidden until Ctrl+B
@@ -227,32 +224,6 @@ class ChatScreen(ChatActions):
         await self.chat_log.add_banner(f"Cannot open the session: {message.error}", "error")
         self.notify(message.error, title="Cannot open the session", severity="error", timeout=15)
 
-    def _offer_retry(self, text: str) -> None:
-        """A crashed run left this message unanswered: offered on the line under the input (Ctrl+Y sends it
-        again, Up brings it back to edit). Never a dialog: what the user types at start-up goes to the input."""
-        self.unanswered = text
-        self.prompt.remind(text)
-        self.refresh_bindings()
-        self.update_hint()
-
-    def on_suggestion_message(self, message: msg.SuggestionMessage) -> None:
-        if message.taken:
-            return  # auto_efforts: carried out already (its banners say so)
-        self.suggestion = message.proposal
-        self.refresh_bindings()
-        self.update_hint()
-
-    def action_accept_suggestion(self) -> None:
-        if self.unanswered is not None:
-            text, self.unanswered = self.unanswered, None
-            self.send_message(text, retry=True)
-            return
-        proposal, self.suggestion = self.suggestion, None
-        self.refresh_bindings()
-        self.update_hint()
-        if proposal is not None and self.efforts.ready("take the proposal"):
-            self.link.controller.accept(proposal)
-
     async def on_notice_message(self, message: msg.NoticeMessage) -> None:
         await self.chat_log.add_banner(message.text, "error")
         self.notify(message.text, title=message.title or "Note", severity="warning", timeout=12)
@@ -331,93 +302,6 @@ class ChatScreen(ChatActions):
         self.prompt.focus()
         if message.text:
             self.prompt.insert(message.text)
-
-    # ------------------------------------------------------------------- turns
-    def on_prompt_submitted(self, message: msg.PromptSubmitted) -> None:
-        self.send(message.text, typed=message.typed, pastes=message.pastes)
-
-    def send(self, text: str, *, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
-        """Enter: a slash command runs at once; anything else is a message for the model."""
-        try:
-            intent = parse_message(text)
-        except SlashError as exc:
-            self.notify(str(exc), title="Not a command", severity="warning")
-            return
-        if isinstance(intent, SlashCommand):
-            self.run_command(intent)
-            return
-        self.send_message(intent.text, typed=text if typed is None else typed, pastes=pastes)
-
-    def run_command(self, command: SlashCommand) -> None:
-        if spec_of(command).action is not None and not self.efforts.ready(command.line):
-            return
-        if not self.is_open:
-            self.notify(self.run_state.error or "The session is still opening…", severity="warning")
-            return
-        self.prompt.clear()
-        view = CommandResult(command.line)
-        self.run_worker(self._command(command, view), group="command", exit_on_error=False)
-
-    async def _command(self, command: SlashCommand, view: CommandResult) -> None:
-        await self.chat_log.add(view)
-        self.chat_log.scroll_end(animate=False)
-        outcome = await self.link.controller.command(command)
-        view.show(outcome.reply if outcome.ok else outcome.reason, failed=not outcome.ok)
-        self.chat_log.scroll_end(animate=False)
-
-    def send_message(
-        self, text: str, *, typed: str | None = None, pastes: dict[int, str] | None = None, retry: bool = False
-    ) -> None:
-        """Send ``text`` to the model (``typed``: as the input showed it, with ``pastes`` folded;
-        ``retry``: it is the crashed run's unanswered message, sent again)."""
-        typed = text if typed is None else typed
-        state = self.run_state
-        if state.phase is Phase.CLOSED and state.error:
-            self.notify(state.error, severity="warning")
-            return
-        snapshot = self.snapshot
-        if state.is_open and snapshot is not None and not snapshot.has_model:
-            self.notify("No model is configured: open Settings (F4) or start with --model.", severity="warning")
-            self.app.show_welcome()  # type: ignore[attr-defined]
-            return
-        if self.prompt.text.strip() == typed.strip():
-            self.prompt.clear()
-        if self.demo:
-            self.driver.sent(text)
-        if self.suggestion is not None or self.unanswered is not None:  # not taken: moved on
-            self.suggestion = self.unanswered = None
-            self.refresh_bindings()
-            self.update_hint()
-        queued = state.busy or not state.is_open
-        self.turns.begin(text, queued=queued, typed=typed, pastes=pastes)  # on screen at once, sent in turn
-        if retry:
-            self.link.retry_orphan()  # the controller checks that it is still unanswered
-        else:
-            self.link.send(text)  # the controller runs it, or queues it until the session is open
-
-    def give_back(self, text: str, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
-        """A message that got no answer: back in the input as it was typed (and in the demo's script)."""
-        if not self.prompt.text.strip():
-            if typed is None:  # a whole message back (edit the last one): folded if it is long
-                typed, pastes = self.prompt.pastes.fold(text), dict(self.prompt.pastes.texts)
-            self.prompt.set_text(typed, pastes or {})
-        if self.demo:
-            self.driver.unsent(text)
-
-    @on(msg.TurnMessage)
-    async def on_turn_event(self, message: msg.TurnMessage) -> None:
-        """Every core event of a turn or an action: the presenter draws it, the meter takes figures."""
-        event = message.event
-        if isinstance(event, te.ContextFigures):
-            self.show_figures(event)
-            return
-        if isinstance(event, te.EffortChanged):
-            return  # the snapshot that follows redraws the sidebar
-        label = await self.turns.apply(event)
-        if label:
-            self.status_line.set_label(label)
-        if isinstance(event, te.Outcome):
-            self.update_hint()  # the turn may have found that the model has no tools
 
     # -------------------------------------------------------------------- demo
     async def _demo_prefill(self) -> None:

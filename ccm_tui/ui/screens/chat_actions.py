@@ -82,13 +82,6 @@ class ChatActions(Screen[None]):
     def action_open_effort(self) -> None:
         self.efforts.ask_open()
 
-    def action_search_efforts(self) -> None:
-        from textual.command import CommandPalette
-
-        from ..commands import EffortSearch
-
-        self.app.push_screen(CommandPalette(providers=[EffortSearch], placeholder="Search all efforts…"))
-
     def action_scroll_chat(self, where: str) -> None:
         log = self.chat_log
         if where in ("page_up", "home") and log.scroll_y <= 0:

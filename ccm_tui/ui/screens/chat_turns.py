@@ -1,0 +1,160 @@
+"""Sending from the chat screen: messages and slash commands, their turns on screen, and what the
+app offers on the line under the input (Ctrl+Y: an effort proposal, or the message a crashed run
+left unanswered).
+
+A base class of :class:`~.chat.ChatScreen`, which owns the attributes declared here; the screen
+module keeps the layout and the drawing of the session's state.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on
+
+from ...core import turn_events as te
+from ...core.run_state import Phase, Proposal, SessionSnapshot, SlashCommand
+from ...core.slash_commands import SlashError, spec_of
+from ...core.slash_commands import parse as parse_message
+from .. import messages as msg
+from ..widgets.command_result import CommandResult
+from .chat_actions import ChatActions
+
+if TYPE_CHECKING:
+    from ..turn_presenter import TurnPresenter
+    from ..widgets.turn_status import TurnStatus
+
+
+class ChatTurns(ChatActions):
+    turns: TurnPresenter
+    demo: bool
+    suggestion: Proposal | None
+    unanswered: str | None
+
+    @property
+    def snapshot(self) -> SessionSnapshot | None:
+        raise NotImplementedError
+
+    @property
+    def status_line(self) -> TurnStatus:
+        raise NotImplementedError
+
+    def update_hint(self) -> None:
+        raise NotImplementedError
+
+    def show_figures(self, figures: te.ContextFigures) -> None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ offers
+    def _offer_retry(self, text: str) -> None:
+        """A crashed run left this message unanswered: offered on the line under the input (Ctrl+Y sends it
+        again, Up brings it back to edit). Never a dialog: what the user types at start-up goes to the input."""
+        self.unanswered = text
+        self.prompt.remind(text)
+        self.refresh_bindings()
+        self.update_hint()
+
+    def on_suggestion_message(self, message: msg.SuggestionMessage) -> None:
+        if message.taken:
+            return  # auto_efforts: carried out already (its banners say so)
+        self.suggestion = message.proposal
+        self.refresh_bindings()
+        self.update_hint()
+
+    def action_accept_suggestion(self) -> None:
+        if self.unanswered is not None:
+            text, self.unanswered = self.unanswered, None
+            self.send_message(text, retry=True)
+            return
+        proposal, self.suggestion = self.suggestion, None
+        self.refresh_bindings()
+        self.update_hint()
+        if proposal is not None and self.efforts.ready("take the proposal"):
+            self.link.controller.accept(proposal)
+
+    # ------------------------------------------------------------------- turns
+    def on_prompt_submitted(self, message: msg.PromptSubmitted) -> None:
+        self.send(message.text, typed=message.typed, pastes=message.pastes)
+
+    def send(self, text: str, *, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
+        """Enter: a slash command runs at once; anything else is a message for the model."""
+        try:
+            intent = parse_message(text)
+        except SlashError as exc:
+            self.notify(str(exc), title="Not a command", severity="warning")
+            return
+        if isinstance(intent, SlashCommand):
+            self.run_command(intent)
+            return
+        self.send_message(intent.text, typed=text if typed is None else typed, pastes=pastes)
+
+    def run_command(self, command: SlashCommand) -> None:
+        if spec_of(command).action is not None and not self.efforts.ready(command.line):
+            return
+        if not self.is_open:
+            self.notify(self.run_state.error or "The session is still opening…", severity="warning")
+            return
+        self.prompt.clear()
+        view = CommandResult(command.line)
+        self.run_worker(self._command(command, view), group="command", exit_on_error=False)
+
+    async def _command(self, command: SlashCommand, view: CommandResult) -> None:
+        await self.chat_log.add(view)
+        self.chat_log.scroll_end(animate=False)
+        outcome = await self.link.controller.command(command)
+        view.show(outcome.reply if outcome.ok else outcome.reason, failed=not outcome.ok)
+        self.chat_log.scroll_end(animate=False)
+
+    def send_message(
+        self, text: str, *, typed: str | None = None, pastes: dict[int, str] | None = None, retry: bool = False
+    ) -> None:
+        """Send ``text`` to the model (``typed``: as the input showed it, with ``pastes`` folded;
+        ``retry``: it is the crashed run's unanswered message, sent again)."""
+        typed = text if typed is None else typed
+        state = self.run_state
+        if state.phase is Phase.CLOSED and state.error:
+            self.notify(state.error, severity="warning")
+            return
+        snapshot = self.snapshot
+        if state.is_open and snapshot is not None and not snapshot.has_model:
+            self.notify("No model is configured: open Settings (F4) or start with --model.", severity="warning")
+            self.post_message(msg.ShowWelcome())
+            return
+        if self.prompt.text.strip() == typed.strip():
+            self.prompt.clear()
+        if self.demo:
+            self.driver.sent(text)
+        if self.suggestion is not None or self.unanswered is not None:  # not taken: moved on
+            self.suggestion = self.unanswered = None
+            self.refresh_bindings()
+            self.update_hint()
+        queued = state.busy or not state.is_open
+        self.turns.begin(text, queued=queued, typed=typed, pastes=pastes)  # on screen at once, sent in turn
+        if retry:
+            self.link.retry_orphan()  # the controller checks that it is still unanswered
+        else:
+            self.link.send(text)  # the controller runs it, or queues it until the session is open
+
+    def give_back(self, text: str, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
+        """A message that got no answer: back in the input as it was typed (and in the demo's script)."""
+        if not self.prompt.text.strip():
+            if typed is None:  # a whole message back (edit the last one): folded if it is long
+                typed, pastes = self.prompt.pastes.fold(text), dict(self.prompt.pastes.texts)
+            self.prompt.set_text(typed, pastes or {})
+        if self.demo:
+            self.driver.unsent(text)
+
+    @on(msg.TurnMessage)
+    async def on_turn_event(self, message: msg.TurnMessage) -> None:
+        """Every core event of a turn or an action: the presenter draws it, the meter takes figures."""
+        event = message.event
+        if isinstance(event, te.ContextFigures):
+            self.show_figures(event)
+            return
+        if isinstance(event, te.EffortChanged):
+            return  # the snapshot that follows redraws the sidebar
+        label = await self.turns.apply(event)
+        if label:
+            self.status_line.set_label(label)
+        if isinstance(event, te.Outcome):
+            self.update_hint()  # the turn may have found that the model has no tools
