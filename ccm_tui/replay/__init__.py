@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from ..core.chat_model import ChatModel
 from ..core.topics import TurnText, segment
 from .boundaries import BoundaryError, EffortSpan, load_boundaries
 
@@ -43,7 +43,7 @@ def offline_spans(parsed) -> list[EffortSpan]:
     return segment([TurnText(t.user, "\n\n".join(t.agent_responses)) for t in parsed.turns])
 
 
-async def choose_spans(parsed, efforts: Path | None, llm: Any | None) -> SpanChoice:
+async def choose_spans(parsed, efforts: Path | None, llm: ChatModel | None) -> SpanChoice:
     """Boundaries from the file, else the model, else the offline segmenter."""
     n = len(parsed.turns)
     if efforts is not None:

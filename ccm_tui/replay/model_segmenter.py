@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from .. import paths
+from ..core.chat_model import ChatModel
 from ..core.efforts import slugify
 from .boundaries import BoundaryError, EffortSpan, validate_spans
 
@@ -57,8 +58,8 @@ def parse_answer(text: str, n_turns: int) -> list[EffortSpan]:
     return validate_spans(cleaned, n_turns, where="model segmentation")
 
 
-async def segment_with_model(llm: Any, users: list[str]) -> list[EffortSpan]:
-    """Ask ``llm`` (an LLMClient) to segment; raises BoundaryError or LLMError on failure."""
+async def segment_with_model(llm: ChatModel, users: list[str]) -> list[EffortSpan]:
+    """Ask ``llm`` (any chat model) to segment; raises BoundaryError or LLMError on failure."""
     n = len(users)
     instructions = paths.prompt("replay_segment").replace("{n_turns}", str(n))
     messages = [

@@ -6,7 +6,7 @@ boundaries, hands the plan to the :class:`~.model.ReplayModel`, and runs
 salience, budget and compaction code as a live chat. It records per turn:
 
 * ``ccm``: tokens of the request the engine actually sent this turn (the
-  last request of the turn's tool loop: ``TurnResult.request.total``);
+  last request of the turn's tool loop: ``Outcome.request.total``);
 * ``naive``: tokens a naive chat would send for the same turn — system prompt
   and tool definitions (as sent on an empty session), every earlier
   user/assistant message *as in the transcript* (uncapped) and this turn's

@@ -52,6 +52,7 @@ class SessionLink(Widget):
         self.watching = False
         self._stop_watch: asyncio.Event | None = None
         self._warmed_model: str | None = None  # the model the warm-up last checked
+        self._wanted: Settings | None = None  # settings asked for while the reopen runs
         self.controller = self._new_controller(settings, Path(session_dir), llm)
 
     def _new_controller(self, settings: Settings, session_dir: Path, llm: ChatModel | None) -> SessionController:
@@ -69,7 +70,7 @@ class SessionLink(Widget):
     # ------------------------------------------------------------ what the screen reads
     @property
     def settings(self) -> Settings:
-        return self.controller.settings
+        return self._wanted or self.controller.settings
 
     @property
     def session_dir(self) -> Path:
@@ -120,7 +121,7 @@ class SessionLink(Widget):
             self._warmed_model = None
             self.open()
             return
-        self.controller.settings = settings
+        self._wanted = settings  # shown at once (the header); the controller takes it on its thread
         self._reopen(settings)
 
     @work(exclusive=True, group="session", exit_on_error=False, description="reopen the session")
@@ -130,6 +131,9 @@ class SessionLink(Widget):
         except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
             self.post_message(msg.OpenFailed(" ".join(str(exc).split()) or type(exc).__name__))
             return
+        finally:
+            if self._wanted is settings:
+                self._wanted = None
         if self.warm and settings.model and settings.model != self._warmed_model:
             self._warmed_model = settings.model
             await self.controller.check_model()
