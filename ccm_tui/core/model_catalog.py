@@ -166,8 +166,8 @@ def _rank(entry: CatalogEntry, text: str, terms: list[str]) -> int | None:
 
 def match_models(groups: list[ModelGroup], text: str, limit: int = GROUP_LIMIT) -> Matches:
     """The entries that hold every word of ``text`` (case-insensitive), best first within each
-    group, at most ``limit`` per group. Groups without a match are left out, unless they carry a
-    note (a server not answering says so whatever is typed)."""
+    group, at most ``limit`` per group. Groups without a match are left out, except the server's
+    with a note (a server not answering says so whatever is typed); nothing typed keeps every note."""
     text = text.strip().lower()
     terms = text.split()
     shown = []
@@ -183,6 +183,6 @@ def match_models(groups: list[ModelGroup], text: str, limit: int = GROUP_LIMIT) 
             ranked = [e for _, _, e in scored]
             if exact is None and scored and scored[0][0] == 0:
                 exact = ranked[0]
-        if ranked or group.note:
+        if ranked or (group.note and (not terms or group.served)):
             shown.append(GroupMatches(group, tuple(ranked[:limit]), max(0, len(ranked) - limit)))
     return Matches(tuple(shown), exact)

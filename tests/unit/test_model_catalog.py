@@ -146,9 +146,11 @@ def test_each_group_shows_a_limited_number_and_counts_the_rest():
     assert len(found.groups[0].entries) == 50 and found.groups[0].hidden == 2_950 and found.count == 3_000
 
 
-def test_a_group_with_a_note_stays_whatever_is_typed():
+def test_the_servers_note_stays_whatever_is_typed_a_providers_only_unfiltered():
     silent = ModelGroup("server", "served at --api-base", note="server not answering (http://x)")
-    assert match_models([silent], "gpt").groups[0].group is silent
+    noted = ModelGroup("openai", "openai", (CatalogEntry("openai/gpt-4o", "openai"),), note="through --api-base")
+    assert [g.group for g in match_models([silent, noted], "claude").groups] == [silent]
+    assert [g.group for g in match_models([silent, noted], "").groups] == [silent, noted]
 
 
 def test_reading_the_catalog_does_not_import_litellm():

@@ -128,7 +128,7 @@ class ModelPicker(ModalScreen[Picked | None]):
                 options.append(None)  # a rule between sources (it takes no index: rows stay in step)
             options.append(Option(Content.styled(found.group.title, "bold $text-primary"), disabled=True))
             self.rows.append(None)
-            if found.group.note and (not text.strip() or found.group.served):
+            if found.group.note and (not typed or found.group.served):
                 options.append(Option(Content.styled("  " + found.group.note, "italic $text-warning"), disabled=True))
                 self.rows.append(None)
             for entry in found.entries:
