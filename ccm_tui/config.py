@@ -84,6 +84,35 @@ def bundled_model_map() -> Path | None:
     return path if path.is_file() else None
 
 
+# Provider keys are litellm's to read; ccm-tui only asks which are set, so that the model picker
+# lists those providers' models (litellm's provider names → its variables, the first set one wins).
+PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "mistral": ("MISTRAL_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "cohere_chat": ("COHERE_API_KEY",),
+    "fireworks_ai": ("FIREWORKS_AI_API_KEY", "FIREWORKS_API_KEY"),
+    "perplexity": ("PERPLEXITYAI_API_KEY", "PERPLEXITY_API_KEY"),
+    "cerebras": ("CEREBRAS_API_KEY",),
+}
+
+
+def configured_providers() -> dict[str, str]:
+    """The providers whose API key is in the environment, each with the variable that holds it
+    (in :data:`PROVIDER_KEYS` order). Only whether a key is set matters here; its value stays litellm's."""
+    found = {}
+    for provider, names in PROVIDER_KEYS.items():
+        name = next((n for n in names if (os.environ.get(n) or "").strip()), None)
+        if name:
+            found[provider] = name
+    return found
+
+
 def sessions_dir() -> Path:
     return data_home() / "sessions"
 

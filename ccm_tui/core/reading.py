@@ -3,7 +3,8 @@
 Work on a session (turns, effort actions, cancel, retry) goes through the session
 controller (:mod:`.controller`), which owns its run state. What needs no run state
 comes through here: reading the status without the writer lock, ranking a search,
-rebuilding a broken manifest, checking a typed model id before switching to it, the
+rebuilding a broken manifest, the models the model picker offers (:mod:`.model_catalog`),
+checking a typed model id before switching to it, the
 input's own memory (:class:`PromptHistory`: sent messages and the draft), a long-lived
 reader that searches and reads a session while another process writes to it
 (:class:`SessionReader`, the MCP server's), and the errors those report. None of it
@@ -18,6 +19,16 @@ from typing import Any
 from ..config import Settings
 from .efforts import ManifestError
 from .eventlog import redact
+from .model_catalog import (
+    CatalogEntry,
+    GroupMatches,
+    Matches,
+    ModelGroup,
+    asking_server,
+    match_models,
+    provider_groups,
+    server_group,
+)
 from .model_check import ModelCheck, check_model
 from .opening import load_model_library, open_read_only, search_session
 from .prompt_history import PromptHistory
@@ -47,6 +58,10 @@ def repair(session_dir: Path, *, force: bool = False) -> RepairReport:
 
 
 __all__ = [
+    "CatalogEntry",
+    "GroupMatches",
+    "Matches",
+    "ModelGroup",
     "EffortEntry",
     "EffortView",
     "ManifestError",
@@ -61,14 +76,18 @@ __all__ = [
     "SessionReader",
     "SessionTooNew",
     "StoreError",
+    "asking_server",
     "disk_full",
     "check_model",
     "hit_json",
     "load_model_library",
+    "match_models",
+    "provider_groups",
     "read_status",
     "redact",
     "repair",
     "search_session",
     "search_text",
+    "server_group",
     "status_text",
 ]

@@ -27,7 +27,6 @@ from . import terminal_keys
 from .commands import CcmCommands, EffortSearch
 from .messages import ShowWelcome
 from .screens.chat import ChatScreen
-from .screens.prompt import PromptDialog
 
 if TYPE_CHECKING:
     from ..core.reading import ModelCheck
@@ -208,32 +207,15 @@ class CcmApp(App[int]):
         if self.demo:
             self.notify("The demo runs its scripted model only.", severity="warning")
             return
+        from .screens.model_picker import ModelPicker
 
-        def chosen(model: str | None) -> None:
-            if model and model.strip():
-                # checked off the event loop (a server's model list can take seconds to answer)
-                self.run_worker(lambda: self._check_model(model.strip()), thread=True, group="model-check")
+        def chosen(picked: tuple[str, ModelCheck] | None) -> None:
+            if picked:  # checked by the picker (off the event loop); a refused id kept it open
+                self._switch_checked(*picked)
 
-        self.push_screen(
-            PromptDialog(
-                "Switch model",
-                value=typed or self.settings.model or "",
-                placeholder="provider/model, e.g. openai/gpt-4o-mini",
-            ),
-            chosen,
-        )
-
-    def _check_model(self, model: str) -> None:
-        """In a worker thread: can the typed id be used? The answer goes back to the event loop."""
-        from ..core.reading import check_model
-
-        self.call_from_thread(self._switch_checked, model, check_model(model, self.settings.api_base))
+        self.push_screen(ModelPicker(self.settings.model, self.settings.api_base, typed=typed), chosen)
 
     def _switch_checked(self, model: str, check: ModelCheck) -> None:
-        if not check.ok:
-            self.notify(f"Not switched: {check.reason}", title="Model", severity="error", timeout=12)
-            self.action_switch_model(model)  # the dialog again, with what was typed, to correct it
-            return
         self.use_settings(replace(self.settings, model=model))
         caution = f" — {check.reason}" if check.reason else ""
         self.notify(

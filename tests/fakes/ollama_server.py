@@ -11,7 +11,8 @@ Same scripting as :mod:`tests.fakes.openai_server`; the wire format is Ollama's:
   and the counts;
 * errors are ``{"error": "message"}``; ``refuse_tools`` answers a request with tools
   the way Ollama does for a model without tool support (400 "… does not support tools");
-* ``POST /api/show`` answers a minimal model description (litellm may ask for it).
+* ``POST /api/show`` answers a minimal model description (litellm may ask for it); the models
+  ``serve_models`` names are listed at ``GET /api/tags`` and ``GET /v1/models``.
 
     python -m tests.fakes.ollama_server --port 0 --script FILE.json
 """
@@ -27,6 +28,7 @@ from tests.fakes.openai_server import (
     FakeLLMServer,
     Fault,
     Hang,
+    RecordedRequest,
     Reply,
     StreamCut,
     Text,
@@ -45,6 +47,18 @@ def _now() -> str:
 
 class _OllamaHandler(_Handler):
     server_version = "FakeOllama/1.0"
+
+    def do_GET(self) -> None:
+        """Ollama lists its models at ``/api/tags`` and, OpenAI-style, at ``/v1/models`` (not ``/models``)."""
+        fake = self.server.fake
+        path = self.path.split("?")[0].rstrip("/")
+        fake._record(RecordedRequest("GET", self.path, dict(self.headers), None, self.client_address))
+        if path == "/v1/models":
+            self._send_json(200, {"object": "list", "data": fake.model_entries()})
+        elif path == "/api/tags":
+            self._send_json(200, {"models": [{"name": m, "model": m} for m in fake.models_seen()]})
+        else:
+            self._send_json(404, {"error": f"fake ollama: no route GET {path}"})
 
     def do_POST(self) -> None:
         fake = self.server.fake

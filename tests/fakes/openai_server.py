@@ -387,8 +387,7 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0].rstrip("/")
         fake._record(RecordedRequest("GET", self.path, dict(self.headers), None, self.client_address))
         if path in ("/v1/models", "/models"):
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models_seen()]
-            self._send_json(200, {"object": "list", "data": data})
+            self._send_json(200, {"object": "list", "data": fake.model_entries()})
         else:
             self._send_json(
                 404, {"error": {"message": f"fake server: no route GET {path}", "type": "invalid_request_error"}}
@@ -599,6 +598,7 @@ class FakeLLMServer:
         self._queue: collections.deque[Reply] = collections.deque()
         self._records: list[RecordedRequest] = []
         self._models: dict[str, None] = {}
+        self._model_fields: dict[str, dict[str, Any]] = {}
         self._conns: set[socket.socket] = set()
         self._counter = 0
         self._stopping = threading.Event()
@@ -729,15 +729,26 @@ class FakeLLMServer:
         reqs = self.requests
         return reqs[-1] if reqs else None
 
-    def serve_models(self, *ids: str) -> None:
-        """Models GET /v1/models lists before any request named them."""
+    def serve_models(self, *ids: str, **fields: Any) -> None:
+        """Models GET /v1/models lists before any request named them, with ``fields`` in each entry
+        (what some servers add: vLLM's ``max_model_len``, LM Studio's ``context_length``)."""
         with self._lock:
             for model in ids:
                 self._models.setdefault(model, None)
+                self._model_fields[model] = dict(fields)
 
     def models_seen(self) -> list[str]:
         with self._lock:
             return list(self._models)
+
+    def model_entries(self) -> list[dict[str, Any]]:
+        """What GET /v1/models lists: an OpenAI model object per model, with its extra fields."""
+        with self._lock:
+            fields = dict(self._model_fields)
+        return [
+            {"id": m, "object": "model", "created": 0, "owned_by": "fake", **fields.get(m, {})}
+            for m in self.models_seen()
+        ]
 
     # -- internals
 

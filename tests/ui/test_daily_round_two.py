@@ -222,28 +222,24 @@ async def test_at_80_columns_the_keys_help_indents_wrapped_descriptions(tmp_path
 async def test_switch_model_refuses_an_unknown_id_and_says_why(tmp_path, llm_server):
     from textual.widgets import Input
 
-    from ccm_tui.ui.screens.prompt import PromptDialog
+    from ccm_tui.ui.screens.model_picker import ModelPicker
 
     llm_server.serve_models("fake-model")
     async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
         await ready(pilot)
         app = pilot.app
         app.action_switch_model()
-        dialog = await wait_until(
-            pilot, lambda: isinstance(app.screen, PromptDialog) and app.screen.query(Input) and app.screen
+        picker = await wait_until(
+            pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen.query(Input) and app.screen
         )
-        dialog.query_one(Input).value = "openai/gpt-nonexistent"
+        picker.query_one(Input).value = "openai/gpt-nonexistent"
+        await pilot.pause()
         await pilot.press("enter")
-        await wait_until(
-            pilot,
-            lambda: any("Not switched" in str(n.message) for n in app._notifications),
-            what="the refusal",
-        )
+        status = picker.query_one("#model-status")
+        await wait_until(pilot, lambda: "Not switched" in str(status.render()), what="the refusal")
+        assert "gpt-nonexistent" in str(status.render())
         assert app.settings.model == "openai/fake-model"
-        dialog = await wait_until(
-            pilot, lambda: isinstance(app.screen, PromptDialog) and app.screen.query(Input) and app.screen
-        )
-        assert dialog.query_one(Input).value == "openai/gpt-nonexistent"  # back, to be corrected
+        assert app.screen is picker and picker.query_one(Input).value == "openai/gpt-nonexistent"  # to correct it
         await pilot.press("escape")
 
 

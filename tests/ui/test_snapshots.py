@@ -130,3 +130,51 @@ def test_main_narrow_80x24(snap_compare, tmp_path):
 def test_main_medium_100x30(snap_compare, tmp_path):
     app = demo_app(build_session(tmp_path / "s", 3))
     assert snap_compare(app, terminal_size=(100, 30), run_before=_main)
+
+
+@pytest.fixture
+def small_model_map(monkeypatch):
+    """A few entries of litellm's bundled map (tests/fixtures/model_map_small.json: chat models of
+    three providers, an embedding, an image model, a fine-tune template), so that the picker's
+    snapshot does not move with litellm's releases; the OpenAI, Anthropic and DeepSeek keys are set."""
+    from pathlib import Path
+
+    from ccm_tui.config import PROVIDER_KEYS
+    from ccm_tui.core import model_check, model_facts
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "model_map_small.json"
+    monkeypatch.setattr(model_facts, "bundled_model_map", lambda: fixture)
+    for names in PROVIDER_KEYS.values():
+        for name in names:
+            monkeypatch.delenv(name, raising=False)
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY"):
+        monkeypatch.setenv(name, "sk-test-fake")
+    model_facts.model_map.cache_clear()
+    model_check.known_providers.cache_clear()
+    yield
+    model_facts.model_map.cache_clear()
+    model_check.known_providers.cache_clear()
+
+
+def test_model_picker(snap_compare, tmp_path, llm_server, small_model_map):
+    from tests.ui.helpers import server_app
+
+    llm_server.serve_models("fake-model")
+    llm_server.serve_models("qwen2.5-coder-32b-instruct", max_model_len=32_768)
+    llm_server.serve_models("llama-3.1-8b-instruct", max_model_len=131_072)
+
+    async def run_before(pilot):
+        await ready(pilot)
+        await settle(pilot)  # the chat's own input stops blinking too: it shows under the dialog
+        pilot.app.action_switch_model()
+        await wait_until(
+            pilot,
+            lambda: (
+                type(pilot.app.screen).__name__ == "ModelPicker"
+                and pilot.app.screen.map_loaded
+                and not any("asking" in g.note for g in pilot.app.screen.server)
+            ),
+        )
+        await settle(pilot)
+
+    assert snap_compare(server_app(tmp_path / "s", llm_server.base_url), terminal_size=SIZE, run_before=run_before)

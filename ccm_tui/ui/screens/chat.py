@@ -112,10 +112,11 @@ class ChatScreen(ChatTurns):
         self.link.open()
         self.set_interval(0.05, self.driver.tick)
 
-    def _show_identity(self) -> None:
+    def _show_identity(self, settings: Settings | None = None) -> None:
+        """The header's session and model (``settings``: the ones being applied, before the reopen)."""
         header = self.query_one(AppHeader)
         header.session_name = "demo" if self.demo else self.link.session_dir.name
-        header.model = self.settings.model or ""
+        header.model = (settings or self.settings).model or ""
         header.demo = self.demo
         self.on_resize()
 
@@ -269,7 +270,7 @@ class ChatScreen(ChatTurns):
         if not self.efforts.ready("change settings"):
             return False
         self.run_worker(self.link.reopen(settings), group="session-switch", exit_on_error=False)
-        self._show_identity()
+        self._show_identity(settings)  # the reopen takes them in its worker, later
         return True
 
     # ----------------------------------------------------------------- sidebar
