@@ -149,7 +149,7 @@ def provider_groups(providers: Mapping[str, str] | None = None, *, api_base: str
         entries = tuple(sorted(found[provider].values(), key=lambda e: e.id))
         note = "" if entries else f"litellm's map lists none: type {provider}/<model>"
         if entries and api_base and not any(g.entries for g in groups):  # said once, above the first
-            note = "this run sends every model to --api-base: these work if that server serves them"
+            note = "picked here, a model goes to its provider, not to --api-base (a server model goes back there)"
         groups.append(ModelGroup(provider, f"{provider} · {variable}", entries, note))
     return groups
 

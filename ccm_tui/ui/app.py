@@ -83,6 +83,7 @@ class CcmApp(App[int]):
         self.demo = demo
         self.settings = settings or (demo_settings() if demo else Settings())
         self.session_dir = Path(session_dir)
+        self.server_base = self.settings.api_base  # the --api-base server: the picker lists its models
         self.demo_delay = demo_delay
         self.options: dict[str, Any] = {
             "watch": watch,
@@ -201,6 +202,7 @@ class CcmApp(App[int]):
             k: getattr(self.settings, k) for k, source in self.settings.sources.items() if source == "command line"
         }
         self.notify("Settings saved", title="Settings")
+        self.server_base = fresh.with_overrides("command line", **flags).api_base
         self.use_settings(fresh.with_overrides("command line", **flags))
 
     def action_switch_model(self, typed: str = "") -> None:
@@ -209,14 +211,15 @@ class CcmApp(App[int]):
             return
         from .screens.model_picker import ModelPicker
 
-        def chosen(picked: tuple[str, ModelCheck] | None) -> None:
+        def chosen(picked: tuple[str, ModelCheck, str | None] | None) -> None:
             if picked:  # checked by the picker (off the event loop); a refused id kept it open
                 self._switch_checked(*picked)
 
-        self.push_screen(ModelPicker(self.settings.model, self.settings.api_base, typed=typed), chosen)
+        picker = ModelPicker(self.settings.model, self.settings.api_base, typed=typed, server=self.server_base)
+        self.push_screen(picker, chosen)
 
-    def _switch_checked(self, model: str, check: ModelCheck) -> None:
-        self.use_settings(replace(self.settings, model=model))
+    def _switch_checked(self, model: str, check: ModelCheck, api_base: str | None) -> None:
+        self.use_settings(replace(self.settings, model=model, api_base=api_base))
         caution = f" — {check.reason}" if check.reason else ""
         self.notify(
             f"Using {model} for this run (save it in Settings to keep it){caution}",

@@ -97,13 +97,24 @@ async def test_a_typed_unknown_id_is_refused_with_the_reason_and_the_dialog_stay
         assert pilot.app.screen is picker and picker.query_one(Input).value == "openai/gpt-nonexistent"
         assert pilot.app.settings.model == "openai/fake-model"
 
-        await pilot.press("ctrl+u", *"gpt-4o-mini", "enter")  # litellm knows it; this run's server does not
-        await wait_until(pilot, lambda: "does not serve “gpt-4o-mini”" in str(status.render()), what="the refusal")
-        assert pilot.app.screen is picker
-
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(pilot.app.screen, ModelPicker), what="Escape to close")
         assert pilot.app.settings.model == "openai/fake-model"
+
+
+async def test_a_providers_model_goes_to_the_provider_and_a_servers_model_back_to_the_server(tmp_path, llm_server):
+    llm_server.serve_models("fake-model")
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        picker = await open_picker(pilot)
+        await pilot.press(*"gpt-4o-mini", "enter")  # listed under openai (its key is set): not the server's
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, ModelPicker), what="the switch")
+        assert (pilot.app.settings.model, pilot.app.settings.api_base) == ("openai/gpt-4o-mini", None)
+
+        picker = await open_picker(pilot)  # the server's models are still offered
+        await wait_until(pilot, lambda: "openai/fake-model" in listed(picker), what="the server's list")
+        await pilot.press(*"fake-model", "enter")
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, ModelPicker), what="the switch back")
+        assert (pilot.app.settings.model, pilot.app.settings.api_base) == ("openai/fake-model", llm_server.base_url)
 
 
 async def test_an_id_that_is_not_listed_but_usable_is_checked_and_taken(tmp_path, llm_server):

@@ -34,7 +34,8 @@ TYPED = "typed"  # the option that checks the typed text as an id
 WINDOW_WIDTH = 6  # "1.05M", "128k"
 TOOLS_WIDTH = 8  # "no tools"
 
-Picked = tuple[str, ModelCheck]  # the model switched to, and its check (a caution may come with it)
+# the model switched to, its check (a caution may come with it), and where requests go (None: the provider)
+Picked = tuple[str, ModelCheck, str | None]
 
 
 def window_text(window: int | None) -> str:
@@ -72,12 +73,15 @@ class ModelPicker(ModalScreen[Picked | None]):
         Binding("pagedown", "move('page_down')", "Page down", show=False),
     ]
 
-    def __init__(self, current: str | None, api_base: str | None, *, typed: str = "") -> None:
+    def __init__(
+        self, current: str | None, api_base: str | None, *, typed: str = "", server: str | None = None
+    ) -> None:
         super().__init__(classes="dialog-screen")
         self.current = current
-        self.api_base = api_base
+        self.api_base = api_base  # where this run's requests go now
+        self.server_base = server or api_base  # the --api-base server whose models are listed
         self.typed = typed
-        self.server: list[ModelGroup] = [asking_server()] if api_base else []
+        self.server: list[ModelGroup] = [asking_server()] if self.server_base else []
         self.providers: list[ModelGroup] = []
         self.map_loaded = False
         self.rows: list[CatalogEntry | str | None] = []  # per option: its model, TYPED, or None (a title)
@@ -97,8 +101,8 @@ class ModelPicker(ModalScreen[Picked | None]):
     def on_mount(self) -> None:
         self.query_one(Input).focus()
         self.refresh_list()
-        if self.api_base:
-            self.run_worker(self._load_server(self.api_base), group="model-list-server", exit_on_error=False)
+        if self.server_base:
+            self.run_worker(self._load_server(self.server_base), group="model-list-server", exit_on_error=False)
         self.run_worker(self._load_map(), group="model-list-map", exit_on_error=False)
 
     async def _load_server(self, api_base: str) -> None:
@@ -106,7 +110,7 @@ class ModelPicker(ModalScreen[Picked | None]):
         self.refresh_list()
 
     async def _load_map(self) -> None:
-        self.providers = await asyncio.to_thread(provider_groups, None, api_base=self.api_base)
+        self.providers = await asyncio.to_thread(provider_groups, None, api_base=self.server_base)
         self.map_loaded = True
         self.refresh_list()
 
@@ -222,36 +226,42 @@ class ModelPicker(ModalScreen[Picked | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         row = self.highlighted_row()
-        model = row.id if isinstance(row, CatalogEntry) else event.value.strip()
-        if model:
-            self.choose(model)
+        if isinstance(row, CatalogEntry):
+            self.choose(row.id, self._base_for(row))
+        elif event.value.strip():
+            self.choose(event.value.strip(), self.api_base)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()  # a click on a row
         row = self.rows[event.option_index] if event.option_index < len(self.rows) else None
         if isinstance(row, CatalogEntry):
-            self.choose(row.id)
+            self.choose(row.id, self._base_for(row))
         elif row == TYPED:
-            self.choose(self.query_one(Input).value.strip())
+            self.choose(self.query_one(Input).value.strip(), self.api_base)
 
-    def choose(self, model: str) -> None:
-        """Check ``model`` off the event loop (a server's list can take seconds), then switch or say why not."""
+    def _base_for(self, entry: CatalogEntry) -> str | None:
+        """A server's model is asked of the server; a provider's of the provider itself."""
+        return self.server_base if entry.served else None
+
+    def choose(self, model: str, base: str | None) -> None:
+        """Check ``model`` (sent to ``base``, or to its provider) off the event loop (a server's list can
+        take seconds), then switch or say why not."""
         if self.checking or self.done:
             return
         self.checking = model
         self.set_status(f"Checking {model}…")
-        self.run_worker(self._check(model), group="model-check", exclusive=True, exit_on_error=False)
+        self.run_worker(self._check(model, base), group="model-check", exclusive=True, exit_on_error=False)
 
-    async def _check(self, model: str) -> None:
+    async def _check(self, model: str, base: str | None) -> None:
         try:
-            check = await asyncio.to_thread(check_model, model, self.api_base)
+            check = await asyncio.to_thread(check_model, model, base)
         finally:
             self.checking = ""
         if self.done:
             return  # Escape came first
         if check.ok:
             self.done = True
-            self.dismiss((model, check))
+            self.dismiss((model, check, base))
             return
         self.set_status(f"Not switched: {check.reason}", "error")
         self.query_one(Input).focus()
