@@ -7,8 +7,8 @@ is answered in plain words, see :func:`plain_validation`) and by the code that t
 them into paths (:mod:`.scope`). Integers are integers: ``true`` or ``"3"`` for a line
 number is refused, not read as 1 or 3. An argument the tool does not take is refused too,
 and so is a session name other than the one served. Over stdio, stdout carries JSON-RPC
-only: the SDK points file descriptor 1 at stderr while it serves, and every log goes to
-stderr.
+only: the SDK points file descriptor 1 at stderr while it serves, every log goes to
+stderr, and a line that is not a JSON-RPC message gets a JSON-RPC error (:mod:`.wire`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field, ValidationError
 
@@ -31,6 +32,7 @@ from ..config import Settings
 from . import descriptions as words
 from .reads import Reads
 from .scope import EFFORT_ID_PATTERN, READ_ID_PATTERN, SESSION_NAME_PATTERN, InputError, Scope, shown
+from .wire import Answering
 from .writes import WRITE_WAIT, Writes
 
 MAX_QUERY_CHARS = 500
@@ -123,7 +125,8 @@ def _given(value: object) -> str:
 
 class MemoryServer(MCPServer[Any]):
     """MCPServer whose argument errors read as plain words, that refuses arguments its tools do not
-    take (a session other than the one served among them), and whose errors show no local path."""
+    take (a session other than the one served among them), whose errors show no local path, and that
+    answers lines it cannot read (see :mod:`.wire`)."""
 
     def __init__(self, *args: Any, scope: Scope | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -163,6 +166,14 @@ class MemoryServer(MCPServer[Any]):
                 f"its arguments are: {takes}"
             )
         return arguments
+
+    async def run_stdio_async(self) -> None:
+        """Serve on stdin/stdout as the SDK does, the server reading the transport through :class:`Answering`."""
+        lowlevel = self._lowlevel_server
+        async with stdio_server() as (read_stream, write_stream):
+            await lowlevel.run(
+                Answering(read_stream, write_stream), write_stream, lowlevel.create_initialization_options()
+            )
 
 
 def _fit_session(fn: Callable[..., Any], *, all_sessions: bool, optional: bool) -> None:
