@@ -65,7 +65,10 @@ def append_note(session: Session, text: str, effort_id: str = "", *, source: str
     record = {"role": "user", "content": text, "ts": ev.now_iso(), "note": True, "source": source}
     effort = session.efforts.get(effort_id) if effort_id else notes_effort(session)
     if effort is None and effort_id:
-        raise NoteError(f"there is no effort '{effort_id}' (leave the effort out to add the note to the notes effort)")
+        raise NoteError(
+            f"there is no effort '{effort_id}' in this session (search and list give the ids; leave effort_id out "
+            "to add the note to the notes effort)"
+        )
     if effort is None:
         effort = lifecycle.land_imported(
             session, NOTES_NAME, [record], NOTES_SUMMARY, {"kind": NOTES_KIND, "via": source}

@@ -45,6 +45,10 @@ class EffortEntry:
     last_turn: int | None
 
 
+def _past_end(what: str, total: int, line: int) -> str:
+    return f"{what} has {total} log lines; line {line} does not exist (it is past the end)"
+
+
 class SessionReader:
     """One session, read without its writer lock (see the module doc). Call :meth:`close` at the end."""
 
@@ -140,29 +144,31 @@ class SessionReader:
         with self._lock:
             return self._current().state.turn
 
-    def read_lines(self, log: str, first: int, last: int) -> LogLines:
+    def read_lines(self, log: str, first: int, last: int, *, line: int | None = None) -> LogLines:
         """Lines ``first``..``last`` of an effort's log or of the ambient chat (``"ambient"``); the
-        ambient log through the index's seek when the index is usable. :class:`ReadError` for an
-        effort the manifest does not name or a first line past the end."""
+        ambient log through the index's seek when the index is usable. ``line``: the line they were
+        asked around, which must exist (else ``first`` must). :class:`ReadError` for an effort the
+        manifest does not name or a line past the end (naming that line and the log's length)."""
+        asked = line if line is not None else first
         with self._lock:
             session = self._current()
             if log == AMBIENT:
-                return self._ambient_lines(session, first, last)
+                return self._ambient_lines(session, first, last, asked)
             if session.efforts.get(log) is None:
                 raise ReadError(f"there is no effort '{log}' in this session")
             read = file_lines(session.effort_path(log), first, last)
-            if first > (read.total or 0):
-                raise ReadError(f"effort '{log}' has {read.total or 0} log lines; line {first} does not exist")
+            if asked > (read.total or 0):
+                raise ReadError(_past_end(f"effort '{log}'", read.total or 0, asked))
             return read
 
-    def _ambient_lines(self, session: Session, first: int, last: int) -> LogLines:
+    def _ambient_lines(self, session: Session, first: int, last: int, asked: int) -> LogLines:
         try:
             index, _ = self._synced_index()
             total = max(session.state.ambient_messages, index.ambient_line_count())
         except SearchIndexError:
             index, total = None, session.state.ambient_messages
-        if first > total:
-            raise ReadError(f"the ambient chat has {total} log lines; line {first} does not exist")
+        if asked > total:
+            raise ReadError(_past_end("the ambient chat", total, asked))
         if index is None:
             return file_lines(session.raw_path, first, last)
         chosen = index

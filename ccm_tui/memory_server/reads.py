@@ -3,7 +3,8 @@
 One :class:`~ccm_tui.core.reading.SessionReader` per session stays open for the server's
 life (its search index open, the session read again only when another process wrote),
 so a search costs the ranking, not an open. Every failure becomes an :class:`InputError`
-in plain words: an unknown id, a line past the end, a session that is not there.
+in plain words, naming sessions and files in them, never a local path: an unknown id, a
+line past the end, a session that is not there, a manifest that does not parse.
 """
 
 from __future__ import annotations
@@ -27,8 +28,13 @@ from . import render
 from .scope import InputError, Scope, effort_id
 
 
-def _plain(exc: Exception) -> InputError:
-    return InputError(redact(" ".join(str(exc).split())))
+def _plain(exc: Exception, scope: Scope, session: str | None = None) -> InputError:
+    """``exc`` in plain words for the caller: no local path, no credential; a session that cannot be
+    read (``session``: its name) says so first."""
+    text = scope.private(redact(" ".join(str(exc).split())))
+    if session and isinstance(exc, StoreError | OSError):
+        text = f"session {session} cannot be read: {text}"
+    return InputError(text)
 
 
 class Reads:
@@ -71,8 +77,8 @@ class Reads:
                 )
             except (StoreError, SearchIndexError, OSError) as exc:
                 if len(targets) == 1:
-                    raise _plain(exc) from None
-                skipped.append(f"session {name} skipped: {_plain(exc)}")
+                    raise _plain(exc, self.scope, name) from None
+                skipped.append(f"session {name} skipped: {_plain(exc, self.scope)}")
                 continue
             if answer.stale:
                 where = f"session {name}: " if label else ""
@@ -92,7 +98,7 @@ class Reads:
             raise InputError(str(exc)) from None
         reader = self.reader(directory)
         try:
-            lines = reader.read_lines(log, first, last)
+            lines = reader.read_lines(log, first, last, line=around_line)
             if log == AMBIENT:
                 title = render.ambient_title(lines.total or 0, label)
             else:
@@ -100,7 +106,7 @@ class Reads:
                 assert view is not None  # read_lines checked it
                 title = render.effort_title(view, lines.total, label)
         except (ReadError, StoreError, SearchIndexError, OSError) as exc:
-            raise _plain(exc) from None
+            raise _plain(exc, self.scope, name) from None
         return render.read_text(title, lines.messages, lines.first, lines.last, lines.total)
 
     def list(self, state: str, limit: int, offset: int, session: str | None = None) -> str:
@@ -110,7 +116,7 @@ class Reads:
             entries = reader.efforts()
             turn = reader.turn
         except (StoreError, OSError) as exc:
-            raise _plain(exc) from None
+            raise _plain(exc, self.scope, name) from None
         chosen = [e for e in entries if _in_state(e, state)]
         chosen.sort(key=_recency, reverse=True)
         return render.list_text(name, turn, chosen, chosen[offset : offset + limit], state, offset)
@@ -118,12 +124,12 @@ class Reads:
     def status(self, session: str | None = None) -> str:
         if self.scope.all_sessions and not session:
             return self._sessions_text()
-        _, directory = self.scope.session(session)
+        name, directory = self.scope.session(session)
         try:
             status, data = read_status(directory, self.settings)
         except (StoreError, OSError) as exc:
-            raise _plain(exc) from None
-        return status_text(status, data)
+            raise _plain(exc, self.scope, name) from None
+        return status_text(status, {**data, "session_dir": name})  # its name, not where it is on this machine
 
     def _sessions_text(self) -> str:
         names = self.scope.names()
@@ -136,7 +142,7 @@ class Reads:
                 total, opened = self.reader(self.scope.root / name).counts()
                 out.append(f"{name} · {total} efforts, {opened} open")
             except (StoreError, OSError) as exc:
-                out.append(f"{name} · unreadable: {_plain(exc)}")
+                out.append(f"{name} · unreadable: {_plain(exc, self.scope)}")
         return "\n".join(out)
 
 

@@ -3,11 +3,14 @@
 Everything a caller names is checked here before it becomes a path: an effort id is a
 slug (``[a-z0-9][a-z0-9-]{0,63}``, whole string) or ``ambient``; a session name is a
 plain word of the data directory's sessions, and must be one of them. So no tool ever
-opens a file outside the sessions it serves.
+opens a file outside the sessions it serves. And what the tools say names sessions, not
+local paths: :meth:`Scope.private` turns a path under the sessions served into one
+relative to its session (``manifest.yaml``), the session's directory into its name.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +24,14 @@ EFFORT_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"  # the same, for the tools' JSO
 READ_ID_PATTERN = r"^(ambient|[a-z0-9][a-z0-9-]{0,63})$"
 SESSION_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
 SESSION_FILES = ("manifest.yaml", "events.jsonl", "raw.jsonl")  # any of them: a directory is a session
+
+
+LOCAL_PATH_RE = re.compile(r"(?<![\w./~:-])~?(?:/[^\s/'\"`:,;()<>]+)+/([^\s/'\"`:,;()<>]+)")
+
+
+def is_session(directory: Path) -> bool:
+    """Whether ``directory`` holds a session (any of its files)."""
+    return any((directory / name).is_file() for name in SESSION_FILES)
 
 
 class InputError(ToolError):
@@ -57,6 +68,27 @@ class Scope:
     def all_sessions(self) -> bool:
         return self.root is not None
 
+    @property
+    def served(self) -> str | None:
+        """The name of the one session served (None: every session is)."""
+        return self.directory.name if self.directory is not None else None
+
+    def private(self, text: str) -> str:
+        """``text`` (an error bound for the caller) without local paths: a path in a session served
+        relative to it (with every session served: relative to the sessions directory, so it starts
+        with the session's name), the session's directory as ``session NAME``, any other absolute
+        path as its last part."""
+        bases: list[tuple[Path, str]] = []
+        if self.directory is not None:
+            bases.append((self.directory, f"session {self.directory.name}"))
+        if self.root is not None:
+            bases.append((self.root, "the sessions directory"))
+        for base, said in bases:
+            forms = {str(base), str(base.absolute()), os.path.realpath(base)}
+            for form in sorted(forms, key=len, reverse=True):
+                text = text.replace(form + os.sep, "").replace(form, said)
+        return LOCAL_PATH_RE.sub(lambda m: m.group(1), text)
+
     def names(self) -> list[str]:
         """The sessions under ``root`` (directories holding session files, with plain names), sorted."""
         if self.root is None:
@@ -68,16 +100,18 @@ class Scope:
         return sorted(
             p.name
             for p in entries
-            if SESSION_NAME_RE.fullmatch(p.name)
-            and p.is_dir()
-            and not p.is_symlink()
-            and any((p / f).is_file() for f in SESSION_FILES)
+            if SESSION_NAME_RE.fullmatch(p.name) and p.is_dir() and not p.is_symlink() and is_session(p)
         )
 
     def session(self, name: object = None) -> tuple[str, Path]:
         """(name, directory) of the session a tool works on: the one served, or (all sessions) the one
         named, which must exist."""
         if self.directory is not None:
+            if not is_session(self.directory):
+                raise InputError(
+                    f"session {self.directory.name} holds no conversation yet (the first ccm-tui or ccm-tui send "
+                    "on it makes it)"
+                )
             return self.directory.name, self.directory
         assert self.root is not None
         known = self.names()

@@ -4,13 +4,17 @@ Read tools (search, read, list, status) are always there and never take the sess
 writer lock; the write tools (remember, reopen) are listed only with ``--allow-writes``.
 Arguments are checked twice: by their JSON schema (types, limits, patterns; a violation
 is answered in plain words, see :func:`plain_validation`) and by the code that turns
-them into paths (:mod:`.scope`). Over stdio, stdout carries JSON-RPC only: the SDK points
-file descriptor 1 at stderr while it serves, and every log goes to stderr.
+them into paths (:mod:`.scope`). Integers are integers: ``true`` or ``"3"`` for a line
+number is refused, not read as 1 or 3. An argument the tool does not take is refused too,
+and so is a session name other than the one served. Over stdio, stdout carries JSON-RPC
+only: the SDK points file descriptor 1 at stderr while it serves, every log goes to
+stderr, and a line that is not a JSON-RPC message gets a JSON-RPC error (:mod:`.wire`).
 """
 
 from __future__ import annotations
 
 import inspect
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,14 +23,16 @@ from typing import Annotated, Any, Literal
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
-from pydantic import Field, ValidationError
+from mcp.server.stdio import stdio_server
+from mcp.types import ToolAnnotations
+from pydantic import BeforeValidator, Field, ValidationError
 
 from .. import __version__
 from ..config import Settings
 from . import descriptions as words
 from .reads import Reads
-from .scope import EFFORT_ID_PATTERN, READ_ID_PATTERN, SESSION_NAME_PATTERN, Scope, shown
+from .scope import EFFORT_ID_PATTERN, READ_ID_PATTERN, SESSION_NAME_PATTERN, InputError, Scope, shown
+from .wire import Answering
 from .writes import WRITE_WAIT, Writes
 
 MAX_QUERY_CHARS = 500
@@ -57,17 +63,26 @@ class ServerOptions:
 
 
 # ----------------------------------------------------------------------------- parameter types
+def _whole_number(value: Any) -> Any:
+    """JSON integers only: pydantic's lax mode would read true as 1 and "3" as 3 (a float with no
+    fraction, 3.0, is still an integer to JSON Schema and passes)."""
+    if isinstance(value, bool | str):
+        raise ValueError("input should be a whole number, not a string or true/false")
+    return value
+
+
+WHOLE = BeforeValidator(_whole_number)  # after Field: before it, the schema would say ge/le, not minimum/maximum
 Query = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description=words.QUERY)]
-SearchLimit = Annotated[int, Field(ge=1, le=MAX_SEARCH_HITS, description=words.SEARCH_LIMIT)]
+SearchLimit = Annotated[int, Field(ge=1, le=MAX_SEARCH_HITS, description=words.SEARCH_LIMIT), WHOLE]
 ReadId = Annotated[str, Field(min_length=1, max_length=64, pattern=READ_ID_PATTERN, description=words.READ_ID)]
-AroundLine = Annotated[int | None, Field(ge=1, le=MAX_LINE, description=words.AROUND_LINE)]
-Offset = Annotated[int, Field(ge=1, le=MAX_LINE, description=words.OFFSET)]
-PageLimit = Annotated[int, Field(ge=1, le=MAX_PAGE_LINES, description=words.PAGE_LIMIT)]
+AroundLine = Annotated[int | None, Field(ge=1, le=MAX_LINE, description=words.AROUND_LINE), WHOLE]
+Offset = Annotated[int, Field(ge=1, le=MAX_LINE, description=words.OFFSET), WHOLE]
+PageLimit = Annotated[int, Field(ge=1, le=MAX_PAGE_LINES, description=words.PAGE_LIMIT), WHOLE]
 State = Annotated[
     Literal["any", "open", "active", "background", "concluded", "expanded", "evicted"], Field(description=words.STATE)
 ]
-ListLimit = Annotated[int, Field(ge=1, le=MAX_LIST, description=words.LIST_LIMIT)]
-ListOffset = Annotated[int, Field(ge=0, le=MAX_LINE, description=words.LIST_OFFSET)]
+ListLimit = Annotated[int, Field(ge=1, le=MAX_LIST, description=words.LIST_LIMIT), WHOLE]
+ListOffset = Annotated[int, Field(ge=0, le=MAX_LINE, description=words.LIST_OFFSET), WHOLE]
 Session = Annotated[str | None, Field(max_length=64, pattern=SESSION_NAME_PATTERN, description=words.SESSION)]
 SearchSession = Annotated[
     str | None, Field(max_length=64, pattern=SESSION_NAME_PATTERN, description=words.SEARCH_SESSION)
@@ -93,22 +108,72 @@ def plain_validation(error: ValidationError) -> str:
         elif kind == "string_pattern_mismatch":
             message = f"{shown(given)} is not a session name (letters, digits, '-' and '_', as status lists them)"
         else:
-            said = str(issue.get("msg", "is not valid"))
-            message = f"{said[:1].lower()}{said[1:]} (got {shown(given)})"
+            said = str(issue.get("msg", "is not valid")).removeprefix("Value error, ")
+            message = f"{said[:1].lower()}{said[1:]} (got {_given(given)})"
         parts.append(f"{field}: {message}")
     return "; ".join(parts)
 
 
+def _given(value: object) -> str:
+    """A caller's value as JSON (what the caller sent: true, "3", null), cut."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return shown(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
 class MemoryServer(MCPServer[Any]):
-    """MCPServer whose argument errors read as plain words."""
+    """MCPServer whose argument errors read as plain words, that refuses arguments its tools do not
+    take (a session other than the one served among them), whose errors show no local path, and that
+    answers lines it cannot read (see :mod:`.wire`)."""
+
+    def __init__(self, *args: Any, scope: Scope | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.scope = scope
+        self.accepted: dict[str, frozenset[str]] = {}  # each tool's arguments (build_server fills it)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
-            return await super().call_tool(name, arguments, context)
+            return await super().call_tool(name, self._checked(name, arguments), context)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(f"Error executing tool {name}: {plain_validation(exc.__cause__)}") from exc.__cause__
+            if self.scope is not None and (private := self.scope.private(str(exc))) != str(exc):
+                raise ToolError(private) from exc.__cause__
             raise
+
+    def _checked(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments without a ``session`` naming the one session served; InputError for one that
+        names another, or for an argument the tool does not take (it would be ignored silently)."""
+        accepted = self.accepted.get(name)
+        if accepted is None or not isinstance(arguments, dict):
+            return arguments  # an unknown tool, or no object: the SDK says so
+        served = self.scope.served if self.scope is not None else None
+        if "session" in arguments and "session" not in accepted and served is not None:
+            value = arguments["session"]
+            if value not in (None, "", served):
+                raise InputError(
+                    f"Error executing tool {name}: session: this server serves session {served!r} only, "
+                    f"not {_given(value)}; leave session out (every session is served with ccm-tui mcp --all-sessions)"
+                )
+            arguments = {k: v for k, v in arguments.items() if k != "session"}
+        unknown = sorted(k for k in arguments if k not in accepted)
+        if unknown:
+            takes = ", ".join(sorted(accepted)) or "no arguments"
+            raise InputError(
+                f"Error executing tool {name}: {name} takes no argument {', '.join(map(repr, unknown))}; "
+                f"its arguments are: {takes}"
+            )
+        return arguments
+
+    async def run_stdio_async(self) -> None:
+        """Serve on stdin/stdout as the SDK does, the server reading the transport through :class:`Answering`."""
+        lowlevel = self._lowlevel_server
+        async with stdio_server() as (read_stream, write_stream):
+            await lowlevel.run(
+                Answering(read_stream, write_stream), write_stream, lowlevel.create_initialization_options()
+            )
 
 
 def _fit_session(fn: Callable[..., Any], *, all_sessions: bool, optional: bool) -> None:
@@ -129,7 +194,9 @@ def _fit_session(fn: Callable[..., Any], *, all_sessions: bool, optional: bool) 
 def build_server(options: ServerOptions) -> tuple[MemoryServer, Reads, Writes | None]:
     """The server with its tools, and what it holds open (to close after serving)."""
     reads = Reads(options.scope, options.settings)
-    writes = Writes(options.scope, options.settings, wait=options.write_wait) if options.allow_writes else None
+    writes = (
+        Writes(options.scope, options.settings, wait=options.write_wait, reads=reads) if options.allow_writes else None
+    )
     all_sessions = options.scope.all_sessions
     server = MemoryServer(
         "ccm-tui",
@@ -137,6 +204,7 @@ def build_server(options: ServerOptions) -> tuple[MemoryServer, Reads, Writes | 
         version=__version__,
         instructions=words.instructions(all_sessions=all_sessions, writes=writes is not None),
         log_level="DEBUG" if options.debug else "WARNING",
+        scope=options.scope,
     )
 
     def search(query: Query, limit: SearchLimit = 10, session: SearchSession = None) -> str:
@@ -180,6 +248,7 @@ def build_server(options: ServerOptions) -> tuple[MemoryServer, Reads, Writes | 
     for name, fn, description, hints in tools:
         _fit_session(fn, all_sessions=all_sessions, optional=name in ("search", "status"))
         fn.__name__ = name  # the schema's title
+        server.accepted[name] = frozenset(inspect.signature(fn).parameters)
         server.add_tool(fn, name=name, description=description, annotations=hints, structured_output=False)
     return server, reads, writes
 

@@ -4,12 +4,15 @@ Each session written to gets a :class:`~ccm_tui.core.controller.SessionControlle
 opened without holding the writer lock (like the TUI): the lock is taken around each
 write, waiting up to ``wait`` seconds while the TUI or ``ccm-tui send`` is mid-turn,
 then the write fails with that reason in plain words. No model is loaded: neither a
-note nor a reopen needs one.
+note nor a reopen needs one. The core words its refusals for ccm-tui's own model and
+its user ("use search_efforts", "send again"); :func:`agent_words` says them again for
+an agent calling these tools: the tools it has, what to call again, no local path.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,34 +22,60 @@ from ..core.effort_states import Action
 from ..core.reading import StoreError, redact
 from ..core.run_state import EffortAction, Phase, Remember
 from ..core.turn_events import Outcome
+from .reads import Reads
 from .render import cut
-from .scope import SESSION_FILES, InputError, Scope, effort_id
+from .scope import InputError, Scope, effort_id
 
 WRITE_WAIT = 10.0  # seconds a write waits for another process's writer lock
+# ccm-tui's model's tools, as its refusals name them, and what an agent calling these tools has instead
+CORE_TOOLS = {
+    "search_efforts": "search",
+    "expand_effort": "read",
+    "effort_status": "status",
+    "reopen_effort": "reopen",
+}
+PID_RE = re.compile(r"\bpid (\d+)")
 
 
-def _failed(outcome: Outcome) -> InputError:
-    return InputError(redact(outcome.reason or "the write failed"))
+def agent_words(reason: str, tool: str, scope: Scope) -> str:
+    """A core refusal or failure reworded for an agent calling ``tool``: the tools it has (search, not
+    search_efforts), what to do (call the tool again, not "send again"), no local path, no credential."""
+    for core, ours in CORE_TOOLS.items():
+        reason = re.sub(rf"\b{core}\b", ours, reason)
+    reason = reason.replace("send again once it is done", f"call {tool} again once it is done")
+    return scope.private(redact(" ".join(reason.split())))
+
+
+def locked(tool: str, wait: float, reason: str = "", pid: int | None = None) -> InputError:
+    """The session stayed in use through the wait: who holds it, that nothing was written, what to do."""
+    if pid is None and (found := PID_RE.search(reason)):
+        pid = int(found.group(1))
+    who = f"pid {pid}" if pid else "another process"
+    return InputError(
+        f"the session is in use by {who} (ccm-tui or ccm-tui send, mid-turn on it) and stayed so for {wait:g} s; "
+        f"nothing was written — call {tool} again in a moment (reads such as search go on meanwhile)"
+    )
 
 
 class Writes:
     """remember and reopen over the sessions of a :class:`Scope` (one controller per session)."""
 
-    def __init__(self, scope: Scope, settings: Settings, *, wait: float = WRITE_WAIT) -> None:
+    def __init__(
+        self, scope: Scope, settings: Settings, *, wait: float = WRITE_WAIT, reads: Reads | None = None
+    ) -> None:
         self.scope = scope
+        self.reads = reads or Reads(scope, settings)  # to say why a reopen was refused
         self.settings = replace(settings, model=None, summary_model=None)  # no model client, no litellm
         self.wait = wait
         self._controllers: dict[Path, SessionController] = {}
         self._opening: dict[Path, asyncio.Lock] = {}
 
-    async def _controller(self, directory: Path) -> SessionController:
+    async def _controller(self, directory: Path, tool: str) -> SessionController:
         lock = self._opening.setdefault(directory, asyncio.Lock())
         async with lock:
             controller = self._controllers.get(directory)
             if controller is not None and controller.state.phase is not Phase.CLOSED:
                 return controller
-            if not any((directory / name).is_file() for name in SESSION_FILES):
-                raise InputError(f"no session at {directory} (the first ccm-tui or ccm-tui send makes it)")
             options = OpenOptions(hold_lock=False, lock_wait=self.wait, retry_delays=(), turn_lock_wait=self.wait)
             controller = SessionController(directory, self.settings, options=options)
             try:
@@ -55,21 +84,35 @@ class Writes:
                 await controller.close()
                 pid = getattr(exc, "pid", None)
                 if pid is not None or "in use" in str(exc):
-                    who = f"pid {pid}" if pid else "another process"
-                    raise InputError(
-                        f"the session is in use by {who} (ccm-tui or ccm-tui send mid-turn) and stayed so for "
-                        f"{self.wait:g} s; nothing was written — try again in a moment"
-                    ) from None
-                raise InputError(redact(f"the session cannot be opened for writing: {exc}")) from None
+                    raise locked(tool, self.wait, str(exc), pid) from None
+                raise InputError(
+                    "the session cannot be opened for writing, nothing was written: "
+                    + agent_words(str(exc), tool, self.scope)
+                ) from None
             self._controllers[directory] = controller
             return controller
+
+    def _failed(self, outcome: Outcome, tool: str, directory: Path, target: str = "") -> InputError:
+        reason = outcome.reason or "the write failed"
+        if outcome.cause == "locked":
+            return locked(tool, self.wait, reason)
+        if tool == "reopen" and outcome.cause in ("refused", "input"):
+            view = self.reads.reader(directory).effort(target)
+            if view is None:
+                return InputError(f"there is no effort '{target}' in this session (search and list give the ids)")
+            if view.state.is_open:
+                return InputError(
+                    f"effort '{target}' is open already ({view.state.value}), not concluded: there is nothing to "
+                    "reopen (read shows its log)"
+                )
+        return InputError(agent_words(reason, tool, self.scope))
 
     async def remember(self, text: str, effort: str | None, session: str | None = None) -> str:
         target = effort_id(effort) if effort else ""
         name, directory = self.scope.session(session)
-        outcome = await (await self._controller(directory)).run(Remember(text, target))
+        outcome = await (await self._controller(directory, "remember")).run(Remember(text, target))
         if not outcome.ok:
-            raise _failed(outcome)
+            raise self._failed(outcome, "remember", directory)
         result = outcome.result or {}
         made = " (the notes effort was made for it)" if result.get("created") else ""
         where = f" of session {name}" if self.scope.all_sessions else ""
@@ -81,9 +124,9 @@ class Writes:
     async def reopen(self, effort: str, session: str | None = None) -> str:
         target = effort_id(effort)
         name, directory = self.scope.session(session)
-        outcome = await (await self._controller(directory)).run(EffortAction(Action.REOPEN, target))
+        outcome = await (await self._controller(directory, "reopen")).run(EffortAction(Action.REOPEN, target))
         if not outcome.ok:
-            raise _failed(outcome)
+            raise self._failed(outcome, "reopen", directory, target)
         result = outcome.result or {}
         where = f" in session {name}" if self.scope.all_sessions else ""
         prior = result.get("prior_summary")

@@ -7,8 +7,11 @@ import contextlib
 import io
 import json
 import os
+import select
 import shutil
+import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,3 +159,43 @@ def first_hit_lines(answer: str) -> tuple[int, int]:
             first, last = line.split(" · lines ", 1)[1].split(" ", 1)[0].split("-")
             return int(first), int(last)
     raise AssertionError(f"no lines in: {answer}")
+
+
+INITIALIZE = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
+
+
+def raw_exchange(lines: list[Any], ids: set[Any], *args: str) -> tuple[list[dict[str, Any]], str]:
+    """Raw lines (a str as it is, anything else as JSON) into a real ``ccm-tui mcp`` over pipes, after the
+    handshake; every line it writes on stdout until each of ``ids`` is answered and stdin is closed (each
+    must parse as JSON), and its stderr."""
+    params = server_params(*args)
+    proc = subprocess.Popen(
+        [params.command, *params.args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=params.env,
+        cwd=params.cwd,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    sent = [*INITIALIZE, *lines]
+    proc.stdin.write("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in sent))
+    proc.stdin.flush()
+    out: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 120
+    while ({1} | ids) - {m.get("id") for m in out} and time.monotonic() < deadline:
+        if select.select([proc.stdout], [], [], 1.0)[0]:
+            out.append(json.loads(proc.stdout.readline()))  # every line parses as JSON
+    proc.stdin.close()
+    rest, errors = proc.stdout.read(), proc.stderr.read()
+    assert proc.wait(timeout=60) == 0, errors
+    return out + [json.loads(line) for line in rest.splitlines()], errors

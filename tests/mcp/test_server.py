@@ -3,15 +3,12 @@ ambient chat, and bad input answered as tool errors in plain words."""
 
 from __future__ import annotations
 
-import json
-import select
 import subprocess
 import sys
-import time
 
 import pytest
 
-from .conftest import DETAIL, LOCKER, first_hit_lines, log_lines, mcp_server, server_params
+from .conftest import DETAIL, LOCKER, first_hit_lines, log_lines, mcp_server, raw_exchange
 
 READS = {"search", "read", "list", "status"}
 
@@ -115,19 +112,7 @@ async def test_bad_input_is_a_tool_error_in_plain_words(session_dir, tmp_path, t
 
 def test_stdout_carries_json_rpc_only_even_for_garbage_and_crashes(session_dir):
     """Raw JSON-RPC over a pipe: every line on stdout is a JSON-RPC message, whatever comes in."""
-    params = server_params()
     lines = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {
             "jsonrpc": "2.0",
             "id": 2,
@@ -144,33 +129,14 @@ def test_stdout_carries_json_rpc_only_even_for_garbage_and_crashes(session_dir):
             "params": {"name": "search", "arguments": {"query": "axolotl"}},
         },
     ]
-    proc = subprocess.Popen(
-        [params.command, *params.args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=params.env,
-        cwd=params.cwd,
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    proc.stdin.write("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines))
-    proc.stdin.flush()
-    out, deadline = [], time.monotonic() + 120
-    while {1, 2, 3, 4, 5} - {m.get("id") for m in out} and time.monotonic() < deadline:
-        if select.select([proc.stdout], [], [], 1.0)[0]:
-            line = proc.stdout.readline()
-            out.append(json.loads(line))  # every line parses as JSON
-    proc.stdin.close()
-    rest, errors = proc.stdout.read(), proc.stderr.read()
-    assert proc.wait(timeout=60) == 0, errors
-    out += [json.loads(line) for line in rest.splitlines()]
+    out, errors = raw_exchange(lines, {2, 3, 4, 5})
     assert all(m.get("jsonrpc") == "2.0" for m in out)
     by_id = {m.get("id"): m for m in out}
     assert by_id[2]["result"]["isError"] is True
     assert "error" in by_id[3] or by_id[3]["result"]["isError"] is True
     assert by_id[4]["result"]["isError"] is True
     assert "axolotl" in by_id[5]["result"]["content"][0]["text"]
+    assert by_id[None]["error"]["code"] == -32700  # the line that is not JSON
     assert "Traceback" not in errors
 
 

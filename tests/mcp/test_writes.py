@@ -47,7 +47,8 @@ async def test_remember_then_search_finds_the_note_in_the_notes_effort_or_the_na
     )
     assert f"1 user: {NOTE}" in read.text
     assert second.text.startswith("Noted in effort notes, line 2.")
-    assert unknown.error and "there is no effort 'nope'" in unknown.text
+    assert unknown.error and "there is no effort 'nope' in this session" in unknown.text
+    assert "leave effort_id out" in unknown.text
     assert empty.error and "the note is empty" in empty.text
     record = log_lines(session_dir / "efforts" / "auth-bug.jsonl")[-1]
     assert record["role"] == "user" and record["note"] is True and record["source"] == "mcp" and record["ts"]
@@ -69,8 +70,9 @@ async def test_reopen_makes_the_effort_active_in_the_session(session_dir):
         status = await client.call("status")
     assert reopened.text.startswith("Reopened effort auth-bug: it is the active effort there now.")
     assert "Its summary was: Auth bug: 401s" in reopened.text
-    assert again.error and "not concluded" in again.text
-    assert unknown.error and "nope" in unknown.text
+    assert again.error and "effort 'auth-bug' is open already (active), not concluded" in again.text
+    assert unknown.error and "there is no effort 'nope' in this session (search and list give the ids)" in unknown.text
+    assert not any("search_efforts" in a.text or "reopen_effort" in a.text for a in (again, unknown))
     assert bad.error and "is not an effort id" in bad.text
     assert "▶ auth-bug" in status.text
     entry = manifest_entry(session_dir, "auth-bug")
@@ -98,9 +100,11 @@ async def test_a_write_waits_for_the_writer_lock_and_says_so_when_it_stays_locke
             holder.stdin.close()
             holder.wait(timeout=30)
         last = await client.call("remember", text="free again")
-    assert refused.error and f"in use by pid {first_holder}" in refused.text and "nothing was written" in refused.text
+    for answer, holder_pid in ((refused, first_holder), (refused_later, second_holder)):  # at open, between writes
+        assert answer.error and f"in use by pid {holder_pid}" in answer.text and "stayed so for 1 s" in answer.text
+        assert "nothing was written — call remember again in a moment" in answer.text
+        assert "send again" not in answer.text  # no chat-app wording for an agent
     assert not searched.error and "auth-bug" in searched.text
     assert not opened.error and not last.error
-    assert refused_later.error and f"still in use by pid {second_holder}" in refused_later.text
     notes = [m["content"] for m in log_lines(session_dir / "efforts" / "notes.jsonl")]
     assert notes == ["once free", "free again"]

@@ -1,0 +1,147 @@
+"""A line on stdin that is not a JSON-RPC message gets a JSON-RPC error back, never silence.
+
+The SDK's stdio transport turns a line it cannot read (not JSON, a lone surrogate escape,
+JSON that is no JSON-RPC message) into an exception on the server's read stream, and the
+server drops it: a client waiting on that request would wait forever. :class:`Answering`
+stands between the transport and the server. It passes every message through, and
+answers each unreadable line itself on the transport's own write stream (so frames are
+never interleaved and stdout carries JSON-RPC only): ``-32700`` (parse error) for a line
+that is not JSON, ``-32600`` (invalid request) for JSON that is not a JSON-RPC message —
+with the request's id when the line yields one (Python's parser reads a lone surrogate
+that the SDK's refuses), else ``null`` as JSON-RPC 2.0 says. Blank lines are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from types import TracebackType
+from typing import Any
+
+import anyio
+from mcp.shared.message import SessionMessage
+from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from pydantic import ValidationError
+
+log = logging.getLogger(__name__)
+
+Item = SessionMessage | Exception
+NOT_JSON = "Parse error: the line is not valid JSON"
+SURROGATE = (
+    "Parse error: the line holds a lone UTF-16 surrogate escape (a \\ud800-\\udfff escape that is not half of a "
+    "pair), which is not Unicode text; send the character itself or its full pair"
+)
+NOT_A_MESSAGE = (
+    'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message (a request is an object with "jsonrpc": '
+    '"2.0", an "id" (a string or an integer), a "method" string and optional object "params")'
+)
+
+
+def _request_id(value: Any) -> str | int | None:
+    """The id of a parsed line, when it has a usable one."""
+    if not isinstance(value, dict):
+        return None
+    given = value.get("id")
+    return given if isinstance(given, str | int) and not isinstance(given, bool) else None
+
+
+def _whole(error: ValidationError) -> tuple[bool, Any]:
+    """(whether the line was JSON at all, the line as Python's json reads it — None when unreadable)."""
+    issues = error.errors()
+    for issue in issues:
+        if issue.get("type") == "json_invalid":
+            raw = issue.get("input")
+            try:
+                return False, json.loads(raw) if isinstance(raw, str | bytes) else None
+            except (ValueError, RecursionError):
+                return False, None
+    for issue in issues:  # JSON, but no message: an issue about a missing field carries the whole object
+        if issue.get("type") == "missing" and len(issue.get("loc", ())) == 2:
+            return True, issue.get("input")
+    return True, None
+
+
+def _has_surrogate(value: Any) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    except (ValueError, RecursionError):
+        return False
+    return False
+
+
+def _blank(error: ValidationError) -> bool:
+    return any(
+        issue.get("type") == "json_invalid" and isinstance(issue.get("input"), str) and not issue["input"].strip()
+        for issue in error.errors()
+    )
+
+
+def error_reply(error: Exception) -> SessionMessage | None:
+    """The JSON-RPC error answering an unreadable line (None: nothing to answer — a blank line, or an
+    exception that is not about a line)."""
+    if not isinstance(error, ValidationError) or _blank(error):
+        return None
+    was_json, value = _whole(error)
+    if was_json:
+        code, message = INVALID_REQUEST, NOT_A_MESSAGE
+    elif value is not None and _has_surrogate(value):
+        code, message = PARSE_ERROR, SURROGATE
+    else:
+        said = next((str(i.get("msg", "")) for i in error.errors() if i.get("type") == "json_invalid"), "")
+        code, message = PARSE_ERROR, f"{NOT_JSON} ({said})" if said else NOT_JSON
+    try:
+        reply = JSONRPCError(jsonrpc="2.0", id=_request_id(value), error=ErrorData(code=code, message=message))
+    except ValidationError:
+        reply = JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=message))
+    return SessionMessage(reply)
+
+
+class Answering:
+    """The transport's read stream as the server reads it, answering the lines it cannot read (see the
+    module doc). It holds no task of its own: the answer is sent from the server's read loop."""
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self._inner = inner
+        self._write = write
+
+    @property
+    def last_context(self) -> Any:  # the SDK carries each message's sender context through this
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Item:
+        while True:
+            item: Item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            reply = error_reply(item)
+            if reply is None:
+                if not isinstance(item, ValidationError):
+                    return item  # not about a line: the server's own handling
+                continue
+            log.debug("answered an unreadable line: %s", reply.message)
+            try:
+                await self._write.send(reply)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> Answering:
+        return self
+
+    async def __anext__(self) -> Item:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Answering:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
