@@ -35,6 +35,7 @@ def app_commands(chat) -> Iterator[tuple[str, Callable[[], object], str]]:
     yield "Open effort…", chat.action_open_effort, keys("open_effort", "start a new effort by name")
     yield "Search efforts…", chat.action_search_efforts, keys("search_efforts", "ranked search over all efforts")
     yield "Find in the chat…", chat.action_find_in_chat, keys("find_next", "text in the messages shown here")
+    yield "Sessions…", chat.action_sessions, keys("sessions", "switch to another session, start a new one, rename one")
     yield "Context inspector", chat.action_inspector, keys("inspector", "exactly what the model will see, per section")
     yield "Settings", chat.app.action_settings, keys("app.settings", "model, API base, budget, thresholds, theme")
     yield "Switch model…", chat.app.action_switch_model, "use another model for this run"

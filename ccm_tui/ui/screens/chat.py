@@ -115,10 +115,10 @@ class ChatScreen(ChatActions):
         self.link.open()
         self.set_interval(0.05, self.driver.tick)
 
-    def _show_identity(self) -> None:
-        header = self.query_one(AppHeader)
-        header.session_name = "demo" if self.demo else self.link.session_dir.name
-        header.model = self.settings.model or ""
+    def _show_identity(self, session_dir: Path | None = None, settings: Settings | None = None) -> None:
+        header = self.query_one(AppHeader)  # (restart gives the session being opened: the link still has the old one)
+        header.session_name = "demo" if self.demo else (session_dir or self.link.session_dir).name
+        header.model = (settings or self.settings).model or ""
         header.demo = self.demo
         self.on_resize()
 
@@ -264,14 +264,14 @@ class ChatScreen(ChatActions):
             await self.chat_log.add_history(list(message.lines))
 
     def restart(self, settings: Settings, session_dir: Path, *, demo: bool, llm: ChatModel | None = None) -> None:
-        """Switch to another session (the first-run screen starting the demo)."""
+        """Switch to another session (the first-run screen starting the demo, the session picker)."""
         self.demo = demo
         self.query_one(PromptHint).demo = demo
         self.chat_log.remove_children()
         self.refresh_bindings()
         self.run_worker(self.link.reopen(settings, session_dir, llm), group="session-switch", exit_on_error=False)
         self.prompt.use_session(session_dir, restore_draft=not demo)
-        self._show_identity()
+        self._show_identity(session_dir, settings)
 
     def apply_settings(self, settings: Settings) -> bool:
         """Reopen the session with new settings (model, thresholds ...); False if it cannot now."""
