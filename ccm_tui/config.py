@@ -117,12 +117,28 @@ def sessions_dir() -> Path:
     return data_home() / "sessions"
 
 
-def session_dir_for(name: str) -> Path:
-    """The directory of a named session. Names are plain words, never paths."""
+SESSION_NAME_MAX = 64  # characters (and a file name holds at most 255 bytes)
+
+
+def _control(c: str) -> bool:
+    """C0, DEL and C1 controls, and the Unicode line and paragraph separators."""
+    return c < " " or "\x7f" <= c <= "\x9f" or c in "\u2028\u2029"
+
+
+def session_name(name: str) -> str:
+    """A session name as typed (stripped), or ValueError: names are plain words, never paths
+    (no '/' or '\\', no control characters, not '.' or '..', at most 64 characters)."""
     clean = name.strip()
-    if not clean or clean in {".", ".."} or any(c in "/\\" or c < " " or c == "\x7f" for c in clean):
+    if not clean or clean in {".", ".."} or any(c in "/\\" or _control(c) for c in clean):
         raise ValueError(f"invalid session name {name!r}: use letters, digits, '-' or '_'")
-    return sessions_dir() / clean
+    if len(clean) > SESSION_NAME_MAX or len(clean.encode("utf-8")) > 255:
+        raise ValueError(f"invalid session name {clean[:20]!r}…: at most {SESSION_NAME_MAX} characters")
+    return clean
+
+
+def session_dir_for(name: str) -> Path:
+    """The directory of a named session (``--session NAME``)."""
+    return sessions_dir() / session_name(name)
 
 
 def session_dir(explicit: Path | None = None, name: str | None = None) -> Path:

@@ -7,8 +7,9 @@ rebuilding a broken manifest, the models the model picker offers (:mod:`.model_c
 checking a typed model id before switching to it, the
 input's own memory (:class:`PromptHistory`: sent messages and the draft), a long-lived
 reader that searches and reads a session while another process writes to it
-(:class:`SessionReader`, the MCP server's), and the errors those report. None of it
-imports litellm.
+(:class:`SessionReader`, the MCP server's), the sessions of the data directory (the TUI's
+session picker: list, create, rename, :mod:`.session_catalog`), and the errors those report.
+None of it imports litellm.
 """
 
 from __future__ import annotations
@@ -34,6 +35,19 @@ from .opening import load_model_library, open_read_only, search_session
 from .prompt_history import PromptHistory
 from .repair import RepairNotNeeded, RepairReport, rebuild_manifest
 from .search import SearchHit, SearchIndexError
+from .session_catalog import (
+    SessionCatalogError,
+    SessionInfo,
+    check_name,
+    check_rename,
+    create_session,
+    last_used_ago,
+    list_sessions,
+    rename_session,
+    same_session,
+    session_paths,
+    shown_size,
+)
 from .session_reader import EffortEntry, ReadError, SearchAnswer, SessionReader
 from .session_state import SessionTooNew
 from .store import StoreError, disk_full
@@ -73,12 +87,23 @@ __all__ = [
     "SearchAnswer",
     "SearchHit",
     "SearchIndexError",
+    "SessionCatalogError",
+    "SessionInfo",
     "SessionReader",
     "SessionTooNew",
     "StoreError",
     "asking_server",
     "disk_full",
     "check_model",
+    "check_name",
+    "check_rename",
+    "create_session",
+    "last_used_ago",
+    "list_sessions",
+    "rename_session",
+    "same_session",
+    "session_paths",
+    "shown_size",
     "hit_json",
     "load_model_library",
     "match_models",

@@ -44,6 +44,7 @@ def app_commands(chat: ChatScreen) -> Iterator[tuple[str, Callable[[], object], 
         keys("app.search_efforts", "ranked search over all efforts"),
     )
     yield "Find in the chat…", chat.action_find_in_chat, keys("find_next", "text in the messages shown here")
+    yield "Sessions…", chat.action_sessions, keys("sessions", "switch to another session, start a new one, rename one")
     yield "Context inspector", chat.action_inspector, keys("inspector", "exactly what the model will see, per section")
     yield (
         "Settings",

@@ -46,6 +46,15 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         show=False,
     ),
     Binding(
+        "ctrl+s",
+        "sessions",
+        "Sessions",
+        tooltip="Sessions: switch to another, start a new one, rename one",
+        id="sessions",
+        priority=True,
+        show=False,
+    ),
+    Binding(
         "ctrl+g",
         "focus_efforts",
         "Efforts",

@@ -112,10 +112,11 @@ class ChatScreen(ChatTurns):
         self.link.open()
         self.set_interval(0.05, self.driver.tick)
 
-    def _show_identity(self, settings: Settings | None = None) -> None:
-        """The header's session and model (``settings``: the ones being applied, before the reopen)."""
+    def _show_identity(self, session_dir: Path | None = None, settings: Settings | None = None) -> None:
+        """The header's session and model (``session_dir``, ``settings``: the ones being opened or
+        applied, before the reopen takes them)."""
         header = self.query_one(AppHeader)
-        header.session_name = "demo" if self.demo else self.link.session_dir.name
+        header.session_name = "demo" if self.demo else (session_dir or self.link.session_dir).name
         header.model = (settings or self.settings).model or ""
         header.demo = self.demo
         self.on_resize()
@@ -254,14 +255,14 @@ class ChatScreen(ChatTurns):
             await self.chat_log.add_history(list(message.lines))
 
     def restart(self, settings: Settings, session_dir: Path, *, demo: bool, llm: ChatModel | None = None) -> None:
-        """Switch to another session (the first-run screen starting the demo)."""
+        """Switch to another session (the first-run screen starting the demo, the session picker)."""
         self.demo = demo
         self.query_one(PromptHint).demo = demo
         self.chat_log.clear()
         self.refresh_bindings()
         self.run_worker(self.link.reopen(settings, session_dir, llm), group="session-switch", exit_on_error=False)
         self.prompt.use_session(session_dir, restore_draft=not demo)
-        self._show_identity()
+        self._show_identity(session_dir, settings)
 
     def apply_settings(self, settings: Settings) -> bool:
         """Reopen the session with new settings (model, thresholds ...); False if it cannot now."""
@@ -270,7 +271,7 @@ class ChatScreen(ChatTurns):
         if not self.efforts.ready("change settings"):
             return False
         self.run_worker(self.link.reopen(settings), group="session-switch", exit_on_error=False)
-        self._show_identity(settings)  # the reopen takes them in its worker, later
+        self._show_identity(settings=settings)  # the reopen takes them in its worker, later
         return True
 
     # ----------------------------------------------------------------- sidebar

@@ -7,10 +7,14 @@ command palette (``ui/commands.py``) and its key in ``ui/keys.py``.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.screen import Screen
 
+from ...config import Settings, sessions_dir
+from ...core.reading import SessionCatalogError, check_rename, same_session
+from ...core.reading import rename_session as rename_on_disk
 from ..screens.prompt import PromptDialog
 from ..widgets.chat_log import ChatLog
 from ..widgets.message import ChatMessage
@@ -18,7 +22,7 @@ from ..widgets.prompt_input import PromptInput
 from ..widgets.sidebar import Sidebar
 
 if TYPE_CHECKING:
-    from ...core.run_state import RunState
+    from ...core.run_state import Proposal, RunState
     from ..demo_driver import DemoDriver
     from ..effort_actions import EffortActions
     from ..session_link import SessionLink
@@ -30,6 +34,9 @@ class ChatActions(Screen[None]):
     driver: DemoDriver
     run_state: RunState
     show_sidebar: bool | None
+    demo: bool
+    suggestion: Proposal | None
+    unanswered: str | None
     finding: str = ""  # what "Find in the chat" looks for (F3 again: the next older match)
     found: ChatMessage | None = None
 
@@ -47,6 +54,16 @@ class ChatActions(Screen[None]):
 
     @property
     def sidebar_visible(self) -> bool:
+        raise NotImplementedError
+
+    @property
+    def settings(self) -> Settings:
+        raise NotImplementedError
+
+    def restart(self, settings: Settings, session_dir: Path, *, demo: bool) -> None:
+        raise NotImplementedError
+
+    def update_hint(self) -> None:
         raise NotImplementedError
 
     def action_cancel_turn(self) -> None:
@@ -173,3 +190,57 @@ class ChatActions(Screen[None]):
     def action_demo_autoplay(self) -> None:
         on = self.driver.toggle()
         self.notify("Autoplay on: the demo types and sends by itself" if on else "Autoplay off")
+
+    # ---------------------------------------------------------------- sessions (the picker's host)
+    def action_sessions(self) -> None:
+        from .sessions import SessionsScreen
+
+        if self.demo:
+            self.notify("The demo runs in a session of its own: start ccm-tui without 'demo' to switch sessions.")
+            return
+        if not isinstance(self.app.screen, SessionsScreen):
+            self.app.push_screen(SessionsScreen(sessions_dir(), self))
+
+    @property
+    def session_dir(self) -> Path:
+        return self.link.session_dir
+
+    def switch_refused(self, what: str) -> str | None:
+        """Why the session cannot be left now (a reply is written, or a message waits to be sent), or None."""
+        state = self.link.state
+        if state.busy:
+            return self.link.not_ready(what)
+        if state.queued:
+            return f"Your message is waiting to be sent: wait for it, or withdraw it (Esc), before you {what}."
+        return None
+
+    def switch_session(self, session_dir: Path) -> None:
+        """Close this session and open ``session_dir``: its history in the chat, its draft and its prompts
+        in the input (what was typed here stays as this session's draft)."""
+        self.prompt.leave_session()
+        self.suggestion = self.unanswered = None
+        self.found = None
+        self.restart(self.settings, session_dir, demo=False)
+        self.update_hint()
+
+    async def rename_session(self, session_dir: Path, new_name: str) -> Path:
+        """Rename a session of the picker (raises SessionCatalogError). The one shown here is closed,
+        renamed and opened again under its new name."""
+        root, old = session_dir.parent, session_dir.name
+        if not same_session(session_dir, self.session_dir):
+            return rename_on_disk(root, old, new_name)
+        reason = self.switch_refused("rename this session")
+        if reason:
+            raise SessionCatalogError(reason)
+        if check_rename(root, old, new_name) == session_dir:
+            return session_dir
+        self.prompt.leave_session()
+        await self.link.close()
+        try:
+            target = rename_on_disk(root, old, new_name)
+        except SessionCatalogError:
+            self.prompt.use_session(session_dir)
+            self.link.open()  # not renamed after all: the same session again
+            raise
+        self.restart(self.settings, target, demo=False)
+        return target

@@ -58,6 +58,14 @@ class PromptInput(TextArea):
         if draft and not self.text.strip():
             self.set_text(self.pastes.fold(draft))
 
+    def leave_session(self) -> None:
+        """Before switching sessions: what is typed stays as this session's draft, and the input empties
+        (:meth:`use_session` then brings the next session's own draft back)."""
+        self.save_draft()
+        self.prompts = None
+        self._walked = None
+        self.clear()
+
     def remind(self, text: str) -> None:
         """Up in the empty input shows ``text`` first (the unanswered message of a crashed run)."""
         if self.prompts is not None:
