@@ -17,12 +17,13 @@ from pathlib import Path
 
 from mcp.server.mcpserver.exceptions import ToolError
 
+from ..core.reading import session_paths
+
 AMBIENT = "ambient"
 EFFORT_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
-SESSION_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 EFFORT_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"  # the same, for the tools' JSON schemas
 READ_ID_PATTERN = r"^(ambient|[a-z0-9][a-z0-9-]{0,63})$"
-SESSION_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
+SESSION_NAME_PATTERN = r"^[^/\\\u0000-\u001f\u007f-\u009f]{1,64}$"  # --session's rule: no path, no controls
 SESSION_FILES = ("manifest.yaml", "events.jsonl", "raw.jsonl")  # any of them: a directory is a session
 
 
@@ -90,18 +91,11 @@ class Scope:
         return LOCAL_PATH_RE.sub(lambda m: m.group(1), text)
 
     def names(self) -> list[str]:
-        """The sessions under ``root`` (directories holding session files, with plain names), sorted."""
+        """The sessions under ``root`` — every name ``--session`` takes ("work notes" too), never one
+        that is a symbolic link out of the data directory — sorted."""
         if self.root is None:
             return []
-        try:
-            entries = list(self.root.iterdir())
-        except OSError:
-            return []
-        return sorted(
-            p.name
-            for p in entries
-            if SESSION_NAME_RE.fullmatch(p.name) and p.is_dir() and not p.is_symlink() and is_session(p)
-        )
+        return [p.name for p in session_paths(self.root, links=False) if p.is_dir()]
 
     def session(self, name: object = None) -> tuple[str, Path]:
         """(name, directory) of the session a tool works on: the one served, or (all sessions) the one
@@ -117,7 +111,7 @@ class Scope:
         known = self.names()
         if name is None or name == "":
             raise InputError(f"say which session: {_listed(known)}")
-        if not isinstance(name, str) or not SESSION_NAME_RE.fullmatch(name) or name not in known:
+        if not isinstance(name, str) or name not in known:  # only a listed name: never a path
             raise InputError(f"there is no session {shown(name)}: {_listed(known)}")
         return name, self.root / name
 

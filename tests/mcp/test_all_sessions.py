@@ -71,3 +71,13 @@ async def test_all_sessions_writes_name_their_session(template):
     assert found.text.splitlines()[1].startswith("1. notes · session work")
     assert unnamed.error and "session: is required" in unnamed.text
     assert not (root / "home" / "efforts" / "notes.jsonl").exists()
+
+
+async def test_a_session_whose_name_has_a_space_is_served_like_any_other(template):
+    root = sessions_root()
+    shutil.copytree(template, root / "work notes")  # a name `ccm-tui --session` and the picker take
+    async with mcp_server("--all-sessions") as client:
+        found = await client.call("search", query="axolotl")
+        listed = await client.call("list", session="work notes")
+    assert "auth-bug · session work notes" in found.text
+    assert not listed.error and listed.text.startswith("session work notes · turn ")

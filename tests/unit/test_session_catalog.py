@@ -122,15 +122,15 @@ def test_the_listing_never_parses_the_manifest(tmp_path, monkeypatch):
     assert list_sessions(tmp_path)[0].efforts == 2
 
 
-def test_session_paths_can_apply_the_mcp_servers_stricter_rule(tmp_path):
+def test_the_mcp_server_serves_every_session_the_picker_lists_but_no_link_out(tmp_path):
     _session(tmp_path, "plain", age=1)
     _session(tmp_path, "with space", age=1)
     os.symlink(tmp_path / "plain", tmp_path / "linked")
     assert [p.name for p in session_paths(tmp_path)] == ["linked", "plain", "with space"]
-    from ccm_tui.memory_server.scope import SESSION_NAME_RE, Scope
+    from ccm_tui.memory_server.scope import Scope
 
-    strict = [p.name for p in session_paths(tmp_path, accept=SESSION_NAME_RE.fullmatch, links=False)]
-    assert strict == Scope(root=tmp_path).names() == ["plain"]  # what `ccm-tui mcp --all-sessions` serves
+    served = [p.name for p in session_paths(tmp_path, links=False)]
+    assert served == Scope(root=tmp_path).names() == ["plain", "with space"]  # `ccm-tui mcp --all-sessions`
     assert session_paths(tmp_path / "missing") == []
 
 
