@@ -1,4 +1,6 @@
-"""Start-up time of the TUI: launch → first paint, median of 5 runs.
+"""Start-up time of the TUI: launch → first paint, median of 5 runs, against a bare Textual app
+(``bare_textual_app.py``: a header, a text, a footer — the floor any Textual app pays) and elia,
+measured alternately in the same run; prints both ratios (targets: ≤ 1.6× the bare app, ≤ 0.8× elia).
 
 Every app is measured the same way: it is started in a detached tmux pane of
 150x45 and the pane is polled (``capture-pane``) until a marker that only the
@@ -72,15 +74,33 @@ def time_to_marker(command: str, markers: list[str], env: dict[str, str]) -> lis
     return found
 
 
-def measure(name: str, command: str, markers: list[str], runs: int, env: dict[str, str]) -> dict:
-    time_to_marker(command, markers, env)  # warm the OS file cache; not counted
-    samples = [time_to_marker(command, markers, env) for _ in range(runs)]
-    result = {"app": name, "runs": runs}
-    for i in range(len(markers)):
+def summarize(name: str, samples: list[list[float]]) -> dict:
+    result: dict = {"app": name, "runs": len(samples)}
+    for i in range(len(samples[0])):
         label = ("first_paint", "ready", "listed")[i]
         result[f"{label}_median_s"] = round(statistics.median(s[i] for s in samples), 3)
         result[f"{label}_samples_s"] = [round(s[i], 3) for s in samples]
     return result
+
+
+def measure_all(apps: list[tuple[str, str, list[str]]], runs: int, env: dict[str, str]) -> list[dict]:
+    """Each app ``runs`` times, alternated (one run of each, then the next round), so that a load
+    that comes and goes on the machine weighs on every app alike."""
+    samples: dict[str, list[list[float]]] = {name: [] for name, _, _ in apps}
+    failed: dict[str, str] = {}
+    for name, command, markers in apps:  # warm the OS file cache; not counted
+        try:
+            time_to_marker(command, markers, env)
+        except RuntimeError as exc:
+            failed[name] = str(exc).splitlines()[0]
+    for _ in range(runs):
+        for name, command, markers in apps:
+            if name not in failed:
+                samples[name].append(time_to_marker(command, markers, env))
+    return [
+        {"app": name, "error": failed[name]} if name in failed else summarize(name, samples[name])
+        for name, _, _ in apps
+    ]
 
 
 def main() -> int:
@@ -108,14 +128,14 @@ def main() -> int:
         Path(env[key]).mkdir(parents=True)
     ccm = Path(sys.executable).with_name("ccm-tui")
     program = str(ccm) if ccm.exists() else shutil.which("ccm-tui")
-    results = [
-        measure(
+    bare = f"{sys.executable} {Path(__file__).with_name('bare_textual_app.py')}"
+    apps = [
+        ("bare textual", bare, ["bare textual app ready"]),
+        (
             "ccm-tui",
             f"{program} --session-dir {scratch / 'session'} --model openai/gpt-4o-mini",
             ["EFFORTS", "of budget"],
-            args.runs,
-            env,
-        )
+        ),
     ]
     if args.efforts:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -123,23 +143,20 @@ def main() -> int:
 
         big = scratch / f"s{args.efforts}"
         build_session(big, args.efforts, 10)
-        results.append(
-            measure(
+        apps.append(
+            (
                 f"ccm-tui, {args.efforts:,} efforts",
                 f"{program} --session-dir {big} --model openai/gpt-4o-mini",
                 ["EFFORTS", "of budget", "CONCLUDED"],
-                args.runs,
-                env,
             )
         )
+    missing = []
     for name, path, marker in (("elia", args.elia, "Enter your message"), ("oterm", args.oterm, "Welcome to oterm")):
         if Path(path).exists():
-            try:
-                results.append(measure(name, path, [marker], args.runs, env))
-            except RuntimeError as exc:
-                results.append({"app": name, "error": str(exc).splitlines()[0]})
+            apps.append((name, path, [marker]))
         else:
-            results.append({"app": name, "error": f"not installed at {path}"})
+            missing.append({"app": name, "error": f"not installed at {path}"})
+    results = measure_all(apps, args.runs, env) + missing
     shutil.rmtree(scratch, ignore_errors=True)
     if args.json:
         print(json.dumps(results, indent=2))
@@ -148,14 +165,24 @@ def main() -> int:
         if "error" in r:
             print(f"{r['app']:8} {r['error']}")
             continue
-        line = f"{r['app']:8} first paint {r['first_paint_median_s'] * 1000:6.0f} ms (median of {r['runs']})"
+        line = f"{r['app']:12} first paint {r['first_paint_median_s'] * 1000:6.0f} ms (median of {r['runs']})"
         if "ready_median_s" in r:
             line += f" · session ready {r['ready_median_s'] * 1000:6.0f} ms"
         if "listed_median_s" in r:
             line += f" · concluded list shown {r['listed_median_s'] * 1000:6.0f} ms"
         print(line)
-    base = results[0]
-    for r in results[1:]:
+    floor, base = results[0], results[1]
+    print(
+        f"ccm-tui first paint: {base['first_paint_median_s'] / floor['first_paint_median_s']:.2f}× a bare Textual app"
+        " (target ≤ 1.6×)",
+        end="",
+    )
+    elia = next((r for r in results if r["app"] == "elia" and "error" not in r), None)
+    if elia is not None:
+        print(f", {base['first_paint_median_s'] / elia['first_paint_median_s']:.2f}× elia (target ≤ 0.8×)")
+    else:
+        print(" (elia not measured)")
+    for r in results[2:]:
         if r["app"].startswith("ccm-tui,") and "error" not in r:
             print(
                 f"{r['app']} against an empty session: first paint "

@@ -2,7 +2,8 @@
 
 Each module has ``add_parser(subparsers)`` and ``run(args) -> int``. Heavy
 modules (litellm, textual) are imported only inside the commands that need
-them, so ``search`` and ``status`` start fast.
+them, so ``search`` and ``status`` start fast; a command's module is imported
+only when the command line may name it (``ccm-tui`` alone, the TUI, loads none).
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from importlib import import_module
+from types import ModuleType
 
 from .. import __version__
-from . import mcp, repair, replay, restore, search, send, status, tui
 from .common import (
     EXIT_RUNTIME,
     EXIT_USAGE,
@@ -29,19 +31,47 @@ Runner = Callable[[argparse.Namespace], int]
 # The TUI draws with Textual (its message bodies are cleaned), mcp speaks JSON-RPC on stdout.
 TEXT_COMMANDS = frozenset({"send", "status", "search", "restore", "replay", "repair"})
 
-COMMANDS: dict[str, Runner] = {
-    "send": send.run,
-    "status": status.run,
-    "search": search.run,
-    "restore": restore.run,
-    "replay": replay.run,
-    "demo": tui.run_demo,
-    "repair": repair.run,
-    "mcp": mcp.run,
+# command → (its module, its runner); the modules in the order ``--help`` lists them
+COMMANDS: dict[str, tuple[str, str]] = {
+    "send": ("send", "run"),
+    "status": ("status", "run"),
+    "search": ("search", "run"),
+    "restore": ("restore", "run"),
+    "replay": ("replay", "run"),
+    "demo": ("tui", "run_demo"),
+    "repair": ("repair", "run"),
+    "mcp": ("mcp", "run"),
 }
+VALUE_OPTIONS = frozenset({"--session", "--session-dir", "--model", "--api-base"})  # the TUI's own
 
 
-def build_parser() -> argparse.ArgumentParser:
+def module(name: str) -> ModuleType:
+    return import_module(f".{name}", __name__)
+
+
+def runner(command: str | None) -> Runner:
+    name, function = COMMANDS[command] if command else ("tui", "run")
+    run: Runner = getattr(module(name), function)
+    return run
+
+
+def names_a_command(argv: list[str]) -> bool:
+    """Whether the command line may name a subcommand (or asks for help): anything but the TUI's own
+    options. The TUI then starts without loading the other commands' modules."""
+    value_next = False
+    for token in argv:
+        if value_next:
+            value_next = False
+        elif token in ("-h", "--help", "--version"):
+            return True
+        elif token in VALUE_OPTIONS:
+            value_next = True
+        elif not token.startswith("-"):
+            return True  # a command, or a typo that the full parser explains
+    return False
+
+
+def build_parser(*, commands: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ccm-tui",
         description="Chat with any LLM; context managed by efforts (open → concluded summaries).",
@@ -50,14 +80,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     session_options(parser, sub=False)
     model_options(parser, sub=False)
+    if not commands:
+        parser.set_defaults(command=None)
+        return parser
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (send, status, search, restore, replay, tui, repair, mcp):
-        module.add_parser(sub)
+    for name in dict.fromkeys(name for name, _ in COMMANDS.values()):
+        module(name).add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(commands=names_a_command(argv))
     args = parser.parse_args(argv)
     debug = bool(getattr(args, "debug", False))
     streams = sys.stdout, sys.stderr
@@ -71,8 +105,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, debug: bool) -> int:
     try:
-        runner = COMMANDS.get(args.command) or tui.run
-        return runner(args)
+        return runner(args.command)(args)
     except UsageError as exc:
         parser.print_usage(sys.stderr)
         sys.stderr.write(f"ccm-tui: error: {exc}\n")

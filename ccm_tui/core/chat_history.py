@@ -11,7 +11,7 @@ fast however long the session is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +19,12 @@ from . import eventlog as ev
 from .compaction import COLLAPSED_BY_COMPACTION
 from .efforts import SLUG_RE
 from .lifecycle import REOPEN_SEPARATOR
+from .logged_line import LoggedLine
 from .session import Session
 from .store import read_jsonl_tail, without_retracted
 
 RECENT_EFFORT_FILES = 6
 RECENT_EVENTS = 600  # event-log tail searched for the banners of the lines shown
-ROLE_ORDER = {"user": 0, "system": 1, "assistant": 2}
 
 # The banner each effort event showed live (core/tools.py words them the same way).
 EVENT_BANNERS = {
@@ -36,33 +36,6 @@ EVENT_BANNERS = {
     ev.EFFORT_REOPENED: "Reopened effort: {id}",
     ev.EFFORT_RESTORED: "Imported effort: {id}",
 }
-
-
-@dataclass(frozen=True)
-class LoggedLine:
-    role: str
-    content: str
-    ts: str
-    logged_to: str  # "ambient" or an effort id
-    interrupted: bool = False
-    banner: bool = False  # a banner rebuilt from the event log, not a logged message
-    kind: str = "effort"  # a banner's kind, as live: "effort" (--- … ---) or "compaction"
-    place: str = ""  # a turn's banner logged after its reply (decay, compaction): shown above it, as live
-    usage: tuple[int, int, float | None] | None = None  # a reply's turn: prompt, completion tokens, cost
-
-    @property
-    def order(self) -> tuple[str, int]:
-        """Sort key: time, then the order a turn logs things in when two share a millisecond."""
-        return (self.place or self.ts, ROLE_ORDER.get(self.role, 1))
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.ts, self.role, self.content)
-
-
-def sent_now(text: str) -> LoggedLine:
-    """A message being sent now, as a line (the chat marks where scrolling back starts with it)."""
-    return LoggedLine("user", text, ev.now_iso(), "")
 
 
 def line_records(records: list[dict[str, Any]], logged_to: str) -> list[LoggedLine]:

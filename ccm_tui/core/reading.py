@@ -14,45 +14,106 @@ None of it imports litellm.
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from .efforts import ManifestError
-from .eventlog import redact
-from .model_catalog import (
-    CatalogEntry,
-    GroupMatches,
-    Matches,
-    ModelGroup,
-    asking_server,
-    match_models,
-    provider_groups,
-    server_group,
-)
-from .model_check import ModelCheck, check_model
-from .opening import load_model_library, open_read_only, search_session
-from .prompt_history import PromptHistory
-from .repair import RepairNotNeeded, RepairReport, rebuild_manifest
-from .search import SearchHit, SearchIndexError
-from .session_catalog import (
-    SessionCatalogError,
-    SessionInfo,
-    check_name,
-    check_rename,
-    create_session,
-    last_used_ago,
-    list_sessions,
-    rename_session,
-    same_session,
-    session_paths,
-    shown_size,
-)
-from .session_reader import EffortEntry, ReadError, SearchAnswer, SessionReader
-from .session_state import SessionTooNew
-from .store import StoreError, disk_full
-from .text_reports import hit_json, search_text, status_text
-from .views import EffortView, SessionStatus
+
+if TYPE_CHECKING:
+    from .efforts import ManifestError
+    from .eventlog import redact
+    from .model_catalog import (
+        CatalogEntry,
+        GroupMatches,
+        Matches,
+        ModelGroup,
+        asking_server,
+        match_models,
+        provider_groups,
+        server_group,
+    )
+    from .model_check import ModelCheck, check_model
+    from .opening import load_model_library, search_session
+    from .prompt_history import PromptHistory
+    from .repair import RepairNotNeeded, RepairReport
+    from .search import SearchHit, SearchIndexError
+    from .session_catalog import (
+        SessionCatalogError,
+        SessionInfo,
+        check_name,
+        check_rename,
+        create_session,
+        last_used_ago,
+        list_sessions,
+        rename_session,
+        same_session,
+        session_paths,
+        shown_size,
+    )
+    from .session_reader import EffortEntry, ReadError, SearchAnswer, SessionReader
+    from .session_state import SessionTooNew
+    from .store import StoreError, disk_full
+    from .text_reports import hit_json, search_text, status_text
+    from .views import EffortView, SessionStatus
+
+_LAZY = {  # name -> the module it lives in, imported when first asked for (the TUI starts without the core)
+    "asking_server": ".model_catalog",
+    "CatalogEntry": ".model_catalog",
+    "check_model": ".model_check",
+    "check_name": ".session_catalog",
+    "check_rename": ".session_catalog",
+    "create_session": ".session_catalog",
+    "disk_full": ".store",
+    "EffortEntry": ".session_reader",
+    "EffortView": ".views",
+    "GroupMatches": ".model_catalog",
+    "hit_json": ".text_reports",
+    "last_used_ago": ".session_catalog",
+    "list_sessions": ".session_catalog",
+    "load_model_library": ".opening",
+    "ManifestError": ".efforts",
+    "match_models": ".model_catalog",
+    "Matches": ".model_catalog",
+    "ModelCheck": ".model_check",
+    "ModelGroup": ".model_catalog",
+    "open_read_only": ".opening",
+    "PromptHistory": ".prompt_history",
+    "provider_groups": ".model_catalog",
+    "ReadError": ".session_reader",
+    "rebuild_manifest": ".repair",
+    "redact": ".eventlog",
+    "rename_session": ".session_catalog",
+    "RepairNotNeeded": ".repair",
+    "RepairReport": ".repair",
+    "same_session": ".session_catalog",
+    "search_session": ".opening",
+    "search_text": ".text_reports",
+    "SearchAnswer": ".session_reader",
+    "SearchHit": ".search",
+    "SearchIndexError": ".search",
+    "server_group": ".model_catalog",
+    "session_paths": ".session_catalog",
+    "SessionCatalogError": ".session_catalog",
+    "SessionInfo": ".session_catalog",
+    "SessionReader": ".session_reader",
+    "SessionStatus": ".views",
+    "SessionTooNew": ".session_state",
+    "shown_size": ".session_catalog",
+    "status_text": ".text_reports",
+    "StoreError": ".store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names below are looked up in their modules only when first used: ``from .reading import
+    PromptHistory`` loads the prompt history, not the whole core (the TUI paints before that)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __package__), name)
+    globals()[name] = value
+    return value
 
 
 def read_status(
@@ -61,6 +122,8 @@ def read_status(
     """The efforts and the context figures (``status``; ``status --json`` with ``every_effort``),
     without the writer lock. Without ``every_effort`` only the efforts in use and the newest
     concluded are listed, so it costs the same at any size."""
+    from .opening import open_read_only
+
     engine = open_read_only(session_dir, settings)
     status = engine.full_status() if every_effort else engine.status()
     return status, engine.status_json(status)
@@ -68,6 +131,8 @@ def read_status(
 
 def repair(session_dir: Path, *, force: bool = False) -> RepairReport:
     """Rebuild ``manifest.yaml`` from the event log and the effort files (see :mod:`.repair`)."""
+    from .repair import rebuild_manifest
+
     return rebuild_manifest(session_dir, force=force)
 
 

@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from .chat_history import LoggedLine as LoggedLine  # what the UI draws of earlier chat lines
-from .chat_history import sent_now as sent_now
-from .effort_assist import Proposal as Proposal  # what a Suggestion carries
 from .effort_states import Action
+from .logged_line import LoggedLine as LoggedLine  # what the UI draws of earlier chat lines
+from .logged_line import sent_now as sent_now
 from .turn_events import ContextFigures, Outcome, TurnEvent
 from .views import EffortView, SessionStatus
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (annotations only: the UI imports this module before anything reads a session)
+    from .effort_assist import Proposal
     from .recovery import RecoveryReport
 
 

@@ -22,8 +22,6 @@ from typing import Any
 
 from . import eventlog as ev
 from .chat_history import (
-    ROLE_ORDER,
-    LoggedLine,
     above_replies,
     banners_between,
     line_records,
@@ -31,6 +29,7 @@ from .chat_history import (
     with_usage,
 )
 from .efforts import SLUG_RE
+from .logged_line import ROLE_ORDER, LoggedLine
 from .session import Session
 from .store import RETRACTS, is_retraction, open_nofollow
 

@@ -8,11 +8,13 @@ so they agree on what state an effort is in. :meth:`EffortView.as_json` is the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .effort_states import Action, EffortState, effort_state, valid_actions
-from .efforts import Effort
-from .session import Session
+
+if TYPE_CHECKING:  # the views are read without a session (the UI's start-up imports them)
+    from .efforts import Effort
+    from .session import Session
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,14 @@ its own: the controller's state and snapshot are the truth.
 from __future__ import annotations
 
 import asyncio
+import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.widget import Widget
 
 from ..config import Settings
-from ..core.controller import ChatModel, OpenOptions, SessionController
 from ..core.effort_states import Action
 from ..core.run_state import (
     ControllerEvent,
@@ -30,6 +31,11 @@ from ..core.run_state import (
     TakeBack,
 )
 from . import messages as msg
+
+if TYPE_CHECKING:
+    from ..core.controller import ChatModel, SessionController
+
+CONTROLLER = "ccm_tui.core.controller"  # the whole core: loaded after the first paint
 
 
 class SessionLink(Widget):
@@ -53,15 +59,22 @@ class SessionLink(Widget):
         self._stop_watch: asyncio.Event | None = None
         self._warmed_model: str | None = None  # the model the warm-up last checked
         self._wanted: Settings | None = None  # settings asked for while the reopen runs
-        self.controller = self._new_controller(settings, Path(session_dir), llm)
+        self._settings, self._session_dir, self._llm = settings, Path(session_dir), llm
+        self._controller: SessionController | None = None
 
-    def _new_controller(self, settings: Settings, session_dir: Path, llm: ChatModel | None) -> SessionController:
-        options = OpenOptions(
-            lock_wait=self.lock_wait, retry_delays=self.retry_delays, turn_lock_wait=self.turn_lock_wait
-        )
-        controller = SessionController(session_dir, settings, llm=llm, options=options)
-        controller.subscribe(self._post)
-        return controller
+    @property
+    def controller(self) -> SessionController:
+        """The session's controller, made on first use: the open after the first paint (which loads the
+        core in a thread), or an intent sent before it (which then waits for that load)."""
+        if self._controller is None:
+            from ..core.controller import OpenOptions, SessionController
+
+            options = OpenOptions(
+                lock_wait=self.lock_wait, retry_delays=self.retry_delays, turn_lock_wait=self.turn_lock_wait
+            )
+            self._controller = SessionController(self._session_dir, self._settings, llm=self._llm, options=options)
+            self._controller.subscribe(self._post)
+        return self._controller
 
     def _post(self, event: ControllerEvent) -> None:
         """Every controller event, as a message (called on the session thread: post_message is thread-safe)."""
@@ -70,19 +83,21 @@ class SessionLink(Widget):
     # ------------------------------------------------------------ what the screen reads
     @property
     def settings(self) -> Settings:
-        return self._wanted or self.controller.settings
+        if self._wanted is not None:
+            return self._wanted
+        return self._controller.settings if self._controller is not None else self._settings
 
     @property
     def session_dir(self) -> Path:
-        return self.controller.session_dir
+        return self._controller.session_dir if self._controller is not None else self._session_dir
 
     @property
     def state(self) -> RunState:
-        return self.controller.state
+        return self._controller.state if self._controller is not None else RunState()
 
     @property
     def snapshot(self) -> SessionSnapshot | None:
-        return self.controller.snapshot
+        return self._controller.snapshot if self._controller is not None else None
 
     def not_ready(self, what: str) -> str | None:
         """Why ``what`` cannot be done now (the session is not open, or it is busy), or None."""
@@ -99,6 +114,8 @@ class SessionLink(Widget):
 
     @work(exclusive=True, group="session", exit_on_error=False, description="open the session")
     async def _open(self) -> None:
+        if self._controller is None:  # the core's modules, read off the event loop
+            await asyncio.to_thread(importlib.import_module, CONTROLLER)
         try:
             await self.controller.open()
         except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
@@ -117,7 +134,8 @@ class SessionLink(Widget):
         """Open again with other settings (a new model), or another session (the demo)."""
         if session_dir is not None and Path(session_dir) != self.session_dir:
             await self.close()
-            self.controller = self._new_controller(settings, Path(session_dir), llm)
+            self._settings, self._session_dir, self._llm = settings, Path(session_dir), llm
+            self._controller = None
             self._warmed_model = None
             self.open()
             return
@@ -143,7 +161,8 @@ class SessionLink(Widget):
         if self._stop_watch is not None:
             self._stop_watch.set()
             self._stop_watch = None
-        await self.controller.close()
+        if self._controller is not None:
+            await self._controller.close()
 
     # ------------------------------------------------------------ intents
     def send(self, text: str) -> None:
@@ -161,10 +180,12 @@ class SessionLink(Widget):
         self.controller.submit(EffortAction(action, target))
 
     def cancel(self) -> None:
-        self.controller.cancel()
+        if self._controller is not None:  # (nothing runs before the controller exists)
+            self._controller.cancel()
 
     def retry_now(self) -> None:
-        self.controller.retry_now()
+        if self._controller is not None:
+            self._controller.retry_now()
 
     # ------------------------------------------------------------ other processes
     @work(exclusive=True, group="watch", exit_on_error=False, description="watch the session directory")

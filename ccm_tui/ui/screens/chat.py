@@ -10,6 +10,7 @@ session (sidebar, meter, header), turns (through its
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -18,8 +19,7 @@ from textual.widgets import Footer
 
 from ...config import Settings
 from ...core import turn_events as te
-from ...core.controller import ChatModel
-from ...core.run_state import LoggedLine, Phase, Proposal, RunState, SessionSnapshot
+from ...core.run_state import LoggedLine, Phase, RunState, SessionSnapshot
 from ...core.slash_commands import completions
 from .. import messages as msg
 from ..demo_driver import DemoDriver
@@ -36,6 +36,10 @@ from ..widgets.turn_status import TurnStatus
 from .chat_turns import ChatTurns
 
 UNANSWERED_HINT = "Your last message got no reply — Ctrl+Y sends it again · ↑ brings it back to edit"
+if TYPE_CHECKING:
+    from ...core.controller import ChatModel
+    from ...core.run_state import Proposal
+
 NARROW_BELOW = 90  # columns
 WIDE_FROM = 120
 
@@ -109,7 +113,7 @@ class ChatScreen(ChatTurns):
         self._show_identity()
         self.prompt.use_session(self.link.session_dir, restore_draft=not self.demo)
         self.prompt.focus()
-        self.link.open()
+        self.call_after_refresh(self.link.open)  # the core loads after the first paint
         self.set_interval(0.05, self.driver.tick)
 
     def _show_identity(self, session_dir: Path | None = None, settings: Settings | None = None) -> None:

@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING
 from textual.screen import Screen
 
 from ...config import Settings, sessions_dir
-from ...core.reading import SessionCatalogError, check_rename, same_session
-from ...core.reading import rename_session as rename_on_disk
 from ..screens.prompt import PromptDialog
 from ..widgets.chat_log import ChatLog
 from ..widgets.message import ChatMessage
@@ -226,6 +224,9 @@ class ChatActions(Screen[None]):
     async def rename_session(self, session_dir: Path, new_name: str) -> Path:
         """Rename a session of the picker (raises SessionCatalogError). The one shown here is closed,
         renamed and opened again under its new name."""
+        from ...core.reading import SessionCatalogError, check_rename, same_session
+        from ...core.reading import rename_session as rename_on_disk
+
         root, old = session_dir.parent, session_dir.name
         if not same_session(session_dir, self.session_dir):
             return rename_on_disk(root, old, new_name)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from textual import on
 
 from ...core import turn_events as te
-from ...core.run_state import Phase, Proposal, SessionSnapshot, SlashCommand
+from ...core.run_state import Phase, SessionSnapshot, SlashCommand
 from ...core.slash_commands import SlashError, spec_of
 from ...core.slash_commands import parse as parse_message
 from .. import messages as msg
@@ -21,6 +21,7 @@ from ..widgets.command_result import CommandResult
 from .chat_actions import ChatActions
 
 if TYPE_CHECKING:
+    from ...core.run_state import Proposal
     from ..turn_presenter import TurnPresenter
     from ..widgets.turn_status import TurnStatus
 

@@ -8,17 +8,21 @@ body gets one final ``update`` with the authoritative text.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Collapsible, Static
 
 from ...core.export import ROLE_TITLES
 from ...core.terminal_text import terminal_safe
 from ..pastes import long_message
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from textual.widgets import Markdown
+    from textual.widgets.markdown import MarkdownStream
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 
@@ -26,6 +30,8 @@ _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 def markdown_parser() -> MarkdownIt:
     """GitHub-like Markdown with raw HTML off: ``<stdio.h>`` or ``List<String>`` in a reply is text,
     shown as written, never an HTML tag silently dropped."""
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("gfm-like", {"html": False})
 
 
@@ -76,6 +82,8 @@ class ChatMessage(Vertical):
         elif self.role == "user":  # what the user typed, as typed: no Markdown, line breaks kept
             yield Static(self.text, classes="message-body -plain", markup=False)
         else:
+            from textual.widgets import Markdown  # (markdown-it loads with the first reply, after the first paint)
+
             yield Markdown(self.text, classes="message-body", parser_factory=markdown_parser)
 
     # ------------------------------------------------------------------ view
@@ -120,6 +128,8 @@ class ChatMessage(Vertical):
 
     @property
     def body(self) -> Markdown:
+        from textual.widgets import Markdown
+
         return self.query_one(".message-body", Markdown)
 
     # -------------------------------------------------------------- streaming
@@ -130,7 +140,7 @@ class ChatMessage(Vertical):
             return
         if self._stream is None:
             self.remove_class("-waiting")
-            self._stream = Markdown.get_stream(self.body)
+            self._stream = self.body.get_stream(self.body)
         self.text += piece
         await self._stream.write(piece)
 
