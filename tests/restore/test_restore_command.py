@@ -103,12 +103,11 @@ def write_claude_session(path: Path, cwd: Path) -> Path:
 
 
 def write_mixed_labels(path: Path) -> Path:
-    """A chat export whose user label changes after the first message (``## User``, then ``## Human``):
-    the parse finds 1 turn of 13 and the sanity check says so."""
-    first = "## User\n\nquestion 0\n\n## Assistant\n\nanswer 0\n\n"
-    path.write_text(
-        first + "".join(f"## Human\n\nquestion {n}\n\n## Assistant\n\nanswer {n}\n\n" for n in range(1, 13))
-    )
+    """A chat export broken the way no parser can mend: a fence opened in the first answer is never
+    closed and every later heading sits right under a line of text, so all of them read as code.
+    The parse finds 1 turn of 13 and the sanity check says so."""
+    first = "## User\nquestion 0\n## Assistant\n```python\nanswer = 0\n"
+    path.write_text(first + "".join(f"## User\nquestion {n}\n## Assistant\nanswer {n}\n" for n in range(1, 13)))
     return path
 
 
