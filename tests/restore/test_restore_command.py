@@ -268,7 +268,7 @@ def test_restore_prints_each_parse_warning_on_stderr_naming_the_file(capsys, llm
     rc, out, err = restore(capsys, llm_server, transcript, session, "--skip-evidence-search")
     assert rc == 0, err
     (warning,) = [line for line in err.splitlines() if "warning:" in line]
-    assert warning.startswith("restore: warning: mixed.md: 1 turns found but the file has 13 user messages")
+    assert warning.startswith("restore: warning: mixed.md: 1 turn found but the file has 13 user messages")
     assert "warning" not in out
 
 
@@ -338,7 +338,7 @@ def test_parse_only_prints_each_parse_warning_on_stderr_naming_the_file(capsys, 
         rc, out, err = run(capsys, "restore", str(transcript), "--parse-only", *extra)
         assert rc == 0, err
         (warning,) = err.splitlines()
-        assert warning.startswith("restore: warning: mixed.md: 1 turns found but the file has 13 user messages")
+        assert warning.startswith("restore: warning: mixed.md: 1 turn found but the file has 13 user messages")
     rc, out, err = run(capsys, "restore", str(transcript), str(FIXTURES / "codex-rollout.jsonl"), "--parse-only")
     assert rc == 0 and err.count("restore: warning: mixed.md: ") == 1 and "codex-rollout" not in err
 
