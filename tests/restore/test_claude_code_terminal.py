@@ -94,6 +94,14 @@ def test_what_claude_code_does_with_a_prompt_decides_if_it_is_a_turn() -> None:
     notes = "\n".join(parsed.skipped)
     assert "slash command /model" in notes and "unknown slash command /implement" in notes
     assert "bash mode" in notes and "git status" in notes and "memory note" in notes
+    assert "(bash mode, the model is not asked) git log -1" in notes  # written without ❯ by the 2.1 export
+
+
+def test_a_numbered_prompt_is_not_a_menu() -> None:
+    text = HEADER + "❯ 1. rename the module\n  2. update the imports\n\n⏺ Renamed.\n"
+    assert [turn.user for turn in claude_code_terminal.parse(text).turns] == [
+        "1. rename the module\n2. update the imports"
+    ]
 
 
 def test_a_prompt_with_blank_lines_inside_is_not_cut() -> None:
@@ -120,7 +128,7 @@ def test_a_padded_export_prompt_runs_to_the_first_empty_line(tmp_path: Path) -> 
         + "\n\n  Read 4 files (ctrl+o to expand)\n\n● STAGE_DISPLAY: Stage 13-03\n\n"
         + "\n".join(map(_padded, pasted))
         + "\n\n● Reading the conflicted file.\n\n"
-        + "\n".join(map(_padded, ["❯ 1. Yes", "2. No"]))
+        + "\n".join(map(_padded, ["❯ 1. Yes", "2. No", "", "Esc to cancel · Tab to amend"]))
         + "\n\n● Done.\n"
     )
 

@@ -43,7 +43,10 @@ _MODEL_MARKS = ("⏺", "●")  # the model's text and tool calls (● where the 
 _AGENT_MARKS = (*_MODEL_MARKS, "✻")  # ✻: "Worked for 2m", "Conversation compacted"
 _COLLAPSED = re.compile(r"\(ctrl\+\w to expand\)")
 _UNKNOWN_COMMAND = "Unknown command:"
-_MENU_CHOICE = re.compile(r"^\d+\.\s+\S")
+_MENU_CHOICE = re.compile(r"^1\.\s+\S")
+_MENU_HINT = re.compile(r"\besc\b", re.IGNORECASE)
+_MENU_LINES = 8
+_BASH_MODE = "shell command (bash mode, the model is not asked)"
 _COMPACTION = "This session is being continued from a previous conversation"
 _WELCOME = "Welcome to Claude Code"
 _EXPORT_HEADER = re.compile(r"^\s*▐▛███▜▌\s+Claude Code\b|^╭─+ Claude Code v", re.MULTILINE)
@@ -169,7 +172,7 @@ def _add_prompt(builder: TurnBuilder, lines: list[str], start: int, end: int, an
     body = [head] + [_unindent(line) for line in lines[start + 1 : end]]
     while body and not body[-1]:
         body.pop()
-    kind = _prompt_kind(head, lines[start + 1] if start + 1 < len(lines) else "", answered)
+    kind = _prompt_kind(head, lines[start + 1 : start + _MENU_LINES], answered)
     if kind is None:
         builder.user("\n".join(body), start + 1, end)
         return
@@ -178,15 +181,15 @@ def _add_prompt(builder: TurnBuilder, lines: list[str], start: int, end: int, an
         builder.end_turn()
 
 
-def _prompt_kind(head: str, second: str, answered: bool) -> str | None:
+def _prompt_kind(head: str, below: list[str], answered: bool) -> str | None:
     """What a prompt that is not a request is (for the notes), or None for a request."""
     if head.startswith(_COMPACTION):
         return "compaction summary"
     if head.startswith(_UNKNOWN_COMMAND):
         return f"unknown slash command {head[len(_UNKNOWN_COMMAND) :].strip()}"
     if head == "!" or head.startswith("! "):
-        return f"shell command (bash mode, the model is not asked) {head[1:].strip()}"
-    if _MENU_CHOICE.match(head) and _MENU_CHOICE.match(second.strip()):
+        return f"{_BASH_MODE} {head[1:].strip()}"
+    if _is_menu(head, below):
         return "a choice in a menu"
     if answered:
         return None
@@ -197,6 +200,16 @@ def _prompt_kind(head: str, second: str, answered: bool) -> str | None:
     return None
 
 
+def _is_menu(head: str, below: list[str]) -> bool:
+    """``❯ 1. Yes`` over ``2. No`` and an ``Esc to cancel`` hint: a menu's cursor, in a terminal copy."""
+    return (
+        _MENU_CHOICE.match(head) is not None
+        and bool(below)
+        and below[0].strip().startswith("2.")
+        and any(_MENU_HINT.search(line) for line in below)
+    )
+
+
 def _unindent(line: str) -> str:
     line = line.rstrip()
     return line[len(_CONTINUATION) :] if line.startswith(_CONTINUATION) else line
@@ -205,6 +218,8 @@ def _unindent(line: str) -> str:
 def _add_agent_output(builder: TurnBuilder, lines: list[str], start: int, end: int) -> None:
     builder.agent("\n".join(line.rstrip() for line in lines[start:end]), start + 1, end)
     for index in range(start, end):
+        if lines[index].startswith("! "):  # the /export of 2.1 writes a bash-mode command without ❯
+            builder.note(index + 1, f"{_BASH_MODE} {lines[index][2:].split('⎿')[0].strip()}")
         match = _TOOL_CALL.match(lines[index])
         if match and not _was_rejected(lines, index + 1, end):
             builder.artifact(_first_argument(match.group("args")), _TOOL_ACTIONS[match.group("tool")], index + 1)
