@@ -129,7 +129,9 @@ def test_a_padded_export_prompt_runs_to_the_first_empty_line(tmp_path: Path) -> 
         + "\n".join(map(_padded, pasted))
         + "\n\n● Reading the conflicted file.\n\n"
         + "\n".join(map(_padded, ["❯ 1. Yes", "2. No", "", "Esc to cancel · Tab to amend"]))
-        + "\n\n● Done.\n"
+        + "\n\n● Done.\n\n"
+        + "\n".join(map(_padded, ["❯ " + "x" * 78, "continued at column 0"]))  # a line that fills the width
+        + "\n\n● Ok.\n"
     )
 
     path = tmp_path / "2026-05-15-073015-export.txt"
@@ -140,6 +142,7 @@ def test_a_padded_export_prompt_runs_to_the_first_empty_line(tmp_path: Path) -> 
     assert [turn.user for turn in parsed.turns] == [
         "/implement-stage\ndocs/stages/spec-stage-13-03.md",
         "I got a build error.\n## Error Type\n\nBuild Error\n  > 69 | >>>>>>> 825a3cb",
+        "x" * 78 + "\ncontinued at column 0",
     ]
     assert "Read 4 files" in parsed.turns[0].agent_responses[0]
     assert any("a choice in a menu" in note for note in parsed.skipped)

@@ -88,11 +88,13 @@ def parse(text: str) -> ParsedTranscript:
     """Parse a Claude Code terminal copy into turn rounds."""
     lines = split_lines(strip_ansi(text))
     marker = "❯" if any(line.startswith("❯ ") for line in lines) else ">"
+    prompt_lines = [line for line in lines if _is_prompt(line, marker)]
+    padded = sum(1 for line in prompt_lines if line != line.rstrip()) * 2 > len(prompt_lines)
     prompts: list[tuple[int, int]] = []  # (first line, index after the prompt)
     index = 0
     while index < len(lines):
         if _is_prompt(lines[index], marker):
-            end = _prompt_end(lines, index, marker)
+            end = _prompt_end(lines, index, marker, padded)
             prompts.append((index, end))
             index = end
         else:
@@ -113,16 +115,17 @@ def _is_prompt(line: str, marker: str) -> bool:
     return line.startswith(marker + " ") and _PROMPT.match(line) is not None
 
 
-def _prompt_end(lines: list[str], start: int, marker: str) -> int:
+def _prompt_end(lines: list[str], start: int, marker: str, padded: bool) -> int:
     """Index after a prompt.
 
     The ``/export`` of Claude Code 2.1 pads every line of the prompt box to the
     terminal's width, blank lines included, and wraps long lines at column 0 or
     two spaces in: there the prompt is every line up to the first empty one. In
     an unpadded copy, lines indented two spaces continue it, also across blank
-    lines (a pasted snippet), up to the agent's first mark.
+    lines (a pasted snippet), up to the agent's first mark. (Most prompt lines
+    of a padded export end in spaces; one that fills the width needs none.)
     """
-    if lines[start] != lines[start].rstrip():
+    if padded:
         end = start + 1
         while end < len(lines) and lines[end] and not _is_mark(lines[end], marker):
             end += 1
