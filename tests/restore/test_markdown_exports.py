@@ -184,9 +184,10 @@ def test_tool_output_under_the_human_heading_in_any_wording() -> None:
 
 
 def test_timestamps_with_month_names_are_metadata() -> None:
-    for stamp in STAMPS + ["> 2025-06-01 10:35", "`2025-06-01 10:34:07`", "Mon, 02 Jun 2025 10:00:00 +0200"]:
+    others = ["> 2025-06-01 10:35", "`2025-06-01 10:34:07`", "Mon, 02 Jun 2025 10:00:00 +0200", "2025年6月1日 10:32"]
+    for stamp in STAMPS + others:
         assert is_timestamp(stamp), stamp
-    for text in ["June was hot", "fix 10 tests", "May I ask", "Step 1: 10:30 meeting", "PR 1234"]:
+    for text in ["June was hot", "fix 10 tests", "May I ask", "Step 1: 10:30 meeting", "PR 1234", "日本語"]:
         assert not is_timestamp(text), text
 
 

@@ -5,8 +5,8 @@ Exporters write it in many ways: ``2025-06-01 10:32:07``, ``*10:32 AM*``,
 ``Sunday, June 1, 2025 at 10:33``, ``> 2025-06-01 10:35``, ``🕐 2025-06-01 10:37:00``,
 ``Time: 2025-06-01T10:32:07Z``. The line is read as words: once markup, an emoji and
 a ``time:``/``date:`` label are set aside, every word must be a date or time word
-(numbers, ISO dates, clock times, English month and weekday names, ``at``, ``AM``,
-time zones), and there must be a clock time or a full date among them. So
+(numbers, ISO dates, ``2025年6月1日``, clock times, English month and weekday names,
+``at``, ``AM``, time zones), and there must be a clock time or a full date among them. So
 ``fix 10 tests`` or ``June was hot`` are text.
 """
 
@@ -21,10 +21,10 @@ _MONTH = (
 _WEEKDAY = r"mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?"
 _ISO = r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
 _WORD = re.compile(
-    rf"(?P<iso>{_ISO})|(?P<date>\d{{1,2}}[-/.]\d{{1,2}}[-/.]\d{{2,4}})|"
+    rf"(?P<iso>{_ISO})|(?P<date>\d{{1,2}}[-/.]\d{{1,2}}[-/.]\d{{2,4}}|(?:\d{{4}}年)?\d{{1,2}}月\d{{1,2}}日)|"
     r"(?P<time>\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)|"
     rf"(?P<month>(?:{_MONTH})\.?)(?![a-z])|(?P<weekday>(?:{_WEEKDAY})\.?)(?![a-z])|"
-    r"(?P<number>\d{1,4}(?:st|nd|rd|th)?)(?![\w:])|(?P<filler>at|on|[ap]\.?m\.?|utc|gmt|z)(?![a-z])|"
+    r"(?P<number>\d{1,4}(?:st|nd|rd|th)?)(?![\w:])|(?P<filler_cjk>[（）(]?[日月火水木金土][曜]?日?[）)]?)|(?P<filler>at|on|[ap]\.?m\.?|utc|gmt|z)(?![a-z])|"
     r"(?P<zone>[A-Z]{2,5}|[+-]\d{2}:?\d{2})(?![\w])|(?P<gap>[\s,()\[\]|·•–—-]+)",
     re.IGNORECASE,
 )
