@@ -38,7 +38,7 @@ def test_claude_code_export_custom_command_bash_mode_and_builtin_commands() -> N
 
 
 def test_claude_code_export_in_japanese_with_failed_export_commands() -> None:
-    parsed = parse_transcript(FIXTURES / "claude-code-export-ja-homeserver.md")
+    parsed = parse_transcript(FIXTURES / "claude-code-export-ja-homeserver.txt")
     assert len(parsed.turns) == 10
     assert parsed.turns[2].user.startswith("1. ローカルサーバー導入には賛成だが")
     assert sum("slash command /export" in note for note in parsed.skipped) == 4
