@@ -3,8 +3,11 @@
 Reads ``SOURCES.tsv`` of the shared corpus (beside the clone, or ``$CCM_CORPUS_DIR``)
 and of ``tests/fixtures/transcripts/`` (the small real examples kept in the repository),
 parses each file with format auto-detection and prints one row per file: detected
-format, turns found, hand count, relative error, parse time. Exits 1 when a file is
-off by more than the tolerance (±10%) or fails to parse.
+format, turns found, hand count, relative error, parse time, and whether the file is
+real or synthetic (``repo`` given as ``(synthetic)``). The last line says how many
+files are within tolerance, the turns found against the hand counts, and how many
+real transcripts of how many formats there are. Exits 1 when a file is off by more
+than the tolerance (±10%) or fails to parse.
 
 Usage::
 
@@ -28,6 +31,7 @@ from ccm_tui.restore.turns import TranscriptError  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
 COUNT_COLUMNS = ("user_turns", "human_turns")
+SYNTHETIC = "(synthetic)"
 
 
 def default_corpus() -> Path | None:
@@ -38,8 +42,8 @@ def default_corpus() -> Path | None:
     return Path(configured) if configured and (Path(configured) / "SOURCES.tsv").is_file() else None
 
 
-def rows_of(table: Path) -> list[tuple[Path, int]]:
-    """(transcript path, hand count) for every row of a SOURCES.tsv."""
+def rows_of(table: Path) -> list[tuple[Path, int, bool]]:
+    """(transcript path, hand count, synthetic) for every row of a SOURCES.tsv."""
     with table.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     found = []
@@ -47,7 +51,7 @@ def rows_of(table: Path) -> list[tuple[Path, int]]:
         column = next((c for c in COUNT_COLUMNS if row.get(c)), None)
         if column is None or not row.get("file"):
             continue
-        found.append((table.parent / row["file"], int(row[column])))
+        found.append((table.parent / row["file"], int(row[column]), row.get("repo") == SYNTHETIC))
     return found
 
 
@@ -61,11 +65,12 @@ def main() -> int:
     if not entries:
         print("no SOURCES.tsv found (corpus beside the clone, $CCM_CORPUS_DIR or --corpus)", file=sys.stderr)
         return 1
-    width = max(len(str(path.relative_to(path.parent.parent))) for path, _ in entries)
+    width = max(len(str(path.relative_to(path.parent.parent))) for path, _, _ in entries)
     print(f"{'file':<{width}}  {'format':<20} {'found':>5} {'hand':>5} {'error':>7} {'ms':>7}  verdict")
     failures = 0
     total_found = total_hand = 0
-    for path, hand in entries:
+    real_formats: dict[str, int] = {}
+    for path, hand, synthetic in entries:
         name = str(path.relative_to(path.parent.parent))
         started = time.perf_counter()
         try:
@@ -81,11 +86,14 @@ def main() -> int:
         failures += not ok
         total_found += found
         total_hand += hand
-        verdict = "ok" if ok else f"OFF by more than ±{args.tolerance:.0%}"
+        if not synthetic:
+            real_formats[parsed.format] = real_formats.get(parsed.format, 0) + 1
+        verdict = ("ok" if ok else f"OFF by more than ±{args.tolerance:.0%}") + (" (synthetic)" if synthetic else "")
         print(f"{name:<{width}}  {parsed.format:<20} {found:>5} {hand:>5} {error:>+7.1%} {elapsed:>7.1f}  {verdict}")
     print(
         f"{len(entries)} file(s): {len(entries) - failures} within ±{args.tolerance:.0%}, {failures} not; "
-        f"turns found {total_found} vs hand-counted {total_hand}"
+        f"turns found {total_found} vs hand-counted {total_hand}; "
+        f"{sum(real_formats.values())} real transcripts of {len(real_formats)} formats"
     )
     return 1 if failures else 0
 

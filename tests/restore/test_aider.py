@@ -193,3 +193,89 @@ def test_failed_requests_and_session_boundaries_end_turns() -> None:
     assert first.agent_responses[0].startswith("(no answer: aider reported litellm.APIConnectionError")
     assert "RateLimitError" in second.agent_responses[0]
     assert parsed.turns[2].agent_responses[0].startswith("The redirect URI")
+
+
+def _inputs(*texts: str) -> str:
+    """Inputs as aider logs them: each line ``#### line`` with two trailing spaces, a blank line before each input."""
+    return "".join("\n#### " + "  \n#### ".join(text.split("\n")) + "  \n" for text in texts)
+
+
+def _session(body: str) -> str:
+    return "\n# aider chat started at 2025-09-01 09:00:00\n\n> Aider v0.86.1  \n> Main model: x  \n" + body
+
+
+PASTE = "\n".join(
+    ["请根据下面的需求实现后端接口。", "", "## 路由", "/login 登录页", "/help 帮助页", "/settings 设置页", ""]
+    + [f"- 表 t_{n}: id, name" for n in range(1, 40)]
+    + ["", "```sql", "SELECT * FROM t_1;", "请注意：上面的 SQL 没有写完"]
+)
+
+
+def test_a_pasted_prompt_is_one_input_whatever_its_later_lines_start_with() -> None:
+    text = _session(_inputs(PASTE) + "\n好的。\n\n> Tokens: 1.0k sent, 20 received.  \n")
+
+    parsed = aider.parse(text)
+
+    assert [turn.user for turn in parsed.turns] == [PASTE]
+    assert not any("slash command" in note or "/help" in note for note in parsed.skipped)
+
+
+def test_a_command_is_read_from_the_first_line_of_an_input_only() -> None:
+    text = _session(
+        _inputs("/add app/models.py\napp/routes.py", "为什么 schemas 里没有 created_at？")
+        + "\n因为它是可选字段。\n\n> Tokens: 3k sent, 50 received.  \n"
+    )
+
+    parsed = aider.parse(text)
+
+    assert [turn.user for turn in parsed.turns] == ["为什么 schemas 里没有 created_at？"]
+    assert [(a.path, a.action) for a in parsed.turns[0].artifacts] == [
+        ("app/models.py", "read"),
+        ("app/routes.py", "read"),
+    ]
+
+
+def test_a_request_made_with_code_and_resent_after_clear_is_one_turn() -> None:
+    text = _session(
+        _inputs("/code 把 README 翻译成英文", "把 README 翻译成英文")
+        + "\nDone.\n\n> Tokens: 1k sent, 5 received.  \n"
+        + _inputs("/clear", "把 README 翻译成英文")
+        + "\nDone again.\n\n> Tokens: 1k sent, 5 received.  \n"
+        + _inputs("再加一个 CHANGELOG")
+        + "\n好的。\n"
+    )
+
+    parsed = aider.parse(text)
+
+    assert [turn.user_messages for turn in parsed.turns] == [
+        ["/code 把 README 翻译成英文", "把 README 翻译成英文"],
+        ["再加一个 CHANGELOG"],
+    ]
+
+
+def test_confirmations_and_a_stray_answer_do_not_count_in_a_russian_history() -> None:
+    text = _session(
+        _inputs("/ask что делает функция `expire_lots`?", "что делает функция `expire_lots`?")
+        + "\nОна помечает просроченные места.\n\n> Tokens: 2k sent, 30 received.  \n"
+        + "> app/tasks.py  \n> Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: y  \n"
+        + "\nТеперь вижу файл.\n\n> Tokens: 3k sent, 10 received.  \n"
+        + _inputs("n", "Добавь логирование в неё")
+        + "\nГотово.\n\n> Applied edit to app/tasks.py  \n"
+    )
+
+    parsed = aider.parse(text)
+
+    assert [turn.user for turn in parsed.turns] == [
+        "/ask что делает функция `expire_lots`?",
+        "Добавь логирование в неё",
+    ]
+    assert [(a.path, a.action) for a in parsed.turns[0].artifacts] == [("app/tasks.py", "read")]
+    assert any("answer 'n' to a confirmation" in note for note in parsed.skipped)
+
+
+def test_old_style_run_keeps_command_lookalikes_inside_a_message() -> None:
+    text = _session("\n#### fix the routes listed below\n\n#### /help page\n\n#### /settings page\n\nDone.\n")
+
+    parsed = aider.parse(text)
+
+    assert [turn.user for turn in parsed.turns] == ["fix the routes listed below\n/help page\n/settings page"]

@@ -167,7 +167,7 @@ def test_parse_warnings_reach_the_result_and_are_told_before_any_model_work(home
     result = run.import_one(transcript, progress)
 
     assert result.status is S.IMPORTED and len(result.warnings) == 1
-    assert result.warnings[0].startswith("1 turns found but the file has 13 user messages")
+    assert result.warnings[0].startswith("1 turn found but the file has 13 user messages")
     assert progress.events[0] == ("message", f"warning: mixed.md: {result.warnings[0]}")
     again = run.import_one(transcript, Recorder())  # no model work, the same warning
     assert (again.status, again.warnings) == (S.SKIPPED_ALREADY, result.warnings)

@@ -127,3 +127,84 @@ def test_parse_only_json_has_warnings_only_when_there_are_some() -> None:
     assert "warnings" not in to_parse_only_json(parsed)
     parsed.warnings = ["7 turns found but the file has 68 user messages"]
     assert to_parse_only_json(parsed)["warnings"] == ["7 turns found but the file has 68 user messages"]
+
+
+FENCE = "```"
+# A Markdown file an export tool read, quoted whole: headings, a timestamp line and a fence of its own.
+INNER_EXPORT = (
+    f"### Human\n*2025-05-30 09:00:00*\n\nhi\n\n### Assistant\n\n{FENCE}python\nprint(1)\n{FENCE}\n\n### Human\n\nmore"
+)
+STAMPS = ["_Jun 1, 2025, 10:32 AM_", "Sunday, June 1, 2025 at 10:33", "*1 June 2025 10:36*", "🕐 2025-06-01 10:37:00"]
+
+
+def _export(messages: list[tuple[str, str]]) -> str:
+    return "# Export\n\n" + "".join(
+        f"### {role}\n{STAMPS[n % len(STAMPS)]}\n\n{body}\n\n" for n, (role, body) in enumerate(messages)
+    )
+
+
+def test_tool_output_under_the_human_heading_in_any_wording() -> None:
+    text = _export(
+        [
+            ("Human", "Fix the failing build please."),
+            ("Assistant", "Reading the log."),
+            (
+                "Human",
+                f"<details><summary>Bash: npm run build</summary>\n\n{FENCE}\nERR! missing script\n{FENCE}\n</details>",
+            ),
+            ("Assistant", "Reading the file."),
+            (
+                "Human",
+                f'<details>\n<summary>📄 Read package.json</summary>\n\n{FENCE}json\n{{"name": "x"}}\n{FENCE}\n</details>',
+            ),
+            ("Assistant", "And the notes."),
+            ("Human", "<details><summary>notes.md</summary>\n\nplain notes\n</details>"),  # the whole message
+            ("Assistant", "Checking the old export."),
+            ("Human", f"**Tool output:**\n\n{FENCE}\n{INNER_EXPORT}\n{FENCE}"),
+            ("Assistant", "Fixed the script entry."),
+            ("Human", "Great, now run the tests."),
+            ("Assistant", "Running."),
+            ("Human", f"Tool result (toolu_01ABC):\n{FENCE}\n5 passed\n{FENCE}"),
+            ("Assistant", "All good."),
+            ("Human", "Ship it."),
+        ]
+    )
+
+    parsed = markdown_chat.parse(text)
+
+    assert [turn.user for turn in parsed.turns] == [
+        "Fix the failing build please.",
+        "Great, now run the tests.",
+        "Ship it.",
+    ]
+    first = "\n".join(parsed.turns[0].agent_responses)
+    assert "ERR! missing script" in first and "plain notes" in first and "print(1)" in first
+    assert "Fixed the script entry." in first
+    assert check_parse(text, "markdown", parsed) == []
+
+
+def test_timestamps_with_month_names_are_metadata() -> None:
+    others = ["> 2025-06-01 10:35", "`2025-06-01 10:34:07`", "Mon, 02 Jun 2025 10:00:00 +0200", "2025年6月1日 10:32"]
+    for stamp in STAMPS + others:
+        assert is_timestamp(stamp), stamp
+    for text in ["June was hot", "fix 10 tests", "May I ask", "Step 1: 10:30 meeting", "PR 1234", "日本語"]:
+        assert not is_timestamp(text), text
+
+
+def test_an_export_that_switches_label_style_keeps_every_request() -> None:
+    text = "**User:** hello there\n\n**Assistant:** hi\n\n" + "".join(
+        f"### Human\n\nrequest {n}\n\n### Assistant\n\nDone {n}.\n\n" for n in range(6)
+    )
+
+    parsed = markdown_chat.parse(text)
+
+    assert [turn.user for turn in parsed.turns] == ["hello there"] + [f"request {n}" for n in range(6)]
+
+
+def test_a_labels_like_word_the_model_writes_now_and_then_is_not_a_role() -> None:
+    answer = "Here are the options.\n\n**Question:** which one?\n\n**Answer:** the first."
+    text = "".join(f"## User\n\nrequest {n}\n\n## Assistant\n\n{answer}\n\n" for n in range(12))
+
+    parsed = markdown_chat.parse(text)
+
+    assert [turn.user for turn in parsed.turns] == [f"request {n}" for n in range(12)]

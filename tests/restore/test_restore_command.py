@@ -103,12 +103,11 @@ def write_claude_session(path: Path, cwd: Path) -> Path:
 
 
 def write_mixed_labels(path: Path) -> Path:
-    """A chat export whose user label changes after the first message (``## User``, then ``## Human``):
-    the parse finds 1 turn of 13 and the sanity check says so."""
-    first = "## User\n\nquestion 0\n\n## Assistant\n\nanswer 0\n\n"
-    path.write_text(
-        first + "".join(f"## Human\n\nquestion {n}\n\n## Assistant\n\nanswer {n}\n\n" for n in range(1, 13))
-    )
+    """A chat export broken the way no parser can mend: a fence opened in the first answer is never
+    closed and every later heading sits right under a line of text, so all of them read as code.
+    The parse finds 1 turn of 13 and the sanity check says so."""
+    first = "## User\nquestion 0\n## Assistant\n```python\nanswer = 0\n"
+    path.write_text(first + "".join(f"## User\nquestion {n}\n## Assistant\nanswer {n}\n" for n in range(1, 13)))
     return path
 
 
@@ -269,7 +268,7 @@ def test_restore_prints_each_parse_warning_on_stderr_naming_the_file(capsys, llm
     rc, out, err = restore(capsys, llm_server, transcript, session, "--skip-evidence-search")
     assert rc == 0, err
     (warning,) = [line for line in err.splitlines() if "warning:" in line]
-    assert warning.startswith("restore: warning: mixed.md: 1 turns found but the file has 13 user messages")
+    assert warning.startswith("restore: warning: mixed.md: 1 turn found but the file has 13 user messages")
     assert "warning" not in out
 
 
@@ -339,7 +338,7 @@ def test_parse_only_prints_each_parse_warning_on_stderr_naming_the_file(capsys, 
         rc, out, err = run(capsys, "restore", str(transcript), "--parse-only", *extra)
         assert rc == 0, err
         (warning,) = err.splitlines()
-        assert warning.startswith("restore: warning: mixed.md: 1 turns found but the file has 13 user messages")
+        assert warning.startswith("restore: warning: mixed.md: 1 turn found but the file has 13 user messages")
     rc, out, err = run(capsys, "restore", str(transcript), str(FIXTURES / "codex-rollout.jsonl"), "--parse-only")
     assert rc == 0 and err.count("restore: warning: mixed.md: ") == 1 and "codex-rollout" not in err
 

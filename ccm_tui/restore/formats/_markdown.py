@@ -2,24 +2,33 @@
 
 * Fences follow CommonMark: an opening fence is three or more backticks or
   tildes (indented at most three spaces); it is closed by a line of the same
-  character, at least as long, with nothing after it.
+  character, at least as long, with nothing after it. Exporters copy Markdown
+  into fenced blocks unescaped, so inside a fence a fence line with an info
+  string (```` ```python ````) opens a nested block that the next bare fence
+  line closes.
 * :func:`message_starts` picks, among the lines that look like role headings,
   those that really start a message: a heading inside a fenced block or a
   ``<details>`` block of the message before does not, as long as that block is
   closed (a block never closed does not swallow the rest of the file: the
   heading ends the message). A fence opened inside a ``<details>`` block ends
-  with it.
+  with it. A ``<details>`` block or a fence right under a tool-output label
+  may quote a whole export, headings and all; any other fence must close
+  before the next heading.
 * :func:`split_tool_output` separates tool output written into a message
-  (``<details><summary>Tool output</summary>``, a ``**Tool result**`` label and
-  what follows it, ``<tool_result>``…) from the words around it.
-  A fenced tool output may quote Markdown with fences of its own, unbalanced
-  once exported (a bare fence line that opens a nested block reads as the
-  close): a bare fence line followed directly by text, not by a blank line,
-  opens a nested block when the message has the fence lines to close it.
+  from the words around it: a message that is nothing but ``<details>``
+  blocks, a ``<details>`` block whose summary names tool output ("Tool
+  output", "Result") or a tool ("Bash: npm test", "📄 Read x", "Grep(...)",
+  "mcp__…"), a ``**Tool result**`` or ``Tool result (toolu_…):`` label and
+  what follows it, ``<tool_result>``… A fenced tool output may quote Markdown
+  with fences of its own, unbalanced once exported (a bare fence line that
+  opens a nested block reads as the close): a bare fence line followed
+  directly by text, not by a blank line, opens a nested block when the
+  message has the fence lines to close it.
 * :func:`json_blocks` reads a message written as a JSON array of content
   blocks (``[{"type": "tool_result", ...}]``), as some exporters copy them.
-* :func:`is_timestamp` tells a metadata line (``2025-06-01 10:32:07``,
-  ``*10:32 AM*``, ``**[2025-07-02 20:06:59]**``) from text.
+* :func:`is_timestamp` (:mod:`._timestamp`) tells a metadata line
+  (``2025-06-01 10:32:07``, ``_Jun 1, 2025, 10:32 AM_``, ``*1 June 2025 10:36*``)
+  from text.
 """
 
 from __future__ import annotations
@@ -29,18 +38,32 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ccm_tui.restore.formats._timestamp import is_timestamp
+
+__all__ = ["closes", "fence_opener", "is_timestamp", "json_blocks", "message_starts", "split_tool_output"]
+
 _FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _DETAILS_OPEN = re.compile(r"<details\b", re.IGNORECASE)
 _DETAILS_CLOSE = re.compile(r"</details\s*>", re.IGNORECASE)
-_TOOL_SUMMARY = re.compile(
-    r"<summary>[^<\n]*\b(?:tool|output|result|function|command|observation)s?\b[^<\n]*</summary>", re.IGNORECASE
+_SUMMARY = re.compile(r"<summary>(?P<text>.*?)</summary>", re.IGNORECASE | re.DOTALL)
+# What names tool output in a <details> summary: a word such as "output" or "result", a tool's name
+# first ("Bash: npm test", "📄 Read package.json", "mcp__github__get_issue"), or a call ("Grep(...)").
+_TOOL_WORDS = re.compile(r"\b(?:tool|output|result|function|command|observation|stdout|stderr)s?\b", re.IGNORECASE)
+_TOOL_NAME = re.compile(
+    r"^(?:bash|read|write|edit|multi_?edit|glob|grep|ls|web_?fetch|web_?search|task|agent|todo_?write|"
+    r"notebook_?(?:edit|read)|bash_?output|kill_?shell|exit_?plan_?mode|skill|slash_?command|shell|exec_command|"
+    r"apply_patch|update_plan|read_file|write_file|replace|run_shell_command|list_directory|search_file_content|"
+    r"execute_command|list_files|search_files|replace_in_file|write_to_file|str_replace\w*|view|create_file|"
+    r"run_command|terminal|mcp__\S+)(?:\b|$)|^[A-Za-z_][\w.-]*\(",
+    re.IGNORECASE,
 )
+_SUMMARY_NOISE = re.compile(r"<[^>]*>|[^\w\s(:./-]")
 _SYMBOL = r"(?:[^\x00-\x7f\w\s]{1,4}\s*)?"  # an emoji before a label: "📊 **Tool Result:**"
 _TOOL_LABEL = re.compile(
     r"^\s*(?:>\s*)?"
     + _SYMBOL
     + r"(?:\*\*|__)?\[?(?:tool|function|command)(?:[ _](?:result|output|response|use|call)s?)?\]?"
-    r"(?:\*\*|__)?\s*[:：]?\s*(?:\*\*|__)?(?:\s+`?[\w.:/-]+`?)?\s*$|"
+    r"(?:\s*\([^()\n]{1,80}\))?(?:\*\*|__)?\s*[:：]?\s*(?:\*\*|__)?(?:\s+`?[\w.:/-]+`?)?\s*$|"
     r"^\s*(?:>\s*)?"
     + _SYMBOL
     + r"(?:\*\*|__)(?:tool|function)(?:[ _](?:result|output|response|use|call)s?)?\s*[:：]\s*(?:\*\*|__).*$",
@@ -49,18 +72,6 @@ _TOOL_LABEL = re.compile(
 _TOOL_TAG = re.compile(
     r"<(?P<tag>tool_result|tool_use_result|function_results|tool_output)\b[^>]*>.*?(?:</(?P=tag)>|\Z)", re.DOTALL
 )
-_DATE = r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
-_TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?\s*(?:[AaPp]\.?[Mm]\.?)?"
-_TIMESTAMP = re.compile(
-    rf"^[*_`>\s]*(?:(?:time(?:stamp)?|date|sent|at)\s*[:：]?\s*)?[(\[]?(?:(?:{_DATE})(?:[T ,]+{_TIME})?|{_TIME})"
-    r"\s*(?:Z|UTC|GMT|[+-]\d{2}:?\d{2}|\([^)]*\)|[A-Z]{2,5})?[)\]]?[*_`\s]*$",
-    re.IGNORECASE,
-)
-
-
-def is_timestamp(line: str) -> bool:
-    """Is ``line`` only a date and/or time (a message's metadata line)?"""
-    return bool(line.strip()) and _TIMESTAMP.match(line) is not None
 
 
 def fence_opener(line: str) -> tuple[str, int] | None:
@@ -84,30 +95,66 @@ def closes(line: str, fence: tuple[str, int]) -> bool:
 
 
 class _Blocks:
-    """Fence and ``<details>`` state while reading one message."""
+    """Fence and ``<details>`` state while reading one message.
+
+    Fences nest the way exporters write them when they copy Markdown into a
+    fenced block unescaped: inside a fence, a fence line of the same character
+    with an info string (```` ```python ````) opens an inner block and a bare
+    fence line closes the innermost block it can (one at least as long closes
+    every inner one too). A fence opened right under a tool-output label
+    (``**Tool output:**``) is tool output, which may quote a whole export.
+    """
 
     def __init__(self) -> None:
-        self.fence: tuple[str, int] | None = None
+        self.fences: list[tuple[str, int]] = []
         self.details = 0
+        self.labelled = False
+        self._label_above = False
+
+    @property
+    def fence(self) -> tuple[str, int] | None:
+        return self.fences[0] if self.fences else None
+
+    def copy(self) -> _Blocks:
+        probe = _Blocks()
+        probe.fences, probe.details, probe.labelled = list(self.fences), self.details, self.labelled
+        return probe
 
     def read(self, line: str) -> None:
-        if self.fence is not None:
-            if closes(line, self.fence):
-                self.fence = None
-            elif self.details and _DETAILS_CLOSE.search(line):
-                self.fence = None  # a fence opened inside <details> ends with it
-                self.details = max(0, self.details - len(_DETAILS_CLOSE.findall(line)))
+        if self.fences:
+            self._read_fenced(line)
             return
         opener = fence_opener(line)
         if opener is not None:
-            self.fence = opener
+            self.fences = [opener]
+            self.labelled = self._label_above
             return
         self.details += len(_DETAILS_OPEN.findall(line)) - len(_DETAILS_CLOSE.findall(line))
         self.details = max(self.details, 0)
+        if line.strip():
+            self._label_above = _TOOL_LABEL.match(line) is not None
+
+    def _read_fenced(self, line: str) -> None:
+        match = _FENCE.match(line)
+        if match is not None and match.group("fence")[0] == self.fences[0][0]:
+            run = len(match.group("fence"))
+            if match.group("info").strip():
+                if fence_opener(line) is not None and run <= self.fences[-1][1]:
+                    self.fences.append((match.group("fence")[0], run))
+                return
+            popped = self.fences.pop() if self.fences[-1][1] <= run else None
+            while popped and self.fences and popped[1] < run and self.fences[-1][1] <= run:
+                popped = self.fences.pop()  # a longer fence line closes the outer blocks too
+            if not self.fences:
+                self._label_above = False
+            return
+        if self.details and _DETAILS_CLOSE.search(line):
+            self.fences = []  # a fence opened inside <details> ends with it
+            self.details = max(0, self.details - len(_DETAILS_CLOSE.findall(line)))
 
     @property
     def open(self) -> bool:
-        return self.fence is not None or self.details > 0
+        return bool(self.fences) or self.details > 0
 
 
 def message_starts(lines: list[str], is_heading: Callable[[int], bool]) -> list[int]:
@@ -141,13 +188,13 @@ def _after_blank(lines: list[str], index: int) -> bool:
 def _closed_later(lines: list[str], blocks: _Blocks, start: int, later: list[int], budget: list[int]) -> bool:
     """Is the block open at heading ``start`` closed before the next heading that could end it?
 
-    A ``<details>`` block may hold headings (a tool output quoting a whole
-    export), so for it the look-ahead runs to its ``</details>``; a fence must
-    close before the next heading.
+    A ``<details>`` block or a labelled tool-output fence may hold headings (a
+    tool output quoting a whole export), so for them the look-ahead runs to
+    their end; any other fence must close before the next heading.
     """
-    limit = later[0] if later and blocks.details == 0 else len(lines)
-    probe = _Blocks()
-    probe.fence, probe.details = blocks.fence, blocks.details
+    quoting = blocks.details > 0 or blocks.labelled
+    limit = later[0] if later and not quoting else len(lines)
+    probe = blocks.copy()
     for index in range(start, min(limit, start + _LOOKAHEAD)):
         budget[0] -= 1
         if budget[0] < 0:
@@ -172,6 +219,8 @@ def split_tool_output(text: str) -> tuple[str, str]:
 
     text = _TOOL_TAG.sub(take, text)
     lines = text.split("\n")
+    if _details_only(lines):
+        return "", "\n\n".join([*tool, text.strip()]).strip()
     kept: list[str] = []
     index = 0
     while index < len(lines):
@@ -188,11 +237,36 @@ def split_tool_output(text: str) -> tuple[str, str]:
 def _tool_block_end(lines: list[str], index: int) -> int:
     """End of a tool-output block starting at ``index`` (``index`` itself when none starts there)."""
     line = lines[index]
-    if _DETAILS_OPEN.search(line) and _TOOL_SUMMARY.search(_joined(lines, index, 3)):
+    if _DETAILS_OPEN.search(line) and _names_tool_output(_joined(lines, index, 3)):
         return _details_end(lines, index)
     if _TOOL_LABEL.match(line):
         return _labelled_end(lines, index + 1)
     return index
+
+
+def _names_tool_output(head: str) -> bool:
+    """Does the ``<summary>`` of a details block opening ``head`` name tool output?"""
+    summary = _SUMMARY.search(head)
+    if summary is None:
+        return False
+    text = _SUMMARY_NOISE.sub(" ", summary.group("text")).strip()
+    return bool(_TOOL_WORDS.search(text) or _TOOL_NAME.search(text))
+
+
+def _details_only(lines: list[str]) -> bool:
+    """Is a message nothing but ``<details>`` blocks? Under the user's heading that is what an
+    exporter wrote for tool output (the user's own words are never folded away)."""
+    index = 0
+    found = False
+    while index < len(lines):
+        if not lines[index].strip():
+            index += 1
+            continue
+        if not lines[index].lstrip().lower().startswith("<details"):
+            return False
+        index = _details_end(lines, index)
+        found = True
+    return found
 
 
 def _joined(lines: list[str], index: int, count: int) -> str:

@@ -4,23 +4,29 @@ One file appends many sessions, each opened by ``# aider chat started at ...``.
 User input is a run of ``#### `` lines; aider's own messages are ``> `` lines;
 everything else is assistant markdown. Traps handled here:
 
-* Old aider writes each prompt line as ``#### line`` + blank line, so runs
-  separated only by blank lines are merged. New aider ends every input line
-  with two spaces, which tells input apart from assistant ``#### `` headings;
-  in both styles input never directly follows assistant prose.
-* Slash commands are logged as input. Bare commands (``/add``, ``/clear``...)
-  are not turns; ``/ask``, ``/code``, ``/architect`` and ``/context`` with a
-  request are, and the echo of that request on the next input line is dropped.
-  ``/help <question>`` goes to aider's documentation bot: neither it nor the
-  answer is part of the conversation. A command reads its whole input, so in a
-  new-style history the input lines right under a command line (no blank line
-  between: one multi-line input, e.g. more ``/add`` paths) belong to it.
+* aider ends every input line with two spaces and puts a blank line between
+  inputs, so the lines of one (multi-line, pasted) input follow each other
+  directly; the two spaces also tell input apart from assistant ``#### ``
+  headings. A history whose trailing spaces were stripped (and blank lines
+  put between all ``####`` lines, as Markdown formatters do: the "old style")
+  has lost where one input ends: a run of input lines separated only by blank
+  lines is one message. In both styles input never directly follows prose.
+* Slash commands are logged as input. aider reads a command only from the
+  first line of an input, and the command owns the whole input: a pasted
+  prompt with a line starting ``/help`` or ``/settings`` is one message, and
+  the lines under ``/add a`` (more paths) are its argument. (In the old style
+  a command line counts at the start of a run or after another command.)
+  Bare commands (``/add``, ``/clear``...) are not turns; ``/ask``, ``/code``,
+  ``/architect`` and ``/context`` with a request are, and the echo of that
+  request as the next input is dropped. ``/help <question>`` goes to aider's
+  documentation bot: neither it nor the answer is part of the conversation.
   ``/copy-context <instructions>`` only copies the context to the clipboard.
 * ``#### <blank>`` records an empty input: nothing was sent.
 * Architect mode copies the architect's answer back as input for the editor
   model; input equal to the preceding assistant answer is such an echo.
 * A request re-sent after ``/clear`` or ``/reset`` in the same session joins the
-  turn it repeats instead of counting as a new one. A session boundary always
+  turn it repeats instead of counting as a new one (``/code X`` then ``/clear``
+  then ``X``: one turn). A session boundary always
   ends a turn, and so does anything between two requests (aider messages such
   as a provider error, a command): a request that got no answer is still a turn,
   its error recorded as the agent's response.
@@ -37,6 +43,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ccm_tui.restore.formats._aider_input import BLANK_INPUT, COMMAND, REQUEST_COMMANDS, Segment, split_run
 from ccm_tui.restore.formats._common import TurnBuilder, split_lines, squash
 from ccm_tui.restore.turns import ArtifactAction, ParsedTranscript
 
@@ -45,14 +52,6 @@ NAME = "aider"
 _SESSION = re.compile(r"^# aider chat started at ")
 _INPUT = re.compile(r"^####(?: |$)")
 _INFO = re.compile(r"^>(?: |$)")
-_COMMAND = re.compile(r"^/(?P<name>[a-z][\w-]*|!)(?:\s+(?P<arg>.*))?$")
-_KNOWN_COMMANDS = frozenset(
-    "add architect ask chat-mode clear code commit context copy copy-context diff drop edit editor "
-    "editor-model exit git help lint load ls map map-refresh model models multiline-mode ok paste "
-    "quit read-only reasoning-effort report reset run save settings test think-tokens tokens undo "
-    "voice weak-model web !".split()
-)
-_REQUEST_COMMANDS = frozenset({"ask", "code", "architect", "context"})
 _FILE_COMMANDS = frozenset({"add", "read-only"})
 _RESET_COMMANDS = frozenset({"clear", "reset"})
 _APPLIED = re.compile(r"^Applied edit to (?P<path>.+)$")
@@ -66,22 +65,10 @@ _ERROR = re.compile(
     r"(?i)\b(?:\w*error|exception|rate.?limit|quota|exceeded|unavailable|timed? ?out|"
     r"overloaded|connection (?:refused|reset)|retrying)\b"
 )
-_BLANK_INPUT = "<blank>"
 _CONFIRMATION_REPLY = re.compile(r"^\s*(?:y|n|yes|no|a|all|s|d)\s*$", re.IGNORECASE)
 _ECHO_PREFIX = 200
 _MIN_ECHO = 20
 _MIN_REPEAT = 10
-
-
-@dataclass
-class _Segment:
-    """A piece of one input run: a slash command or the lines of a message."""
-
-    line: int
-    end: int
-    text: str
-    command: str | None = None
-    argument: str = ""
 
 
 @dataclass
@@ -191,7 +178,8 @@ def _handle_input_run(state: _State, lines: list[str], is_input: list[bool], sta
             index += 1
         else:
             break
-    for segment in _split_run(run):
+    grouped = all(lines[number - 1].endswith("  ") for number, _, _ in run)  # new style: inputs are known
+    for segment in split_run(run, grouped):
         if segment.command is None:
             _handle_message(state, segment)
         else:
@@ -199,51 +187,9 @@ def _handle_input_run(state: _State, lines: list[str], is_input: list[bool], sta
     return index
 
 
-def _split_run(run: list[tuple[int, str, bool]]) -> list[_Segment]:
-    """Split an input run into slash commands and messages, dropping request echoes."""
-    segments: list[_Segment] = []
-    message: list[tuple[int, str]] = []
-    echo: str | None = None
-    for number, content, joined in run:
-        last = segments[-1] if segments and not message else None
-        if joined and last is not None and last.command is not None and last.command not in _REQUEST_COMMANDS:
-            last.argument = f"{last.argument} {content.strip()}".strip()  # the command's multi-line input
-            last.end = number
-            continue
-        if content.strip() == _BLANK_INPUT and not joined:
-            _close_message(segments, message)
-            segments.append(_Segment(number, number, _BLANK_INPUT))
-            continue
-        command = _COMMAND.match(content.strip())
-        if command and command.group("name") in _KNOWN_COMMANDS:
-            _close_message(segments, message)
-            argument = (command.group("arg") or "").strip()
-            segments.append(_Segment(number, number, content.strip(), command.group("name"), argument))
-            if command.group("name") == "help" and argument:
-                break  # the rest of the run is the prompt aider generated for its help bot
-            echo = squash(argument) if command.group("name") in _REQUEST_COMMANDS and argument else None
-            continue
-        if echo is not None:
-            if not content.strip():
-                continue  # blank input line between the command and its echo
-            is_echo, echo = squash(content) == echo, None
-            if is_echo:
-                continue
-        message.append((number, content))
-    _close_message(segments, message)
-    return segments
-
-
-def _close_message(segments: list[_Segment], message: list[tuple[int, str]]) -> None:
-    text = "\n".join(content for _, content in message).strip()
-    if text:
-        segments.append(_Segment(message[0][0], message[-1][0], text))
-    message.clear()
-
-
-def _handle_command(state: _State, segment: _Segment) -> None:
+def _handle_command(state: _State, segment: Segment) -> None:
     name = segment.command or ""
-    if name in _REQUEST_COMMANDS and segment.argument:
+    if name in REQUEST_COMMANDS and segment.argument:
         _handle_message(state, segment)
         return
     if name == "help" and segment.argument:
@@ -260,9 +206,9 @@ def _handle_command(state: _State, segment: _Segment) -> None:
     state.between_turns = True
 
 
-def _handle_message(state: _State, segment: _Segment) -> None:
+def _handle_message(state: _State, segment: Segment) -> None:
     builder = state.builder
-    if segment.text == _BLANK_INPUT:
+    if segment.text == BLANK_INPUT:
         builder.note(segment.line, "empty input")
         return
     if _CONFIRMATION_REPLY.match(segment.text):
@@ -296,13 +242,21 @@ def _is_echo(text: str, answer: str) -> bool:
 
 
 def _repeats(text: str, previous: list[str]) -> bool:
-    """Does ``text`` re-send (a prefix of, or an extension of) one of ``previous``?"""
-    compact = "".join(text.split()).lower()
+    """Does ``text`` re-send (a prefix of, or an extension of) one of ``previous``? A request made
+    with ``/code X`` (``/ask``, ``/architect``...) is compared by its ``X``."""
+    compact = _request_words(text)
     for message in previous:
-        other = "".join(message.split()).lower()
+        other = _request_words(message)
         if min(len(compact), len(other)) >= _MIN_REPEAT and (compact.startswith(other) or other.startswith(compact)):
             return True
     return False
+
+
+def _request_words(text: str) -> str:
+    command = COMMAND.match(text.strip())
+    if command and command.group("name") in REQUEST_COMMANDS and command.group("arg"):
+        text = command.group("arg")
+    return "".join(text.split()).lower()
 
 
 def _flush_prose(state: _State) -> None:

@@ -1,4 +1,4 @@
-"""Gemini CLI chat sessions (``~/.gemini/tmp/<project hash>/chats/session-*.json``).
+"""Gemini CLI chat sessions (``~/.gemini/tmp/<project hash>/chats/session-*.json`` or ``.jsonl``).
 
 One JSON object: ``sessionId``, ``projectHash``, ``startTime``, ``lastUpdated``,
 optional ``kind`` (``main``; ``subagent`` sessions are someone else's turns, kept
@@ -10,37 +10,51 @@ or a list of ``{"text": ...}`` parts. A ``gemini`` message may carry
 The response of a turn is the model's text with each tool call and its result.
 ``error`` messages answering a request are recorded as its response. A message
 of an unexpected shape is skipped and noted.
+
+The same message records come in other wrappers, read the same way: an export
+``{"version": ..., "messages": [...]}``, and the JSONL session file newer
+versions write (the session's fields on the first line, then one message per
+line, ``{"$rewindTo": id}`` dropping that message and those after it, and
+``{"$set": {...}}`` updating the fields; a ``messages`` list there replaces the
+messages so far). ``Please continue.``, which the CLI sends by itself when the
+model stopped mid-task, is not a human turn.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from ccm_tui.restore.formats._common import TurnBuilder, json_document
+from ccm_tui.restore.formats.gemini_share import AUTO_CONTINUE
 from ccm_tui.restore.turns import ParsedTranscript, TranscriptError
 
 NAME = "gemini-cli"
 
 _AGENT_TYPES = {"gemini", "model", "assistant"}
 _EDIT_TOOLS = {"replace": "edited", "edit": "edited", "write_file": "created", "read_file": "read"}
+_GEMINI_RECORD = re.compile(r'"type"\s*:\s*"gemini"')
+_USER_RECORD = re.compile(r'\{\s*"id"\s*:\s*"[^"]*"\s*,\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"user"')
 
 
 def sniff(head: str, path: Path) -> float:
-    """Confidence that ``head`` is a Gemini CLI session file."""
-    if not head.lstrip().startswith("{") or '"messages"' not in head:
+    """Confidence that ``head`` is a Gemini CLI session file (or a wrapper of its message records)."""
+    if not head.lstrip().startswith("{"):
         return 0.0
     if '"projectHash"' in head and '"sessionId"' in head:
-        return 0.99  # one JSON object: above Claude Code's per-line "sessionId" records
-    if path.name.startswith("session-") and path.suffix == ".json":
+        return 0.99  # above Claude Code's per-line "sessionId" records
+    if '"messages"' in head and (_GEMINI_RECORD.search(head) or _USER_RECORD.search(head)):
+        return 0.9
+    if path.name.startswith("session-") and path.suffix in (".json", ".jsonl") and '"messages"' in head:
         return 0.5
     return 0.0
 
 
 def parse(text: str) -> ParsedTranscript:
     """Parse a Gemini CLI session into turn rounds."""
-    data = json_document(text, "a Gemini CLI session")
+    data = _jsonl_session(text) if _is_jsonl(text) else json_document(text, "a Gemini CLI session")
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise TranscriptError("not a Gemini CLI session: no list of messages")
     builder = TurnBuilder()
@@ -54,6 +68,39 @@ def parse(text: str) -> ParsedTranscript:
     return builder.result(NAME)
 
 
+def _is_jsonl(text: str) -> bool:
+    first, _, rest = text.lstrip().partition("\n")
+    return bool(rest.strip()) and first.rstrip().endswith("}") and rest.lstrip().startswith("{")
+
+
+def _jsonl_session(text: str) -> dict[str, Any]:
+    """The session a JSONL file describes: its fields and its messages after rewinds and updates."""
+    session: dict[str, Any] = {}
+    messages: list[Any] = []
+    for line in text.splitlines():
+        try:
+            record = json.loads(line, strict=False) if line.strip() else None
+        except (ValueError, RecursionError):
+            record = None
+        if not isinstance(record, dict):
+            continue
+        if isinstance(record.get("$rewindTo"), str):
+            ids = [m.get("id") if isinstance(m, dict) else None for m in messages]
+            messages = messages[: ids.index(record["$rewindTo"])] if record["$rewindTo"] in ids else []
+        elif isinstance(record.get("$set"), dict):
+            session.update(record["$set"])
+            if isinstance(record["$set"].get("messages"), list):
+                messages = list(record["$set"]["messages"])
+        elif "type" in record and "id" in record:
+            messages.append(record)
+        else:
+            session.update(record)
+            if isinstance(record.get("messages"), list):
+                messages = list(record["messages"])
+    session["messages"] = messages
+    return session
+
+
 def _add(builder: TurnBuilder, message: Any, index: int) -> None:
     if not isinstance(message, dict):
         raise TypeError("message is not an object")
@@ -62,7 +109,10 @@ def _add(builder: TurnBuilder, message: Any, index: int) -> None:
         raise TypeError("message type is not a string")
     text = _text(message.get("content"))
     if kind == "user":
-        builder.user(text, index)
+        if text.strip() == AUTO_CONTINUE:
+            builder.note(index, f"{AUTO_CONTINUE!r} sent by the CLI, not typed (the model had more to say)")
+        else:
+            builder.user(text, index)
     elif kind in _AGENT_TYPES:
         pieces = [text] if text.strip() else []
         calls = message.get("toolCalls")

@@ -13,7 +13,8 @@ messages are separated by a ``---`` line. Only a role heading right after such a
 separator starts a message, so headings and fences inside a message never do.
 
 What is not a human turn: the tool responses (they are sent with the ``user``
-role), the CLI's opening context message ("This is the Gemini CLI. We are setting
+role), the ``Please continue.`` the CLI sends by itself when its check finds
+the model should go on, the CLI's opening context message ("This is the Gemini CLI. We are setting
 up the context for our chat", or ``<session_context>``) and the
 ``<state_snapshot>`` that ``/compress`` leaves in place of the history. Artifacts
 come from the file tools' calls (``read_file``, ``write_file``, ``replace``,
@@ -38,6 +39,8 @@ _SEPARATOR = "---"
 _SETUP = re.compile(r"^\s*(?:<session_context>\s*)?This is the Gemini CLI\. We are setting up the context")
 _SNAPSHOT = re.compile(r"^\s*(?:```\w*\s*)?<state_snapshot>")
 _TOOL_RESPONSE = "**Tool Response**:"
+# When the model stops mid-task, Gemini CLI asks it to go on with this user message of its own.
+AUTO_CONTINUE = "Please continue."
 _TOOL_COMMAND = "**Tool Command**:"
 _FILE_TOOLS: dict[str, ArtifactAction] = {
     "read_file": "read",
@@ -111,6 +114,8 @@ def _add_json_message(builder: TurnBuilder, role: Any, parts: list[Any], index: 
 def _add_user_words(builder: TurnBuilder, words: str, start: int, end: int) -> None:
     if _SETUP.match(words):
         builder.note(start, "the CLI's opening context message")
+    elif words.strip() == AUTO_CONTINUE:
+        builder.note(start, f"{AUTO_CONTINUE!r} sent by the CLI, not typed (the model had more to say)")
     elif _SNAPSHOT.match(words):
         builder.note(start, "compression summary (state snapshot)")
         builder.end_turn()

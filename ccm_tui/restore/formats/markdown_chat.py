@@ -178,15 +178,23 @@ def _role_lines(lines: list[str]):
 
 
 def _labels_in_use(lines: list[str]) -> set[str]:
-    """The user and agent label words the export uses: the first of each kind that appears."""
-    first: dict[str, str] = {}
-    for _number, _line, match in _role_lines(lines):
+    """The user and agent label words the export uses: the first of each kind, and a word that takes
+    over where the ones before it stop (a file that goes from ``**User:**`` to ``### Human``, two
+    exports put together). A word met between uses of the first (a ``**Question:**`` the model
+    writes in its answers) is text."""
+    spans: dict[str, list[int]] = {}  # word -> [first line, last line], in order of first use
+    for number, _line, match in _role_lines(lines):
         if match:
-            word = match.group("role").lower()
-            first.setdefault("user" if _USER_ROLE.match(word) else "agent", word)
-            if len(first) == 2:
-                break
-    return set(first.values())
+            span = spans.setdefault(match.group("role").lower(), [number, number])
+            span[1] = number
+    words: set[str] = set()
+    for kind_is_user in (True, False):
+        last_line = 0
+        for word, (first, last) in spans.items():
+            if bool(_USER_ROLE.match(word)) == kind_is_user and first > last_line:
+                words.add(word)
+                last_line = last
+    return words
 
 
 def _cline_user(builder: TurnBuilder, content: str, start: int, end: int) -> None:
