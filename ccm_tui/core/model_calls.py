@@ -167,7 +167,7 @@ class ModelCalls:
     def _add_usage(self, usage: dict[str, int]) -> None:
         """What a request cost: added to this run's, this turn's and the session's figures (those are
         kept in ``session_state.json`` across launches)."""
-        kept = self.session.state.usage
+        kept: dict[str, Any] = self.session.state.usage if self.session is not None else {}
         for counts in (self.usage_total, self.turn_usage, kept):
             counts["requests"] = int(counts.get("requests", 0)) + 1
             for key in ("prompt_tokens", "completion_tokens"):

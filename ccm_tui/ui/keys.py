@@ -164,7 +164,8 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         "ctrl+y",
         "accept_suggestion",
         "Yes",
-        tooltip="Take the app's proposal: open an effort for the topic the chat has settled on",
+        tooltip="Take what the app offers under the input: an effort for the topic the chat settled on, or "
+        "sending again the message a crash left unanswered",
         id="accept_suggestion",
         priority=True,
     ),

@@ -365,7 +365,9 @@ async def test_a_done_outcome_carries_reply_banners_figures_and_usage(session, l
     assert outcome.ok and outcome.work == "turn" and outcome.turn == 1 and outcome.text == "a trip"
     assert outcome.reply == "Opened." and outcome.logged_to == "trip"
     assert outcome.banners == ("--- Opened effort: trip ---",)
-    assert outcome.usage == {"prompt_tokens": 220, "completion_tokens": 8, "total_tokens": 228}
+    assert outcome.usage == {"prompt_tokens": 220, "completion_tokens": 8, "total_tokens": 228, "requests": 2}
+    assert outcome.turn_usage == {"prompt_tokens": 220, "completion_tokens": 8, "requests": 2}
+    assert session.state.usage == {"prompt_tokens": 220, "completion_tokens": 8, "requests": 2}
     assert isinstance(outcome.context, ContextFigures) and outcome.context.budget == 9_000
     assert outcome.context.turn == 1 and outcome.context.efforts.get("trip", 0) > 0
     assert outcome.request is not None and outcome.request.layers["turn"] > 0
