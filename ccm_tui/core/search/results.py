@@ -19,6 +19,7 @@ PASSAGE_MESSAGES = 3  # consecutive log lines in a result's passage
 PASSAGE_CHARS = 480  # ... at most about this many characters (~120 tokens) together
 PASSAGE_SCAN_ROWS = 2_000  # matching lines of one effort looked at per term to place the passage
 _MARK_OPEN, _MARK_CLOSE = "\x02", "\x03"
+WORD_SLACK = 24  # a snippet's cut moves at most this far to fall between two words
 
 #: (effort_id, status, summary, indexed lines, source, first line) of one document, as the ranking reads them
 EffortInfo = tuple[str, str, str | None, int, str, int]
@@ -55,6 +56,37 @@ class SearchHit:
 _MARKDOWN_MARKS_RE = re.compile(r"\*\*|__|`+|^#{1,6}\s+|(?<=\s)#{1,6}\s+")
 
 
+def _inside_word(text: str, i: int) -> bool:
+    """True when a cut at ``i`` would split a word of a spaced script (CJK and the like have no
+    spaces: a cut between two of their letters splits nothing)."""
+    if not 0 < i < len(text):
+        return False
+    left, right = text[i - 1], text[i]
+    return left.isalnum() and right.isalnum() and not unspaced.is_unspaced(left) and not unspaced.is_unspaced(right)
+
+
+def _word_start(text: str, i: int, limit: int) -> int:
+    """Where a snippet cut at ``i`` starts so as not to begin mid-word: the next word, if it starts
+    before ``limit`` (the first match), else the start of the word ``i`` is in, if it is at most
+    WORD_SLACK characters back; ``i`` itself inside a longer run (a hash, a URL)."""
+    if not _inside_word(text, i):
+        return i
+    space = text.find(" ", i, limit)
+    if space >= 0:
+        return space + 1
+    back = text.rfind(" ", 0, i)
+    return back + 1 if back >= 0 and i - back <= WORD_SLACK else i
+
+
+def _word_end(text: str, i: int, floor: int) -> int:
+    """Where a snippet cut at ``i`` ends so as not to end mid-word: after the last whole word, if
+    that keeps the snippet past ``floor``; ``i`` itself inside a longer run."""
+    if not _inside_word(text, i):
+        return i
+    space = text.rfind(" ", floor, i)
+    return space if space > floor and i - space <= WORD_SLACK else i
+
+
 def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False) -> str:
     """Collapse whitespace, trim around the first match, turn markers into ``**``.
 
@@ -63,8 +95,8 @@ def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False)
     text = " ".join((_MARKDOWN_MARKS_RE.sub("", raw, count=0) if plain else raw).split())
     if len(text) > width:
         first = text.find(_MARK_OPEN)
-        start = max(0, first - width // 4) if first >= 0 else 0
-        end = start + width
+        start = _word_start(text, max(0, first - width // 4), first) if first >= 0 else 0
+        end = _word_end(text, start + width, start + width // 2)
         opened, closed = text.rfind(_MARK_OPEN, 0, end), text.rfind(_MARK_CLOSE, 0, end)
         if opened > closed:  # never cut a marked term in half
             end = text.find(_MARK_CLOSE, opened) + 1
