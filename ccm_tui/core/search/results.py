@@ -21,9 +21,10 @@ PASSAGE_SCAN_ROWS = 2_000  # matching lines of one effort looked at per term to 
 _MARK_OPEN, _MARK_CLOSE = "\x02", "\x03"
 WORD_SLACK = 24  # a snippet's cut moves at most this far to fall between two words
 
-#: (effort_id, status, summary, indexed lines, source, first line) of one document, as the ranking reads them
-EffortInfo = tuple[str, str, str | None, int, str, int]
-#: the query's terms in each line of a document (line -> term indices), and its passage coverage
+#: (effort_id, status, summary, indexed lines, source, first line, mean bytes per line or 0) of one document,
+#: as the ranking reads them
+EffortInfo = tuple[str, str, str | None, int, str, int, float]
+#: the query's terms in each line of a document (line -> term indices), and what its lines add to its score
 Window = tuple[dict[int, set[int]], float]
 
 
@@ -156,7 +157,7 @@ class IndexResults(IndexDatabase):
         info: EffortInfo,
         window: Window | None = None,
     ) -> SearchHit:
-        effort_id, status, summary, _, source, _ = info
+        effort_id, status, summary, _, source, *_ = info
         snippet = self._snippet(plan, candidate, summary) or effort_id
         passage, lines = self._passage(plan, candidate, window)
         if source == AMBIENT:
@@ -164,11 +165,16 @@ class IndexResults(IndexDatabase):
         return SearchHit(effort_id, status, summary, score, snippet, passage, lines)
 
     def _window(self, plan: Plan, candidate: Candidate) -> Window:
-        """The query's terms in each line of the effort, and the passage coverage the ranking adds:
-        the best run's query weight over efforts, each term once, as the rest of the score counts.
-        (Where the passage shown goes is decided for the returned hits only: place_passage.)"""
+        """The query's terms in each line of the effort, and what the ranking adds for them: the query
+        weight over efforts of the best run of lines (``weights.passage``) and of the best single line
+        (``weights.message``), each term counted once, as the rest of the score counts. (Where the
+        passage shown goes is decided for the returned hits only: place_passage.)"""
         line_terms = self._line_terms(plan, candidate)
-        return line_terms, best_window(plan.weight, line_terms, *candidate.extent)[1]
+        w = plan.weights
+        bonus = w.passage * best_window(plan.weight, line_terms, *candidate.extent)[1]
+        if w.message:
+            bonus += w.message * max((sum(plan.weight[i] for i in t) for t in line_terms.values()), default=0.0)
+        return line_terms, bonus
 
     def _line_terms(self, plan: Plan, candidate: Candidate) -> dict[int, set[int]]:
         """0-based log line -> indices of the terms it holds, for the terms in the effort's log."""
@@ -189,8 +195,8 @@ class IndexResults(IndexDatabase):
         PASSAGE_CHARS, with their 1-based line numbers; (None, None) when the log holds no match."""
         if not candidate.message_counts:
             return None, None
-        line_terms, coverage = window if window is not None else self._window(plan, candidate)
-        if coverage <= 0:
+        line_terms = window[0] if window is not None else self._line_terms(plan, candidate)
+        if not line_terms:
             return None, None
         first = place_passage(plan, line_terms, *candidate.extent)
         lo = candidate.num << _LINE_BITS
