@@ -15,17 +15,18 @@ PASSAGE_RERANK = 20  # best-scored efforts whose passage coverage joins their sc
 
 @dataclass(frozen=True)
 class Weights:
-    """The ranking's parameters. The defaults were chosen by leave-one-conversation-out cross-validation
-    over the LoCoMo development split from a small grid (``benchmarks/bench_recall.py``, docs/SEARCH.md);
-    ``size`` on real agent transcripts (``benchmarks/bench_planted.py``)."""
+    """The ranking's parameters. The defaults are what a coordinate search chooses on the LoCoMo development
+    split, the search whose choices on four conversations are scored on the fifth for the cross-validated
+    figures (``benchmarks/bench_recall.py``, docs/SEARCH.md); ``size`` was chosen on real agent transcripts
+    (``benchmarks/bench_planted.py``)."""
 
     k1: float = 1.6  # BM25 saturation over "messages of the effort containing the term"
     b: float = 0.75  # ... normalised by the effort's log length (effective_lines)
-    pair: float = 0.25  # a pair of adjacent query words found adjacent, relative to one word
+    pair: float = 0.35  # a pair of adjacent query words found adjacent, relative to one word
     meta_coverage: float = 5.0  # all query words in id/summary/name (IDF-weighted share): summary matches first
     meta_tf: float = 1.0  # a term in the id/summary/name counts as this many log messages holding it
     meta_bm25: float = 1.0  # the squashed FTS5 bm25() of the meta document adds at most this
-    passage: float = 1.0  # the best passage's query coverage (idf-weighted, each term once) adds this share
+    passage: float = 1.5  # the best passage's query coverage (idf-weighted, each term once) adds this share
     stop_words: bool = True  # function and question words are not searched alone (query.STOP_WORDS)
     size: float = 0.5  # a log's length is its lines x (its bytes per line / the index's) ** size
     message: float = 0.0  # the best single message's query weight (each term once) adds this share
