@@ -327,7 +327,7 @@ def report_cv(
         print(f"  fold {c} chose: {describe(chosen)}")
     print(mean_row(f"mean over {len(folds)} held-out folds", [h for _, h in folds]))
     print(mean_row("mean, plain BM25", plain))
-    print(mean_row("mean, before", before))
+    print(mean_row("mean, before (chosen on all five)", before))
     print(f"  pooled held-out R@3 {total([h for _, h in folds]).recall(3):.3f}; {len(table.figures)} points searched")
     below = [c for c, (_, h) in enumerate(folds) if h.recall(3) < plain[c].recall(3)]
     print("held-out recall@3 below plain BM25 on folds: " + (", ".join(map(str, below)) or "none"))
