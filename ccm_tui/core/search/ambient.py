@@ -177,8 +177,13 @@ class IndexAmbient(IndexDatabase):
             num = self._ambient_block(block, byte if in_block == 0 else None)
             records = ((line + j, parse_line(lines[i + j])) for j in range(take))
             added += insert_messages(self._db, num, records)
-            self._db.execute("UPDATE efforts SET indexed_lines = ? WHERE num = ?", (in_block + take, num))
-            byte += sum(len(raw) + 1 for raw in lines[i : i + take])
+            size = sum(len(raw) + 1 for raw in lines[i : i + take])
+            self._db.execute(  # log_offset/log_lines of a block: its bytes and lines (the ranking's length)
+                "UPDATE efforts SET indexed_lines = ?, log_offset = log_offset + ?, log_lines = log_lines + ?"
+                " WHERE num = ?",
+                (in_block + take, size, take, num),
+            )
+            byte += size
             i += take
         return added
 

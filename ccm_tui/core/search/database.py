@@ -38,8 +38,8 @@ CREATE TABLE efforts (
     status TEXT NOT NULL,
     summary TEXT,
     name TEXT,
-    log_offset INTEGER NOT NULL DEFAULT 0,  -- bytes of the log consumed (complete lines)
-    log_lines INTEGER NOT NULL DEFAULT 0,   -- lines in those bytes
+    log_offset INTEGER NOT NULL DEFAULT 0,  -- bytes of the log consumed (complete lines), of a block: its lines
+    log_lines INTEGER NOT NULL DEFAULT 0,   -- lines in those bytes (their ratio: the ranking's line size)
     log_tail BLOB NOT NULL DEFAULT x'',     -- the last bytes before log_offset
     log_size INTEGER,                       -- stat of the log at the last sync
     log_mtime_ns INTEGER,
@@ -87,7 +87,8 @@ def _add_narrow_indexes(conn: sqlite3.Connection) -> None:
     """Indexes added since the schema's version (derived, so an index made earlier just lacks them
     until a writer adds them): the corpus figures read one narrow index, not every row's log tail."""
     try:
-        conn.execute("CREATE INDEX IF NOT EXISTS efforts_corpus ON efforts (indexed_lines)")
+        conn.execute("CREATE INDEX IF NOT EXISTS efforts_sizes ON efforts (indexed_lines, log_offset, log_lines)")
+        conn.execute("DROP INDEX IF EXISTS efforts_corpus")  # the former one: indexed_lines alone
     except sqlite3.OperationalError:
         pass  # busy or read-only now: added by the next open
 
@@ -178,7 +179,7 @@ class IndexDatabase:
         self._depth = 0  # nesting of _write_txn
         self._conn: sqlite3.Connection | None = None
         self._closed = False
-        self._corpus_cache: tuple[tuple[int, int], tuple[int, int, int]] | None = None
+        self._corpus_cache: tuple[tuple[int, int], tuple[int, int, int, float]] | None = None
         self._sync_cache: tuple[tuple[int, int], dict[str, tuple[Any, ...]]] | None = None
         self._sample_cache: tuple[tuple[int, int], list[int]] | None = None
         self.recreated = False

@@ -57,17 +57,17 @@ class IndexRanking(IndexResults):
         info = self._effort_info([c.num for c in shortlist])
         shortlist = [c for c in shortlist if c.num in info and (c.meta_terms or c.message_counts)]
         for candidate in shortlist:
-            candidate.lines, candidate.first_line = info[candidate.num][3], info[candidate.num][5]
+            _, _, _, candidate.lines, _, candidate.first_line, candidate.line_bytes = info[candidate.num]
         ranked = sorted(
             ((c.score(plan), info[c.num][0], c) for c in shortlist),
             key=lambda t: (-t[0], t[1]),
         )
         windows: dict[int, Window] = {}
-        for _, _, c in ranked[: max(PASSAGE_RERANK, limit)]:  # the best passage adds its coverage
+        for _, _, c in ranked[: max(PASSAGE_RERANK, limit)]:  # the best passage (and line) adds its coverage
             windows[c.num] = self._window(plan, c)
         ranked = sorted(
             (
-                (score + weights.passage * (windows[c.num][1] if c.num in windows else 0.0), effort_id, c)
+                (score + (windows[c.num][1] if c.num in windows else 0.0), effort_id, c)
                 for score, effort_id, c in ranked
             ),
             key=lambda t: (-t[0], t[1]),
@@ -78,7 +78,7 @@ class IndexRanking(IndexResults):
 
     def _plan(self, terms: list[str], weights: Weights) -> Plan:
         """Read every term's (windowed) postings in both tables and derive IDFs over efforts."""
-        efforts, lines, _ = self._corpus_size()
+        efforts, lines, _, line_bytes = self._corpus_size()
         meta_window = max(MIN_WINDOW, min(META_WINDOW, META_ROW_BUDGET // len(terms)))
         message_window = max(MIN_WINDOW, min(MESSAGE_WINDOW, MESSAGE_ROW_BUDGET // len(terms)))
         meta = [self._postings("meta_fts", t, meta_window, efforts) for t in terms]
@@ -92,6 +92,7 @@ class IndexRanking(IndexResults):
             avg_lines=max(1.0, lines / efforts) if efforts else 1.0,
             weights=weights,
             lines=float(lines),
+            line_bytes=line_bytes,
         )
 
     def _efforts_with(self, term: str, meta: Postings, messages: Postings, efforts: int) -> float:
@@ -122,7 +123,7 @@ class IndexRanking(IndexResults):
         """Up to DF_SAMPLE effort numbers evenly spread over the index (all of them in a small one)."""
         version = self._state_version()
         if self._sample_cache is None or self._sample_cache[0] != version:
-            count, _, top = self._corpus_size()
+            count, _, top, _ = self._corpus_size()
             if count <= DF_SAMPLE:
                 nums = [num for (num,) in self._db.execute("SELECT num FROM efforts ORDER BY num")]
             else:  # one primary-key seek per point spread over the numbers (no scan of every row)
@@ -134,14 +135,16 @@ class IndexRanking(IndexResults):
             self._sample_cache = (version, nums)
         return self._sample_cache[1]
 
-    def _corpus_size(self) -> tuple[int, int, int]:
-        """(efforts, log lines indexed, highest effort number), cached until the db changes."""
+    def _corpus_size(self) -> tuple[int, int, int, float]:
+        """(documents, log lines indexed, highest document number, mean bytes of a log line or 0),
+        cached until the db changes (one narrow index read: efforts_sizes)."""
         version = self._state_version()
         if self._corpus_cache is None or self._corpus_cache[0] != version:
-            efforts, lines, top = self._db.execute(
-                "SELECT count(*), total(indexed_lines), max(num) FROM efforts"
+            efforts, lines, top, size, sized_lines = self._db.execute(
+                "SELECT count(*), total(indexed_lines), max(num), total(log_offset), total(log_lines) FROM efforts"
             ).fetchone()
-            self._corpus_cache = (version, (efforts, int(lines), top or 0))
+            line_bytes = size / sized_lines if sized_lines else 0.0
+            self._corpus_cache = (version, (efforts, int(lines), top or 0, line_bytes))
         return self._corpus_cache[1]
 
     def _postings(self, table: str, term: str, window: int, total_docs: int) -> Postings:
@@ -259,15 +262,15 @@ class IndexRanking(IndexResults):
                         candidate.message_counts[i] = n
 
     def _effort_info(self, nums: list[int]) -> dict[int, EffortInfo]:
-        """num → (effort_id, status, summary, indexed lines, source, first line)."""
+        """num → (effort_id, status, summary, indexed lines, source, first line, mean bytes per line)."""
         info: dict[int, EffortInfo] = {}
         for start in range(0, len(nums), 500):
             chunk = nums[start : start + 500]
             marks = ",".join("?" * len(chunk))
             sql = (
-                "SELECT num, effort_id, status, summary, indexed_lines, source, first_line FROM efforts"
-                f" WHERE num IN ({marks})"
+                "SELECT num, effort_id, status, summary, indexed_lines, source, first_line, log_offset, log_lines"
+                f" FROM efforts WHERE num IN ({marks})"
             )
-            for num, *rest in self._db.execute(sql, chunk):
-                info[num] = (rest[0], rest[1], rest[2], rest[3], rest[4], rest[5])
+            for num, effort_id, status, summary, lines, source, first, size, sized in self._db.execute(sql, chunk):
+                info[num] = (effort_id, status, summary, lines, source, first, size / sized if sized else 0.0)
         return info

@@ -19,10 +19,12 @@ PASSAGE_MESSAGES = 3  # consecutive log lines in a result's passage
 PASSAGE_CHARS = 480  # ... at most about this many characters (~120 tokens) together
 PASSAGE_SCAN_ROWS = 2_000  # matching lines of one effort looked at per term to place the passage
 _MARK_OPEN, _MARK_CLOSE = "\x02", "\x03"
+WORD_SLACK = 24  # a snippet's cut moves at most this far to fall between two words
 
-#: (effort_id, status, summary, indexed lines, source, first line) of one document, as the ranking reads them
-EffortInfo = tuple[str, str, str | None, int, str, int]
-#: the query's terms in each line of a document (line -> term indices), and its passage coverage
+#: (effort_id, status, summary, indexed lines, source, first line, mean bytes per line or 0) of one document,
+#: as the ranking reads them
+EffortInfo = tuple[str, str, str | None, int, str, int, float]
+#: the query's terms in each line of a document (line -> term indices), and what its lines add to its score
 Window = tuple[dict[int, set[int]], float]
 
 
@@ -55,6 +57,37 @@ class SearchHit:
 _MARKDOWN_MARKS_RE = re.compile(r"\*\*|__|`+|^#{1,6}\s+|(?<=\s)#{1,6}\s+")
 
 
+def _inside_word(text: str, i: int) -> bool:
+    """True when a cut at ``i`` would split a word of a spaced script (CJK and the like have no
+    spaces: a cut between two of their letters splits nothing)."""
+    if not 0 < i < len(text):
+        return False
+    left, right = text[i - 1], text[i]
+    return left.isalnum() and right.isalnum() and not unspaced.is_unspaced(left) and not unspaced.is_unspaced(right)
+
+
+def _word_start(text: str, i: int, limit: int) -> int:
+    """Where a snippet cut at ``i`` starts so as not to begin mid-word: the next word, if it starts
+    before ``limit`` (the first match), else the start of the word ``i`` is in, if it is at most
+    WORD_SLACK characters back; ``i`` itself inside a longer run (a hash, a URL)."""
+    if not _inside_word(text, i):
+        return i
+    space = text.find(" ", i, limit)
+    if space >= 0:
+        return space + 1
+    back = text.rfind(" ", 0, i)
+    return back + 1 if back >= 0 and i - back <= WORD_SLACK else i
+
+
+def _word_end(text: str, i: int, floor: int) -> int:
+    """Where a snippet cut at ``i`` ends so as not to end mid-word: after the last whole word, if
+    that keeps the snippet past ``floor``; ``i`` itself inside a longer run."""
+    if not _inside_word(text, i):
+        return i
+    space = text.rfind(" ", floor, i)
+    return space if space > floor and i - space <= WORD_SLACK else i
+
+
 def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False) -> str:
     """Collapse whitespace, trim around the first match, turn markers into ``**``.
 
@@ -63,8 +96,8 @@ def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False)
     text = " ".join((_MARKDOWN_MARKS_RE.sub("", raw, count=0) if plain else raw).split())
     if len(text) > width:
         first = text.find(_MARK_OPEN)
-        start = max(0, first - width // 4) if first >= 0 else 0
-        end = start + width
+        start = _word_start(text, max(0, first - width // 4), first) if first >= 0 else 0
+        end = _word_end(text, start + width, start + width // 2)
         opened, closed = text.rfind(_MARK_OPEN, 0, end), text.rfind(_MARK_CLOSE, 0, end)
         if opened > closed:  # never cut a marked term in half
             end = text.find(_MARK_CLOSE, opened) + 1
@@ -124,7 +157,7 @@ class IndexResults(IndexDatabase):
         info: EffortInfo,
         window: Window | None = None,
     ) -> SearchHit:
-        effort_id, status, summary, _, source, _ = info
+        effort_id, status, summary, _, source, *_ = info
         snippet = self._snippet(plan, candidate, summary) or effort_id
         passage, lines = self._passage(plan, candidate, window)
         if source == AMBIENT:
@@ -132,11 +165,16 @@ class IndexResults(IndexDatabase):
         return SearchHit(effort_id, status, summary, score, snippet, passage, lines)
 
     def _window(self, plan: Plan, candidate: Candidate) -> Window:
-        """The query's terms in each line of the effort, and the passage coverage the ranking adds:
-        the best run's query weight over efforts, each term once, as the rest of the score counts.
-        (Where the passage shown goes is decided for the returned hits only: place_passage.)"""
+        """The query's terms in each line of the effort, and what the ranking adds for them: the query
+        weight over efforts of the best run of lines (``weights.passage``) and of the best single line
+        (``weights.message``), each term counted once, as the rest of the score counts. (Where the
+        passage shown goes is decided for the returned hits only: place_passage.)"""
         line_terms = self._line_terms(plan, candidate)
-        return line_terms, best_window(plan.weight, line_terms, *candidate.extent)[1]
+        w = plan.weights
+        bonus = w.passage * best_window(plan.weight, line_terms, *candidate.extent)[1]
+        if w.message:
+            bonus += w.message * max((sum(plan.weight[i] for i in t) for t in line_terms.values()), default=0.0)
+        return line_terms, bonus
 
     def _line_terms(self, plan: Plan, candidate: Candidate) -> dict[int, set[int]]:
         """0-based log line -> indices of the terms it holds, for the terms in the effort's log."""
@@ -157,8 +195,8 @@ class IndexResults(IndexDatabase):
         PASSAGE_CHARS, with their 1-based line numbers; (None, None) when the log holds no match."""
         if not candidate.message_counts:
             return None, None
-        line_terms, coverage = window if window is not None else self._window(plan, candidate)
-        if coverage <= 0:
+        line_terms = window[0] if window is not None else self._line_terms(plan, candidate)
+        if not line_terms:
             return None, None
         first = place_passage(plan, line_terms, *candidate.extent)
         lo = candidate.num << _LINE_BITS
