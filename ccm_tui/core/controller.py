@@ -59,6 +59,7 @@ from .run_state import (
 )
 from .scrollback import HistoryPage as HistoryPage  # what scrolling back returns (the UI draws it)
 from .session_broadcast import Listener, SessionBroadcast
+from .session_lock import Presence
 from .session_queries import SessionClosed, SessionQueries
 from .session_thread import SessionThread
 from .slash_commands import spec_of
@@ -95,6 +96,7 @@ class SessionController(SessionQueries, SessionBroadcast):
         self._opened_once = False
         self._disk_pending = False
         self._seen_ts = ""
+        self._presence = Presence(self.session_dir)
 
     # ------------------------------------------------------------------ opening
     async def open(self) -> RecoveryReport:
@@ -123,6 +125,7 @@ class SessionController(SessionQueries, SessionBroadcast):
             self._drop_queue(FAILED, f"the session could not be opened: {one_line(exc)}")
             raise
         self._engine = engine
+        self._presence.hold()  # open here (a rename elsewhere waits until it is closed)
         report = engine.recovery or RecoveryReport()
         first = not self._opened_once
         history = engine.recent_lines() if first else []
@@ -382,6 +385,7 @@ class SessionController(SessionQueries, SessionBroadcast):
         engine, self._engine = self._engine, None
         if engine is not None:
             engine.close()
+        self._presence.release()
         self._set_state(phase=Phase.CLOSED, work=None, detail="", queued=())
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..config import session_name
 from .effort_catalog import CATALOG_FILE, CatalogUnusable, EffortCatalog
-from .session_lock import SessionLock
+from .session_lock import SessionLock, open_elsewhere
 
 SESSION_FILES = ("manifest.yaml", "events.jsonl", "raw.jsonl")  # any of them: a directory is a session
 USE_FILES = ("events.jsonl", "raw.jsonl")  # written by every turn: their newest mtime is the last use
@@ -57,6 +57,11 @@ class SessionInUse(SessionCatalogError):
         who = f"pid {pid}" if pid else "another process"
         super().__init__(f"the session {name!r} is in use by {who}: close it there first")
         self.pid = pid
+
+
+class SessionOpen(SessionCatalogError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"the session {name!r} is open in another ccm-tui: quit it there first")
 
 
 @dataclass(frozen=True)
@@ -200,9 +205,10 @@ def create_session(root: Path, name: str) -> Path:
     return path
 
 
-def check_rename(root: Path, old: str, new: str) -> Path:
+def check_rename(root: Path, old: str, new: str, *, shown_here: bool = False) -> Path:
     """What :func:`rename_session` would do, without doing it: the new path, or why not. (The
-    TUI asks before it closes the session it shows; the rename itself checks everything again.)"""
+    TUI asks before it closes the session it shows — ``shown_here``: its own hold on the session does
+    not count — and the rename itself checks everything again.)"""
     clean = check_name(new)
     source, target = root / old, root / clean
     if not is_session(source):
@@ -213,6 +219,8 @@ def check_rename(root: Path, old: str, new: str) -> Path:
     if not _try_lock(lock, old):
         raise SessionInUse(old, lock.holder_pid())
     lock.release()
+    if not shown_here and open_elsewhere(source):
+        raise SessionOpen(old)
     return target
 
 
@@ -229,6 +237,8 @@ def rename_session(root: Path, old: str, new: str) -> Path:
     if not _try_lock(lock, old):
         raise SessionInUse(old, lock.holder_pid())
     try:
+        if open_elsewhere(source):
+            raise SessionOpen(old)
         try:
             target.mkdir()  # claims the name: exclusive, so no other session is ever replaced
         except FileExistsError:

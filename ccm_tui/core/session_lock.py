@@ -18,6 +18,7 @@ from pathlib import Path
 from .store import StoreError, open_nofollow, read_bytes
 
 LOCK_FILE = ".lock"
+OPEN_FILE = ".open"  # shared locks of the processes that have the session open (see Presence)
 
 
 class SessionLocked(StoreError):
@@ -108,3 +109,48 @@ class SessionLock:
     @property
     def held(self) -> bool:
         return self._fd is not None
+
+
+class Presence:
+    """A shared ``flock`` on ``<session>/.open``, held while a process has the session open (a TUI, even
+    idle between turns): any number at once, and no writer waits for them — but renaming the session
+    is refused while one is held, since the process would go on writing to a path that no longer
+    exists. The kernel drops it when the process dies."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / OPEN_FILE
+        self._fd: int | None = None
+
+    def hold(self) -> None:
+        if self._fd is not None:
+            return
+        try:
+            fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT)
+        except OSError:
+            return  # a read-only session, a full disk: it only guards renames, best effort
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor drops its lock
+            self._fd = None
+
+
+def open_elsewhere(directory: Path) -> bool:
+    """Whether a process holds the session open (:class:`Presence`): this one's own hold counts too."""
+    try:
+        fd = open_nofollow(directory / OPEN_FILE, os.O_RDONLY)
+    except OSError:
+        return False  # never opened by a TUI of this version, or unreadable: nothing to go by
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        return exc.errno in (errno.EAGAIN, errno.EACCES)
+    finally:
+        os.close(fd)
+    return False

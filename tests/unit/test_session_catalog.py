@@ -225,3 +225,27 @@ def test_the_same_session_however_it_is_named(tmp_path):
     assert catalog.same_session(path, tmp_path / "link" / ".." / "s")
     assert catalog.same_session(tmp_path / "link", path)
     assert not catalog.same_session(path, tmp_path / "gone")
+
+
+def test_a_session_open_in_a_tui_idle_between_turns_is_not_renamed_under_it(tmp_path):
+    """The TUI holds the writer lock only during a turn; while it has the session open its presence
+    (a shared lock on .open) keeps a rename elsewhere from moving the directory under it."""
+    from ccm_tui.core.controller import SessionController
+    from ccm_tui.core.session_catalog import SessionOpen
+
+    build_session(tmp_path / "work", 2)
+
+    async def while_open() -> None:
+        controller = SessionController(tmp_path / "work", Settings(model=DEMO_MODEL), llm=DemoModel(delay=0))
+        await controller.open()
+        try:
+            with pytest.raises(SessionOpen, match="open in another ccm-tui"):
+                catalog.rename_session(tmp_path, "work", "job")
+            with pytest.raises(SessionOpen):
+                catalog.check_rename(tmp_path, "work", "job")
+            assert (tmp_path / "work").is_dir() and not (tmp_path / "job").exists()
+        finally:
+            await controller.close()
+
+    asyncio.run(while_open())
+    assert catalog.rename_session(tmp_path, "work", "job") == tmp_path / "job"

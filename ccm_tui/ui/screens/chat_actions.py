@@ -233,7 +233,7 @@ class ChatActions(Screen[None]):
         reason = self.switch_refused("rename this session")
         if reason:
             raise SessionCatalogError(reason)
-        if check_rename(root, old, new_name) == session_dir:
+        if check_rename(root, old, new_name, shown_here=True) == session_dir:
             return session_dir
         self.prompt.leave_session()
         await self.link.close()
