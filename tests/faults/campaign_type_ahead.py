@@ -59,7 +59,7 @@ class TypeAheadReport:
     delivered_intact: int = 0
     swallowed: list[str] = field(default_factory=list)  # nothing sent, and the input is not holding it
     left_in_input: list[str] = field(default_factory=list)  # not sent: the text stayed in the input
-    typed_early: int = 0  # typed before the app had drawn (the terminal not yet in raw mode)
+    typed_early: int = 0  # typing began while the terminal was still in line mode (the app had not taken it)
     intact_early: int = 0  # of those, delivered intact
     mangled: list[str] = field(default_factory=list)
     crashes: list[str] = field(default_factory=list)
@@ -91,6 +91,12 @@ class Tmux:
 
     def screen(self, target: str) -> str:
         return self("capture-pane", "-p", "-J", "-S", "-200", "-t", target, check=False)
+
+    def line_mode(self, target: str) -> bool:
+        """The pane's terminal is still in line (canonical) mode: the app has not switched it to raw."""
+        tty = self("display-message", "-p", "-t", target, "#{pane_tty}", check=False).strip()
+        done = subprocess.run(["stty", "-a", "-F", tty], capture_output=True, text=True, check=False)
+        return done.returncode == 0 and " icanon" in f" {done.stdout}"
 
     def dead(self, target: str) -> bool:
         return self("display-message", "-p", "-t", target, "#{pane_dead}", check=False).strip() != "0"
@@ -224,7 +230,7 @@ class TypeAheadCampaign:
             self.tmux("send-keys", "-t", target, "-l", sentence)
         self.tmux("send-keys", "-t", target, "Enter")
 
-    def one_run(self, k: int, rng: random.Random) -> None:
+    def one_run(self, k: int, rng: random.Random) -> str:
         session = self.workdir / f"session-{k}"
         orphan = f"orphan {k}: what was the old plan for the garden"
         sentence = f"{rng.choice(SENTENCES)} {k}"
@@ -241,7 +247,7 @@ class TypeAheadCampaign:
         if after_frame:  # else counted from the launch
             wait_for(lambda: app_drawn(self.tmux.screen(target)) or self.tmux.dead(target), WAIT)
         time.sleep(delay)  # how soon the user types (fault injection, not a wait)
-        early = not app_drawn(self.tmux.screen(target))  # the app had not taken the terminal yet
+        early = self.tmux.line_mode(target)  # the app has not taken the terminal yet
         since = "its first frame" if after_frame else "launch"
         what = f"run {k} (typed {'slowly ' if slowly else ''}{delay:.1f} s after {since}{', early' if early else ''})"
         self.type(target, sentence, slowly, rng)
@@ -270,6 +276,7 @@ class TypeAheadCampaign:
                 wait_for(lambda: self.tmux.dead(target), 30)
         self.judge(what, session, (orphan, sentence), before, died, screen, early)
         self.tmux("kill-session", "-t", target, check=False)
+        return what
 
     @staticmethod
     def something_else(session: Path, orphan: str, sentence: str) -> bool:
@@ -352,9 +359,9 @@ def run_type_ahead_campaign(
             campaign = TypeAheadCampaign(workdir, slow, fast, tmux, report)
             campaign.after_frame, campaign.delay, campaign.slowly = after_frame, delay, slowly
             for k in range(runs):
-                campaign.one_run(k, rng)
+                what = campaign.one_run(k, rng)
                 log(
-                    f"type-ahead run {k + 1}/{runs}: intact {report.delivered_intact}, left in the input "
+                    f"type-ahead {what}: intact {report.delivered_intact}, left in the input "
                     f"{len(report.left_in_input)}, swallowed {len(report.swallowed)}, "
                     f"mangled {len(report.mangled)}, crashes {len(report.crashes)}, "
                     f"unwanted resends {report.unwanted_resends}"
