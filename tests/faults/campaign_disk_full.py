@@ -60,6 +60,7 @@ class DiskFullReport:
     bad_messages: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)  # status/search failing, a retry failing
     stored_though_failed: list[str] = field(default_factory=list)  # failed, yet the message was stored
+    resent: list[str] = field(default_factory=list)  # messages sent again after their send failed
     not_found: list[str] = field(default_factory=list)  # acknowledged messages search did not find
     disk: str = ""  # "tmpfs 4m" or "ext4 loop file 4m"
 
@@ -313,6 +314,7 @@ class DiskFullCampaign:
             if self.stored(message if kind == "send" else f"{tag} question 0 about the cellar racks"):
                 self.report.stored_though_failed.append(what)  # a manual retry would duplicate it
             self.retry(what, lambda: self.send(message) if kind == "send" else self.restore(tag))
+            self.report.resent += [message] if kind == "send" else []
         if kind != "search":
             (self.expected if kind == "send" else self.imported).append(message if kind == "send" else tag)
         self.check(what)
