@@ -1,12 +1,20 @@
-"""kill -9 fault injection at scale against turns (``send``), ``repair`` and ``restore``.
+"""kill -9 fault injection at scale against turns (``send``), ``repair`` and ``restore``; and two
+campaigns of other faults: a full disk and type-ahead after a crash.
 
-    python benchmarks/kill9.py [--target send|repair|restore|all] [--kills 200] [--seed 1]
-                               [--events-mb 28]
+    python benchmarks/kill9.py [--target send|repair|restore|disk-full|type-ahead|all] [--kills 200]
+                               [--seed 1] [--events-mb 28] [--disk-size 4m]
 
-CI runs small versions (tests/faults/test_kill9*.py). Prints, per target, kills / corrupt
-lines / lost or duplicated turns or efforts (want N / 0 / 0 / 0); repair also counts kills
-after which no manifest.yaml existed. Durations are printed against the duration of one
-unkilled run measured in the same campaign.
+CI runs small versions (tests/faults/test_kill9*.py, test_*_campaign.py). Prints, per target,
+kills / corrupt lines / lost or duplicated turns or efforts (want N / 0 / 0 / 0); repair also
+counts kills after which no manifest.yaml existed. Durations are printed against the duration of
+one unkilled run measured in the same campaign.
+
+``disk-full`` (``--kills`` is the number of runs; needs root for a small tmpfs, else a loop file):
+send, restore and search on a file system filled to random levels, the space freed after each;
+prints runs / acknowledged / failed cleanly / lost / duplicated / corrupt / bad messages (want
+N / a / N-a / 0 / 0 / 0 / 0). ``type-ahead`` (needs tmux): a ``send`` killed mid-reply, then the
+TUI typed into 0-2 s after its launch or its first frame; prints runs / typed / delivered intact /
+left in the input / swallowed / mangled / crashes / unwanted resends (want N / N / N / 0 ...).
 """
 
 from __future__ import annotations
@@ -19,6 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.faults.campaign_disk_full import SmallDiskUnavailable, run_disk_full_campaign
+from tests.faults.campaign_type_ahead import TmuxUnavailable, run_type_ahead_campaign
 from tests.faults.campaigns import run_repair_campaign, run_restore_campaign
 from tests.faults.kill9 import run_campaign
 
@@ -65,14 +75,60 @@ def restore_campaign(tmp: Path, kills: int, seed: int) -> None:
         print(f"    - {v}")
 
 
+def disk_full_campaign(tmp: Path, runs: int, seed: int, size: str) -> None:
+    try:
+        report = run_disk_full_campaign(tmp, runs, seed, size=size, log=progress)
+    except SmallDiskUnavailable as exc:
+        print(f"disk-full: skipped ({exc})")
+        return
+    print(f"disk-full ({report.disk}; send, restore, search with 0-1024 KiB left free; space freed after each)")
+    print(f"  runs                {report.runs} ({', '.join(f'{n} {k}' for k, n in sorted(report.kinds.items()))})")
+    print(f"  acknowledged        {report.acknowledged}")
+    print(f"  failed cleanly      {report.failed_cleanly}")
+    print(f"  lost                {len(report.lost)}")
+    print(f"  duplicated          {len(report.duplicated)}")
+    print(f"  corrupt             {len(report.corrupt)}")
+    print(f"  bad messages        {len(report.bad_messages)}")
+    print(f"  failed yet stored   {len(report.stored_though_failed)}")
+    print(f"  not found by search {len(report.not_found)}")
+    print(f"  violations          {len(report.violations)}")
+    for line in report.threshold_lines():
+        print(f"  {line}")
+    found = report.lost + report.duplicated + report.corrupt + report.bad_messages + report.stored_though_failed
+    for v in (found + report.violations)[:10]:
+        print(f"    - {v}")
+
+
+def type_ahead_campaign(tmp: Path, runs: int, seed: int) -> None:
+    try:
+        report = run_type_ahead_campaign(tmp, runs, seed, log=progress)
+    except TmuxUnavailable as exc:
+        print(f"type-ahead: skipped ({exc})")
+        return
+    print("type-ahead (send killed mid-reply; the TUI typed into 0-2 s after its launch or its first frame)")
+    print(f"  runs                {report.runs} ({report.orphans_left} left an unanswered message)")
+    print(f"  typed messages      {report.typed} ({report.typed_early} begun before the app took the terminal)")
+    print(f"  delivered intact    {report.delivered_intact} ({report.intact_early} of those typed early)")
+    print(f"  left in the input   {len(report.left_in_input)} (Enter became a new line)")
+    print(f"  swallowed           {len(report.swallowed)}")
+    print(f"  mangled             {len(report.mangled)}")
+    print(f"  crashes             {len(report.crashes)}")
+    print(f"  unwanted resends    {report.unwanted_resends}")
+    print(f"  violations          {len(report.violations)}")
+    for v in (report.left_in_input + report.swallowed + report.mangled + report.crashes + report.violations)[:10]:
+        print(f"    - {v}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--target", choices=["send", "repair", "restore", "all"], default="send")
+    targets = ["send", "repair", "restore", "disk-full", "type-ahead"]
+    parser.add_argument("--target", choices=[*targets, "all"], default="send")
     parser.add_argument("--kills", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--events-mb", type=float, default=28.0, help="size of the event log repair reads")
+    parser.add_argument("--disk-size", default="4m", help="size of the disk-full campaign's file system")
     args = parser.parse_args()
-    targets = ["send", "repair", "restore"] if args.target == "all" else [args.target]
+    targets = targets if args.target == "all" else [args.target]
     start = time.monotonic()
     for target in targets:
         with tempfile.TemporaryDirectory(prefix=f"ccm-kill9-{target}-") as tmp:
@@ -80,8 +136,12 @@ def main() -> None:
                 send_campaign(Path(tmp), args.kills, args.seed)
             elif target == "repair":
                 repair_campaign(Path(tmp), args.kills, args.seed, args.events_mb)
-            else:
+            elif target == "restore":
                 restore_campaign(Path(tmp), args.kills, args.seed)
+            elif target == "disk-full":
+                disk_full_campaign(Path(tmp), args.kills, args.seed, args.disk_size)
+            else:
+                type_ahead_campaign(Path(tmp), args.kills, args.seed)
     print(f"elapsed             {time.monotonic() - start:.0f} s")
 
 

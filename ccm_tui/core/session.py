@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sqlite3
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict
@@ -37,6 +38,7 @@ from .store import (
     StoreError,
     append_jsonl,
     atomic_write_json,
+    disk_full,
     file_size,
     is_message,
     read_bytes,
@@ -299,22 +301,28 @@ class Session:
         """Tokens of every effort's raw log (the naive figure)."""
         return self.efforts.raw_tokens
 
-    def save_manifest(self) -> None:
-        """Save the efforts that changed: journaled in ``events.jsonl`` (fsynced) and put in the
-        catalog now; ``manifest.yaml`` is rewritten by :meth:`flush_manifest` once the work is done."""
+    def save_manifest(self) -> bool:
+        """Save the changed efforts: journaled in ``events.jsonl`` (fsynced), then put in the catalog
+        (False when that failed: the journal is the record; the next save or flush catches up)."""
         self._require_writer()
         changed = self.efforts.changed()
-        if not changed:
-            return
-        self.log_event(ev.EFFORTS_SAVED, entries=[e.to_dict() for e in changed])
-        self.efforts.saved(changed)
-        self.efforts.catalog.apply(changed, applied=file_size(self.events.path))
+        if changed:
+            self.log_event(ev.EFFORTS_SAVED, entries=[e.to_dict() for e in changed])
+            try:
+                self.efforts.catalog.apply(changed, applied=file_size(self.events.path))
+            except sqlite3.Error as exc:  # a full disk
+                self.mark_unclean(f"the efforts' catalog was not updated: {disk_full(exc) or exc}")
+                return False
+            self.efforts.saved(changed)
+        return True
 
     def flush_manifest(self) -> bool:
         """Rewrite ``manifest.yaml`` with what was saved since it was last written (under the
         writer lock). A hand edit made meanwhile is read first, so it is kept."""
         if self.readonly or not self.lock.held:
             return False
+        if self.efforts.changed() and not self.save_manifest():
+            return False  # the catalog lacks a saved change: the file is never written without it
         if self.manifest.stale(self.efforts.catalog):
             self.load()
         return self.manifest.flush(self.efforts.catalog)

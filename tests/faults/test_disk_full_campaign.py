@@ -1,0 +1,85 @@
+"""The disk-full campaign, CI-sized: commands on a small tmpfs filled to random levels lose,
+duplicate and corrupt nothing, and fail only with the one plain message (issue 25;
+benchmarks/kill9.py --target disk-full runs more)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from ccm_tui.core.manifest_store import load_manifest
+from ccm_tui.core.session import Session
+from tests.faults.campaign_disk_full import SmallDiskUnavailable, run_disk_full_campaign
+from tests.unit.sessionkit import concluded_effort
+
+KNOWN = (
+    "known, reported: a send whose open_effort ran before the disk filled fails 'your message is kept' "
+    "yet the next start logs the message (a resend duplicates it); a restore that fails after its "
+    "effort was journaled reports failure though the effort is in the session"
+)
+
+
+def known_faults(report) -> bool:
+    """Every duplicate is an OPEN message resent after a failed send, every failure that had stored
+    its message a restore (the two faults reported in issue 25's campaign round)."""
+    duplicates_known = all(m.endswith(" OPEN") and m in report.resent for m in report.duplicated)
+    return duplicates_known and all(w.startswith("restore ") for w in report.stored_though_failed)
+
+
+@pytest.mark.slow
+def test_a_full_disk_loses_duplicates_and_corrupts_nothing(tmp_path):
+    try:
+        report = run_disk_full_campaign(tmp_path, runs=6, seed=4, log=lambda *_: None)
+    except SmallDiskUnavailable as exc:
+        pytest.skip(str(exc))
+    assert report.runs == 6
+    assert report.acknowledged + report.failed_cleanly == 6, report.bad_messages
+    assert report.failed_cleanly >= 1  # the disk was full for some of them
+    assert report.bad_messages == []  # no bare [Errno 28], no traceback, no other message
+    assert report.violations == []  # status and search answered; a retry with space went through
+    assert report.lost == [] and report.corrupt == []
+    assert report.not_found == []  # the index caught up with every stored message
+    if report.duplicated or report.stored_though_failed:
+        assert known_faults(report), (report.duplicated, report.stored_though_failed)
+        pytest.xfail(KNOWN)
+
+
+class FullDiskCatalog:
+    """The catalog's SQLite connection on a full disk: every write fails as SQLite says it."""
+
+    def __init__(self, db) -> None:
+        self.db = db
+        self.full = True
+
+    def execute(self, sql: str, *args):
+        if self.full and sql.lstrip().upper().startswith(("BEGIN", "INSERT", "UPDATE", "DELETE")):
+            raise sqlite3.OperationalError("database or disk is full")
+        return self.db.execute(sql, *args)
+
+    def __getattr__(self, name: str):
+        return getattr(self.db, name)
+
+
+def test_a_save_the_full_disk_keeps_from_the_catalog_is_kept_by_the_journal_and_written_later(tmp_path):
+    """Found by the campaign: a send whose exchange was stored reported 'the disk is full' (resending
+    duplicated it) because the catalog's update after the journal raised; and manifest.yaml must
+    never be rewritten from a catalog that lacks a saved change (the journal before it is skipped)."""
+    session = Session.open(tmp_path / "s")
+    concluded_effort(session, "first topic")
+    session.flush_manifest()
+    full = FullDiskCatalog(session.efforts.catalog._db)
+    session.efforts.catalog._db = full
+
+    effort = concluded_effort(session, "second topic", summary="Second summary.")  # no error: journaled
+
+    assert "the disk is full" in (session.unclean_reason or "")
+    assert session.flush_manifest() is False
+    assert "second-topic" not in (session.dir / "manifest.yaml").read_text()
+    full.full = False
+    assert session.flush_manifest() is True
+    session.lock.release()
+    written = {e.id: e for e in load_manifest(session.dir / "manifest.yaml")}
+    assert written[effort.id].status == "concluded" and written[effort.id].summary == "Second summary."
+    reader = Session.open(session.dir, readonly=True)
+    assert reader.efforts.get(effort.id).summary == "Second summary."

@@ -1,0 +1,43 @@
+"""The type-ahead-after-crash campaign, CI-sized: a ``send`` killed mid-reply, then the real TUI in
+tmux typed into at once (issue 25, item 2; benchmarks/kill9.py --target type-ahead runs more)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.faults.campaign_type_ahead import TmuxUnavailable, run_type_ahead_campaign
+
+
+def campaign(tmp_path, **kwargs):
+    try:
+        return run_type_ahead_campaign(tmp_path, log=lambda *_: None, **kwargs)
+    except TmuxUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.mark.slow
+def test_what_is_typed_while_the_app_starts_after_a_crash_is_sent_once_as_typed(tmp_path):
+    report = campaign(tmp_path, runs=3, seed=5, after_frame=True)
+    assert report.violations == []
+    assert report.orphans_left == 3  # each kill left an unanswered message behind
+    assert report.crashes == []
+    assert report.unwanted_resends == 0
+    assert report.swallowed == [] and report.mangled == [] and report.left_in_input == []
+    assert report.delivered_intact == 3
+
+
+KNOWN = (
+    "an Enter typed before the app holds the terminal is turned into '\\n' by the tty (ICRNL) and read as "
+    "Ctrl+J, a new line: the message stays in the input, unsent (nothing is lost)"
+)
+
+
+@pytest.mark.slow
+def test_a_message_typed_with_enter_before_the_app_has_taken_the_terminal_is_sent(tmp_path):
+    report = campaign(tmp_path, runs=1, seed=6, after_frame=False, delay=0.0, slowly=False)
+    assert report.typed_early == 1  # the terminal was still in line mode when the keys came
+    assert report.crashes == [] and report.swallowed == [] and report.mangled == []
+    assert report.unwanted_resends == 0
+    if report.left_in_input:
+        pytest.xfail(KNOWN)
+    assert report.delivered_intact == 1
