@@ -27,7 +27,7 @@ from .eventlog import SESSION_MIGRATED, TURN_FAILED
 from .index_sync import IndexWatch
 from .model_setup import resolve_budget
 from .orchestrator import Emit, Orchestrator, UserInputError
-from .recovery import RecoveryReport, recover, turn_left_open
+from .recovery import RecoveryReport, effects_so_far, recover, turn_left_open
 from .retraction import CannotRetract, last_exchange, retract
 from .search import EffortIndex, SearchIndexError
 from .session import Session, SessionLocked
@@ -122,7 +122,8 @@ class Engine(EngineQuestions):
                 turn=self.turn + 1, work="turn", status=CANCELLED, reason="cancelled", text=text, given_back=True
             )
         except (UserInputError, SessionLocked, SessionWriteError) as exc:
-            return failed_outcome(self.turn + 1, "turn", text, exc, given_back=True)
+            back = exc.given_back if isinstance(exc, SessionWriteError) else True
+            return failed_outcome(self.turn + 1, "turn", text, exc, given_back=back)
 
     async def run_action(self, action: Action, target: str = "", emit: Emit | None = None) -> Outcome:
         """A user's action on an effort (``target``: its id, or a new effort's name), to its outcome."""
@@ -245,9 +246,12 @@ class Engine(EngineQuestions):
             reason = f"{reason}: {exc.filename}"
         session = self._session
         session.mark_unclean(f"a write failed ({reason})")
+        effects: list[str] = []
         if in_turn:
             try:
-                if turn_left_open(read_jsonl_tail(session.events.path, 200)):
+                events = read_jsonl_tail(session.events.path, 200)
+                effects = effects_so_far(events)
+                if turn_left_open(events):
                     session.log_event(
                         TURN_FAILED,
                         error=f"could not write the session: {reason}",
@@ -257,6 +261,9 @@ class Engine(EngineQuestions):
                     )
             except (OSError, StoreError):
                 pass  # the event log itself cannot be written: recovery finds the open turn
+        if in_turn and effects:  # its tools changed efforts: the next start logs the turn, never resend it
+            said = f"could not write to the session: {reason} (the turn had already {', '.join(effects)} an effort"
+            return SessionWriteError(f"{said}; the next start logs it: do not send it again)", given_back=False)
         kept = " (your message is kept: retry once the disk is fixed)" if in_turn else ""
         return SessionWriteError(f"could not write to the session: {reason}{kept}")
 

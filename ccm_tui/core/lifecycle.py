@@ -41,7 +41,7 @@ from .efforts import (
 )
 from .eventlog import now_iso
 from .session import Session
-from .store import read_jsonl
+from .store import StoreError, read_jsonl
 from .terminal_text import clean_name
 
 UNPUBLISHED_IMPORT_PREFIX = ".import-"
@@ -238,8 +238,16 @@ def land_imported(
     if adopted is None:
         session.publish_effort_log(effort, messages, f"{UNPUBLISHED_IMPORT_PREFIX}{effort.id}.tmp")
         session.efforts.add(effort)
-    session.save_manifest()
+    session.save_manifest()  # the import is stored once its entry is journaled: what follows may fail
     session.view.summaries[effort.id] = session.state.turn  # the usual grace period
+    try:
+        _restored(session, effort, name, summary, source)
+    except (OSError, StoreError) as exc:  # a full disk: noted, caught up at the next start, not a failed import
+        session.mark_unclean(f"the import of {effort.id} is stored; its view and event were not written ({exc})")
+    return effort
+
+
+def _restored(session: Session, effort: Effort, name: str, summary: str, source: dict[str, Any]) -> None:
     session.save_view()
     session.log_event(
         ev.EFFORT_RESTORED,
@@ -254,7 +262,6 @@ def land_imported(
         summary_tokens=effort.summary_tokens,
         raw_tokens=effort.raw_tokens,
     )
-    return effort
 
 
 LOST_SUMMARY = "(summary lost in a repair; the raw log is intact — expand to read it)"

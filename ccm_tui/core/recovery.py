@@ -301,6 +301,13 @@ def _pid_alive(pid: object) -> bool:
     return True
 
 
+def effects_so_far(events: list[dict]) -> list[str]:
+    """What the last turn's tools already did to efforts ("opened", "concluded" …), in order."""
+    i = _last_turn_start(events)
+    later = [str(e.get("event")) for e in events[i + 1 :]] if i is not None else []
+    return list(dict.fromkeys(EFFECT_EVENTS[k] for k in later if k in EFFECT_EVENTS))
+
+
 def turn_left_open(events: list[dict]) -> bool:
     """The last ``turn_start`` has neither a terminal event nor a logged exchange after it: the
     run that wrote it failed mid-turn, whatever it logged afterwards (a ``session_end`` written

@@ -10,7 +10,13 @@ from .turn_events import FAILED, Outcome
 
 
 class SessionWriteError(StoreError):
-    """A session file could not be written (disk full, I/O error); the run is marked unclean."""
+    """A session file could not be written (disk full, I/O error); the run is marked unclean.
+    ``given_back``: the user's message goes back to the input (false once the turn's tools changed
+    efforts: the next start logs that turn, and sending it again would store it twice)."""
+
+    def __init__(self, message: str, *, given_back: bool = True) -> None:
+        super().__init__(message)
+        self.given_back = given_back
 
 
 def check_text(text: str) -> None:

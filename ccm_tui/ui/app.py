@@ -77,6 +77,7 @@ class CcmApp(App[int]):
         watch: bool = True,
         warm_up: bool = True,
         autoplay: bool | None = None,
+        typed: str = "",
     ) -> None:
         super().__init__(css_path=stylesheets())
         terminal_keys.install()
@@ -89,6 +90,7 @@ class CcmApp(App[int]):
             "watch": watch,
             "warm_up": warm_up,
             "autoplay": config.demo_autoplay() if autoplay is None else autoplay,
+            "typed": typed,
         }
 
     @property
@@ -239,11 +241,13 @@ class CcmApp(App[int]):
         self.exit(0)
 
 
-def run_app(*, settings: Settings | None = None, session_dir: Path | None = None, demo: bool = False) -> int:
-    """Run the TUI until the user quits; returns the exit code."""
+def run_app(
+    *, settings: Settings | None = None, session_dir: Path | None = None, demo: bool = False, typed: str = ""
+) -> int:
+    """Run the TUI until the user quits; returns the exit code (``typed``: keys typed before it started)."""
     with tempfile.TemporaryDirectory(prefix="ccm-demo-") as scratch:
         if demo or session_dir is None:
             demo, session_dir = True, Path(scratch) / "demo"
-        app = CcmApp(settings, session_dir, demo=demo)
+        app = CcmApp(settings, session_dir, demo=demo, typed=typed)
         result = app.run()
         return int(result or app.return_code or 0)

@@ -26,18 +26,11 @@ def test_what_is_typed_while_the_app_starts_after_a_crash_is_sent_once_as_typed(
     assert report.delivered_intact == 3
 
 
-KNOWN = (
-    "an Enter typed before the app holds the terminal is turned into '\\n' by the tty (ICRNL) and read as "
-    "Ctrl+J, a new line: the message stays in the input, unsent (nothing is lost)"
-)
-
-
 @pytest.mark.slow
 def test_a_message_typed_with_enter_before_the_app_has_taken_the_terminal_is_sent(tmp_path):
     report = campaign(tmp_path, runs=1, seed=6, after_frame=False, delay=0.0, slowly=False)
     assert report.typed_early == 1  # the terminal was still in line mode when the keys came
     assert report.crashes == [] and report.swallowed == [] and report.mangled == []
     assert report.unwanted_resends == 0
-    if report.left_in_input:
-        pytest.xfail(KNOWN)
-    assert report.delivered_intact == 1
+    # read from the terminal's queue and handed to the input, its Enter sends it (not a new line)
+    assert report.left_in_input == [] and report.delivered_intact == 1

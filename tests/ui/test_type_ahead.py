@@ -80,3 +80,22 @@ async def test_a_dialog_choice_key_pressed_twice_pops_one_screen(tmp_path, llm_s
         assert chosen == ["edit"]
         assert pilot.app.screen is chat(pilot) is screen
         assert screen.query_one(PromptInput).text in ("", "ed")  # what came after went where keys go
+
+
+async def test_keys_typed_before_the_app_held_the_terminal_are_sent_or_left_in_the_input(tmp_path, llm_server):
+    from ccm_tui.config import Settings
+    from ccm_tui.ui.app import CcmApp
+
+    llm_server.push(text("Here is the plan."))
+    settings = Settings().with_overrides(
+        "test", model="openai/fake-model", api_base=llm_server.base_url, token_budget=16_000
+    )
+    typed = "see the new plan please\r\x1b[Aand then the"  # an Enter (line mode or not), an arrow key
+    app = CcmApp(settings, tmp_path / "s", watch=False, warm_up=False, typed=typed)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await wait_until(pilot, lambda: screen.query_one(ChatLog).messages("assistant"), what="the reply")
+        await idle(pilot)
+        assert [m.text for m in screen.query_one(ChatLog).messages("user")] == ["see the new plan please"]
+        assert screen.query_one(PromptInput).text == "and then the"
+    assert [r["messages"][-1]["content"] for r in llm_server.chat_requests()] == ["see the new plan please"]

@@ -19,6 +19,7 @@ from textual.widgets import Footer
 
 from ...config import Settings
 from ...core import turn_events as te
+from ...core.terminal_text import terminal_safe
 from ...core.run_state import LoggedLine, Phase, RunState, SessionSnapshot
 from ...core.slash_commands import completions
 from .. import messages as msg
@@ -67,9 +68,11 @@ class ChatScreen(ChatTurns):
         watch: bool = True,
         warm_up: bool = True,
         autoplay: bool = False,
+        typed: str = "",
     ) -> None:
         super().__init__()
         self.demo = demo
+        self.typed_ahead = typed  # keys typed before the app held the terminal: they go to the input
         self.link = SessionLink(settings, session_dir, llm=llm, watch=watch, warm_up=warm_up)
         self.driver = DemoDriver(self, autoplay=autoplay)
         self.suggestion: Proposal | None = None  # the app's effort proposal on offer (Ctrl+Y)
@@ -113,8 +116,22 @@ class ChatScreen(ChatTurns):
         self._show_identity()
         self.prompt.use_session(self.link.session_dir, restore_draft=not self.demo)
         self.prompt.focus()
+        self._take_typed_ahead()
         self.call_after_refresh(self.link.open)  # the core loads after the first paint
         self.set_interval(0.05, self.driver.tick)
+
+    def _take_typed_ahead(self) -> None:
+        """What was typed before the app held the terminal goes where keys go: each line ended by
+        Enter is sent (after the first frame), the rest is in the input."""
+        text = self.typed_ahead.replace("\r\n", "\n").replace("\r", "\n")
+        self.typed_ahead = ""
+        text = terminal_safe(text)  # arrow keys and other escape sequences are not text
+        *lines, rest = text.split("\n")
+        if rest:
+            self.prompt.insert(rest)
+        for line in lines:
+            if line.strip():
+                self.call_after_refresh(self.send, line)
 
     def _show_identity(self, session_dir: Path | None = None, settings: Settings | None = None) -> None:
         """The header's session and model (``session_dir``, ``settings``: the ones being opened or

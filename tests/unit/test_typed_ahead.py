@@ -1,0 +1,41 @@
+"""Keys typed before the TUI holds the terminal: read from the terminal's queue and handed to the input,
+and from then on an Enter stays an Enter (in line mode the tty turns it into a line feed, which the
+app would read as Ctrl+J, a new line) — issue 25, item 2's campaign finding."""
+
+from __future__ import annotations
+
+import os
+import sys
+import termios
+
+import pytest
+
+from ccm_tui.commands.tui import typed_ahead
+
+
+@pytest.fixture
+def terminal(monkeypatch):
+    master, slave = os.openpty()
+    stdin = os.fdopen(slave, "r", closefd=True)
+    monkeypatch.setattr(sys, "stdin", stdin)
+    yield master, slave
+    stdin.close()
+    os.close(master)
+
+
+def test_what_was_typed_is_read_and_an_enter_typed_meanwhile_stays_an_enter(terminal):
+    master, slave = terminal
+    before = termios.tcgetattr(slave)
+    os.write(master, b"see the new plan\rand th")  # typed in line mode: the Enter became a line feed
+    with typed_ahead() as typed:
+        assert typed == "see the new plan\nand th"
+        os.write(master, b"en\r")  # typed while the app starts: the Enter is still an Enter
+        assert os.read(slave, 100) == b"en\r"
+    assert termios.tcgetattr(slave) == before  # the terminal as it was
+
+
+def test_not_a_terminal_gives_nothing(monkeypatch, tmp_path):
+    with open(tmp_path / "f", "w+") as file:
+        monkeypatch.setattr(sys, "stdin", file)
+        with typed_ahead() as typed:
+            assert typed == ""
