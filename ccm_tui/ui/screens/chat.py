@@ -19,9 +19,9 @@ from textual.widgets import Footer
 
 from ...config import Settings
 from ...core import turn_events as te
-from ...core.terminal_text import terminal_safe
 from ...core.run_state import LoggedLine, Phase, RunState, SessionSnapshot
 from ...core.slash_commands import completions
+from ...core.terminal_text import terminal_safe
 from .. import messages as msg
 from ..demo_driver import DemoDriver
 from ..effort_actions import EffortActions
