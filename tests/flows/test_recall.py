@@ -3,6 +3,8 @@ turns later, within its share of the budget; recall=off leaves it out."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.fakes.openai_server import text
 
 
@@ -56,3 +58,87 @@ def test_recall_off_leaves_it_out(ccm, monkeypatch, tmp_path):
     out = chat(ccm, "What was my locker code at the climbing gym?")
     assert "4729" not in ccm.chat_requests()[-1]["messages"][0]["content"]
     assert out["request"]["layers"]["recall"] == 0
+
+
+def rambling(body: dict):
+    """A small local model that never calls a tool and answers at length; its summaries are short."""
+    if "## Effort state" not in str(body["messages"][0]["content"]):  # a summary or a checkpoint
+        return text("Checkpoint: talk about the garden.")
+    return text("Gardening is a wonderful hobby. " + "Plants need sun and care. " * 20)
+
+
+def last_chat_request(ccm) -> dict:
+    """The last request for a reply (not a summary's or a checkpoint's)."""
+    return [b for b in ccm.server.chat_requests() if "## Effort state" in str(b["messages"][0]["content"])][-1]
+
+
+def last_chat_system(ccm) -> str:
+    return str(last_chat_request(ccm)["messages"][0]["content"])
+
+
+def test_the_checkpointed_part_of_an_open_effort_is_recalled(ccm, monkeypatch):
+    monkeypatch.setenv("CCM_TOKEN_BUDGET", "2400")
+    ccm.server.responder = rambling
+    ccm.send("/open garden")
+    ccm.send("My tomato plants: I grow San Marzano this year.")
+    for question in ["basil pests", "garlic planting", "raised beds", "mulch", "pruning", "seedlings"]:
+        ccm.send(f"What about {question} in the garden?")
+    assert ccm.effort("garden")["checkpoint_upto"] >= 2  # the fact's lines left the context
+    assert "San Marzano" not in ccm.last_context_text()
+    out = ccm.send("Which tomato variety do I grow this year?")
+    assert "San Marzano" in last_chat_system(ccm)
+    assert "Recalled: garden lines 1-2" in out["banners"]
+
+
+def test_a_line_the_context_cuts_to_the_message_cap_is_recalled_around_the_words_asked_for(ccm, monkeypatch):
+    monkeypatch.setenv("CCM_TOKEN_BUDGET", "4000")  # a logged message shows at most 1,000 tokens
+    ccm.send("/open allotment")
+    notes = "the paths need weeding. " * 150 + "The gate code of the tool shed is 8861. " + "prune the hedge. " * 150
+    chat(ccm, "Notes from the allotment meeting: " + notes)
+    chat(ccm, "Anything else for the allotment?")
+    assert "8861" not in ccm.last_context_text()  # the middle of the pasted notes is cut
+    out = chat(ccm, "What is the gate code of the tool shed?")
+    recalled = last_chat_system(ccm).split("Recalled for this message")[1]
+    assert "The gate code of the tool shed is 8861." in recalled
+    assert "Recalled: allotment line" in " ".join(out["banners"])
+    assert out["request"]["layers"]["recall"] <= 0.06 * 4000
+
+
+@pytest.mark.parametrize("where", ["a concluded effort", "the open effort"])
+def test_a_fact_is_in_every_request_that_asks_for_it_while_the_context_is_compacted(ccm, monkeypatch, where):
+    monkeypatch.setenv("CCM_TOKEN_BUDGET", "3000")
+    ccm.server.responder = rambling
+    if where == "a concluded effort":
+        ccm.send("/open taxes")
+        ccm.send("My tax id number is DE-339-881.")
+        ccm.send("/done")
+        ccm.send("/open garden")
+    else:
+        ccm.send("/open garden")
+        ccm.send("My tax id number is DE-339-881.")
+    missed, compacted_when_asked = [], 0
+    for i in range(10):  # the context grows to the budget and is compacted, again and again
+        ccm.send(f"What about the garden bed number {i}?")
+        out = ccm.send("What is my tax id number?")
+        assert out["request"]["total"] <= 3000
+        compacted_when_asked += any(b.startswith("AUTO-COMPACTION") for b in out["banners"])
+        if "DE-339-881" not in "\n".join(str(m["content"]) for m in last_chat_request(ccm)["messages"]):
+            missed.append((i, out["request"], out["banners"]))
+    assert not missed
+    assert compacted_when_asked  # some asks made room for the recall, or found it again after a checkpoint
+
+
+def test_lines_that_the_asking_request_itself_checkpoints_are_recalled(ccm, monkeypatch):
+    monkeypatch.setenv("CCM_TOKEN_BUDGET", "3000")
+    ccm.server.responder = rambling
+    ccm.send("/open garden")
+    ccm.send("My tax id number is DE-339-881.")
+    for i in range(20):  # up to just under the budget: one more exchange fits
+        if ccm.send(f"What about the garden bed number {i}?")["context"]["total"] > 2500:
+            break
+    assert not ccm.effort("garden").get("checkpoint_upto")
+    out = ccm.send("What is my tax id number? " + "I need it for the forms of this year. " * 50)
+    assert ccm.effort("garden")["checkpoint_upto"] >= 2  # this request's compaction took the fact out
+    assert "DE-339-881" in last_chat_system(ccm)
+    assert "Recalled: garden lines 1-2" in out["banners"]
+
