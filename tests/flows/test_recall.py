@@ -142,3 +142,13 @@ def test_lines_that_the_asking_request_itself_checkpoints_are_recalled(ccm, monk
     assert "DE-339-881" in last_chat_system(ccm)
     assert "Recalled: garden lines 1-2" in out["banners"]
 
+
+def test_words_any_message_may_use_recall_nothing_in_a_short_session(ccm):
+    ccm.send("/open sourdough")
+    chat(ccm, "How long should the sourdough rise before baking?")
+    ccm.server.push(text("Sourdough: rising times."))
+    ccm.send("/done")
+    out = chat(ccm, "How long should I keep all the receipts?")
+    assert not any(b.startswith("Recalled") for b in out["banners"])
+    out = chat(ccm, "How long should the sourdough rise?")  # a word of its own finds it
+    assert "Recalled: sourdough line" in " ".join(out["banners"])
