@@ -3,6 +3,8 @@ turns later, within its share of the budget; recall=off leaves it out."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.fakes.openai_server import text
@@ -152,3 +154,80 @@ def test_words_any_message_may_use_recall_nothing_in_a_short_session(ccm):
     assert not any(b.startswith("Recalled") for b in out["banners"])
     out = chat(ccm, "How long should the sourdough rise?")  # a word of its own finds it
     assert "Recalled: sourdough line" in " ".join(out["banners"])
+
+
+# A session like the real-model benchmark's, with its own topics and facts: a model that never calls a
+# tool and rambles, efforts from slash commands and from taking the app's proposals, a 6,000-token budget
+# passed on the way. ("chat", text), ("slash", command), ("take", "") the latest proposal as Ctrl+Y would,
+# ("ask", fact) a question whose answer is the fact.
+TOOLLESS_SESSION = [
+    ("chat", "We are moving house in June and I need a plan for the move."),
+    ("chat", "The moving van is booked with Hertz, reservation HZ-58812."),
+    ("chat", "Which rooms should we pack first for the move?"),
+    ("chat", "How many moving boxes does a two-bedroom flat need?"),
+    ("chat", "Our new address after the move is 14 Linden Row."),
+    ("slash", "/open bike repair"),
+    ("chat", "My bike chain skips on the small cog; it is a KMC X11 chain."),
+    ("chat", "How do I check bike chain wear?"),
+    ("chat", "The bike tyres should be pumped to 80 psi."),
+    ("chat", "Could the rear derailleur hanger of the bike be bent?"),
+    ("slash", "/done"),
+    ("chat", "I have to give the wedding speech for my brother."),
+    ("chat", "The wedding is at Harrow Hall and the speech must stay under four minutes."),
+    ("chat", "How do I open a wedding speech with a joke?"),
+    ("take", ""),
+    ("chat", "My brother's best friend from school, for the wedding speech, is Tobias Wren."),
+    ("chat", "Should the wedding speech thank the bride's family?"),
+    ("chat", "How long should I rehearse the wedding speech?"),
+    ("chat", "Car insurance renews next month; the policy number is PX-4410-77."),
+    ("chat", "Is car insurance cheaper with a higher excess?"),
+    ("chat", "Does a dashcam lower the car insurance premium?"),
+    ("take", ""),
+    ("chat", "How much more is car insurance with a second driver?"),
+    ("chat", "Is a car insurance no-claims bonus transferable?"),
+    ("chat", "Thanks, that is it for the car insurance for now."),
+    ("ask", "HZ-58812", "What was the reservation number of the moving van?"),
+    ("ask", "14 Linden Row", "What is our new address after the move?"),
+    ("ask", "KMC X11", "Which chain is on my bike?"),
+    ("ask", "80 psi", "What pressure should the bike tyres have?"),
+    ("ask", "Harrow Hall", "Where is the wedding?"),
+    ("ask", "Tobias Wren", "What is the name of my brother's best friend from school?"),
+    ("ask", "PX-4410-77", "What is my car insurance policy number?"),
+]
+
+
+def echoing_rambler(body: dict):
+    """Never calls a tool; answers at length, repeating the user's words (as small models do)."""
+    messages = body["messages"]
+    if "## Effort state" not in str(messages[0]["content"]):  # a summary or a checkpoint
+        return text("Brief: the conversation so far, in general terms.")
+    asked = str(messages[-1]["content"]).rstrip("?.")
+    return text(f"About {asked.lower()}: " + "there are many things to consider here, and it depends. " * 18)
+
+
+def test_a_model_that_never_calls_a_tool_gets_every_planted_fact_when_asked(ccm, monkeypatch):
+    monkeypatch.setenv("CCM_TOKEN_BUDGET", "6000")
+    ccm.server.responder = echoing_rambler
+    proposals: list[dict] = []
+    asked = {}
+    for step in TOOLLESS_SESSION:
+        kind, *rest = step
+        if kind == "slash":
+            ccm.send(rest[0])
+        elif kind == "take" and proposals:
+            latest = proposals[-1]
+            if latest["conclude"]:
+                ccm.send("/done")
+            ccm.send(f"/open {latest['name']}")
+        elif kind in ("chat", "ask"):
+            before = len(ccm.server.chat_requests())
+            out = ccm.send(rest[-1])
+            proposals += out.get("suggestions", [])
+            assert out["request"]["total"] <= 6000
+            if kind == "ask":
+                sent = json.dumps(ccm.server.chat_requests()[before:])
+                recalled = [b for b in out["banners"] if b.startswith("Recalled")]
+                asked[rest[0]] = ("recalled" if recalled else "in the context") if rest[0] in sent else "MISSED"
+    assert "MISSED" not in asked.values(), asked
+    assert "recalled" in asked.values()  # the budget was passed: some facts had left the context
+    assert ccm.status()["context"]["total"] <= 6000
