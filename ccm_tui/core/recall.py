@@ -75,6 +75,7 @@ def skip_rule(session: Session, message_cap: int | None = None) -> Skip:
     folded_upto = session.state.ambient_folded_upto
     in_context = {e.id: e for e in session.efforts.open_efforts()}
     in_context.update((e.id, e) for e in session.expanded_efforts())
+    known: dict[str, bool] = {}
 
     def verbatim(message: dict[str, Any]) -> bool:
         """Shown word for word: a role the context shows, not cut to the message cap."""
@@ -90,7 +91,9 @@ def skip_rule(session: Session, message_cap: int | None = None) -> Skip:
             return 0 <= at < len(window) and verbatim(window[at])
         effort = in_context.get(log)
         if effort is None:
-            return session.efforts.get(log) is None
+            if log not in known:  # asked once per log, and without holding its effort in memory
+                known[log] = bool(session.efforts.existing([log]))
+            return not known[log]
         if effort.checkpoint and line <= effort.checkpoint_upto:
             return False  # a checkpoint summary stands for it
         messages = session.effort_log(log)
