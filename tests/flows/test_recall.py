@@ -106,7 +106,6 @@ def test_a_line_the_context_cuts_to_the_message_cap_is_recalled_around_the_words
     assert out["request"]["layers"]["recall"] <= 0.06 * 4000
 
 
-
 def test_a_long_line_of_the_ambient_window_cut_to_the_message_cap_is_recalled(ccm, monkeypatch):
     monkeypatch.setenv("CCM_TOKEN_BUDGET", "4000")
     notes = "the paths need weeding. " * 150 + "The gate code of the tool shed is 8861. " + "prune the hedge. " * 150
@@ -116,6 +115,7 @@ def test_a_long_line_of_the_ambient_window_cut_to_the_message_cap_is_recalled(cc
     out = chat(ccm, "What is the gate code of the tool shed?")
     assert "The gate code of the tool shed is 8861." in last_chat_system(ccm)
     assert "Recalled: ambient chat lines 1-2" in out["banners"]
+
 
 @pytest.mark.parametrize("where", ["a concluded effort", "the open effort"])
 def test_a_fact_is_in_every_request_that_asks_for_it_while_the_context_is_compacted(ccm, monkeypatch, where):
