@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 VENV = Path(os.environ.get("CCM_BENCH_VENV") or Path.home() / ".cache" / "ccm-tui" / "bench-llama")
+RECALL_MARK = "Recalled for this message"  # opens the recall block (core/recall.py)
 BUDGET = 6_000  # SmolLM2's window is 8,192 tokens: the budget leaves room for the reply
 
 # (kind, text): kind "chat" is a turn for the model, "slash" a slash command, "accept" takes the
@@ -218,9 +219,7 @@ async def converse(session_dir: Path, proxy: RecordingProxy) -> dict[str, Any]:
             figures["seconds"].append(time.monotonic() - started)
             figures["tool_calls"] += len(outcome.tool_calls)
             if kind.startswith("ask:"):
-                fact = FACTS[kind[4:]]
-                sent = json.dumps(proxy.bodies[before:], ensure_ascii=False)
-                figures["asked"][kind[4:]] = fact in sent
+                figures["asked"][kind[4:]] = where_sent(FACTS[kind[4:]], proxy.bodies[before:], outcome.banners)
             print(
                 f"  turn {len(figures['seconds'])}: {outcome.status} {time.monotonic() - started:.1f} s",
                 file=sys.stderr,
@@ -233,6 +232,16 @@ async def converse(session_dir: Path, proxy: RecordingProxy) -> dict[str, Any]:
     finally:
         await controller.close()
     return figures
+
+
+def where_sent(fact: str, bodies: list[dict[str, Any]], banners: tuple[str, ...]) -> str:
+    """How a fact reached the turn's requests: recalled (and from where), in the context, or not at all."""
+    recalled = [str(m.get("content")).partition(RECALL_MARK)[2] for b in bodies for m in b.get("messages", [])[:1]]
+    if any(fact in text for text in recalled):
+        return next((b for b in reversed(banners) if b.startswith("Recalled: ")), "Recalled")
+    if fact in json.dumps(bodies, ensure_ascii=False):
+        return "in the context"
+    return ""
 
 
 def model_effort_events(session_dir: Path) -> dict[str, int]:
@@ -298,9 +307,9 @@ def report(figures: dict[str, Any], model: dict[str, int], found: int) -> None:
     saved = 1 - figures["end"] / figures["naive"] if figures["naive"] else 0.0
     print(f"working context at the end: {figures['end']:,} tokens (naive {figures['naive']:,}; {saved:.0%} saved)")
     print(f"planted facts found by search: {found} of {len(FACTS)}")
-    print(f"planted facts in the request when asked (recall): {sum(asked.values())} of {len(asked)}")
-    for name, hit in asked.items():
-        print(f"  {name:>9}: {'in the request' if hit else 'MISSED'}")
+    print(f"planted facts in the request when asked (recall): {sum(map(bool, asked.values()))} of {len(asked)}")
+    for name, how in asked.items():
+        print(f"  {name:>9}: {how or 'MISSED'}")
 
 
 if __name__ == "__main__":

@@ -186,11 +186,20 @@ def assemble(
     state_text = "\n".join([efforts_block(session), *notes])
     summaries_text = summaries_block(session)
 
+    recall_part = f"\n\n{recalled}" if recalled else ""
+
     def system_message(budget_note: str = "") -> dict[str, Any]:
         """Prompt, effort state (+ the budget line, once the context is counted), summaries."""
         text = system_prompt.rstrip() + "\n\n" + state_text + (f"\n{budget_note}" if budget_note else "")
         text += f"\n\n{summaries_text}" if summaries_text else ""
-        return {"role": "system", "content": text + (f"\n\n{recalled}" if recalled else "")}
+        return {"role": "system", "content": text + recall_part}
+
+    def count_system(message: dict[str, Any]) -> int:
+        """Its text and the recalled lines counted apart: the text is the same turn after turn (its count
+        is cached), the recall new each time (one more token at most than counted whole)."""
+        content = str(message["content"])
+        own = {**message, "content": content[: len(content) - len(recall_part)]} if recall_part else message
+        return counter.count_message(own) + counter.count_text(recall_part)
 
     sections = [Section("system", "System prompt", [system_message()])]
     ambient = [fit_message(_clean(m), message_cap, counter) for m in session.ambient_messages()]
@@ -219,14 +228,15 @@ def assemble(
     if turn_messages:
         sections.append(Section("turn", "This turn", [_clean(m) for m in turn_messages]))
 
-    for section in sections:
+    for section in sections[1:]:
         section.tokens = sum(counter.count_message(m) for m in section.messages)
+    sections[0].tokens = count_system(sections[0].messages[0])
     tools_tokens = counter.count_json(tools) if tools else 0
     if budget:
         system = sections[0]
         used = sum(section.tokens for section in sections) + tools_tokens + REPLY_PRIMING
         system.messages[0] = system_message(budget_line(used, budget))
-        system.tokens = counter.count_message(system.messages[0])
+        system.tokens = count_system(system.messages[0])
 
     # The few tokens that prime the reply are part of every request: the system section carries
     # them, so that the sections add up to the meter's total (less the tool definitions).

@@ -285,7 +285,7 @@ class Orchestrator:
         """One round's request (asked again without tools if the model refuses them)."""
         turn = record.turn
         while True:
-            wc = await self.fit(record.in_turn, tools, record.ctx, emit, recalled=record.recalled)
+            wc = await self.fit(record.in_turn, tools, record.ctx, emit, record=record)
             record.request = self.figures(wc)
             emit(record.request)  # the meter shows what this request carries (recalled lines included)
             record.streamed.clear()
@@ -306,22 +306,41 @@ class Orchestrator:
                 self._take_text_tool_calls(completion, tools, holdback, round_no, turn, emit)
             return completion
 
-    async def fit(self, in_turn, tools, ctx: ActionContext, emit: Emit, *, recalled: str = "") -> WorkingContext:
-        """The working context for this request, compacted to the budget if needed. Recalled lines
-        are the first thing left out of a request that would pass the budget."""
-        turn = ctx.turn
+    async def fit(
+        self, in_turn, tools, ctx: ActionContext, emit: Emit, *, record: TurnRecord | None = None
+    ) -> WorkingContext:
+        """The working context for this request, compacted to the budget if needed, with room made for
+        the turn's recalled lines (at most ``recall_share`` of the budget): they are left out only
+        when compaction cannot make room. A compaction moves lines out of the context (a checkpoint, a
+        shrunk ambient window), so the recall is looked for again after one."""
+        recalled = record.recalled if record is not None else ""
 
-        def build() -> WorkingContext:
-            return self.assemble(in_turn, tools)
+        def build(text: str = "") -> WorkingContext:
+            return self.assemble(in_turn, tools, text)
 
         self.compactor.relax(build, self.budget)
-        if recalled:
-            wc = self.assemble(in_turn, tools, recalled)
-            if wc.total <= self.budget:
-                return wc
-        wc = build()
+        wc = build(recalled)
         if wc.total <= self.budget:
             return wc
+        try:
+            wc = await self._compact(lambda: build(recalled), ctx, emit)
+            again = self._recall(record.text) if record is not None else None
+            if record is None or again is None or again.text == recalled:
+                return wc
+            record.recalled = again.text
+            ctx.banners.append(f"Recalled: {again.label}")
+            emit(Banner(turn=ctx.turn, text=ctx.banners[-1], kind="info"))
+            wc = build(again.text)
+            return wc if wc.total <= self.budget else await self._compact(lambda: build(again.text), ctx, emit)
+        except ContextTooLarge:
+            if record is None or not record.recalled:
+                raise
+            record.recalled = ""  # no room for it: the request goes without
+            wc = build()
+            return wc if wc.total <= self.budget else await self._compact(build, ctx, emit)
+
+    async def _compact(self, build: Callable[[], WorkingContext], ctx: ActionContext, emit: Emit) -> WorkingContext:
+        turn = ctx.turn
         report = await self.compactor.compact(build, self.budget, turn)
         for banner in report.banners:
             ctx.banners.append(banner)
@@ -337,7 +356,8 @@ class Orchestrator:
         """The logged lines that answer this message, for this turn's requests (see :mod:`.recall`)."""
         if self.recall is None or self.settings.recall == "off":
             return None
-        return recall_for(self.session, self.recall, text, int(self.budget * self.settings.recall_share))
+        share = int(self.budget * self.settings.recall_share)
+        return recall_for(self.session, self.recall, text, share, self.message_cap)
 
     def _take_text_tool_calls(
         self, completion: Completion, tools, holdback: CallHoldback, round_no: int, turn: int, emit: Emit

@@ -247,18 +247,16 @@ class Session:
         """The ambient window's messages, from the end of ``raw.jsonl`` (withdrawn exchanges left out)."""
         window = max(self.ambient_window, self.configured_ambient_window)
         tail = without_retracted(read_jsonl_tail(self.raw_path, 2 * window + 8))
-        messages = [m for m in tail if is_message(m)]
-        if len(messages) < len(tail):
-            self._note_skipped(RAW_FILE, len(tail) - len(messages))
-        self._ambient = deque(
-            (m for m in messages if m.get("role") in ("user", "assistant")),
-            maxlen=2 * max(window, 1) + 8,
-        )
+        chat = (m for m in self._messages(tail, RAW_FILE) if m.get("role") in ("user", "assistant"))
+        self._ambient = deque(chat, maxlen=2 * max(window, 1) + 8)
 
-    def _note_skipped(self, name: str, count: int) -> None:
-        note = f"{name}: skipped {count} line(s) that are not chat messages (wrong type or shape)"
-        if note not in self.load_notes:
+    def _messages(self, records: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+        """The chat messages of a log's records; the others (wrong type or shape) skipped and noted."""
+        messages = [m for m in records if is_message(m)]
+        note = f"{name}: skipped {len(records) - len(messages)} line(s) that are not chat messages (wrong shape)"
+        if len(messages) < len(records) and note not in self.load_notes:
             self.load_notes.append(note)
+        return messages
 
     def mark_unclean(self, reason: str) -> None:
         """Something failed that the next start must reconcile: this run will not end clean."""
@@ -357,10 +355,7 @@ class Session:
                 self.load_notes.append(
                     f"{self.effort_path(effort_id)}: skipped unreadable line(s) {result.bad_lines[:5]}"
                 )
-            log = [m for m in result.records if is_message(m)]
-            if len(log) < len(result.records):
-                self._note_skipped(f"{EFFORTS_DIR}/{effort_id}.jsonl", len(result.records) - len(log))
-            log = without_retracted(log)
+            log = without_retracted(self._messages(result.records, f"{EFFORTS_DIR}/{effort_id}.jsonl"))
             self._logs[effort_id] = log
         return log
 

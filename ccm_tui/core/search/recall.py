@@ -8,9 +8,10 @@ capped FTS5 lookup tells without counting the rest), scores the lines holding
 them by how many rare words each holds and how rare they are (a line the user
 wrote weighs more), and answers only for a strong hit — two rare words in one
 line, or one very rare word (:data:`VERY_RARE_DOCS`; :data:`USER_RARE_DOCS` in a
-user's line). The hit is that line with its neighbour. Lines the context already holds
-(open or expanded efforts, the ambient window) are left out by the caller's
-``skip`` rules.
+user's line). The hit is that line with its neighbour. Words any message may use
+(:data:`COMMON_WORDS`: "how long should ...") are never searched: in a short session
+every word is rare, and they would recall lines that do not answer. Lines the
+request holds word for word are left out by the caller's ``skip`` rule.
 """
 
 from __future__ import annotations
@@ -49,10 +50,28 @@ class RecallHit:
         return self.lines[0] - 1
 
 
+# Words that say nothing about what a message asks for, however rarely a short session has used them
+# ("how long should ...", "all for now"): never recalled by.
+COMMON_WORDS = frozenset(
+    """about above after again against all almost also always among and another any anything are around
+    back because been before being below best better between both but came can cannot come could day days
+    did does doing done down during each either else enough even ever every few first for from get gets
+    getting give given goes going good got great had has have having her here him his how however just
+    keep know last later least less let like little long look lot lots made make makes many may maybe
+    might more most much must need needs never new next not now off often once one only other others our
+    out over own part please put quite rather really right said same say says see seem she should show
+    since some something still sure take tell than thank thanks that the them then there these they thing
+    things think this those though through time times today too try two under until upon use used using
+    very want was way ways well went were what when where whether which while who why will with would yes
+    yet you your yours""".split()
+)
+
+
 def candidate_words(message: str) -> list[str]:
-    """The words of a message that may be rare: no stop words, no short ones, longest first."""
+    """The words of a message that may be rare: no stop words or common ones, no short ones, longest
+    first."""
     words, _ = parse_query(message)
-    kept = [w for w in words if len(w) >= MIN_WORD_CHARS]
+    kept = [w for w in words if len(w) >= MIN_WORD_CHARS and w not in COMMON_WORDS]
     return sorted(kept, key=lambda w: (-len(w), w))[:MAX_TERMS]
 
 
