@@ -39,7 +39,7 @@ def server_app(session_dir: Path, base_url: str, *, watch: bool = False, **setti
     return CcmApp(Settings().with_overrides("test", **values), session_dir, watch=watch, warm_up=False)
 
 
-async def wait_until(pilot: Pilot, condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
+async def wait_until(pilot: Pilot, condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
@@ -63,7 +63,7 @@ async def ready(pilot: Pilot) -> ChatScreen:
     return screen
 
 
-async def idle(pilot: Pilot, timeout: float = 15.0) -> None:
+async def idle(pilot: Pilot, timeout: float = 30.0) -> None:
     screen = chat(pilot)
     # sent messages are on screen at once: wait until each has its outcome and the session is idle
     await wait_until(pilot, lambda: not screen.busy and not screen.turns.pending, timeout, "the turn to end")
