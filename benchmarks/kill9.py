@@ -90,6 +90,9 @@ def disk_full_campaign(tmp: Path, runs: int, seed: int, size: str) -> None:
     print(f"  corrupt             {len(report.corrupt)}")
     print(f"  bad messages        {len(report.bad_messages)}")
     print(f"  failed yet stored   {len(report.stored_though_failed)}")
+    print(
+        f"  told not to resend  {len(report.logged_at_next_start)} (logged by the next start, --retry-orphan refused)"
+    )
     print(f"  not found by search {len(report.not_found)}")
     print(f"  violations          {len(report.violations)}")
     for line in report.threshold_lines():

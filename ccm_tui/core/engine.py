@@ -262,8 +262,8 @@ class Engine(EngineQuestions):
             except (OSError, StoreError):
                 pass  # the event log itself cannot be written: recovery finds the open turn
         if in_turn and effects:  # its tools changed efforts: the next start logs the turn, never resend it
-            said = f"could not write to the session: {reason} (the turn had already {', '.join(effects)} an effort"
-            return SessionWriteError(f"{said}; the next start logs it: do not send it again)", given_back=False)
+            note = f"the turn had already {', '.join(effects)} an effort: the next start logs it, do not send it again"
+            return SessionWriteError(f"could not write to the session: {reason}", given_back=False, note=note)
         kept = " (your message is kept: retry once the disk is fixed)" if in_turn else ""
         return SessionWriteError(f"could not write to the session: {reason}{kept}")
 

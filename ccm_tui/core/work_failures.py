@@ -14,9 +14,10 @@ class SessionWriteError(StoreError):
     ``given_back``: the user's message goes back to the input (false once the turn's tools changed
     efforts: the next start logs that turn, and sending it again would store it twice)."""
 
-    def __init__(self, message: str, *, given_back: bool = True) -> None:
+    def __init__(self, message: str, *, given_back: bool = True, note: str = "") -> None:
         super().__init__(message)
         self.given_back = given_back
+        self.note = note  # said after the cause in any wording ("… an effort: do not send it again")
 
 
 def check_text(text: str) -> None:
@@ -47,4 +48,6 @@ def failed_outcome(turn: int, work: str, text: str, exc: Exception, *, given_bac
         reason, cause = still_locked(exc.pid), "locked"
     else:
         reason, cause = disk_full(exc) or str(exc), "input" if isinstance(exc, UserInputError) else "io"
+        if isinstance(exc, SessionWriteError) and exc.note and exc.note not in reason:
+            reason = f"{reason} ({exc.note})"
     return Outcome(turn=turn, work=work, status=FAILED, reason=reason, cause=cause, text=text, given_back=given_back)

@@ -10,7 +10,8 @@ against the fake OpenAI server), frees the space and checks:
 * every acknowledged message is in the logs exactly once (else *lost* or *duplicated*);
 * a failed send or restore is done again with the space back, as a user would: it must succeed
   and leave its message (or transcript) once — a failure that had in fact stored its exchange
-  shows up here as *duplicated*;
+  shows up here as *duplicated*; a send that says "do not send it again" (its tools had changed an
+  effort) is not resent: the next start must log it, and ``send --retry-orphan`` must refuse it;
 * no broken line in any JSONL file but a torn last one, every JSON file and the manifest parse
   (else *corrupt*); ``status`` and ``search`` answer;
 * at the end, ``search`` finds every acknowledged message (the index caught up).
@@ -61,6 +62,7 @@ class DiskFullReport:
     violations: list[str] = field(default_factory=list)  # status/search failing, a retry failing
     stored_though_failed: list[str] = field(default_factory=list)  # failed, yet the message was stored
     resent: list[str] = field(default_factory=list)  # messages sent again after their send failed
+    logged_at_next_start: list[str] = field(default_factory=list)  # failed sends told not to be resent
     not_found: list[str] = field(default_factory=list)  # acknowledged messages search did not find
     disk: str = ""  # "tmpfs 4m" or "ext4 loop file 4m"
 
@@ -313,8 +315,15 @@ class DiskFullCampaign:
         if kind != "search" and not acked:
             if self.stored(message if kind == "send" else f"{tag} question 0 about the cellar racks"):
                 self.report.stored_though_failed.append(what)  # a manual retry would duplicate it
-            self.retry(what, lambda: self.send(message) if kind == "send" else self.restore(tag))
-            self.report.resent += [message] if kind == "send" else []
+            if kind == "send" and "do not send it again" in err:
+                self.report.logged_at_next_start.append(message)
+                model = ("--model", "openai/fake-model", "--api-base", self.server.base_url)
+                rc, err = self.ccm("send", "--session-dir", str(self.session), *model, "--retry-orphan")
+                if rc == 0:  # the next start logged it; retrying would run its tools again
+                    self.report.violations.append(f"{what}: --retry-orphan sent it again")
+            else:
+                self.retry(what, lambda: self.send(message) if kind == "send" else self.restore(tag))
+                self.report.resent += [message] if kind == "send" else []
         if kind != "search":
             (self.expected if kind == "send" else self.imported).append(message if kind == "send" else tag)
         self.check(what)

@@ -77,3 +77,33 @@ def test_a_send_fails_only_when_its_exchange_was_not_stored(llm_server, small_di
     assert rc == 0, err
     users = [r["content"] for r in ccm.lines("raw.jsonl") if r.get("role") == "user"]
     assert users.count("second message") <= 1 and users.count("third message") == 1
+
+
+@pytest.mark.parametrize("leave_kib", range(64, 208, 16))
+def test_following_what_a_failed_send_says_never_stores_it_twice(llm_server, small_disk, capsys, leave_kib):
+    """Found by the disk-full campaign: a send whose open_effort ran before the disk filled said 'your
+    message is kept' while the next start logged its turn, so the resend stored it twice. Now it is
+    given back only when nothing of it is stored; otherwise it says not to send it again."""
+    from tests.fakes.openai_server import call, tool_calls
+
+    ccm = CCM(llm_server, small_disk / "session", capsys)
+    ccm.server.push(text("First answer."))
+    ccm.send("first message")
+    filler = fill(small_disk, leave=leave_kib * 1024)
+    ccm.server.push(tool_calls(call("open_effort", {"name": "Pantry"})))
+    ccm.server.push(text("Opened: " + " ".join(f"word{i}" for i in range(3000))))
+    rc, out, err = ccm.run(*ccm.send_argv("plan the pantry shelves"))
+    filler.unlink()
+    if rc != 0:
+        assert err.startswith("ccm-tui: the disk is full") and err.count("\n") == 1, err
+        if "do not send it again" in err:
+            assert "retry-orphan" not in err
+            ccm.server.push(text("Noted."))
+            ccm.send("something else")  # the next start logs the turn
+        else:
+            ccm.server.push(text("Opened again."))
+            ccm.send("plan the pantry shelves")
+    logged = [
+        r["content"] for p in ("raw.jsonl", "efforts/pantry.jsonl") for r in ccm.lines(p) if r.get("role") == "user"
+    ]
+    assert logged.count("plan the pantry shelves") == 1, (rc, err, logged)

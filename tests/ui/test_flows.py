@@ -573,10 +573,10 @@ async def test_the_token_meter_stays_visible_with_many_efforts(tmp_path):
 
     async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        for n in range(9):
+        for n in range(9):  # one at a time: an action while one runs is refused with a warning
+            await wait_until(pilot, lambda: not screen.link.state.busy)
             screen.efforts.open(f"topic {n}")
-            await idle(pilot)
-        await wait_until(pilot, lambda: len(screen.query(EffortItem)) >= 9)
+            await wait_until(pilot, lambda n=n: len(screen.query(EffortItem)) >= n + 1)
         screen.action_focus_efforts()  # the details of the selected effort show too
         await pilot.pause()
         sidebar, meter = screen.query_one(Sidebar).region, screen.query_one(TokenMeter).region
