@@ -63,7 +63,7 @@ from .session_lock import Presence
 from .session_queries import SessionClosed, SessionQueries
 from .session_thread import SessionThread
 from .slash_commands import spec_of
-from .turn_events import CANCELLED, FAILED, EffortChanged, Outcome, TurnEvent, TurnStarted, Waiting
+from .turn_events import CANCELLED, FAILED, Banner, EffortChanged, Outcome, TurnEvent, TurnStarted, Waiting
 
 
 class SessionController(SessionQueries, SessionBroadcast):
@@ -224,17 +224,21 @@ class SessionController(SessionQueries, SessionBroadcast):
         except Exception as exc:  # noqa: BLE001 - a bug must end the work, not the session
             outcome = unrun_outcome(intent, FAILED, f"{type(exc).__name__}: {exc}", cause="internal", given_back=True)
         self._inner = None
-        self._tell(outcome)
-        if outcome.work == "turn" and outcome.ok:
-            await self._assist()
-        if not self._queue and self._engine is not None:
-            self._engine.settle()  # the manifest catches up once the queue is empty
-        self._seen_ts = now_iso()
-        self._publish()
-        self._task = None
-        self._set_state(phase=Phase.IDLE, work=None, detail="", holder=None)
-        if not future.done():
-            future.set_result(outcome)
+        try:
+            self._tell(outcome)
+            if outcome.work == "turn" and outcome.ok:
+                await self._assist()
+            if not self._queue and self._engine is not None:
+                self._engine.settle()  # the manifest catches up once the queue is empty
+            self._seen_ts = now_iso()
+            self._publish()
+        except Exception as exc:  # noqa: BLE001 - the outcome stands (it is stored): say what failed after it
+            self._tell(Banner(outcome.turn, f"after the {outcome.work}: {one_line(exc)}", kind="info"))
+        finally:  # whatever failed after it, the caller gets its outcome and the queue moves on
+            self._task = None
+            self._set_state(phase=Phase.IDLE, work=None, detail="", holder=None)
+            if not future.done():
+                future.set_result(outcome)
         if self._disk_pending:
             self._disk_changed()
         self._pump()

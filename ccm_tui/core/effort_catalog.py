@@ -13,6 +13,7 @@ or missing builds a private copy in memory instead.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import uuid
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .efforts import Effort
+from .store import StoreError
 
 CATALOG_FILE = ".manifest.sqlite"
 SCHEMA = 4  # 2: the layout index, 3: the totals index, 4: the recent index
@@ -56,6 +58,11 @@ CREATE INDEX IF NOT EXISTS entries_digest ON entries (digest) WHERE digest IS NO
 
 class CatalogUnusable(Exception):
     """The catalog file cannot be used (corrupt, foreign, unreadable): build one in memory."""
+
+
+class CatalogWriteFailed(StoreError):
+    """A write to the catalog file failed (a full disk): nothing of it was kept. The catalog is
+    derived, so the journal and the manifest stay the record; the next start rebuilds it."""
 
 
 @dataclass(frozen=True)
@@ -191,7 +198,23 @@ class EffortCatalog:
 
     def remember(self, **values: Any) -> None:
         """Record facts about the session in the catalog (the writer only; lost with the catalog)."""
-        self._set_meta(**values)
+        with self._transaction():
+            self._set_meta(**values)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write, all or nothing; a failed one (a full disk) raises :class:`CatalogWriteFailed`."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            yield
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._rollback()
+            where = self.path.name if self.path is not None else "the catalog"
+            raise CatalogWriteFailed(f"could not update {where}: {exc}") from exc
+        except BaseException:
+            self._rollback()
+            raise
 
     # ------------------------------------------------------------------ writing
     def rebuild(
@@ -202,24 +225,19 @@ class EffortCatalog:
         rows = (
             (i, *_row_values(e), lengths[i] if lengths else None, 0 if lengths else 1) for i, e in enumerate(efforts)
         )
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
+        with self._transaction():
             self._db.execute("DELETE FROM entries")
             self._db.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
             self._set_meta(
                 stamp=stamp, head=head if lengths is not None else None, applied=applied, rebuild=uuid.uuid4().hex
             )
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._rollback()
-            raise
         if self.path is not None:  # readers then open the file, not a WAL of every row
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            with contextlib.suppress(sqlite3.Error):  # (only quicker for them)
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def apply(self, efforts: Iterable[Effort], *, applied: int | None) -> None:
         """Upsert changed or new entries (they are now dirty); ``applied``: the journal offset."""
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
+        with self._transaction():
             for effort in efforts:
                 values = _row_values(effort)
                 updated = self._db.execute(
@@ -235,23 +253,14 @@ class EffortCatalog:
                     )
             if applied is not None:
                 self._set_meta(applied=applied)
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._rollback()
-            raise
 
     def written(self, lengths: dict[int, int], *, head: int, stamp: Any, applied: int) -> None:
         """The manifest file was rewritten: these rows' blocks now take these lengths."""
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
+        with self._transaction():  # failed: the stamp stays old, so the next start reads the file
             self._db.executemany(
                 "UPDATE entries SET length = ?, dirty = 0 WHERE ord = ?", [(n, o) for o, n in lengths.items()]
             )
             self._set_meta(stamp=stamp, head=head, applied=applied)
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._rollback()
-            raise
 
     def _rollback(self) -> None:
         try:

@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .effort_catalog import CATALOG_FILE, CatalogUnusable, EffortCatalog
+from .effort_catalog import CATALOG_FILE, CatalogUnusable, CatalogWriteFailed, EffortCatalog
 from .efforts import Effort, ManifestError, effort_from_dict, validated
 from .eventlog import EFFORTS_SAVED
 from .manifest_file import Piece, head_bytes, read_manifest_text, render_block, write_manifest, write_pieces
@@ -101,7 +101,7 @@ class ManifestStore:
             if catalog is None or catalog.meta("stamp") != stamp or not isinstance(catalog.meta("applied"), int):
                 catalog = self._rebuilt(catalog, stamp, writable)
             return self._journaled(catalog, writable)
-        except CatalogUnusable:
+        except (CatalogUnusable, CatalogWriteFailed):  # (a full disk: the next start writes the file)
             if catalog is not None and catalog.path is not None:
                 catalog.close()
                 if writable:

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..atomic_file import fsync_dir
 from . import eventlog as ev
+from .effort_catalog import CatalogWriteFailed
 from .effort_table import EffortTable
 from .efforts import CONCLUDED, OPEN, Effort
 from .eventlog import EventLog, now_iso
@@ -144,7 +145,8 @@ class Session:
         catalog = self.efforts.catalog if self.generation else None  # loaded
         checked = refuse_links(self.dir, logs=logs, checked=catalog.meta("links_checked") if catalog else None)
         if catalog is not None and checked is not None and self.lock.held and not self.readonly:
-            catalog.remember(links_checked=checked)
+            with contextlib.suppress(CatalogWriteFailed):  # (a full disk: the next start looks again)
+                catalog.remember(links_checked=checked)
 
     def index_marker(self) -> list[Any]:
         """What the search index must have seen to hold all of the session: every write appends to
@@ -308,7 +310,7 @@ class Session:
             self.log_event(ev.EFFORTS_SAVED, entries=[e.to_dict() for e in changed])
             try:
                 self.efforts.catalog.apply(changed, applied=file_size(self.events.path))
-            except sqlite3.Error as exc:  # a full disk
+            except (sqlite3.Error, CatalogWriteFailed) as exc:  # a full disk
                 self.mark_unclean(f"the efforts' catalog was not updated: {disk_full(exc) or exc}")
                 return False
             self.efforts.saved(changed)

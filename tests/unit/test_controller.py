@@ -200,6 +200,31 @@ async def test_a_message_ends_with_one_outcome_then_idle(make, llm_server):
     assert "".join(e.text for e in seen if isinstance(e, TextDelta)) == "hello there"
 
 
+async def test_a_failure_after_the_outcome_still_hands_it_over_and_the_queue_moves_on(make, llm_server):
+    """Found on a full disk: the catalog's COMMIT failed while the manifest caught up after a
+    stored turn, the work ended without setting its future and ``send`` waited forever."""
+    from ccm_tui.core.turn_events import Banner
+
+    controller, recorder = make()
+    await controller.open()
+    failed: list[Any] = []
+
+    def breaks_once_after_the_outcome(event: Any) -> None:
+        if isinstance(event, SnapshotChanged) and recorder.of(Outcome) and not failed:
+            failed.append(event)
+            raise RuntimeError("database or disk is full")
+
+    controller.subscribe(breaks_once_after_the_outcome)
+    llm_server.push(text("stored"), text("second"))
+
+    first = await asyncio.wait_for(controller.run(SendMessage("one")), TIMEOUT)
+    second = await asyncio.wait_for(controller.run(SendMessage("two")), TIMEOUT)
+
+    assert failed and first.ok and second.ok and second.reply == "second"
+    assert any("after the turn: database or disk is full" in b.text for b in recorder.of(Banner))
+    assert controller.state.phase is Phase.IDLE
+
+
 async def test_an_effort_action_runs_as_an_action(make):
     controller, recorder = make()
     await controller.open()
