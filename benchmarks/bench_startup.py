@@ -126,6 +126,13 @@ def main() -> int:
     }
     for key in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "HOME"):
         Path(env[key]).mkdir(parents=True)
+    # Bytecode as a wheel install leaves it (pip compiles on install): an editable checkout under
+    # PYTHONDONTWRITEBYTECODE=1 would otherwise compile every module from source at each start.
+    import compileall
+
+    import ccm_tui
+
+    compileall.compile_dir(Path(ccm_tui.__file__).parent, quiet=1)
     ccm = Path(sys.executable).with_name("ccm-tui")
     program = str(ccm) if ccm.exists() else shutil.which("ccm-tui")
     bare = f"{sys.executable} {Path(__file__).with_name('bare_textual_app.py')}"

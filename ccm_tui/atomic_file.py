@@ -7,7 +7,6 @@ The bottom layer: the configuration file and every session file (through
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 
@@ -16,6 +15,8 @@ def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
 
     ``durable=False`` skips the fsyncs, for derived files (caches) that can be rebuilt."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # (lazily: not on the TUI's start-up path)
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:

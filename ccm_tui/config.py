@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -297,16 +296,19 @@ def read_config_file(path: Path | None = None) -> dict[str, Any]:
     """The settings in config.toml (unknown keys are an error, so typos are caught)."""
     path = path or config_file()
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+        raw = path.read_bytes()
     except FileNotFoundError:
-        return {}
+        return {}  # (no file: the TOML parser is not even imported — it weighs on every start)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+    import tomllib
+
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not valid UTF-8 text") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
     return {k: _coerce(k, v, str(path)) for k, v in data.items()}
 
 

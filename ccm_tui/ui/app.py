@@ -7,13 +7,13 @@ welcome screen. Everything else lives in ``screens/`` and ``widgets/``.
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import Screen
 
 from .. import config, paths
 from ..config import (
@@ -100,11 +100,15 @@ class CcmApp(App[int]):
                 return screen
         return None
 
+    def get_default_screen(self) -> Screen[Any]:
+        """The chat is the app's first screen (not pushed over a blank one: one screen less to
+        compose and style before the first paint)."""
+        return self._new_chat()
+
     def on_mount(self) -> None:
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         self.theme_changed_signal.subscribe(self, self._remember_theme)
-        self.push_screen(self._new_chat())
         if not self.demo and not self.settings.model:
             self.show_welcome()
 
@@ -137,6 +141,8 @@ class CcmApp(App[int]):
 
     def start_demo(self) -> None:
         """Leave the real session and run the offline demo in a temporary one."""
+        import tempfile
+
         self._demo_dir = tempfile.TemporaryDirectory(prefix="ccm-demo-")
         self.demo = True
         self.settings = demo_settings()
@@ -245,9 +251,14 @@ def run_app(
     *, settings: Settings | None = None, session_dir: Path | None = None, demo: bool = False, typed: str = ""
 ) -> int:
     """Run the TUI until the user quits; returns the exit code (``typed``: keys typed before it started)."""
-    with tempfile.TemporaryDirectory(prefix="ccm-demo-") as scratch:
-        if demo or session_dir is None:
-            demo, session_dir = True, Path(scratch) / "demo"
-        app = CcmApp(settings, session_dir, demo=demo, typed=typed)
-        result = app.run()
-        return int(result or app.return_code or 0)
+    if demo or session_dir is None:  # the demo's session lives in a scratch directory
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="ccm-demo-") as scratch:
+            return _run(CcmApp(settings, Path(scratch) / "demo", demo=True, typed=typed))
+    return _run(CcmApp(settings, session_dir, demo=demo, typed=typed))
+
+
+def _run(app: CcmApp) -> int:
+    result = app.run()
+    return int(result or app.return_code or 0)

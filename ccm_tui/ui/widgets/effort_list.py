@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from textual import events
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -183,8 +184,8 @@ class EffortList(VerticalScroll):
         super().__init__(id=id)
         self._shown: tuple = ()
 
-    def on_mount(self) -> None:
-        self.mount(Static(EMPTY_TEXT, classes="efforts-empty"))
+    def compose(self) -> ComposeResult:  # (composed, not mounted after: no second layout before the first paint)
+        yield Static(EMPTY_TEXT, classes="efforts-empty")
 
     async def show(
         self,
