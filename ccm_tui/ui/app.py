@@ -7,6 +7,7 @@ welcome screen. Everything else lives in ``screens/`` and ``widgets/``.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
@@ -106,6 +107,7 @@ class CcmApp(App[int]):
         return self._new_chat()
 
     def on_mount(self) -> None:
+        self.call_after_refresh(gc.enable)  # `ccm-tui` turned it off for the start (commands/tui.py)
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         self.theme_changed_signal.subscribe(self, self._remember_theme)

@@ -616,3 +616,15 @@ async def test_a_model_change_runs_the_warm_up_again(tmp_path, monkeypatch):
         await wait_until(pilot, lambda: screen.is_open and screen.settings.decay_threshold == 7)
         await pilot.pause()
         assert checked == ["openai/one", "openai/two"]
+
+
+async def test_garbage_collection_turned_off_for_the_start_is_back_once_the_first_frame_is_painted(tmp_path):
+    import gc
+
+    gc.disable()  # as `ccm-tui` does before importing the UI
+    try:
+        async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await wait_until(pilot, gc.isenabled, what="the collector back on")
+    finally:
+        gc.enable()
