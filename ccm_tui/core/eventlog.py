@@ -43,6 +43,7 @@ MODEL_WITHOUT_TOOLS = "model_without_tools"  # the model cannot use tools: the c
 EFFORTS_SAVED = "efforts_saved"  # manifest entries that changed (the journal: see manifest_store)
 EXCHANGE_RETRACTED = "exchange_retracted"  # the last exchange was withdrawn (regenerate, edit): core/retraction.py
 NOTE_ADDED = "note_added"  # another agent left a note in an effort's log (ccm-tui mcp's remember)
+RECALL_REVISED = "recall_revised"  # a compaction mid-turn moved lines: the turn's recall was looked for again
 
 TERMINAL_TURN_EVENTS = {TURN_DONE, TURN_FAILED, TURN_CANCELLED}
 

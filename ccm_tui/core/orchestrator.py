@@ -328,6 +328,7 @@ class Orchestrator:
             if record is None or again is None or again.text == recalled:
                 return wc
             record.recalled = again.text
+            self.session.log_event(ev.RECALL_REVISED, next_turn=ctx.turn, recalled=again.where())
             ctx.banners.append(f"Recalled: {again.label}")
             emit(Banner(turn=ctx.turn, text=ctx.banners[-1], kind="info"))
             wc = build(again.text)

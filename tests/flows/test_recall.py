@@ -90,6 +90,8 @@ def test_the_checkpointed_part_of_an_open_effort_is_recalled(ccm, monkeypatch):
     out = ccm.send("Which tomato variety do I grow this year?")
     assert "San Marzano" in last_chat_system(ccm)
     assert "Recalled: garden lines 1-2" in out["banners"]
+    revised = ccm.events("recall_revised")  # the recall looked for again after the compaction is logged too
+    assert revised and revised[-1]["next_turn"] == out["turn"] and "garden" in str(revised[-1]["recalled"])
 
 
 def test_a_line_the_context_cuts_to_the_message_cap_is_recalled_around_the_words_asked_for(ccm, monkeypatch):
@@ -154,6 +156,8 @@ def test_lines_that_the_asking_request_itself_checkpoints_are_recalled(ccm, monk
     assert ccm.effort("garden")["checkpoint_upto"] >= 2  # this request's compaction took the fact out
     assert "DE-339-881" in last_chat_system(ccm)
     assert "Recalled: garden lines 1-2" in out["banners"]
+    revised = ccm.events("recall_revised")  # the recall looked for again after the compaction is logged too
+    assert revised and revised[-1]["next_turn"] == out["turn"] and "garden" in str(revised[-1]["recalled"])
 
 
 def test_words_any_message_may_use_recall_nothing_in_a_short_session(ccm):
