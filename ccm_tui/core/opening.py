@@ -242,11 +242,14 @@ def search_session(session_dir: Path, query: str, limit: int = 10) -> list[Searc
     brings the derived index up to date, ranks. Never imports litellm."""
     session = Session.open(Path(session_dir), readonly=True)
     try:
-        index = open_index(session_dir)
-    except SearchIndexError:
-        if os.access(session_dir, os.W_OK) or not os.access(session_dir, os.R_OK | os.X_OK):
-            raise
-        index = EffortIndex(IN_MEMORY)  # a read-only session: reading needs no write (indexed for this query)
-    with index:
-        sync_index(index, session)
-        return without_folded(index.search(query, limit=limit), session.state.ambient_folded_upto)
+        try:
+            index = open_index(session_dir)
+        except SearchIndexError:
+            if os.access(session_dir, os.W_OK) or not os.access(session_dir, os.R_OK | os.X_OK):
+                raise
+            index = EffortIndex(IN_MEMORY)  # a read-only session: reading needs no write (indexed for this query)
+        with index:
+            sync_index(index, session)
+            return without_folded(index.search(query, limit=limit), session.state.ambient_folded_upto)
+    finally:
+        session.close()

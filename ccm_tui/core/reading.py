@@ -125,8 +125,11 @@ def read_status(
     from .opening import open_read_only
 
     engine = open_read_only(session_dir, settings)
-    status = engine.full_status() if every_effort else engine.status()
-    return status, engine.status_json(status)
+    try:
+        status = engine.full_status() if every_effort else engine.status()
+        return status, engine.status_json(status)
+    finally:
+        engine.close()  # (the catalog's connection: a long-lived caller must not keep it)
 
 
 def repair(session_dir: Path, *, force: bool = False) -> RepairReport:

@@ -229,10 +229,8 @@ class Session:
         """A broken snapshot is kept as ``<name>.corrupt-<ts>`` and rebuilt from the logs."""
         note = f"{path.name}: {problem}; rebuilt from the logs"
         if not self.readonly:
-            try:
+            with contextlib.suppress(OSError):
                 note += f" (the broken file is kept as {set_aside(path).name})"
-            except OSError:
-                pass
         self.load_notes.append(note)
         return {}
 
@@ -266,15 +264,18 @@ class Session:
             self.unclean_reason = reason
 
     def close(self, *, clean: bool = True, while_locked: Callable[[], Any] = contextlib.nullcontext) -> None:
-        """Mark a clean end (if we can take the lock, and nothing failed) and release it.
+        """Mark a clean end (if we can take the lock, and nothing failed) and release it, then close
+        the catalog (a server that opens session after session must not keep their files open).
         ``while_locked``: a context the last writes happen in (the engine's index watch)."""
-        if self.readonly:
-            return
-        clean = clean and self.unclean_reason is None
-        if not self.lock.held and not self.lock.try_acquire():
-            return  # another process is mid-operation; it will mark its own end
-        try:
-            with while_locked():
+        try:  # (without the lock another process is mid-operation: it will mark its own end)
+            if not self.readonly and (self.lock.held or self.lock.try_acquire()):
+                self._mark_end(clean and self.unclean_reason is None, while_locked)
+        finally:
+            self.efforts.close()
+
+    def _mark_end(self, clean: bool, while_locked: Callable[[], Any]) -> None:
+        try:  # a full disk (OSError, StoreError): the work is stored; the next start recovers
+            with contextlib.suppress(OSError, StoreError), while_locked():
                 try:
                     self.flush_manifest()
                 except (OSError, StoreError) as exc:  # the journal holds what it would have written
@@ -284,8 +285,6 @@ class Session:
                     self.state.clean_shutdown = True
                     self.save_state()
                     self.log_event(ev.SESSION_END, pid=os.getpid())
-        except (OSError, StoreError):  # a full disk: the work is stored; the next start recovers
-            pass
         finally:
             self.lock.release()
 

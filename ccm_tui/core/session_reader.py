@@ -179,4 +179,6 @@ class SessionReader:
             if self._index is not None:
                 self._index.close()
                 self._index = None
-            self._session = None
+            if self._session is not None:
+                self._session.close()
+                self._session = None

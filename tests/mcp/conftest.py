@@ -192,8 +192,10 @@ def raw_exchange(lines: list[Any], ids: set[Any], *args: str) -> tuple[list[dict
     proc.stdin.flush()
     out: list[dict[str, Any]] = []
     deadline = time.monotonic() + 120
+    poller = select.poll()  # (not select(): a test process may hold over 1,024 descriptors)
+    poller.register(proc.stdout, select.POLLIN)
     while ({1} | ids) - {m.get("id") for m in out} and time.monotonic() < deadline:
-        if select.select([proc.stdout], [], [], 1.0)[0]:
+        if poller.poll(1000):
             out.append(json.loads(proc.stdout.readline()))  # every line parses as JSON
     proc.stdin.close()
     rest, errors = proc.stdout.read(), proc.stderr.read()

@@ -96,12 +96,13 @@ def test_the_listing_is_newest_first_with_sizes_efforts_and_turns(tmp_path):
     (root / "bad\nname").mkdir()
     (root / "bad\nname" / "events.jsonl").write_text("{}\n")
 
-    listed = list_sessions(root)
+    trip_bytes = sum(p.stat().st_size for p in (root / "trip").rglob("*") if p.is_file())  # (reading the
+    listed = list_sessions(root)  # catalog may leave SQLite's shared-memory file: the size is as found)
 
     assert [s.name for s in listed] == ["trip", "old", "older"]
     trip, old_info, older = listed
     assert (trip.efforts, trip.turns) == (2, 6)
-    assert trip.size == sum(p.stat().st_size for p in (root / "trip").rglob("*") if p.is_file())
+    assert trip.size == trip_bytes
     assert old_info.size == 6000 and (old_info.efforts, old_info.turns) == (None, None)
     assert 7000 < time.time() - (old_info.last_used or 0) < 7400
     assert catalog.last_used_ago(old_info) == "2 h ago" and catalog.last_used_ago(older) == "4 weeks ago"
