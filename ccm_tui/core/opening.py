@@ -240,8 +240,7 @@ def open_read_only(session_dir: Path, settings: Settings) -> Engine:
 def search_session(session_dir: Path, query: str, limit: int = 10) -> list[SearchHit]:
     """Search a session without opening it for writing (``ccm-tui search``): reads the manifest,
     brings the derived index up to date, ranks. Never imports litellm."""
-    session = Session.open(Path(session_dir), readonly=True)
-    try:
+    with Session.open(Path(session_dir), readonly=True) as session:  # (closed after: its catalog too)
         try:
             index = open_index(session_dir)
         except SearchIndexError:
@@ -251,5 +250,3 @@ def search_session(session_dir: Path, query: str, limit: int = 10) -> list[Searc
         with index:
             sync_index(index, session)
             return without_folded(index.search(query, limit=limit), session.state.ambient_folded_upto)
-    finally:
-        session.close()

@@ -28,8 +28,8 @@ from .tokens import TokenCounter, cap_tokens
 Skip = Callable[[str, str, int], bool]
 Find = Callable[[str, Skip], list[RecallHit]]
 SHOWN_ROLES = ("user", "assistant", "system")  # the roles of logged lines the working context shows
-MIN_TOKENS = 120
-MAX_PLACES = 20  # places of each word found by that an excerpt of a long line is chosen among  # a recall smaller than this would cut its passage to nothing useful
+MIN_TOKENS = 120  # a recall smaller than this would cut its passage to nothing useful
+MAX_PLACES = 20  # places of each word found by that an excerpt of a long line is chosen among
 HEADER = (
     "Recalled for this message (lines logged earlier that may answer it; they are not otherwise in your "
     "context — use them if they do, and say where they come from):"

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sqlite3
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict
@@ -309,7 +308,7 @@ class Session:
             self.log_event(ev.EFFORTS_SAVED, entries=[e.to_dict() for e in changed])
             try:
                 self.efforts.catalog.apply(changed, applied=file_size(self.events.path))
-            except (sqlite3.Error, CatalogWriteFailed) as exc:  # a full disk
+            except CatalogWriteFailed as exc:  # a full disk
                 self.mark_unclean(f"the efforts' catalog was not updated: {disk_full(exc) or exc}")
                 return False
             self.efforts.saved(changed)

@@ -15,6 +15,14 @@ def chat(ccm, message: str) -> dict:
     return ccm.send(message)
 
 
+def concluded(ccm, name: str, line: str, summary: str) -> None:
+    """An effort ``name`` that holds ``line``, concluded with ``summary``."""
+    ccm.send(f"/open {name}")
+    chat(ccm, line)
+    ccm.server.push(text(summary))
+    ccm.send("/done")
+
+
 def test_a_fact_that_left_the_window_is_recalled_into_the_request(ccm):
     chat(ccm, "My locker code at the climbing gym is 4729.")
     for i in range(40):
@@ -31,10 +39,7 @@ def test_a_fact_that_left_the_window_is_recalled_into_the_request(ccm):
 
 
 def test_a_detail_of_a_concluded_effort_is_recalled_and_open_ones_are_not(ccm):
-    ccm.send("/open Japan trip")
-    chat(ccm, "We stay at the Hanaya ryokan in Kyoto, room 204.")
-    ccm.server.push(text("Japan trip: a ryokan in Kyoto."))
-    ccm.send("/done")
+    concluded(ccm, "Japan trip", "We stay at the Hanaya ryokan in Kyoto, room 204.", "Japan trip: a ryokan in Kyoto.")
     out = chat(ccm, "Which room number did we get at Hanaya?")
     assert "room 204" in ccm.chat_requests()[-1]["messages"][0]["content"]
     assert "Recalled: japan-trip lines" in " ".join(out["banners"])
@@ -160,10 +165,7 @@ def test_lines_that_the_asking_request_itself_checkpoints_are_recalled(ccm, monk
 
 
 def test_words_any_message_may_use_recall_nothing_in_a_short_session(ccm):
-    ccm.send("/open sourdough")
-    chat(ccm, "How long should the sourdough rise before baking?")
-    ccm.server.push(text("Sourdough: rising times."))
-    ccm.send("/done")
+    concluded(ccm, "sourdough", "How long should the sourdough rise before baking?", "Sourdough: rising times.")
     out = chat(ccm, "How long should I keep all the receipts?")
     assert not any(b.startswith("Recalled") for b in out["banners"])
     out = chat(ccm, "How long should the sourdough rise?")  # a word of its own finds it

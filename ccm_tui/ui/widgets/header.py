@@ -26,13 +26,11 @@ class AppHeader(Horizontal):
 
     def watch_model(self, value: str) -> None:
         self.query_one(".header-model", Static).update(f"model  {value}" if value else "no model configured")
-        if self.has_class("-no-model") == bool(value):  # (a class change restyles the whole header)
-            self.set_class(not value, "-no-model")
+        self.set_class(not value, "-no-model")
 
     def watch_demo(self, value: bool) -> None:
         self.query_one(".header-demo", Static).display = value
-        if self.has_class("-demo") != value:
-            self.set_class(value, "-demo")
+        self.set_class(value, "-demo")
 
     def watch_status(self, value: str) -> None:
         self.query_one(".header-status", Static).update(value)
