@@ -54,6 +54,10 @@ async def _answer(pilot, typed: str) -> None:
     await pilot.pause()
 
 
+def _noted(pilot, words: str) -> bool:
+    return any(words in n.message for n in pilot.app._notifications)
+
+
 def _header(pilot) -> str:
     return pilot.app.chat_screen.query_one(AppHeader).session_name
 
@@ -105,10 +109,12 @@ async def test_n_makes_a_new_session_and_opens_it(tmp_path, llm_server):
         picker = await _picker(pilot)
         await pilot.press("n")
         await _answer(pilot, "a/b")  # refused in one line; the picker stays
+        await wait_until(pilot, lambda: _noted(pilot, "invalid session name 'a/b'"), what="the refusal")
         assert isinstance(pilot.app.screen, SessionsScreen)
         assert not (_root() / "a").exists()
         await pilot.press("n")
         await _answer(pilot, "default")
+        await wait_until(pilot, lambda: _noted(pilot, "already a session named 'default'"), what="the refusal")
         assert isinstance(pilot.app.screen, SessionsScreen)
         notes = [n.message for n in pilot.app._notifications]
         assert any("invalid session name 'a/b'" in m for m in notes), notes
