@@ -71,8 +71,10 @@ def typed_ahead() -> Iterator[str]:
 def _pending(fd: int) -> str:
     import select
 
+    poller = select.poll()  # (select() refuses descriptors over 1,023)
+    poller.register(fd, select.POLLIN)
     chunks: list[bytes] = []
-    while select.select([fd], [], [], 0)[0] and sum(map(len, chunks)) < 100_000:
+    while poller.poll(0) and sum(map(len, chunks)) < 100_000:
         data = os.read(fd, 65536)
         if not data:
             break

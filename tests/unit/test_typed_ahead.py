@@ -14,9 +14,32 @@ import pytest
 from ccm_tui.commands.tui import typed_ahead
 
 
-@pytest.fixture
-def terminal(monkeypatch):
+def above(fd: int, floor: int) -> int:
+    """``fd`` moved to a descriptor number of at least ``floor``."""
+    import fcntl
+
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD, floor)
+    os.close(fd)
+    return moved
+
+
+@pytest.fixture(params=["low", "high"])
+def terminal(monkeypatch, request):
+    """A pseudo-terminal as stdin; "high": its descriptor above 1,024, as in a process that holds many
+    (select() refuses those; the CI's test worker met it)."""
     master, slave = os.openpty()
+    if request.param == "high":
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard != resource.RLIM_INFINITY and hard <= 1100:
+            pytest.skip("this machine allows no descriptor above 1,100")
+        if soft != resource.RLIM_INFINITY and soft <= 1100:
+            resource.setrlimit(
+                resource.RLIMIT_NOFILE, (min(hard, 4096) if hard != resource.RLIM_INFINITY else 4096, hard)
+            )
+            request.addfinalizer(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard)))
+        slave = above(slave, 1100)
     stdin = os.fdopen(slave, "r", closefd=True)
     monkeypatch.setattr(sys, "stdin", stdin)
     yield master, slave
