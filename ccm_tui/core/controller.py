@@ -35,6 +35,7 @@ from .effort_states import Action
 from .engine import Engine
 from .engine_questions import ContextInspection
 from .eventlog import now_iso
+from .llm import release_loop_clients
 from .model_setup import model_checks
 from .opening import OpenOptions, start_engine_when_free
 from .recovery import RecoveryReport, no_orphan_reason
@@ -389,6 +390,7 @@ class SessionController(SessionQueries, SessionBroadcast):
         engine, self._engine = self._engine, None
         if engine is not None:
             engine.close()
+        await release_loop_clients()  # this thread's loop ends: its provider connections with it
         self._presence.release()
         self._set_state(phase=Phase.CLOSED, work=None, detail="", queued=())
 

@@ -8,6 +8,7 @@ becomes an :class:`~.llm_errors.LLMError` (see :mod:`.llm_errors`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any
 
@@ -65,6 +66,39 @@ def import_litellm():
         litellm.disable_aiohttp_transport = True
         _litellm = litellm
     return _litellm
+
+
+async def release_loop_clients() -> None:
+    """Close the HTTP clients litellm made for the running event loop, which is about to end.
+
+    litellm keeps one client per provider and event loop in a process-wide cache and closes them only
+    when they are evicted: a process that opens session after session (the TUI switching sessions,
+    the MCP server) would keep a connection open for every loop that is gone. Best effort: a litellm
+    that keys its cache otherwise is left as it is."""
+    if _litellm is None:
+        return  # no request was ever made
+    try:
+        from litellm.caching.evicted_client_closer import running_loop_token
+
+        token: object = running_loop_token()
+    except ImportError:
+        token = id(asyncio.get_running_loop())
+    store = getattr(_litellm, "in_memory_llm_clients_cache", None)
+    cache = getattr(store, "cache_dict", None)
+    if token is None or not isinstance(cache, dict):
+        return
+    for key in [key for key in list(cache) if isinstance(key, str) and key.endswith(f"-{token}")]:
+        client = cache.get(key)
+        with contextlib.suppress(Exception):
+            store._remove_key(key)  # type: ignore[union-attr]  # (its expiry bookkeeping too)
+        cache.pop(key, None)
+        close = getattr(client, "aclose", None) or getattr(client, "close", None)
+        try:
+            result = close() if callable(close) else None
+            if asyncio.iscoroutine(result):
+                await result
+        except Exception:  # noqa: BLE001 - closing a client that is gone is no failure
+            pass
 
 
 class _DeltaFailed(Exception):

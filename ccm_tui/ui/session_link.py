@@ -156,6 +156,11 @@ class SessionLink(Widget):
             self._warmed_model = settings.model
             await self.controller.check_model()
 
+    async def on_unmount(self) -> None:
+        """However the app ends (quit, an exit from elsewhere, a test's end), the session is closed:
+        its partial reply written, its lock, files and thread let go."""
+        await self.close()
+
     async def close(self) -> None:
         """Cancel running work (it writes its partial reply first) and close the session."""
         if self._stop_watch is not None:

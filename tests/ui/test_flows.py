@@ -628,3 +628,19 @@ async def test_garbage_collection_turned_off_for_the_start_is_back_once_the_firs
             await wait_until(pilot, gc.isenabled, what="the collector back on")
     finally:
         gc.enable()
+
+
+async def test_an_app_that_ends_without_quit_still_closes_its_session(tmp_path, llm_server):
+    """Quit closes the session itself; any other end (an exit from elsewhere, a test's) closes it on unmount:
+    the session's hold, files and thread are let go, so a process that runs app after app keeps none."""
+    from ccm_tui.core.session_lock import open_elsewhere
+
+    llm_server.push(text("Noted."))
+    app = server_app(tmp_path / "s", llm_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "hello")
+        link = chat(pilot).link
+        assert open_elsewhere(tmp_path / "s")
+        app.exit()
+    assert link.state.phase is Phase.CLOSED
+    assert not open_elsewhere(tmp_path / "s")
