@@ -26,6 +26,7 @@ from .effort_assist import (
 )
 from .eventlog import now_iso
 from .log_lines import file_lines
+from .retraction import is_withdrawn
 from .search import EffortIndex, SearchIndexError
 from .session import Session
 from .summarize import offline_summary
@@ -45,7 +46,11 @@ def _ambient_records(index: EffortIndex, session: Session, first: int, last: int
     out: list[tuple[int, dict]] = []
     for start in range(max(1, first), last + 1, READ_CHUNK):
         rows = index.read_ambient_lines(session.raw_path, start, min(last, start + READ_CHUNK - 1))
-        out += [(line, record) for line, record in rows if isinstance(record, dict)]
+        out += [
+            (line, record)
+            for line, record in rows
+            if isinstance(record, dict) and not is_withdrawn(session, "ambient", line)
+        ]  # a withdrawn exchange is neither folded nor read for a topic
     return out
 
 
@@ -67,7 +72,11 @@ async def assist(session: Session, index: EffortIndex, *, tools_enabled: bool, e
     active = session.efforts.active
     if active is not None:
         tail = file_lines(session.effort_path(active.id), max(1, active.messages - 2 * RECENT), active.messages)
-        numbered = [(m["line"], {"role": m["role"], "content": m["content"]}) for m in tail.messages]
+        numbered = [
+            (m["line"], {"role": m["role"], "content": m["content"]})
+            for m in tail.messages
+            if not is_withdrawn(session, active.id, m["line"])
+        ]
         switch = propose_switch(active.id, exchanges_of(numbered))
         return [switch] if switch else []
     recent_from = max(session.state.ambient_folded_upto + 1, total - 2 * RECENT + 1)

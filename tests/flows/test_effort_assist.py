@@ -91,3 +91,28 @@ def test_a_model_that_manages_efforts_gets_no_proposals(ccm):
     outs.append(ccm.send(TOPICS["sourdough"][0]))  # the model follows the change of topic itself
     outs += talk(ccm, TOPICS["sourdough"][1:5])
     assert not [s for out in outs for s in out.get("suggestions", [])]
+
+
+def test_a_withdrawn_exchange_is_not_folded_into_an_effort(ccm):
+    """Regenerate or edit withdraws an exchange from the chat; folding the ambient chat that left the
+    window must not bring it back inside the concluded effort it lands."""
+    from ccm_tui.core.retraction import last_exchange, retract
+    from ccm_tui.core.session import Session
+
+    ccm.server.refuse_tools = True
+    talk(ccm, TOPICS["japan"][:3])
+    ccm.server.push(text("The locker code is 1234, a reply the user took back."))
+    ccm.send(TOPICS["japan"][3])
+    session = Session.open(ccm.dir)
+    try:
+        retract(session, last_exchange(session), "edit")
+    finally:
+        session.close()
+    talk(ccm, TOPICS["japan"][3:] + TOPICS["sourdough"] + TOPICS["taxes"])
+    folded = [e for e in ccm.status()["efforts"] if (e.get("source") or {}).get("folded_from") == "ambient"]
+    first = min(folded, key=lambda e: e["source"]["lines"][0])
+    assert first["source"]["lines"][0] == 1
+    logged = [r["content"] for r in ccm.lines(f"efforts/{first['id']}.jsonl")]
+    assert "Book a ryokan in Kyoto near Gion, the locker code there is 5518" in logged  # sent again: kept
+    assert logged.count("Book a ryokan in Kyoto near Gion, the locker code there is 5518") == 1
+    assert not [c for c in logged if "1234" in c or "withdrawn" in c]
