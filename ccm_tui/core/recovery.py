@@ -28,7 +28,17 @@ from .efforts import SLUG_RE
 from .eventlog import now_iso
 from .lifecycle import remove_unpublished_imports
 from .session import EFFORTS_DIR, Session
-from .store import _parse_lines, file_size, is_message, open_nofollow, read_bytes, read_jsonl_tail, set_torn_tail_aside
+from .store import (
+    _parse_lines,
+    file_size,
+    is_message,
+    is_retraction,
+    open_nofollow,
+    read_bytes,
+    read_jsonl_tail,
+    set_torn_tail_aside,
+    without_retracted,
+)
 
 EVENT_TAIL = 5000
 
@@ -412,19 +422,22 @@ def _recover(session: Session, report: RecoveryReport) -> None:
 
 def _recount_ambient(session: Session, raw_size: int) -> None:
     state = session.state
-    if raw_size > state.ambient_bytes and state.ambient_bytes > 0:
+    grown = raw_size > state.ambient_bytes > 0
+    records = []
+    if grown:
         with os.fdopen(open_nofollow(session.raw_path, os.O_RDONLY), "rb") as fh:
             fh.seek(state.ambient_bytes)
             tail = fh.read()
         records = [m for m in _parse_lines(tail).records if is_message(m)]
+    if grown and not any(is_retraction(m) for m in records):
         state.ambient_messages += len(records)
         state.ambient_tokens += sum(session.counter.count_message(m) for m in records)
-    else:
+    else:  # counted whole, and (as a withdrawal does) without withdrawn exchanges and their markers
         try:
             records = [m for m in _parse_lines(read_bytes(session.raw_path)).records if is_message(m)]
         except FileNotFoundError:
             records = []
         state.ambient_messages = len(records)
-        state.ambient_tokens = sum(session.counter.count_message(m) for m in records)
+        state.ambient_tokens = sum(session.counter.count_message(m) for m in without_retracted(records))
     state.ambient_bytes = raw_size
     session.load_ambient_tail()

@@ -95,7 +95,8 @@ def retract(session: Session, exchange: LastExchange, why: str) -> None:
         RETRACTS: len(exchange.records),
         "ts": now_iso(),
     }
-    tokens = sum(session.counter.count_message(r) for r in exchange.records)
+    # what the exchange and its marker added: the model never sees either
+    tokens = sum(session.counter.count_message(r) for r in (*exchange.records, marker))
     if exchange.log == "ambient":
         last = session.state.ambient_messages  # lines before the marker
         session.append_ambient([marker])

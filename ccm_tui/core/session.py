@@ -81,6 +81,7 @@ class Session:
         self.view = ViewState()
         self.load_notes: list[str] = []
         self._logs: dict[str, list[dict[str, Any]]] = {}
+        self._log_lines: dict[str, int] = {}  # each read log's lines, withdrawn ones and their markers too
         self._ambient: deque[dict[str, Any]] = deque()
         self._seen_events_size = 0
         self.unclean_reason: str | None = None  # set by a failed write or recovery: never end "clean"
@@ -91,10 +92,6 @@ class Session:
     @property
     def raw_path(self) -> Path:
         return self.dir / RAW_FILE
-
-    @property
-    def manifest_path(self) -> Path:
-        return self.dir / MANIFEST_FILE
 
     def effort_path(self, effort_id: str) -> Path:
         return self.dir / EFFORTS_DIR / f"{effort_id}.jsonl"
@@ -202,7 +199,7 @@ class Session:
         for effort in self.efforts.open_efforts():
             log = self.effort_log(effort.id)
             effort.raw_tokens = sum(self.counter.count_message(m) for m in log)
-            effort.messages = len(log)
+            effort.messages = self._log_lines.get(effort.id, len(log))  # (line numbers count what was withdrawn)
         for effort_id in list(self.view.expanded):
             known = self.efforts.get(effort_id)
             if known is None or not known.is_concluded:
@@ -355,8 +352,9 @@ class Session:
                 self.load_notes.append(
                     f"{self.effort_path(effort_id)}: skipped unreadable line(s) {result.bad_lines[:5]}"
                 )
-            log = without_retracted(self._messages(result.records, f"{EFFORTS_DIR}/{effort_id}.jsonl"))
-            self._logs[effort_id] = log
+            messages = self._messages(result.records, f"{EFFORTS_DIR}/{effort_id}.jsonl")
+            self._log_lines[effort_id] = len(messages)
+            log = self._logs[effort_id] = without_retracted(messages)
         return log
 
     def forget_log(self, effort_id: str) -> None:

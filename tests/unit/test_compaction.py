@@ -13,7 +13,7 @@ from ccm_tui.core import lifecycle
 from ccm_tui.core.compaction import KEEP_RECENT_MESSAGES, Compactor, ContextTooLarge
 from ccm_tui.core.context import assemble
 from ccm_tui.core.manifest_store import load_manifest
-from ccm_tui.core.session import Session
+from ccm_tui.core.session import MANIFEST_FILE, Session
 from ccm_tui.core.turn_events import Banner, EffortChanged
 from tests.fakes.openai_server import fault, text
 from tests.unit.sessionkit import Emitted, concluded_effort, events, exchange, llm_for, open_effort, orchestrator_for
@@ -143,7 +143,7 @@ async def test_checkpoints_come_last_backgrounded_effort_first_and_raw_logs_stay
     requests = llm_server.chat_requests()
     assert requests and all(CHECKPOINT_MARK in r["messages"][0]["content"] for r in requests)
     assert "side0q0" in requests[0]["messages"][1]["content"]  # the oldest part goes first
-    manifest = {e.id: e.to_dict() for e in load_manifest(session.manifest_path)}  # the file and its journal
+    manifest = {e.id: e.to_dict() for e in load_manifest(session.dir / MANIFEST_FILE)}  # the file and its journal
     for effort_id in set(checkpointed):
         assert manifest[effort_id]["checkpoint"] == "Checkpoint: the older part, compressed."
         assert 0 < manifest[effort_id]["checkpoint_upto"] <= 12 - KEEP_RECENT_MESSAGES

@@ -90,3 +90,59 @@ async def test_a_turn_that_opened_an_effort_or_nothing_at_all_is_not_taken_back(
     finally:
         await c.close()
     assert not [r for r in jsonl(tmp_path / "s" / "efforts" / "garden.jsonl") if r.get("retracts")]
+
+
+async def test_counts_read_again_from_the_logs_agree_with_the_counts_a_withdrawal_kept(tmp_path, llm_server):
+    """After a withdrawal the session is read again (the next `send`, a restart, a recount after a crash):
+    an effort's line count still includes the withdrawn lines (a second withdrawal marks the right ones),
+    and the token counts leave the withdrawn exchange and its marker out, as the withdrawal did."""
+    import json
+
+    from ccm_tui.core.session import Session
+
+    directory = tmp_path / "s"
+    c = await controller(llm_server, directory)
+    try:
+        llm_server.push(text("Noted, Paris."))
+        await c.run(SendMessage("Capital of France?"))
+        llm_server.push(text("Lyon, sorry."))
+        await c.run(SendMessage("And its second city?"))
+        assert (await c.run(TakeBack("edit"))).ok
+        await c.command(SlashCommand("open", "Trip"))
+        llm_server.push(text("Kyoto then."))
+        await c.run(SendMessage("We go to Kyoto in Aprl"))
+        assert (await c.run(TakeBack("edit"))).ok
+        active = c.snapshot.status.active if c.snapshot else None
+        assert active is not None and active.id == "trip"
+        trip_tokens = active.raw_tokens  # as the withdrawal left it
+    finally:
+        await c.close()
+    reread = Session.open(directory, readonly=True)  # an open effort's log is counted again on load
+    ambient_tokens = reread.state.ambient_tokens  # (as saved: a reader does not recount it)
+    assert reread.efforts.get("trip").raw_tokens == trip_tokens
+    reread.close()
+
+    state_file = directory / "session_state.json"
+    state = json.loads(state_file.read_text())
+    state["ambient_bytes"] = 0  # as after a crash: the ambient chat is counted again from raw.jsonl
+    state_file.write_text(json.dumps(state))
+    c = await controller(llm_server, directory)
+    try:
+        llm_server.push(text("Kyoto in April, then."))
+        await c.run(SendMessage("We go to Kyoto in April"))
+        llm_server.push(text("Two nights."))
+        await c.run(SendMessage("How long in Osaka, a week?"))
+        assert (await c.run(TakeBack("edit"))).ok
+    finally:
+        await c.close()
+    session = Session.open(directory, readonly=True)
+    try:
+        lines = jsonl(directory / "efforts" / "trip.jsonl")
+        trip = session.efforts.get("trip")
+        assert trip.messages == len(lines)
+        log, first, last = session.state.withdrawn[-1]
+        assert log == "trip" and lines[first - 1]["content"] == "How long in Osaka, a week?"
+        assert lines[last - 1].get("retracts") == 2
+        assert session.state.ambient_tokens == ambient_tokens
+    finally:
+        session.close()
