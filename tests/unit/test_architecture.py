@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -129,3 +130,16 @@ def test_the_ui_and_the_commands_reach_the_core_only_through_its_doors():
                     if door not in CORE_DOORS:
                         offenders.append(f"{path.relative_to(ROOT)} imports core.{door}")
     assert offenders == []
+
+
+def test_text_drawn_from_python_uses_no_color_that_needs_css_to_resolve():
+    """``$text-muted`` is "auto 60%": CSS blends it with the background, but a Content style made in
+    Python resolves "auto" alone, to white — muted text came out brighter than the text around it.
+    ``$foreground-muted`` is a plain colour and renders dim in both."""
+    offenders = [
+        f"{path.relative_to(ROOT.parent)}:{n}"
+        for path in sorted((ROOT / "ui").rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"[\"'][^\"']*\$text-(muted|disabled)\b", line)
+    ]
+    assert not offenders, offenders

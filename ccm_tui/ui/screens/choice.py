@@ -42,7 +42,7 @@ class ChoiceDialog(ModalScreen[str | None]):
             for c in self.choices:
                 prompt = Content.assemble((f"{c.key:<2}" if c.key else "", "$accent bold"), (c.label, "bold"))
                 if c.help:
-                    prompt = Content.assemble(prompt, "\n", ("   " if c.key else "", ""), (c.help, "$text-muted"))
+                    prompt = Content.assemble(prompt, "\n", ("   " if c.key else "", ""), (c.help, "$foreground-muted"))
                 options.append(Option(prompt, id=c.id))
             yield OptionList(*options, classes="dialog-choices")
             yield Static("↑↓ choose · Enter confirm · Esc close", classes="dialog-hint")

@@ -64,15 +64,15 @@ class InspectorScreen(Screen[None]):
             f" tokens of the {self.budget:,} budget ",
             (f"({share:.0%})", "$accent"),
             f" in {messages} messages + {len(self.tools)} tool definitions. ",
-            ("Naive context: ", "$text-muted"),
-            (f"{wc.naive:,}", "$text-muted"),
+            ("Naive context: ", "$foreground-muted"),
+            (f"{wc.naive:,}", "$foreground-muted"),
             (
                 " (with your draft as the new message)" if self.draft else " (shown with an empty new message)",
-                "$text-muted",
+                "$foreground-muted",
             ),
             "\nLayers, as on the meter: ",
             (" · ".join(f"{name} {tokens:,}" for name, tokens in wc.layers.items() if tokens), "bold"),
-            (" (the system prompt's section holds the summaries layer too)", "$text-muted"),
+            (" (the system prompt's section holds the summaries layer too)", "$foreground-muted"),
         )
         options: list[Option | None] = []
         for section in wc.sections:
@@ -85,7 +85,7 @@ class InspectorScreen(Screen[None]):
                         "\n",
                         (
                             f"{_layer_label(section.layer)} · {section.tokens:,} tokens · {len(section.messages)} msg",
-                            "$text-muted",
+                            "$foreground-muted",
                         ),
                     ),
                     id=f"section-{len(self.texts)}",
@@ -99,7 +99,7 @@ class InspectorScreen(Screen[None]):
                     Content.assemble(
                         ("Tool definitions", "bold"),
                         "\n",
-                        (f"tools · {wc.tools_tokens:,} tokens · {len(self.tools)} tools", "$text-muted"),
+                        (f"tools · {wc.tools_tokens:,} tokens · {len(self.tools)} tools", "$foreground-muted"),
                     ),
                     id=f"section-{len(self.texts)}",
                 )

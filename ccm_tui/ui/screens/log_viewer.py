@@ -43,7 +43,7 @@ class EffortLogScreen(Screen[str | None]):
             f" · {len(self.records)} log lines · {e.raw_tokens:,} tokens",
             (f" · showing the last {MAX_RECORDS}" if len(self.records) > MAX_RECORDS else "", "$text-warning"),
             (f" · {self.bad_lines} unreadable line(s) skipped" if self.bad_lines else "", "$text-warning"),
-            (" · read-only", "$text-muted"),
+            (" · read-only", "$foreground-muted"),
         )
         with Vertical(id="log-viewer"):
             yield Static(f"Effort log — {e.id}", classes="screen-title", markup=False)

@@ -45,11 +45,11 @@ STATE_LINES = {
 def describe(effort: EffortView, decay_threshold: int, *, keys: bool = True, clip: bool = False) -> Content:
     state = state_line(effort, decay_threshold)
     key_line = "  ".join(f"{a.key} {a.short.lower()}" for a in looks_for(effort))
-    parts: list[Any] = [(effort.id, "bold"), "\n", (state, "$text-muted"), "\n"]
+    parts: list[Any] = [(effort.id, "bold"), "\n", (state, "$foreground-muted"), "\n"]
     if keys:  # right under the state: never pushed out of sight by a long summary
         parts += [(key_line, "$accent"), "\n"]
     reopened = f" · reopened {effort.reopen_count}×" if effort.reopen_count else ""
-    parts.append((f"{effort.raw_tokens:,} tokens in the raw log{reopened}\n", "$text-muted"))
+    parts.append((f"{effort.raw_tokens:,} tokens in the raw log{reopened}\n", "$foreground-muted"))
     if effort.summary:
         parts += ["\n", clip_summary(effort.summary) if clip else effort.summary, "\n"]
     return Content.assemble(*parts).rstrip()
@@ -59,11 +59,13 @@ class EffortDetail(Static):
     """Shows :func:`describe` of the selected effort, or a hint when none is selected."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(Content.styled(HINT, "$text-muted"), id=id)
+        super().__init__(Content.styled(HINT, "$foreground-muted"), id=id)
         self.effort_id: str | None = None
 
     def show(self, effort: EffortView | None, decay_threshold: int) -> None:
         self.effort_id = effort.id if effort else None
         self.set_class(effort is not None, "-selected")
         self.tooltip = effort.summary if effort else None
-        self.update(describe(effort, decay_threshold, clip=True) if effort else Content.styled(HINT, "$text-muted"))
+        self.update(
+            describe(effort, decay_threshold, clip=True) if effort else Content.styled(HINT, "$foreground-muted")
+        )

@@ -48,7 +48,7 @@ def _name(e: EffortView, style: str = "bold") -> Content:
     if e.title == e.id:
         return Content.styled(e.id, style)
     name = e.title if len(e.title) <= MAX_NAME_CHARS else e.title[: MAX_NAME_CHARS - 1].rstrip() + "…"
-    return Content.assemble((name, style), (f"  {e.id}", "$text-muted"))
+    return Content.assemble((name, style), (f"  {e.id}", "$foreground-muted"))
 
 
 def build_rows(
@@ -68,12 +68,12 @@ def build_rows(
     for e in sorted((e for e in efforts if e.state.is_open), key=lambda e: not e.active):
         if e.state.is_open:
             mark = "▶" if e.active else "•"
-            title = Content.assemble((f"{mark} ", "$accent" if e.active else "$text-muted"), _name(e))
+            title = Content.assemble((f"{mark} ", "$accent" if e.active else "$foreground-muted"), _name(e))
             if e.active:
                 title = Content.assemble(title, ("  active", "$success"))
             detail = Content.styled(
                 f"{in_context.get(e.id, e.raw_tokens):,} tokens in context · {_plural(e.messages, 'line')}",
-                "$text-muted",
+                "$foreground-muted",
             )
             rows.append(Row(e.id, "open", title, detail, e.summary, "effort -open" + (" -active" if e.active else "")))
     for e in efforts:
@@ -91,11 +91,13 @@ def build_rows(
         summary = " ".join((e.summary or "no summary").split())
         if e.evicted:
             title = Content.assemble(
-                ("○ ", "$text-muted"), _name(e, "$text-muted"), ("  not in memory", "$text-muted italic")
+                ("○ ", "$foreground-muted"),
+                _name(e, "$foreground-muted"),
+                ("  not in memory", "$foreground-muted italic"),
             )
         else:
             title = Content.assemble(("✓ ", "$success"), _name(e))
-        detail = Content.styled(summary, "$text-muted")
+        detail = Content.styled(summary, "$foreground-muted")
         rows.append(
             Row(e.id, "concluded", title, detail, e.summary, "effort -concluded" + (" -evicted" if e.evicted else ""))
         )

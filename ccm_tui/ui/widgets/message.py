@@ -91,7 +91,7 @@ class ChatMessage(Vertical):
         parts: list[tuple[str, str] | str] = [(ROLE_TITLES.get(self.role, self.role), "bold")]
         if self.logged_to:
             where = "ambient" if self.logged_to == "ambient" else f"effort {self._effort_label(self.logged_to)}"
-            parts += ["  ", (f"→ {where}", "$text-muted")]
+            parts += ["  ", (f"→ {where}", "$foreground-muted")]
         if self.note:
             parts += ["  ", (self.note, "$text-warning italic")]
         return Content.assemble(*parts)
@@ -101,7 +101,7 @@ class ChatMessage(Vertical):
             return Content("")
         sent, received, cost = self.usage
         text = f"{sent:,} tokens sent · {received:,} received" + (f" · ${cost:,.4f}" if cost else "")
-        return Content.assemble((text, "$text-muted"))
+        return Content.assemble((text, "$foreground-muted"))
 
     def set_usage(self, usage: tuple[int, int, float | None] | None) -> None:
         """What this reply's turn cost (shown with the chat's tokens-per-message view, Ctrl+T)."""

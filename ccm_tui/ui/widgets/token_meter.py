@@ -51,7 +51,7 @@ def layers_content(layers: dict[str, int], width: int) -> Content:
         cells = [
             Content.assemble(
                 ("■ ", LAYER_STYLES[name]),
-                (labels[name].ljust(column - 2), "" if layers.get(name, 0) else "$text-muted"),
+                (labels[name].ljust(column - 2), "" if layers.get(name, 0) else "$foreground-muted"),
             )
             for name in names[i : i + per_line]
         ]
@@ -64,11 +64,14 @@ def total_content(total: int, budget: int, width: int) -> Content:
     share = total / budget if budget else 0.0
     style = "$error" if share > 0.9 else "$warning" if share > 0.7 else "$success"
     long = Content.assemble(
-        (f"{total:,}", "bold"), (f" / {budget:,} tokens", "$text-muted"), ("  ", ""), (f"{share:.0%} of budget", style)
+        (f"{total:,}", "bold"),
+        (f" / {budget:,} tokens", "$foreground-muted"),
+        ("  ", ""),
+        (f"{share:.0%} of budget", style),
     )
     if long.cell_length <= width:
         return long
-    return Content.assemble((f"{total:,}", "bold"), (f" / {budget:,} · ", "$text-muted"), (f"{share:.0%}", style))
+    return Content.assemble((f"{total:,}", "bold"), (f" / {budget:,} · ", "$foreground-muted"), (f"{share:.0%}", style))
 
 
 class TokenMeter(Vertical):
@@ -83,9 +86,9 @@ class TokenMeter(Vertical):
         yield Static(
             Content.assemble(
                 ("━ ", "$accent"),
-                ("sent to the model   ", "$text-muted"),
+                ("sent to the model   ", "$foreground-muted"),
                 ("━ ", "$secondary"),
-                ("naive (everything)", "$text-muted"),
+                ("naive (everything)", "$foreground-muted"),
             ),
             classes="meter-legend",
         )
@@ -115,9 +118,9 @@ class TokenMeter(Vertical):
         self.query_one(".meter-layers", Static).update(layers_content(figures.layers, width))
         self.query_one(".meter-savings", Static).update(
             Content.assemble(
-                ("naive ", "$text-muted"),
+                ("naive ", "$foreground-muted"),
                 (f"{naive:,}", ""),
-                (" tokens · saved ", "$text-muted"),
+                (" tokens · saved ", "$foreground-muted"),
                 (f"{figures.savings:.0%}", "bold $success"),
             )
         )
@@ -144,12 +147,12 @@ def usage_content(usage: dict[str, Any], run_cost: float | None) -> Content | No
     if not sent and not received:
         return None
     parts: list[tuple[str, str]] = [
-        ("session ", "$text-muted"),
+        ("session ", "$foreground-muted"),
         (f"{short(sent)} sent · {short(received)} received", ""),
     ]
     cost = usage.get("cost")
     if cost:
-        parts += [(" · ", "$text-muted"), (f"${cost:,.4f}", "")]
+        parts += [(" · ", "$foreground-muted"), (f"${cost:,.4f}", "")]
         if run_cost and abs(run_cost - cost) > 1e-9:
-            parts += [(" (this run ", "$text-muted"), (f"${run_cost:,.4f}", ""), (")", "$text-muted")]
+            parts += [(" (this run ", "$foreground-muted"), (f"${run_cost:,.4f}", ""), (")", "$foreground-muted")]
     return Content.assemble(*parts)
