@@ -273,7 +273,7 @@ class SessionController(SessionQueries, SessionBroadcast):
         assert isinstance(intent, EffortAction)
         detail = f"{intent.action.value} {intent.target}".strip()
         self._set_state(phase=Phase.ACTION, work="action", detail=detail)
-        return await engine.run_action(intent.action, intent.target, self._during("action"))
+        return await engine.run_action(intent.action, intent.target, self._during("action"), topic=intent.topic)
 
     async def _assist(self) -> None:
         """After a turn: the app's help for a model that does not manage efforts (folds, proposals)."""
@@ -284,7 +284,8 @@ class SessionController(SessionQueries, SessionBroadcast):
             taken = self.settings.auto_efforts
             self._tell(Suggestion(proposal, taken=taken))
             for action in actions_for(proposal) if taken else ():  # before anything the user queued
-                self._tell(await engine.run_action(action.action, action.target, self._during("action")))
+                during = self._during("action")
+                self._tell(await engine.run_action(action.action, action.target, during, topic=action.topic))
 
     def accept(self, proposal: Proposal) -> None:
         """Carry out a proposal the user said yes to (Ctrl+Y)."""
@@ -396,9 +397,11 @@ class SessionController(SessionQueries, SessionBroadcast):
 
 
 def actions_for(proposal: Proposal) -> list[EffortAction]:
-    """What saying yes to a proposal does: open the topic's effort (concluding the one it replaces)."""
-    actions = [EffortAction(Action.CONCLUDE, proposal.conclude)] if proposal.conclude else []
-    return [*actions, EffortAction(Action.OPEN, proposal.name.replace("-", " "))]
+    """What saying yes to a proposal does: open the topic's effort (concluding the one it replaces,
+    whose exchanges on the new topic the new effort starts with)."""
+    topic = (proposal.conclude, *proposal.lines) if proposal.conclude and proposal.lines else None
+    actions = [EffortAction(Action.CONCLUDE, proposal.conclude, topic)] if proposal.conclude else []
+    return [*actions, EffortAction(Action.OPEN, proposal.name.replace("-", " "), topic)]
 
 
 __all__ = ["ChatModel", "ContextInspection", "OpenOptions", "SessionClosed", "SessionController"]

@@ -51,7 +51,8 @@ class Proposal:
     kind: str  # "open", "switch" (conclude the active effort, open one for the new topic) or "fold"
     name: str  # the new effort's name
     conclude: str | None = None  # switch: the effort to conclude
-    lines: tuple[int, int] | None = None  # fold: the ambient lines it takes
+    # fold: the ambient lines it takes; switch: the new topic's lines in the log of the effort concluded
+    lines: tuple[int, int] | None = None
 
     @property
     def text(self) -> str:
@@ -94,9 +95,11 @@ def propose_open(recent_ambient: Sequence[Exchange]) -> Proposal | None:
 
 def propose_switch(active_id: str, active_tail: Sequence[Exchange]) -> Proposal | None:
     """The active effort's latest exchanges are on another topic than the ones before them."""
-    spans = _segments(active_tail[-RECENT:], keep_tail=True)
+    tail = active_tail[-RECENT:]
+    spans = _segments(tail, keep_tail=True)
     if len(spans) >= 2 and spans[-1].turns >= MIN_TOPIC - 1:
-        return Proposal("switch", spans[-1].id, conclude=active_id)
+        taken = tail[spans[-1].first_turn - 1 : spans[-1].last_turn]
+        return Proposal("switch", spans[-1].id, conclude=active_id, lines=(taken[0].first_line, taken[-1].last_line))
     return None
 
 

@@ -19,9 +19,12 @@ from .chat_model import ChatModel
 from .effort_states import Action, ActionRefused
 from .efforts import Effort
 from .llm_errors import LLMError
+from .log_lines import file_records
+from .retraction import is_withdrawn
 from .session import Session
 from .summarize import offline_summary, summarize_messages
 
+Topic = tuple[str, int, int]  # a topic's lines in an effort's log: (effort id, first line, last line)
 MAX_OPENED_PER_TURN = 8  # efforts the model may open in one turn (1,000 would fill the budget)
 
 
@@ -64,26 +67,50 @@ def find_effort(ctx: ActionContext, effort_id: str | None, *, default_active: bo
     return effort
 
 
-def open_effort(ctx: ActionContext, name: str) -> dict[str, Any]:
+def _topic_lines(session: Session, topic: Topic) -> list[dict[str, Any]]:
+    """The chat of lines ``topic[1]..topic[2]`` of effort ``topic[0]``'s log (withdrawn exchanges left
+    out, tool calls and results too: a copy without its call would mean nothing), as it was logged."""
+    effort_id, first, last = topic
+    if session.efforts.get(effort_id) is None:
+        return []
+    return [
+        {"role": r["role"], "content": r["content"], **({"ts": r["ts"]} if isinstance(r.get("ts"), str) else {})}
+        for n, r in file_records(session.effort_path(effort_id), first, last)
+        if r.get("role") in ("user", "assistant")
+        and isinstance(r.get("content"), str)
+        and not is_withdrawn(session, effort_id, n)
+    ]
+
+
+def open_effort(ctx: ActionContext, name: str, topic: Topic | None = None) -> dict[str, Any]:
+    """``topic``: the new effort starts with a copy of those lines of the effort it moved on from."""
     opened = sum(1 for _, change in ctx.changes if change == "opened")
     if ctx.source == "model" and opened >= MAX_OPENED_PER_TURN:
         raise ActionRefused(
             f"this turn already opened {opened} efforts (at most {MAX_OPENED_PER_TURN} per turn): "
             "work in the ones you opened, or open more in a later turn"
         )
+    carried = _topic_lines(ctx.session, topic) if topic is not None else []
     effort = lifecycle.open_effort(ctx.session, name, turn=ctx.turn)
     ctx.route = effort.id
     ctx.banner(f"Opened effort: {effort.id}")
+    if carried and topic is not None:
+        lifecycle.carry_over(ctx.session, effort, carried, {"moved_from": topic[0], "lines": list(topic[1:])})
+        ctx.banner(f"{len(carried)} messages on this topic moved from {topic[0]} to {effort.id}")
     ctx.changed(effort.id, "opened")
     return {"status": "opened", "effort_id": effort.id, "active": True}
 
 
-async def conclude(ctx: ActionContext, effort: Effort) -> dict[str, Any]:
+async def conclude(ctx: ActionContext, effort: Effort, topic: Topic | None = None) -> dict[str, Any]:
+    """``topic``: a new topic began in this effort at its line ``topic[1]``: the summary is of what came
+    before (the effort the topic opens starts with those lines, see :func:`open_effort`)."""
     session = ctx.session
     lifecycle.require(session, effort, Action.CONCLUDE)  # before the summary call, not after it
     if ctx.llm is None and ctx.source != "user":
         raise ActionRefused("no model is configured to write the summary")
     log = list(session.effort_log(effort.id))
+    if topic is not None and topic[0] == effort.id and topic[1] > 1:
+        log = _topic_lines(session, (effort.id, 1, topic[1] - 1)) or log
     # The concluding exchange belongs to the effort: summarize it too (unless it is an aside).
     if ctx.route in (None, effort.id) and (effort.active or ctx.route == effort.id):
         log += [m for m in ctx.pending if m.get("role") in ("user", "assistant")]
@@ -160,14 +187,15 @@ _ON_EFFORT: dict[Action, Callable[[ActionContext, Effort], dict[str, Any]]] = {
 }
 
 
-async def perform(ctx: ActionContext, action: Action, target: str) -> dict[str, Any]:
-    """A user's action: ``target`` is the new effort's name for ``open``, else the effort id.
-    Raises :class:`ActionRefused` (plain words) when it is not valid now."""
+async def perform(ctx: ActionContext, action: Action, target: str, topic: Topic | None = None) -> dict[str, Any]:
+    """A user's action: ``target`` is the new effort's name for ``open``, else the effort id (``topic``:
+    see :class:`~.run_state.EffortAction`). Raises :class:`ActionRefused` (plain words) when it is not
+    valid now."""
     if action is Action.OPEN:
         if not target.strip():
             raise ActionRefused("an effort needs a name")
-        return open_effort(ctx, target)
+        return open_effort(ctx, target, topic)
     effort = find_effort(ctx, target, default_active=action is Action.CONCLUDE)
     if action is Action.CONCLUDE:
-        return await conclude(ctx, effort)
+        return await conclude(ctx, effort, topic)
     return _ON_EFFORT[action](ctx, effort)

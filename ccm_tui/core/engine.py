@@ -125,13 +125,16 @@ class Engine(EngineQuestions):
             back = exc.given_back if isinstance(exc, SessionWriteError) else True
             return failed_outcome(self.turn + 1, "turn", text, exc, given_back=back)
 
-    async def run_action(self, action: Action, target: str = "", emit: Emit | None = None) -> Outcome:
-        """A user's action on an effort (``target``: its id, or a new effort's name), to its outcome."""
+    async def run_action(
+        self, action: Action, target: str = "", emit: Emit | None = None, *, topic: tuple[str, int, int] | None = None
+    ) -> Outcome:
+        """A user's action on an effort (``target``: its id, or a new effort's name; ``topic``: see
+        :class:`~.run_state.EffortAction`), to its outcome."""
         what = f"{action.value} {target}".strip()
         try:
             async with self._writing(emit):
                 try:
-                    return await self._orchestrator.run_action(action, target, self._emit_through(emit))
+                    return await self._orchestrator.run_action(action, target, self._emit_through(emit), topic=topic)
                 except (OSError, StoreError) as exc:
                     raise self._write_failed(exc, in_turn=False) from None
         except asyncio.CancelledError:

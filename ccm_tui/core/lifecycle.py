@@ -80,6 +80,14 @@ def open_effort(session: Session, name: str, *, turn: int) -> Effort:
     return effort
 
 
+def carry_over(session: Session, effort: Effort, messages: list[dict[str, Any]], source: dict[str, Any]) -> None:
+    """A just-opened effort starts with ``messages``: a topic's exchanges copied from the effort it
+    began in (``source`` says which lines; that effort's raw log keeps them, as raw logs only grow)."""
+    session.append_effort(effort, messages)
+    effort.source = source
+    session.save_manifest()
+
+
 def switch_to(session: Session, effort: Effort) -> Effort | None:
     """Make another open effort the active one; returns the previously active effort."""
     require(session, effort, Action.SWITCH)

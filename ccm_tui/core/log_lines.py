@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,20 +89,32 @@ def _parsed(raw: bytes) -> Any:
         return None
 
 
-def file_lines(path: Path, first: int, last: int) -> LogLines:
-    """Lines of a log file, read as a stream (the file is never loaded whole); missing → empty."""
-    out = LogLines(first, last, 0)
+def _numbered(path: Path, first: int, last: int) -> Iterator[tuple[int, Any]]:
+    """Every line's number, and the record of those from ``first`` to ``last`` (None for the others),
+    read as a stream (the file is never loaded whole); a missing file has none."""
     try:
         fd = open_nofollow(path, os.O_RDONLY)
     except FileNotFoundError:
-        return out
+        return
     with os.fdopen(fd, "rb") as fh:
         for number, raw in enumerate(fh, 1):
-            out.total = number
-            if first <= number <= last and (shown := message_line(number, _parsed(raw))) is not None:
-                out.messages.append(shown)
+            yield number, (_parsed(raw) if first <= number <= last else None)
+
+
+def file_lines(path: Path, first: int, last: int) -> LogLines:
+    """Lines of a log file as a read shows them (long messages clipped); missing → empty."""
+    out = LogLines(first, last, 0)
+    for number, record in _numbered(path, first, last):
+        out.total = number
+        if (shown := message_line(number, record)) is not None:
+            out.messages.append(shown)
     out.last = min(last, out.total or 0)
     return out
+
+
+def file_records(path: Path, first: int, last: int) -> list[tuple[int, dict[str, Any]]]:
+    """The chat messages of lines ``first``..``last`` of a log, whole and numbered."""
+    return [(n, r) for n, r in _numbered(path, first, last) if isinstance(r, dict) and is_message(r)]
 
 
 def indexed_lines(read: Callable[[int, int], Iterable[tuple[int, Any]]], first: int, last: int, total: int) -> LogLines:

@@ -389,7 +389,9 @@ class Orchestrator:
         ]
 
     # ---------------------------------------------------------------- actions
-    async def run_action(self, action: Action, target: str, emit: Emit | None = None) -> Outcome:
+    async def run_action(
+        self, action: Action, target: str, emit: Emit | None = None, *, topic: tuple[str, int, int] | None = None
+    ) -> Outcome:
         """A user's action on an effort (``target``: its id, or the new effort's name for ``open``),
         through the same operations as the model's tools. Refused actions end ``failed`` with the
         reason; a conclusion cancelled while its summary is written changes nothing."""
@@ -400,7 +402,7 @@ class Orchestrator:
         try:
             if action in MODEL_ACTIONS:
                 await self.calls.ensure_client(turn, emit)
-            result = await perform(ctx, action, target)
+            result = await perform(ctx, action, target, topic)
         except asyncio.CancelledError:
             return Outcome(turn=turn, work="action", status=CANCELLED, reason="cancelled", text=what)
         except (ActionRefused, LLMError) as exc:

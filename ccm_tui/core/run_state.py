@@ -81,10 +81,13 @@ class SendMessage:
 
 @dataclass(frozen=True)
 class EffortAction:
-    """An action on an effort: ``target`` is its id, or the new effort's name for ``open``."""
+    """An action on an effort: ``target`` is its id, or the new effort's name for ``open``. ``topic``
+    (a switch to a new topic: the effort it began in, its first and last line there): the conclusion
+    summarises that effort without those lines, and the opened effort starts with them."""
 
     action: Action
     target: str = ""
+    topic: tuple[str, int, int] | None = None
 
 
 @dataclass(frozen=True)

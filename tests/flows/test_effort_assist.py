@@ -116,3 +116,28 @@ def test_a_withdrawn_exchange_is_not_folded_into_an_effort(ccm):
     assert "Book a ryokan in Kyoto near Gion, the locker code there is 5518" in logged  # sent again: kept
     assert logged.count("Book a ryokan in Kyoto near Gion, the locker code there is 5518") == 1
     assert not [c for c in logged if "1234" in c or "withdrawn" in c]
+
+
+def test_a_switch_moves_the_new_topics_first_exchanges_into_its_effort(ccm, monkeypatch, tmp_path):
+    """The topic moved on inside an open effort: the effort concluded is summarised without the new
+    topic, and the new effort starts with the exchanges that began it (the old raw log keeps them)."""
+    config = tmp_path / "config.toml"
+    config.write_text("auto_efforts = true\n")
+    monkeypatch.setenv("CCM_CONFIG", str(config))
+    ccm.server.refuse_tools = True
+    outs = talk(ccm, TOPICS["sourdough"] + TOPICS["taxes"])
+    switch = next(s for out in outs for s in out.get("suggestions", []) if s["kind"] == "switch")
+    efforts = {e["id"]: e for e in ccm.status()["efforts"]}
+    old = next(e for e in efforts.values() if e["id"].startswith("sourdough"))
+    new = next(e for e in efforts.values() if e["status"] == "open" and "tax" in e["id"])
+    assert old["status"] == "concluded" and new["source"]["moved_from"] == old["id"]
+    first, last = new["source"]["lines"]
+    old_log = ccm.lines(f"efforts/{old['id']}.jsonl")
+    moved = [r["content"] for r in old_log[first - 1 : last]]
+    new_log = [r["content"] for r in ccm.lines(f"efforts/{new['id']}.jsonl")]
+    assert moved and new_log[: len(moved)] == moved  # the new effort starts with them, in order
+    assert moved[0] in TOPICS["taxes"] and switch["name"] in new["id"]
+    summarised = str(ccm.summary_requests()[-1]["messages"])
+    assert TOPICS["sourdough"][-1] in summarised and not [m for m in moved if m in TOPICS["taxes"] and m in summarised]
+    hits = ccm.search(moved[0])["results"]
+    assert hits[0]["id"] == new["id"]

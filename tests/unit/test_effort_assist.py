@@ -49,6 +49,7 @@ def test_a_settled_topic_is_proposed_and_a_new_one_only_once_it_settles():
 def test_a_topic_change_inside_the_active_effort_proposes_a_switch():
     switch = propose_switch("japan-trip", exchanges(JAPAN + BREAD))
     assert switch is not None and switch.conclude == "japan-trip" and "sourdough" in switch.name
+    assert switch.lines == (11, 20)  # the new topic's lines in japan-trip's log: its effort starts with them
     assert propose_switch("japan-trip", exchanges(JAPAN)) is None
 
 
