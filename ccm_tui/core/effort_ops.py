@@ -90,7 +90,11 @@ def open_effort(ctx: ActionContext, name: str, topic: Topic | None = None) -> di
             f"this turn already opened {opened} efforts (at most {MAX_OPENED_PER_TURN} per turn): "
             "work in the ones you opened, or open more in a later turn"
         )
-    carried = _topic_lines(ctx.session, topic) if topic is not None else []
+    carried: list[dict[str, Any]] = []
+    moved_from = ctx.session.efforts.get(topic[0]) if topic is not None else None
+    if topic is not None and moved_from is not None and moved_from.is_concluded:  # (its conclusion may have failed)
+        topic = (topic[0], topic[1], max(topic[2], moved_from.messages))  # and through what came after the offer
+        carried = _topic_lines(ctx.session, topic)
     effort = lifecycle.open_effort(ctx.session, name, turn=ctx.turn)
     ctx.route = effort.id
     ctx.banner(f"Opened effort: {effort.id}")

@@ -1,0 +1,53 @@
+"""Accepting a switch (the talk moved on inside an open effort): the two actions it becomes, with the
+topic's lines — what the new effort starts with when the offer went stale or its conclusion failed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ccm_tui.core.controller import SessionController
+from ccm_tui.core.effort_states import Action
+from ccm_tui.core.run_state import EffortAction, SendMessage, SlashCommand
+from tests.fakes.openai_server import text
+from tests.unit.sessionkit import jsonl, settings_for
+
+
+async def trip_with_a_new_topic(server, directory: Path) -> SessionController:
+    """An open effort 'trip' of three exchanges: lines 1-2 the trip, 3-6 taxes (the last one said after
+    the offer, which named lines 3-4)."""
+    c = SessionController(directory, settings_for(server, token_budget=16_000))
+    await c.open()
+    await c.command(SlashCommand("open", "Trip"))
+    for said, reply in (
+        ("Kyoto in April, three nights", "Noted: Kyoto."),
+        ("Which tax forms does a freelancer file?", "Form A and form B."),
+        ("And the tax deadline?", "The end of April."),
+    ):
+        server.push(text(reply))
+        await c.run(SendMessage(said))
+    return c
+
+
+async def test_a_stale_offer_still_moves_everything_from_the_topics_first_line(tmp_path, llm_server):
+    c = await trip_with_a_new_topic(llm_server, tmp_path / "s")
+    try:
+        llm_server.push(text("Trip: Kyoto in April, three nights."))  # the summary
+        assert (await c.run(EffortAction(Action.CONCLUDE, "trip", ("trip", 3, 4)))).ok
+        assert (await c.run(EffortAction(Action.OPEN, "taxes", ("trip", 3, 4)))).ok
+    finally:
+        await c.close()
+    summarised = str(llm_server.chat_requests()[-1]["messages"])
+    assert "Kyoto in April" in summarised and "tax" not in summarised
+    moved = [r["content"] for r in jsonl(tmp_path / "s" / "efforts" / "taxes.jsonl")]
+    assert moved == ["Which tax forms does a freelancer file?", "Form A and form B.", "And the tax deadline?",
+                     "The end of April."]  # fmt: skip
+
+
+async def test_nothing_is_moved_out_of_an_effort_that_stayed_open(tmp_path, llm_server):
+    """The conclusion failed or was cancelled: the lines stay where they are, never in two open efforts."""
+    c = await trip_with_a_new_topic(llm_server, tmp_path / "s")
+    try:
+        assert (await c.run(EffortAction(Action.OPEN, "taxes", ("trip", 3, 4)))).ok
+    finally:
+        await c.close()
+    assert jsonl(tmp_path / "s" / "efforts" / "taxes.jsonl") == []
