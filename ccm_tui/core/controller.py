@@ -389,11 +389,13 @@ class SessionController(SessionQueries, SessionBroadcast):
             await asyncio.wait([task])
         self._cancel()  # what was queued behind it
         engine, self._engine = self._engine, None
-        if engine is not None:
-            engine.close()
-        await release_loop_clients()  # this thread's loop ends: its provider connections with it
-        self._presence.release()
-        self._set_state(phase=Phase.CLOSED, work=None, detail="", queued=())
+        try:
+            if engine is not None:
+                engine.close()
+            await release_loop_clients()  # this thread's loop ends: its provider connections with it
+        finally:
+            self._presence.release()
+            self._set_state(phase=Phase.CLOSED, work=None, detail="", queued=())
 
 
 def actions_for(proposal: Proposal) -> list[EffortAction]:

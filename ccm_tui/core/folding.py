@@ -26,7 +26,7 @@ from .effort_assist import (
 )
 from .eventlog import now_iso
 from .log_lines import file_lines
-from .retraction import is_withdrawn
+from .retraction import ambient_window_start, is_withdrawn
 from .search import EffortIndex, SearchIndexError
 from .session import Session
 from .summarize import offline_summary
@@ -63,7 +63,8 @@ async def assist(session: Session, index: EffortIndex, *, tools_enabled: bool, e
     if manages_efforts(session, tools_enabled):
         return []
     total = index.ambient_line_count()
-    window_starts = total - len(session.ambient_messages()) + 1
+    window = len(session.ambient_messages())  # (withdrawn exchanges inside it move its first line back)
+    window_starts = min(total - window, ambient_window_start(session, window)) + 1
     first = max(session.state.ambient_folded_upto + 1, total - 2 * FOLD_READ + 1)
     # the topics are read over the window too (where the last one goes on); only those that ended
     # before it are folded

@@ -158,7 +158,9 @@ class SessionLink(Widget):
 
     async def on_unmount(self) -> None:
         """However the app ends (quit, an exit from elsewhere, a test's end), the session is closed:
-        its partial reply written, its lock, files and thread let go."""
+        its partial reply written, its lock, files and thread let go. Its open or reopen still running is
+        cancelled first: it would start the session's thread again after the close."""
+        self.workers.cancel_node(self)
         await self.close()
 
     async def close(self) -> None:
