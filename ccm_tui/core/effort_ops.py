@@ -68,18 +68,10 @@ def find_effort(ctx: ActionContext, effort_id: str | None, *, default_active: bo
 
 
 def _topic_lines(session: Session, topic: Topic) -> list[dict[str, Any]]:
-    """The chat of lines ``topic[1]..topic[2]`` of effort ``topic[0]``'s log (withdrawn exchanges left
-    out, tool calls and results too: a copy without its call would mean nothing), as it was logged."""
+    """The chat of lines ``topic[1]..topic[2]`` of effort ``topic[0]``'s log, withdrawn exchanges left out."""
     effort_id, first, last = topic
-    if session.efforts.get(effort_id) is None:
-        return []
-    return [
-        {"role": r["role"], "content": r["content"], **({"ts": r["ts"]} if isinstance(r.get("ts"), str) else {})}
-        for n, r in file_records(session.effort_path(effort_id), first, last)
-        if r.get("role") in ("user", "assistant")
-        and isinstance(r.get("content"), str)
-        and not is_withdrawn(session, effort_id, n)
-    ]
+    records = file_records(session.effort_path(effort_id), first, last)
+    return lifecycle.chat_copies(r for n, r in records if not is_withdrawn(session, effort_id, n))
 
 
 def open_effort(ctx: ActionContext, name: str, topic: Topic | None = None) -> dict[str, Any]:

@@ -10,7 +10,6 @@ returns the proposals (open / switch) for the controller to offer or carry out.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from . import lifecycle
 from .effort_assist import (
@@ -24,7 +23,6 @@ from .effort_assist import (
     propose_open,
     propose_switch,
 )
-from .eventlog import now_iso
 from .log_lines import file_lines
 from .retraction import ambient_window_start, is_withdrawn
 from .search import EffortIndex, SearchIndexError
@@ -89,11 +87,7 @@ def _fold(session: Session, index: EffortIndex, fold: Proposal, emit: Emit) -> N
     """Ambient lines ``fold.lines`` become a concluded effort (their copy; raw.jsonl is never rewritten)."""
     assert fold.lines is not None
     first, last = fold.lines
-    messages: list[dict[str, Any]] = [
-        {"role": r["role"], "content": r["content"], "ts": r.get("ts") or now_iso()}
-        for _line, r in _ambient_records(index, session, first, last)
-        if r.get("role") in ("user", "assistant") and isinstance(r.get("content"), str)
-    ]
+    messages = lifecycle.chat_copies(r for _line, r in _ambient_records(index, session, first, last))
     if not messages:
         return
     summary = offline_summary(messages, counter=session.counter, title=fold.name.replace("-", " "))

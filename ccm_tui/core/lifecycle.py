@@ -80,6 +80,16 @@ def open_effort(session: Session, name: str, *, turn: int) -> Effort:
     return effort
 
 
+def chat_copies(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The user and assistant messages of ``records`` as another effort's log takes them: role, text
+    and time (a tool-call record is left out: a copy without its call would mean nothing)."""
+    return [
+        {"role": r["role"], "content": r["content"], "ts": r.get("ts") or now_iso()}
+        for r in records
+        if r.get("role") in ("user", "assistant") and isinstance(r.get("content"), str)
+    ]
+
+
 def carry_over(session: Session, effort: Effort, messages: list[dict[str, Any]], source: dict[str, Any]) -> None:
     """A just-opened effort starts with ``messages``: a topic's exchanges copied from the effort it
     began in (``source`` says which lines; that effort's raw log keeps them, as raw logs only grow)."""

@@ -24,6 +24,13 @@ async def controller(server, directory: Path) -> SessionController:
     return c
 
 
+async def say(c: SessionController, server, *exchanges: tuple[str, str]) -> None:
+    """Send each message, the fake model answering with its reply."""
+    for message, reply in exchanges:
+        server.push(text(reply))
+        await c.run(SendMessage(message))
+
+
 async def test_regenerate_asks_again_without_the_withdrawn_reply_and_the_raw_log_keeps_it(tmp_path, llm_server):
     c = await controller(llm_server, tmp_path / "s")
     seen: list = []
@@ -103,14 +110,10 @@ async def test_counts_read_again_from_the_logs_agree_with_the_counts_a_withdrawa
     directory = tmp_path / "s"
     c = await controller(llm_server, directory)
     try:
-        llm_server.push(text("Noted, Paris."))
-        await c.run(SendMessage("Capital of France?"))
-        llm_server.push(text("Lyon, sorry."))
-        await c.run(SendMessage("And its second city?"))
+        await say(c, llm_server, ("Capital of France?", "Noted, Paris."), ("And its second city?", "Lyon, sorry."))
         assert (await c.run(TakeBack("edit"))).ok
         await c.command(SlashCommand("open", "Trip"))
-        llm_server.push(text("Kyoto then."))
-        await c.run(SendMessage("We go to Kyoto in Aprl"))
+        await say(c, llm_server, ("We go to Kyoto in Aprl", "Kyoto then."))
         assert (await c.run(TakeBack("edit"))).ok
         active = c.snapshot.status.active if c.snapshot else None
         assert active is not None and active.id == "trip"
@@ -128,10 +131,12 @@ async def test_counts_read_again_from_the_logs_agree_with_the_counts_a_withdrawa
     state_file.write_text(json.dumps(state))
     c = await controller(llm_server, directory)
     try:
-        llm_server.push(text("Kyoto in April, then."))
-        await c.run(SendMessage("We go to Kyoto in April"))
-        llm_server.push(text("Two nights."))
-        await c.run(SendMessage("How long in Osaka, a week?"))
+        await say(
+            c,
+            llm_server,
+            ("We go to Kyoto in April", "Kyoto in April, then."),
+            ("How long in Osaka, a week?", "Two nights."),
+        )
         assert (await c.run(TakeBack("edit"))).ok
     finally:
         await c.close()
