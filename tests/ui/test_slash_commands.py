@@ -76,3 +76,43 @@ async def test_a_proposed_effort_is_opened_with_ctrl_y(tmp_path, llm_server):
         await pilot.press("ctrl+y")
         await wait_until(pilot, lambda: any(i.effort_id == name for i in screen.query(EffortItem)))
         assert screen.suggestion is None
+
+
+async def test_an_offer_is_dropped_once_the_session_moves_on_without_it(tmp_path, llm_server):
+    """A proposal made after a reply no longer fits once that reply is withdrawn or an effort changes:
+    it leaves the line under the input, and Ctrl+Y cannot carry out a stale one."""
+    from tests.fakes.openai_server import fault, text
+    from tests.ui.helpers import send
+
+    llm_server.refuse_tools = True
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        hint = screen.query_one("#prompt-hint")
+        messages = (
+            "Let's plan a trip to Japan in April",
+            "Which cities in Japan should we visit, Kyoto or Osaka?",
+            "How many days in Kyoto for the temples of Japan?",
+        )
+        for message in messages:
+            llm_server.push(text("Happy to help with that."))
+            await send(pilot, message)
+        await wait_until(pilot, lambda: screen.suggestion is not None, what="a proposal")
+        await wait_until(pilot, lambda: not screen.run_state.busy, what="the session idle")
+        llm_server.push(fault(400))  # the regenerated reply fails: no turn ends, so no new proposal
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.suggestion is None, what="the offer dropped by the regenerate")
+        await wait_until(pilot, lambda: not screen.run_state.busy, what="the regenerate to end")
+        assert screen.suggestion is None and "Ctrl+Y" not in str(hint.render())
+
+        llm_server.push(text("Kyoto first, then Osaka."))
+        await send(pilot, "So which city in Japan first, Kyoto or Osaka?")
+        suggestion = await wait_until(pilot, lambda: screen.suggestion, what="a proposal again")
+        await wait_until(pilot, lambda: not screen.run_state.busy, what="the session idle")
+        prompt = screen.query_one(PromptInput)
+        prompt.set_text("/open packing list")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.suggestion is None, what="the offer dropped by /open")
+        await wait_until(pilot, lambda: any(i.effort_id == "packing-list" for i in screen.query(EffortItem)))
+        await pilot.press("ctrl+y")  # nothing is offered any more: no effort for the stale proposal
+        await pilot.pause()
+        assert suggestion.name not in {i.effort_id for i in screen.query(EffortItem)}

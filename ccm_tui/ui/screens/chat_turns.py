@@ -26,6 +26,14 @@ if TYPE_CHECKING:
     from ..widgets.turn_status import TurnStatus
 
 
+def stales_an_offer(event: te.TurnEvent) -> bool:
+    """Whether an offer shown before ``event`` no longer fits the session: a turn began (a regenerate or
+    an edit sent again too), an effort changed, or an action or command was carried out."""
+    if isinstance(event, (te.TurnStarted, te.EffortChanged)):
+        return True
+    return isinstance(event, te.Outcome) and event.work != "turn" and event.status == te.DONE
+
+
 class ChatTurns(ChatActions):
     turns: TurnPresenter
     demo: bool
@@ -61,6 +69,13 @@ class ChatTurns(ChatActions):
         self.suggestion = message.proposal
         self.refresh_bindings()
         self.update_hint()
+
+    def _drop_suggestion(self) -> None:
+        """The offer went stale: the session moved on without it (a turn, an effort changed, an action)."""
+        if self.suggestion is not None:
+            self.suggestion = None
+            self.refresh_bindings()
+            self.update_hint()
 
     def action_accept_suggestion(self) -> None:
         if self.unanswered is not None:
@@ -152,6 +167,8 @@ class ChatTurns(ChatActions):
         if isinstance(event, te.ContextFigures):
             self.show_figures(event)
             return
+        if stales_an_offer(event):
+            self._drop_suggestion()
         if isinstance(event, te.EffortChanged):
             return  # the snapshot that follows redraws the sidebar
         label = await self.turns.apply(event)
