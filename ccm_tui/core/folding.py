@@ -43,11 +43,13 @@ def manages_efforts(session: Session, tools_enabled: bool) -> bool:
 def _ambient_records(index: EffortIndex, session: Session, first: int, last: int) -> list[tuple[int, dict]]:
     out: list[tuple[int, dict]] = []
     for start in range(max(1, first), last + 1, READ_CHUNK):
-        rows = index.read_ambient_lines(session.raw_path, start, min(last, start + READ_CHUNK - 1))
+        end = min(last, start + READ_CHUNK - 1)
+        rows = index.read_ambient_lines(session.raw_path, start, end)
+        gone = index.withdrawn_lines("ambient", start, end)
         out += [
             (line, record)
             for line, record in rows
-            if isinstance(record, dict) and not is_withdrawn(session, "ambient", line)
+            if isinstance(record, dict) and line not in gone and not is_withdrawn(session, "ambient", line)
         ]  # a withdrawn exchange is neither folded nor read for a topic
     return out
 
@@ -70,11 +72,13 @@ async def assist(session: Session, index: EffortIndex, *, tools_enabled: bool, e
         _fold(session, index, fold, emit)
     active = session.efforts.active
     if active is not None:
-        tail = file_lines(session.effort_path(active.id), max(1, active.messages - 2 * RECENT), active.messages)
+        first = max(1, active.messages - 2 * RECENT)
+        tail = file_lines(session.effort_path(active.id), first, active.messages)
+        gone = index.withdrawn_lines(active.id, first, active.messages)
         numbered = [
             (m["line"], {"role": m["role"], "content": m["content"]})
             for m in tail.messages
-            if not is_withdrawn(session, active.id, m["line"])
+            if m["line"] not in gone and not is_withdrawn(session, active.id, m["line"])
         ]
         switch = propose_switch(active.id, exchanges_of(numbered))
         return [switch] if switch else []

@@ -5,7 +5,10 @@ it was written to — ``{"role": "system", "content": "--- …withdrawn… ---",
 saying that the records before it are withdrawn. Every reader of the logs for the model or the
 chat (the working context, the ambient window, the chat history, exports) leaves the marker and
 the records it withdraws out (:func:`without_retracted`); the raw log keeps them, and search
-still finds them. An ``exchange_retracted`` event records it.
+still finds them. Recall and folding, which read single lines, ask :func:`is_withdrawn` (the newest
+withdrawals, kept in the session state) and the search index, which records every marker it reads
+(``withdrawn_lines``), so an exchange taken back long ago is never put back. An
+``exchange_retracted`` event records it.
 
 Only the newest exchange can be withdrawn, and only when nothing happened after it and its turn
 changed no effort (undoing an opened or concluded effort is not what "regenerate" means): else
@@ -23,7 +26,7 @@ from .session import Session
 from .store import RETRACTS, is_retraction, read_jsonl_tail
 
 EVENTS_READ = 400  # the event-log tail searched for the last turn
-KEPT_RANGES = 200  # withdrawn line ranges remembered in session_state.json (recall leaves them out)
+KEPT_RANGES = 200  # the newest withdrawn line ranges, in session_state.json (older ones: the search index)
 # a turn that did one of these is not withdrawn (its effects would stay, its words not)
 EFFECTS = {
     ev.EFFORT_OPENED,

@@ -151,3 +151,29 @@ async def test_counts_read_again_from_the_logs_agree_with_the_counts_a_withdrawa
         assert session.state.ambient_tokens == ambient_tokens
     finally:
         session.close()
+
+
+async def test_a_withdrawn_exchange_is_never_recalled_even_once_the_session_state_forgot_it(tmp_path, llm_server):
+    """The session state keeps only the newest withdrawals (and a state file can be rebuilt): the index
+    remembers every marker, so an exchange taken back long ago is not put back into a request."""
+    import json
+
+    directory = tmp_path / "s"
+    c = await controller(llm_server, directory)
+    try:
+        await say(c, llm_server, ("My locker code at the climbing gym is 4729.", "Noted, 4729."))
+        assert (await c.run(TakeBack("edit"))).ok
+        await say(c, llm_server, *((f"small talk {i}: the weather and the tea", "Indeed.") for i in range(12)))
+    finally:
+        await c.close()
+    state_file = directory / "session_state.json"
+    state = json.loads(state_file.read_text())
+    assert state["withdrawn"]
+    state["withdrawn"] = []  # as after 200 later withdrawals
+    state_file.write_text(json.dumps(state))
+    c = await controller(llm_server, directory)
+    try:
+        await say(c, llm_server, ("What was my locker code at the climbing gym?", "I do not know."))
+    finally:
+        await c.close()
+    assert "4729" not in request_text(llm_server.chat_requests()[-1])

@@ -215,3 +215,34 @@ def test_search_command_prints_ambient_hits_readably(tmp_path: Path, capsys: pyt
     assert [(r["id"], r["source"]) for r in results] == [("q3", "effort"), ("ambient", "ambient")]
     assert results[1]["status"] == "ambient" and results[1]["summary"] is None and results[1]["lines"] == [29, 31]
     assert {"id", "status", "summary", "score", "snippet", "passage", "lines"} <= results[0].keys()
+
+
+def marker(count: int) -> str:
+    return (
+        json.dumps({"role": "system", "content": "--- The exchange above was withdrawn ---", "retracts": count}) + "\n"
+    )
+
+
+def test_the_index_remembers_what_withdrawal_markers_took_back_in_both_logs(root: Path) -> None:
+    """A marker is not searchable text; the lines it withdraws (and itself) are remembered per log, never
+    recalled, and forgotten with the log when it is indexed again."""
+    raw = root / "raw.jsonl"
+    taken = line("my locker code at the climbing gym is 4729") + line("Noted: 4729.", "assistant") + marker(2)
+    raw.write_text(chatter(0, 30) + taken + chatter(33, 30))
+    effort_log = root / "efforts" / "db-pool.jsonl"
+    with effort_log.open("a") as fh:
+        fh.write(line("the pool size is 37 connections") + line("37, noted.", "assistant") + marker(2))
+    with EffortIndex(root / "search.sqlite") as index:
+        index.sync_session(root, ENTRIES)
+        assert index.withdrawn_lines("ambient", 1, 100) == {31, 32, 33}
+        assert index.withdrawn_lines("db-pool", 1, 10) == {2, 3, 4}
+        assert index.withdrawn_lines("ambient", 1, 31) == {31} and index.withdrawn_lines("nobody", 1, 9) == set()
+        assert not index.search("exchange above withdrawn")  # the marker's words are not in the index
+        assert index.search("locker 4729")  # search still finds what was said (the raw log keeps it)
+        assert not index.recall("what was my locker code at the climbing gym, 4729?")
+        hits = index.recall("how many connections is the pool size, 37?")  # line 1 holds two of the words
+        assert [m[0] for h in hits for m in h.messages] == [1]  # without its withdrawn neighbour
+        raw.write_text(chatter(0, 30) + taken[: taken.rindex(marker(2))])  # rewritten without the marker
+        index.sync_session(root, ENTRIES)
+        assert index.withdrawn_lines("ambient", 1, 100) == set()
+        assert index.recall("what was my locker code at the climbing gym, 4729?")

@@ -25,7 +25,7 @@ from typing import IO, Any
 
 from ..store import open_nofollow
 from .database import IndexDatabase, _recovering
-from .records import LogState, clear_messages, insert_messages, parse_line
+from .records import AMBIENT_LOG, LogState, clear_messages, insert_messages, parse_line
 
 RAW_FILE = "raw.jsonl"
 AMBIENT_BLOCK_LINES = 20  # lines of raw.jsonl per ranked document (10 exchanges, the ambient window)
@@ -118,6 +118,7 @@ class IndexAmbient(IndexDatabase):
             clear_messages(self._db, num)
         self._db.execute("DELETE FROM efforts WHERE source = 'ambient'")
         self._db.execute("DELETE FROM ambient_log")
+        self._db.execute("DELETE FROM withdrawn WHERE log = ?", (AMBIENT_LOG,))
 
     # ------------------------------------------------------------------ syncing
 
@@ -176,7 +177,7 @@ class IndexAmbient(IndexDatabase):
             take = min(len(lines) - i, AMBIENT_BLOCK_LINES - in_block)
             num = self._ambient_block(block, byte if in_block == 0 else None)
             records = ((line + j, parse_line(lines[i + j])) for j in range(take))
-            added += insert_messages(self._db, num, records)
+            added += insert_messages(self._db, num, records, log_key=AMBIENT_LOG)
             size = sum(len(raw) + 1 for raw in lines[i : i + take])
             self._db.execute(  # log_offset/log_lines of a block: its bytes and lines (the ranking's length)
                 "UPDATE efforts SET indexed_lines = ?, log_offset = log_offset + ?, log_lines = log_lines + ?"

@@ -20,7 +20,8 @@ from typing import Any, ParamSpec, Self, TypeVar
 from ..store import StoreError, no_space_left, require_regular
 
 APPLICATION_ID = 0x43434D53  # "CCMS": marks the file as ours (PRAGMA application_id)
-SCHEMA_VERSION = 3  # PRAGMA user_version; a different value means "rebuild" (2: grams, 3: ambient blocks)
+SCHEMA_VERSION = 4  # PRAGMA user_version; a different value means "rebuild" (2: grams, 3: ambient blocks,
+# 4: withdrawn lines)
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _TOKENIZER_FALLBACK = "porter unicode61 remove_diacritics 1"  # SQLite < 3.27
@@ -63,6 +64,14 @@ CREATE TABLE ambient_log (                  -- raw.jsonl, as efforts.log_* for a
 -- grams: the unspaced-script runs (CJK, Thai, ...) of the other columns as character pairs (unspaced.py)
 CREATE VIRTUAL TABLE meta_fts USING fts5(effort_id, id_words, summary, name, grams, tokenize='{tok}');
 CREATE VIRTUAL TABLE msg_fts USING fts5(content, role UNINDEXED, grams, tokenize='{tok}');
+-- lines a withdrawal marker took back (core/retraction.py), 0-based and inclusive of the marker;
+-- log: the effort's num, or -1 for raw.jsonl (records.AMBIENT_LOG)
+CREATE TABLE withdrawn (
+    log INTEGER NOT NULL,
+    first INTEGER NOT NULL,
+    last INTEGER NOT NULL,
+    PRIMARY KEY (log, last)
+) WITHOUT ROWID;
 """
 
 _P = ParamSpec("_P")

@@ -8,7 +8,9 @@ capped FTS5 lookup tells without counting the rest), scores the lines holding
 them by how many rare words each holds and how rare they are (a line the user
 wrote weighs more), and answers only for a strong hit — two rare words in one
 line, or one very rare word (:data:`VERY_RARE_DOCS`; :data:`USER_RARE_DOCS` in a
-user's line). The hit is that line with its neighbour. Words any message may use
+user's line). The hit is that line with its neighbour. A line the user took back
+(regenerate, edit: the index keeps what each withdrawal marker withdrew) is never
+recalled, nor shown as a neighbour. Words any message may use
 (:data:`COMMON_WORDS`: "how long should ...") are never searched: in a short session
 every word is rare, and they would recall lines that do not answer. Lines the
 request holds word for word are left out by the caller's ``skip`` rule.
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 
 from .database import _LINE_BITS, _LINE_MASK, IndexDatabase, _recovering
 from .query import parse_query, phrase
+from .records import AMBIENT_LOG, in_ranges, withdrawn_ranges
 
 RARE_DOCS = 40  # a word in more logged lines than this says too little to recall by
 VERY_RARE_DOCS = 4  # ... in this few, it is a strong hit alone (a code, a name)
@@ -108,10 +111,11 @@ class IndexRecall(IndexDatabase):
                 holding[rowid].add(word)
         roles = self._roles(list(holding))
         logs = self._logs(list({rowid >> _LINE_BITS for rowid in holding}))
+        taken_back = self._withdrawn(logs)
         scored = []
         for rowid, words in holding.items():
             source, log = logs.get(rowid >> _LINE_BITS, ("", ""))
-            if not log or (skip is not None and skip(source, log, (rowid & _LINE_MASK) + 1)):
+            if not log or taken_back(rowid) or (skip is not None and skip(source, log, (rowid & _LINE_MASK) + 1)):
                 continue
             user = roles.get(rowid) == "user"
             if len(words) < 2 and min(len(rare[w]) for w in words) > (USER_RARE_DOCS if user else VERY_RARE_DOCS):
@@ -127,8 +131,33 @@ class IndexRecall(IndexDatabase):
             if any(h.num == num and abs(h.first_index - first) < PASSAGE_LINES for h in hits):
                 continue  # overlaps a passage already taken
             source, log = logs[num]
-            hits.append(self._recall_hit(source, log, num, first, holding[rowid], score))
+            hits.append(self._recall_hit(source, log, num, first, holding[rowid], score, taken_back))
         return hits
+
+    def _withdrawn(self, logs: dict[int, tuple[str, str]]) -> Callable[[int], bool]:
+        """Whether a message row of these documents was withdrawn."""
+        key = {num: AMBIENT_LOG if source == "ambient" else num for num, (source, _) in logs.items()}
+        ranges = withdrawn_ranges(self._db, key.values())
+
+        def taken_back(rowid: int) -> bool:
+            num = rowid >> _LINE_BITS
+            return num in key and in_ranges(ranges[key[num]], rowid & _LINE_MASK)
+
+        return taken_back
+
+    @_recovering
+    def withdrawn_lines(self, log: str, first: int, last: int) -> set[int]:
+        """The lines of ``first..last`` (1-based) of ``log`` ("ambient" or an effort id) that a withdrawal
+        took back, their markers included, as far as the index has read the log."""
+        if log == "ambient":
+            key = AMBIENT_LOG
+        else:
+            found = self._db.execute("SELECT num FROM efforts WHERE effort_id = ?", (log,)).fetchone()
+            if found is None:
+                return set()
+            key = int(found[0])
+        ranges = withdrawn_ranges(self._db, [key])[key]
+        return {n for a, b in ranges for n in range(max(a + 1, first), min(b + 1, last) + 1)}
 
     def _roles(self, rowids: list[int]) -> dict[int, str]:
         marks = ",".join("?" * len(rowids))
@@ -140,14 +169,25 @@ class IndexRecall(IndexDatabase):
         rows = self._db.execute(f"SELECT num, effort_id, source FROM efforts WHERE num IN ({marks})", nums)
         return {num: (source, "ambient" if source == "ambient" else effort_id) for num, effort_id, source in rows}
 
-    def _recall_hit(self, source: str, log: str, num: int, line: int, words: set[str], score: float) -> RecallHit:
+    def _recall_hit(
+        self,
+        source: str,
+        log: str,
+        num: int,
+        line: int,
+        words: set[str],
+        score: float,
+        taken_back: Callable[[int], bool],
+    ) -> RecallHit:
         base = num << _LINE_BITS
         rows = self._db.execute(
             "SELECT rowid, role, content FROM msg_fts WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
             (base | line, base | (line + PASSAGE_LINES - 1)),
         ).fetchall()
         messages = tuple(
-            ((rowid & _LINE_MASK) + 1, str(role or ""), str(content or "")) for rowid, role, content in rows
+            ((rowid & _LINE_MASK) + 1, str(role or ""), str(content or ""))
+            for rowid, role, content in rows
+            if not taken_back(rowid)
         )
         first, last = messages[0][0], messages[-1][0]
         return RecallHit(source, log, (first, last), messages, tuple(sorted(words)), score, num)

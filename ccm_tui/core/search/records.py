@@ -9,6 +9,7 @@ contiguous rowid range.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import sqlite3
@@ -17,11 +18,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO, Any
 
+from ..store import RETRACTS, is_retraction
 from .database import _LINE_BITS, _LINE_MASK
 from .unspaced import index_grams
 
 TAIL_BYTES = 64  # bytes before the sync offset remembered to detect rewritten logs
 MAX_MESSAGE_CHARS = 64_000  # a giant tool dump is indexed by its head only
+AMBIENT_LOG = -1  # raw.jsonl's key in the withdrawn table (an effort log's key is its document number)
 
 
 def normalise(text: str) -> str:
@@ -51,24 +54,56 @@ def parse_line(raw: bytes) -> Any:
         return None
 
 
-def insert_messages(db: sqlite3.Connection, num: int, numbered: Iterable[tuple[int, Any]]) -> int:
-    """Index (line, record) pairs as rows of document ``num``; returns how many rows were written."""
-    rows = []
+def insert_messages(
+    db: sqlite3.Connection, num: int, numbered: Iterable[tuple[int, Any]], *, log_key: int | None = None
+) -> int:
+    """Index (line, record) pairs as rows of document ``num``; returns how many rows were written.
+
+    A withdrawal marker (core/retraction.py) is not a row: it records the lines it withdraws — the
+    ``retracts`` lines just before it, and itself — in ``withdrawn`` under ``log_key`` (by default
+    ``num``), so that recall and folding never put them back however old they are."""
+    rows, withdrawn = [], []
     base = num << _LINE_BITS
+    key = num if log_key is None else log_key
     for line, message in numbered:
+        if isinstance(message, dict) and is_retraction(message):
+            withdrawn.append((key, max(0, line - int(message[RETRACTS])), line))
+            continue
         text = message_text(message)
         if text is not None and 0 <= line <= _LINE_MASK:
             role = message.get("role")
             rows.append((base | line, text, role if isinstance(role, str) else None, index_grams(text)))
     if rows:
         db.executemany("INSERT OR REPLACE INTO msg_fts (rowid, content, role, grams) VALUES (?, ?, ?, ?)", rows)
+    if withdrawn:
+        db.executemany("INSERT OR REPLACE INTO withdrawn (log, first, last) VALUES (?, ?, ?)", withdrawn)
     return len(rows)
 
 
 def clear_messages(db: sqlite3.Connection, num: int) -> None:
-    """Delete every row of document ``num`` (one rowid-range seek)."""
+    """Delete every row of document ``num`` (one rowid-range seek), and what it withdrew."""
     lo = num << _LINE_BITS
     db.execute("DELETE FROM msg_fts WHERE rowid BETWEEN ? AND ?", (lo, lo | _LINE_MASK))
+    db.execute("DELETE FROM withdrawn WHERE log = ?", (num,))
+
+
+def withdrawn_ranges(db: sqlite3.Connection, keys: Iterable[int]) -> dict[int, list[tuple[int, int]]]:
+    """The withdrawn line ranges (0-based, inclusive, in order) of each log key."""
+    keys = list(set(keys))
+    out: dict[int, list[tuple[int, int]]] = {k: [] for k in keys}
+    if keys:
+        marks = ",".join("?" * len(keys))
+        for key, first, last in db.execute(
+            f"SELECT log, first, last FROM withdrawn WHERE log IN ({marks}) ORDER BY log, last", keys
+        ):
+            out[key].append((first, last))
+    return out
+
+
+def in_ranges(ranges: list[tuple[int, int]], line: int) -> bool:
+    """Whether ``line`` is inside one of ``ranges`` (sorted by their last line, not overlapping)."""
+    at = bisect.bisect_left(ranges, line, key=lambda r: r[1])
+    return at < len(ranges) and ranges[at][0] <= line
 
 
 @dataclass
