@@ -3,7 +3,8 @@
 Each LoCoMo session becomes one concluded effort of a real session directory
 (``manifest.yaml`` written by the core's ``save_manifest``, ``efforts/<id>.jsonl``
 by its ``append_jsonl``): summary = the session summary, raw log = the dialogue,
-one message per turn. Every question (adversarial category 5 left out) is asked
+one message per turn (``--captions``: with the caption of a photo the speaker
+shared, as LoCoMo's own evaluation renders it). Every question (adversarial category 5 left out) is asked
 through ``search_session``, the function behind ``ccm-tui search``; a question
 counts as found at k when one of its evidence sessions is among the first k
 results.
@@ -98,7 +99,18 @@ def effort_id(session: int) -> str:
     return f"session-{session}"
 
 
-def load_conversations(data: list[dict], root: Path) -> tuple[list[Conversation], list[Question]]:
+def turn_text(turn: dict, captions: bool) -> str:
+    """One dialogue turn as a log message: ``speaker: text``; with ``captions``, a photo the speaker
+    shared is appended as LoCoMo's own evaluation renders it (``… and shared a photo of …``)."""
+    text = f"{turn['speaker']}: {turn['text']}"
+    if captions and turn.get("blip_caption"):
+        text += f" and shared {turn['blip_caption']}."
+    return text
+
+
+def load_conversations(
+    data: list[dict], root: Path, *, captions: bool = False
+) -> tuple[list[Conversation], list[Question]]:
     """Write one session directory per conversation; return them with the questions."""
     conversations, questions = [], []
     for n, item in enumerate(data):
@@ -111,7 +123,7 @@ def load_conversations(data: list[dict], root: Path) -> tuple[list[Conversation]
             turns = dialogue[f"session_{s}"]
             summary = summaries.get(f"session_{s}_summary") or None
             messages = [
-                {"role": "user" if i % 2 == 0 else "assistant", "content": f"{t['speaker']}: {t['text']}"}
+                {"role": "user" if i % 2 == 0 else "assistant", "content": turn_text(t, captions)}
                 for i, t in enumerate(turns)
             ]
             effort = Effort(effort_id(s), status=CONCLUDED, summary=summary, messages=len(messages))
@@ -342,6 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", type=int, default=0, metavar="N", help="print N questions missed at 3")
     parser.add_argument("--keep", type=Path, help="directory to write the sessions into and keep")
     parser.add_argument("--no-cv", action="store_true", help="skip the cross-validation (minutes)")
+    parser.add_argument(
+        "--captions", action="store_true", help="load the captions of shared photos too (LoCoMo's own rendering)"
+    )
     args = parser.parse_args(argv)
 
     data_file = args.data / DATA_FILE if args.data.is_dir() else args.data
@@ -352,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     root = args.keep or Path(tempfile.mkdtemp(prefix="ccm-bench-recall-"))
     indexes: list[EffortIndex] = []
     try:
-        conversations, questions = load_conversations(data, root)
+        conversations, questions = load_conversations(data, root, captions=args.captions)
         for c in conversations:  # build the derived index first: latencies are of searches alone
             search_session(c.directory, "warm up", 1)
         misses: list[tuple] = []
