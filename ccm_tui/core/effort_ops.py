@@ -20,7 +20,7 @@ from .effort_states import Action, ActionRefused
 from .efforts import Effort
 from .llm_errors import LLMError
 from .log_lines import file_records
-from .retraction import is_withdrawn
+from .retraction import is_withdrawn, marked_withdrawn
 from .session import Session
 from .summarize import offline_summary, summarize_messages
 
@@ -71,7 +71,8 @@ def _topic_lines(session: Session, topic: Topic) -> list[dict[str, Any]]:
     """The chat of lines ``topic[1]..topic[2]`` of effort ``topic[0]``'s log, withdrawn exchanges left out."""
     effort_id, first, last = topic
     records = file_records(session.effort_path(effort_id), first, last)
-    return lifecycle.chat_copies(r for n, r in records if not is_withdrawn(session, effort_id, n))
+    marked = marked_withdrawn(records)  # (a withdrawn exchange's marker follows it inside the range)
+    return lifecycle.chat_copies(r for n, r in records if n not in marked and not is_withdrawn(session, effort_id, n))
 
 
 def open_effort(ctx: ActionContext, name: str, topic: Topic | None = None) -> dict[str, Any]:

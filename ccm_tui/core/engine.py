@@ -168,6 +168,7 @@ class Engine(EngineQuestions):
                 try:
                     exchange = last_exchange(self._session)
                     retract(self._session, exchange, why)
+                    self._reindex_log(exchange.log)  # the index records the marker (recall leaves it out)
                 except (OSError, StoreError) as exc:
                     raise self._write_failed(exc, in_turn=False) from None
         except asyncio.CancelledError:
@@ -306,6 +307,16 @@ class Engine(EngineQuestions):
                 emit(event)
 
         return wrapped
+
+    def _reindex_log(self, log: str) -> None:
+        """Bring the index up to one log just written: the ambient chat, or an effort's."""
+        if log != "ambient":
+            self._reindex_effort(log)
+        elif self._index is not None:
+            try:
+                self._index.sync_ambient_log(self._session.raw_path)
+            except SearchIndexError:
+                pass
 
     def _reindex_effort(self, effort_id: str) -> None:
         """The index is derived data: if it is busy (another process syncing it) or broken, the

@@ -17,6 +17,7 @@ the user gets one line saying why.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,6 +118,16 @@ def retract(session: Session, exchange: LastExchange, why: str) -> None:
     del session.state.withdrawn[:-KEPT_RANGES]
     session.log_event(ev.EXCHANGE_RETRACTED, to=exchange.log, count=len(exchange.records), why=why)
     session.save_state()
+
+
+def marked_withdrawn(numbered: Iterable[tuple[int, dict[str, Any]]]) -> set[int]:
+    """The lines of ``numbered`` (line, record) that a withdrawal marker among them takes back, the
+    markers included: read from the log itself, whatever the session state remembers."""
+    out: set[int] = set()
+    for line, record in numbered:
+        if is_retraction(record):
+            out.update(range(line - int(record[RETRACTS]), line + 1))
+    return out
 
 
 def is_withdrawn(session: Session, log: str, line: int) -> bool:

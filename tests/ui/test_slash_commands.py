@@ -116,3 +116,18 @@ async def test_an_offer_is_dropped_once_the_session_moves_on_without_it(tmp_path
         await pilot.press("ctrl+y")  # nothing is offered any more: no effort for the stale proposal
         await pilot.pause()
         assert suggestion.name not in {i.effort_id for i in screen.query(EffortItem)}
+
+
+async def test_an_offer_is_dropped_when_another_process_writes_to_the_session(tmp_path):
+    """`ccm-tui send` or the memory server ran a turn meanwhile: the offer described the talk before it."""
+    from ccm_tui.core.effort_assist import Proposal
+    from ccm_tui.ui import messages as msg
+
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.suggestion = Proposal("open", "japan-trip")
+        screen.update_hint()
+        assert "Ctrl+Y" in str(screen.query_one("#prompt-hint").render())
+        screen.post_message(msg.WrittenElsewhere(()))
+        await wait_until(pilot, lambda: screen.suggestion is None, what="the offer dropped")
+        assert "Ctrl+Y" not in str(screen.query_one("#prompt-hint").render())

@@ -177,3 +177,19 @@ async def test_a_withdrawn_exchange_is_never_recalled_even_once_the_session_stat
     finally:
         await c.close()
     assert "4729" not in request_text(llm_server.chat_requests()[-1])
+
+
+async def test_a_withdrawal_is_in_the_search_index_as_soon_as_it_is_made(tmp_path, llm_server):
+    """The marker is indexed by the withdrawal itself (the index is marked in step after it): a session
+    closed right after an edit still leaves the exchange out of recall when the state forgets it."""
+    from ccm_tui.core.search import EffortIndex
+
+    directory = tmp_path / "s"
+    c = await controller(llm_server, directory)
+    try:
+        await say(c, llm_server, ("My locker code at the climbing gym is 4729.", "Noted, 4729."))
+        assert (await c.run(TakeBack("edit"))).ok
+    finally:
+        await c.close()
+    with EffortIndex(directory / "search.sqlite") as index:
+        assert index.withdrawn_lines("ambient", 1, 10) == {1, 2, 3}

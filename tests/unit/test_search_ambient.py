@@ -238,7 +238,8 @@ def test_the_index_remembers_what_withdrawal_markers_took_back_in_both_logs(root
         assert index.withdrawn_lines("db-pool", 1, 10) == {2, 3, 4}
         assert index.withdrawn_lines("ambient", 1, 31) == {31} and index.withdrawn_lines("nobody", 1, 9) == set()
         assert not index.search("exchange above withdrawn")  # the marker's words are not in the index
-        assert index.search("locker 4729")  # search still finds what was said (the raw log keeps it)
+        found = index.search("locker 4729")  # search still finds what was said (the raw log keeps it) ...
+        assert found and "user (withdrawn): my **locker** code" in (found[0].passage or "")  # ... and says so
         assert not index.recall("what was my locker code at the climbing gym, 4729?")
         hits = index.recall("how many connections is the pool size, 37?")  # line 1 holds two of the words
         assert [m[0] for h in hits for m in h.messages] == [1]  # without its withdrawn neighbour

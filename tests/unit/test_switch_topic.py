@@ -51,3 +51,32 @@ async def test_nothing_is_moved_out_of_an_effort_that_stayed_open(tmp_path, llm_
     finally:
         await c.close()
     assert jsonl(tmp_path / "s" / "efforts" / "taxes.jsonl") == []
+
+
+async def test_a_withdrawn_exchange_is_not_moved_even_once_the_session_state_forgot_it(tmp_path, llm_server):
+    """The lines moved are read with their withdrawal markers: what the user took back stays behind, whatever
+    the session state still remembers (it keeps the newest withdrawals only, and can be rebuilt)."""
+    import json
+
+    from ccm_tui.core.run_state import TakeBack
+
+    directory = tmp_path / "s"
+    c = await trip_with_a_new_topic(llm_server, directory)
+    try:
+        assert (await c.run(TakeBack("edit"))).ok  # "And the tax deadline?" taken back
+    finally:
+        await c.close()
+    state_file = directory / "session_state.json"
+    state = json.loads(state_file.read_text())
+    state["withdrawn"] = []
+    state_file.write_text(json.dumps(state))
+    c = SessionController(directory, settings_for(llm_server, token_budget=16_000))
+    await c.open()
+    try:
+        llm_server.push(text("Trip: Kyoto in April, three nights."))
+        assert (await c.run(EffortAction(Action.CONCLUDE, "trip", ("trip", 3, 4)))).ok
+        assert (await c.run(EffortAction(Action.OPEN, "taxes", ("trip", 3, 4)))).ok
+    finally:
+        await c.close()
+    moved = [r["content"] for r in jsonl(directory / "efforts" / "taxes.jsonl")]
+    assert moved == ["Which tax forms does a freelancer file?", "Form A and form B."]

@@ -11,6 +11,7 @@ from . import unspaced
 from .ambient import AMBIENT
 from .database import _LINE_BITS, _LINE_MASK, IndexDatabase
 from .query import or_expression, phrase
+from .records import AMBIENT_LOG, in_ranges, withdrawn_ranges
 from .scoring import Candidate, Plan
 
 SNIPPET_CHARS = 160
@@ -159,7 +160,7 @@ class IndexResults(IndexDatabase):
     ) -> SearchHit:
         effort_id, status, summary, _, source, *_ = info
         snippet = self._snippet(plan, candidate, summary) or effort_id
-        passage, lines = self._passage(plan, candidate, window)
+        passage, lines = self._passage(plan, candidate, window, AMBIENT_LOG if source == AMBIENT else candidate.num)
         if source == AMBIENT:
             return SearchHit(AMBIENT, AMBIENT, None, score, snippet, passage, lines, source=AMBIENT)
         return SearchHit(effort_id, status, summary, score, snippet, passage, lines)
@@ -189,10 +190,11 @@ class IndexResults(IndexDatabase):
         return found
 
     def _passage(
-        self, plan: Plan, candidate: Candidate, window: Window | None
+        self, plan: Plan, candidate: Candidate, window: Window | None, log_key: int
     ) -> tuple[str | None, tuple[int, int] | None]:
         """The PASSAGE_MESSAGES consecutive log lines of place_passage, marked and capped at
-        PASSAGE_CHARS, with their 1-based line numbers; (None, None) when the log holds no match."""
+        PASSAGE_CHARS, with their 1-based line numbers; (None, None) when the log holds no match.
+        A line the user took back (regenerate, edit) says so: ``user (withdrawn): …``."""
         if not candidate.message_counts:
             return None, None
         line_terms = window[0] if window is not None else self._line_terms(plan, candidate)
@@ -216,8 +218,9 @@ class IndexResults(IndexDatabase):
             return None, None
         width = PASSAGE_CHARS // len(rows)
         telling = [t for t in plan.telling if unspaced.is_unspaced(t)]  # FTS5 cannot mark these
+        withdrawn = withdrawn_ranges(self._db, [log_key])[log_key]
         parts = [
-            (f"{role}: " if role else "")
+            _speaker(role, in_ranges(withdrawn, rowid & _LINE_MASK))
             + format_snippet(unspaced.mark(marked.get(rowid, content), telling), width, plain=True)
             for rowid, role, content in rows
         ]
@@ -265,6 +268,12 @@ class IndexResults(IndexDatabase):
             (*args, or_expression(chosen), lo, lo | _LINE_MASK),
         ).fetchone()
         return found[0] if found else None
+
+
+def _speaker(role: str | None, withdrawn: bool) -> str:
+    """A passage line's prefix: its role, and whether it was taken back."""
+    said = " (withdrawn)" if withdrawn else ""
+    return f"{role}{said}: " if role else (f"{said.strip()}: " if said else "")
 
 
 def without_folded(hits: list[SearchHit], folded_upto: int) -> list[SearchHit]:

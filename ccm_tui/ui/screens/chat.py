@@ -270,7 +270,9 @@ class ChatScreen(ChatTurns):
         await log.add_older(list(page.lines), page.more)
 
     async def on_written_elsewhere(self, message: msg.WrittenElsewhere) -> None:
-        """Another process wrote (the controller has re-read the session): show what it added."""
+        """Another process wrote (the controller has re-read the session): show what it added. An offer
+        made before no longer describes the conversation."""
+        self._drop_suggestion()
         if message.lines:
             await self.chat_log.add_divider("written by another process")
             await self.chat_log.add_history(list(message.lines))
