@@ -137,7 +137,8 @@ def hit_help(hit) -> str | None:
     lines = [escape(summary[:160])] if summary else []
     if hit.passage and hit.lines:
         first, last = hit.lines
-        lines.append(f"lines {first}-{last}:")
+        if hit.source != "ambient":  # (an ambient hit's title says its lines already)
+            lines.append(f"lines {first}-{last}:")
         lines.extend(passage_markup(line) for line in hit.passage.splitlines())
     return "\n".join(lines) or None
 

@@ -247,3 +247,15 @@ def test_the_index_remembers_what_withdrawal_markers_took_back_in_both_logs(root
         index.sync_session(root, ENTRIES)
         assert index.withdrawn_lines("ambient", 1, 100) == set()
         assert index.recall("what was my locker code at the climbing gym, 4729?")
+
+
+def test_a_passage_shows_what_still_stands_when_a_withdrawn_copy_matches_too(root: Path) -> None:
+    """A regenerated reply says what the withdrawn one said: the passage is placed on the one that stands."""
+    raw = root / "raw.jsonl"
+    said = line("what is the capital of Mongolia?") + line("Ulaanbaatar is the capital of Mongolia.", "assistant")
+    raw.write_text(chatter(0, 30) + said + marker(2) + said + chatter(35, 30))
+    with EffortIndex(root / "search.sqlite") as index:
+        index.sync_session(root, ENTRIES)
+        hit = index.search("capital of Mongolia")[0]
+        assert hit.lines is not None and hit.lines[0] == 34  # the question asked again, not line 31
+        assert "(withdrawn)" not in (hit.passage or "")

@@ -200,7 +200,9 @@ class IndexResults(IndexDatabase):
         line_terms = window[0] if window is not None else self._line_terms(plan, candidate)
         if not line_terms:
             return None, None
-        first = place_passage(plan, line_terms, *candidate.extent)
+        withdrawn = withdrawn_ranges(self._db, [log_key])[log_key]
+        live = {line: terms for line, terms in line_terms.items() if not in_ranges(withdrawn, line)}
+        first = place_passage(plan, live or line_terms, *candidate.extent)  # what still stands, if it matches
         lo = candidate.num << _LINE_BITS
         span = PASSAGE_MESSAGES - 1
         rows = self._db.execute(
@@ -218,7 +220,6 @@ class IndexResults(IndexDatabase):
             return None, None
         width = PASSAGE_CHARS // len(rows)
         telling = [t for t in plan.telling if unspaced.is_unspaced(t)]  # FTS5 cannot mark these
-        withdrawn = withdrawn_ranges(self._db, [log_key])[log_key]
         parts = [
             _speaker(role, in_ranges(withdrawn, rowid & _LINE_MASK))
             + format_snippet(unspaced.mark(marked.get(rowid, content), telling), width, plain=True)
