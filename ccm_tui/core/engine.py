@@ -24,7 +24,7 @@ from .effort_states import Action, ActionRefused
 from .efforts import Effort
 from .engine_questions import EngineQuestions
 from .eventlog import SESSION_MIGRATED, TURN_FAILED
-from .index_sync import IndexWatch
+from .index_sync import IndexWatch, sync_log
 from .model_setup import resolve_budget
 from .orchestrator import Emit, Orchestrator, UserInputError
 from .recovery import RecoveryReport, effects_so_far, recover, turn_left_open
@@ -168,7 +168,8 @@ class Engine(EngineQuestions):
                 try:
                     exchange = last_exchange(self._session)
                     retract(self._session, exchange, why)
-                    self._reindex_log(exchange.log)  # the index records the marker (recall leaves it out)
+                    if self._index is not None:  # the index records the marker (recall leaves it out)
+                        sync_log(self._index, self._session, exchange.log)
                 except (OSError, StoreError) as exc:
                     raise self._write_failed(exc, in_turn=False) from None
         except asyncio.CancelledError:
@@ -307,16 +308,6 @@ class Engine(EngineQuestions):
                 emit(event)
 
         return wrapped
-
-    def _reindex_log(self, log: str) -> None:
-        """Bring the index up to one log just written: the ambient chat, or an effort's."""
-        if log != "ambient":
-            self._reindex_effort(log)
-        elif self._index is not None:
-            try:
-                self._index.sync_ambient_log(self._session.raw_path)
-            except SearchIndexError:
-                pass
 
     def _reindex_effort(self, effort_id: str) -> None:
         """The index is derived data: if it is busy (another process syncing it) or broken, the

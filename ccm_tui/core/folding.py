@@ -40,16 +40,21 @@ def manages_efforts(session: Session, tools_enabled: bool) -> bool:
     return tools_enabled and session.state.turn - session.state.last_effort_tool_turn <= MANAGED_WINDOW
 
 
+def _withdrawn(session: Session, index: EffortIndex, log: str, first: int, last: int) -> Callable[[int], bool]:
+    """Whether a line of ``first..last`` of ``log`` was taken back: by a withdrawal the session state
+    remembers (the newest, maybe not indexed yet) or one the index read, however old."""
+    indexed = index.withdrawn_lines(log, first, last)
+    return lambda line: line in indexed or is_withdrawn(session, log, line)
+
+
 def _ambient_records(index: EffortIndex, session: Session, first: int, last: int) -> list[tuple[int, dict]]:
     out: list[tuple[int, dict]] = []
     for start in range(max(1, first), last + 1, READ_CHUNK):
         end = min(last, start + READ_CHUNK - 1)
         rows = index.read_ambient_lines(session.raw_path, start, end)
-        gone = index.withdrawn_lines("ambient", start, end)
+        gone = _withdrawn(session, index, "ambient", start, end)
         out += [
-            (line, record)
-            for line, record in rows
-            if isinstance(record, dict) and line not in gone and not is_withdrawn(session, "ambient", line)
+            (line, record) for line, record in rows if isinstance(record, dict) and not gone(line)
         ]  # a withdrawn exchange is neither folded nor read for a topic
     return out
 
@@ -74,11 +79,9 @@ async def assist(session: Session, index: EffortIndex, *, tools_enabled: bool, e
     if active is not None:
         first = max(1, active.messages - 2 * RECENT)
         tail = file_lines(session.effort_path(active.id), first, active.messages)
-        gone = index.withdrawn_lines(active.id, first, active.messages)
+        gone = _withdrawn(session, index, active.id, first, active.messages)
         numbered = [
-            (m["line"], {"role": m["role"], "content": m["content"]})
-            for m in tail.messages
-            if m["line"] not in gone and not is_withdrawn(session, active.id, m["line"])
+            (m["line"], {"role": m["role"], "content": m["content"]}) for m in tail.messages if not gone(m["line"])
         ]
         switch = propose_switch(active.id, exchanges_of(numbered))
         return [switch] if switch else []

@@ -18,6 +18,18 @@ from .search import EffortIndex, SearchIndexError
 from .session import Session
 
 
+def sync_log(index: EffortIndex, session: Session, log: str) -> None:
+    """Index what was just written to one log ("ambient" or an effort id) so that it is findable at
+    once. Never fails: a busy or broken index catches up at the next sync."""
+    try:
+        if log == "ambient":
+            index.sync_ambient_log(session.raw_path)
+        elif session.efforts.get(log) is not None:
+            index.sync_effort_log(log, session.effort_path(log))
+    except SearchIndexError:
+        pass
+
+
 def sync_index(index: EffortIndex, session: Session) -> None:
     """Bring ``index`` up to date with ``session`` (raises SearchIndexError)."""
     marker = session.index_marker()

@@ -21,7 +21,7 @@ from typing import Any
 from ..config import Settings, default_budget, retry_base_seconds
 from .chat_model import ChatModel
 from .engine import TURN_LOCK_WAIT, Engine
-from .index_sync import sync_index
+from .index_sync import sync_index, sync_log
 from .model_setup import model_client, resolve_budget
 from .orchestrator import Orchestrator
 from .search import EffortIndex, RecallHit, SearchHit, SearchIndexError, without_folded
@@ -66,13 +66,7 @@ class IndexHooks:
 
     def on_logged(self, to: str, records: list[dict[str, Any]]) -> None:
         """A logged exchange is findable at once (effort logs and the ambient chat alike)."""
-        try:
-            if to == "ambient":
-                self.index.sync_ambient_log(self.session.raw_path)
-            elif self.session.efforts.get(to) is not None:
-                self.index.sync_effort_log(to, self.session.effort_path(to))
-        except SearchIndexError:
-            pass  # the next sync catches up
+        sync_log(self.index, self.session, to)
 
 
 def open_engine(

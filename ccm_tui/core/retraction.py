@@ -24,7 +24,7 @@ from typing import Any
 from . import eventlog as ev
 from .eventlog import now_iso
 from .session import Session
-from .store import RETRACTS, is_retraction, read_jsonl_tail
+from .store import RETRACTS, is_retraction, read_jsonl_tail, retraction_span
 
 EVENTS_READ = 400  # the event-log tail searched for the last turn
 KEPT_RANGES = 200  # the newest withdrawn line ranges, in session_state.json (older ones: the search index)
@@ -125,8 +125,8 @@ def marked_withdrawn(numbered: Iterable[tuple[int, dict[str, Any]]]) -> set[int]
     markers included: read from the log itself, whatever the session state remembers."""
     out: set[int] = set()
     for line, record in numbered:
-        if is_retraction(record):
-            out.update(range(line - int(record[RETRACTS]), line + 1))
+        if (span := retraction_span(line, record)) is not None:
+            out.update(range(span[0], span[1] + 1))
     return out
 
 

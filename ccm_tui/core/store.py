@@ -214,6 +214,15 @@ def is_retraction(record: dict[str, Any]) -> bool:
     return record.get("role") == "system" and isinstance(count, int) and not isinstance(count, bool) and count > 0
 
 
+def retraction_span(line: int, record: Any) -> tuple[int, int] | None:
+    """The lines a marker at ``line`` withdraws — the ``retracts`` lines just before it — and itself,
+    as (first, last); None when ``record`` is no marker. (A withdrawal is made only when the exchange
+    is the newest thing in its log, so its lines are the ones right before the marker.)"""
+    if not (isinstance(record, dict) and is_retraction(record)):
+        return None
+    return max(0, line - int(record[RETRACTS])), line
+
+
 def without_retracted(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``records`` (in log order) without the retraction markers and the records they withdraw."""
     if not any(is_retraction(r) for r in records):

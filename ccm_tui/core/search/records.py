@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO, Any
 
-from ..store import RETRACTS, is_retraction
+from ..store import retraction_span
 from .database import _LINE_BITS, _LINE_MASK
 from .unspaced import index_grams
 
@@ -66,8 +66,8 @@ def insert_messages(
     base = num << _LINE_BITS
     key = num if log_key is None else log_key
     for line, message in numbered:
-        if isinstance(message, dict) and is_retraction(message):
-            withdrawn.append((key, max(0, line - int(message[RETRACTS])), line))
+        if (span := retraction_span(line, message)) is not None:
+            withdrawn.append((key, *span))
             continue
         text = message_text(message)
         if text is not None and 0 <= line <= _LINE_MASK:
