@@ -30,6 +30,8 @@ from .messages import ShowWelcome
 from .screens.chat import ChatScreen
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from ..core.reading import ModelCheck
 
 DEMO_BUDGET = 6_000
@@ -93,6 +95,20 @@ class CcmApp(App[int]):
             "autoplay": config.demo_autoplay() if autoplay is None else autoplay,
             "typed": typed,
         }
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification is plain text: they carry effort names, file paths, provider errors and
+        the user's own words, which Textual would otherwise parse as markup (``[docs]`` vanishes, ``[/]``
+        ends the app). ``markup`` is accepted for Textual's callers and ignored."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     @property
     def chat_screen(self) -> ChatScreen | None:

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
+from typing import cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.markup import escape
 
 from .actions import looks_for
 from .keys import key_for
+from .plain_text import highlighted, lines, plain
 from .screens.chat import ChatScreen
 from .widgets.sidebar import Sidebar
 
 SEARCH_LIMIT = 8
 NEW_EFFORT_HELP = "asks for the new effort's name (this query filled in); Enter there opens it"
-MATCH_STYLE = "bold reverse"  # how a matched term of a passage is shown
 
 
 def _chat(provider: Provider) -> ChatScreen | None:
@@ -120,27 +120,23 @@ class CcmCommands(Provider):
                 yield hit
 
 
-def passage_markup(passage: str) -> str:
-    """A search passage as Textual markup: plain text, the matched terms (``**term**`` in the
-    passage) highlighted, no literal ``**`` left; the text itself is escaped."""
-    parts = passage.split("**")
-    if len(parts) % 2 == 0:  # an unpaired marker: show the text unmarked
-        return escape(passage.replace("**", ""))
-    return "".join(
-        f"[{MATCH_STYLE}]{escape(part)}[/]" if i % 2 and part else escape(part) for i, part in enumerate(parts)
-    )
-
-
 def hit_help(hit) -> str | None:
-    """The help lines of a search result: its summary, then its passage with line numbers."""
-    summary = " ".join((hit.summary or ("" if hit.passage else hit.snippet) or "").split())
-    lines = [escape(summary[:160])] if summary else []
-    if hit.passage and hit.lines:
+    """The help lines of a search result: its summary, then its passage with line numbers, the matched
+    terms highlighted. Built as content from the logged text, never as markup: a log line holding
+    ``[pgbouncer]`` or ``[/]`` is shown as it is."""
+    shown = []
+    if hit.summary:
+        shown.append(plain(" ".join(hit.summary.split())[:160]))
+    elif hit.marked_snippet is not None and not hit.marked_passage:
+        shown.append(highlighted(hit.marked_snippet.pieces()))
+    if hit.marked_passage and hit.lines:
         first, last = hit.lines
         if hit.source != "ambient":  # (an ambient hit's title says its lines already)
-            lines.append(f"lines {first}-{last}:")
-        lines.extend(passage_markup(line) for line in hit.passage.splitlines())
-    return "\n".join(lines) or None
+            shown.append(plain(f"lines {first}-{last}:"))
+        shown.extend(highlighted(line.pieces()) for line in hit.marked_passage)
+    # The palette takes content for its help (``Content.from_markup`` returns it as it is), though
+    # ``Hit.help`` is annotated as a string.
+    return cast(str, lines(*shown)) if shown else None
 
 
 async def search_hits(chat: ChatScreen, query: str, *, base: float) -> Hits:
@@ -150,7 +146,7 @@ async def search_hits(chat: ChatScreen, query: str, *, base: float) -> Hits:
             where = f"lines {hit.lines[0]}-{hit.lines[1]}" if hit.lines else ""
             yield Hit(
                 base - rank * 0.01,
-                escape(f"Ambient chat  {where}"),
+                plain(f"Ambient chat  {where}"),
                 partial(chat.show_lines, "ambient", hit.lines),
                 text=f"Ambient chat {where}",
                 help=hit_help(hit),
@@ -158,7 +154,7 @@ async def search_hits(chat: ChatScreen, query: str, *, base: float) -> Hits:
             continue
         yield Hit(
             base - rank * 0.01,
-            escape(f"Effort {hit.id}  [{hit.status}]"),
+            plain(f"Effort {hit.id}  [{hit.status}]"),
             partial(chat.efforts.activate, hit.id),
             text=f"Effort {hit.id}",
             help=hit_help(hit),
@@ -166,7 +162,7 @@ async def search_hits(chat: ChatScreen, query: str, *, base: float) -> Hits:
     name = query.strip()
     yield Hit(
         base / 4,
-        escape(f"Open a new effort: {name}…"),
+        plain(f"Open a new effort: {name}…"),
         partial(chat.efforts.ask_open, name),  # asks first: a query is not a decision
         help=NEW_EFFORT_HELP,
     )

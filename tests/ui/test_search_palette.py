@@ -5,7 +5,9 @@ from __future__ import annotations
 from textual.command import CommandList
 from textual.content import Content
 
-from ccm_tui.ui.commands import MATCH_STYLE, passage_markup
+from ccm_tui.core.search.results import Marked
+from ccm_tui.ui.plain_text import MATCH_STYLE
+from ccm_tui.ui.plain_text import highlighted as styled
 from tests.ui.helpers import SIZE, build, demo_app, ready, wait_until
 
 
@@ -14,11 +16,10 @@ def highlighted(content: Content) -> list[str]:
     return [content.plain[s.start : s.end] for s in content.spans if str(s.style) == MATCH_STYLE]
 
 
-def test_passage_markup_highlights_matches_and_escapes_the_rest() -> None:
-    content = Content.from_markup(passage_markup("user: see [bold]this[/] and **Nara** here"))
-    assert content.plain == "user: see [bold]this[/] and Nara here"
+def test_a_passage_highlights_matches_and_shows_the_rest_as_written() -> None:
+    content = styled(Marked.parse("user: see [bold]this[/] and **really** \x02Nara\x03 here").pieces())
+    assert content.plain == "user: see [bold]this[/] and **really** Nara here"
     assert highlighted(content) == ["Nara"]
-    assert Content.from_markup(passage_markup("an **unpaired marker")).plain == "an unpaired marker"
 
 
 async def test_palette_search_shows_the_rendered_passage_with_the_match_highlighted(tmp_path) -> None:
@@ -37,7 +38,7 @@ async def test_palette_search_shows_the_rendered_passage_with_the_match_highligh
 
         prompt = await wait_until(pilot, trip_prompt, what="the japan-trip result")
         assert "lines " in prompt.plain
-        assert "**" not in prompt.plain  # our markers and the log's own Markdown are rendered away
+        assert "\x02" not in prompt.plain and "\x03" not in prompt.plain  # the index's markers are spans
         assert any(text.lower() == "nara" for text in highlighted(prompt))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import unspaced
 from .ambient import AMBIENT
@@ -30,6 +30,51 @@ Window = tuple[dict[int, set[int]], float]
 
 
 @dataclass(frozen=True)
+class Marked:
+    """Text with the spans a search matched in it: what a screen styles, without parsing markers out of
+    text that may hold its own ``**`` or ``[…]``."""
+
+    text: str
+    spans: tuple[tuple[int, int], ...] = ()
+
+    @classmethod
+    def parse(cls, raw: str) -> Marked:
+        """From text whose matches the index wrapped in its private open/close markers."""
+        out: list[str] = []
+        spans: list[tuple[int, int]] = []
+        size, opened = 0, -1
+        for piece in re.split(f"([{_MARK_OPEN}{_MARK_CLOSE}])", raw):
+            if piece == _MARK_OPEN:
+                opened = size
+            elif piece == _MARK_CLOSE:
+                if 0 <= opened < size:
+                    spans.append((opened, size))
+                opened = -1
+            elif piece:
+                out.append(piece)
+                size += len(piece)
+        return cls("".join(out), tuple(spans))
+
+    def starred(self) -> str:
+        """The text with each match wrapped in ``**`` (the form of the JSON and the tools' results)."""
+        out, at = [], 0
+        for start, end in self.spans:
+            out += [self.text[at:start], "**", self.text[start:end], "**"]
+            at = end
+        out.append(self.text[at:])
+        return "".join(out)
+
+    def pieces(self) -> list[tuple[str, bool]]:
+        """(text, matched) in order, for a renderer."""
+        out, at = [], 0
+        for start, end in self.spans:
+            out += [(self.text[at:start], False), (self.text[start:end], True)]
+            at = end
+        out.append((self.text[at:], False))
+        return [(text, matched) for text, matched in out if text]
+
+
+@dataclass(frozen=True)
 class SearchHit:
     """One effort, or one stretch of ambient chat, found by :meth:`EffortIndex.search`.
 
@@ -43,6 +88,9 @@ class SearchHit:
     ``source`` is ``"effort"``, or ``"ambient"`` for exchanges of the ambient log
     (``raw.jsonl``): then ``id`` and ``status`` are ``"ambient"``, ``summary`` is
     None and ``lines`` are line numbers in ``raw.jsonl``.
+
+    ``marked_snippet`` and ``marked_passage`` (one :class:`Marked` per passage line) are the same
+    text as screens show it: the log's own Markdown markers kept, the matches as spans.
     """
 
     id: str
@@ -53,6 +101,8 @@ class SearchHit:
     passage: str | None = None
     lines: tuple[int, int] | None = None
     source: str = "effort"
+    marked_snippet: Marked | None = None
+    marked_passage: tuple[Marked, ...] = ()
 
 
 _MARKDOWN_MARKS_RE = re.compile(r"\*\*|__|`+|^#{1,6}\s+|(?<=\s)#{1,6}\s+")
@@ -94,6 +144,16 @@ def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False)
 
     ``plain`` first drops the text's own Markdown markers (``**``, ``__``, backticks,
     heading hashes), so that every ``**`` left marks a match."""
+    return _trimmed(raw, width, plain=plain).replace(_MARK_OPEN, "**").replace(_MARK_CLOSE, "**")
+
+
+def marked_snippet(raw: str, width: int = SNIPPET_CHARS) -> Marked:
+    """:func:`format_snippet` as a screen shows it: the text's own characters all kept, the matches as spans."""
+    return Marked.parse(_trimmed(raw, width, plain=False))
+
+
+def _trimmed(raw: str, width: int, *, plain: bool) -> str:
+    """Whitespace collapsed, trimmed to ``width`` around the first match (the markers kept)."""
     text = " ".join((_MARKDOWN_MARKS_RE.sub("", raw, count=0) if plain else raw).split())
     if len(text) > width:
         first = text.find(_MARK_OPEN)
@@ -105,7 +165,7 @@ def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False)
         head = "…" if start > 0 and not text[start:].startswith("…") else ""
         tail = "…" if end < len(text) and not text[:end].endswith("…") else ""
         text = head + text[start:end].strip() + tail
-    return text.replace(_MARK_OPEN, "**").replace(_MARK_CLOSE, "**")
+    return text
 
 
 def best_window(
@@ -159,11 +219,15 @@ class IndexResults(IndexDatabase):
         window: Window | None = None,
     ) -> SearchHit:
         effort_id, status, summary, _, source, *_ = info
-        snippet = self._snippet(plan, candidate, summary) or effort_id
-        passage, lines = self._passage(plan, candidate, window, AMBIENT_LOG if source == AMBIENT else candidate.num)
+        raw_snippet = self._snippet(plan, candidate, summary) or effort_id
+        marked_lines, lines = self._passage(
+            plan, candidate, window, AMBIENT_LOG if source == AMBIENT else candidate.num
+        )
+        snippet, passage = format_snippet(raw_snippet), _starred_passage(marked_lines)
+        shown, shown_passage = marked_snippet(raw_snippet), _marked_passage(marked_lines)
         if source == AMBIENT:
-            return SearchHit(AMBIENT, AMBIENT, None, score, snippet, passage, lines, source=AMBIENT)
-        return SearchHit(effort_id, status, summary, score, snippet, passage, lines)
+            return SearchHit(AMBIENT, AMBIENT, None, score, snippet, passage, lines, AMBIENT, shown, shown_passage)
+        return SearchHit(effort_id, status, summary, score, snippet, passage, lines, "effort", shown, shown_passage)
 
     def _window(self, plan: Plan, candidate: Candidate) -> Window:
         """The query's terms in each line of the effort, and what the ranking adds for them: the query
@@ -191,15 +255,15 @@ class IndexResults(IndexDatabase):
 
     def _passage(
         self, plan: Plan, candidate: Candidate, window: Window | None, log_key: int
-    ) -> tuple[str | None, tuple[int, int] | None]:
-        """The PASSAGE_MESSAGES consecutive log lines of place_passage, marked and capped at
-        PASSAGE_CHARS, with their 1-based line numbers; (None, None) when the log holds no match.
-        A line the user took back (regenerate, edit) says so: ``user (withdrawn): …``."""
+    ) -> tuple[list[PassageLine], tuple[int, int] | None]:
+        """The PASSAGE_MESSAGES consecutive log lines of place_passage, marked, each with its width
+        (together PASSAGE_CHARS), and their 1-based line numbers; ([], None) when the log holds no
+        match. A line the user took back (regenerate, edit) says so: ``user (withdrawn): …``."""
         if not candidate.message_counts:
-            return None, None
+            return [], None
         line_terms = window[0] if window is not None else self._line_terms(plan, candidate)
         if not line_terms:
-            return None, None
+            return [], None
         withdrawn = withdrawn_ranges(self._db, [log_key])[log_key]
         live = {line: terms for line, terms in line_terms.items() if not in_ranges(withdrawn, line)}
         first = place_passage(plan, live or line_terms, *candidate.extent)  # what still stands, if it matches
@@ -217,19 +281,23 @@ class IndexResults(IndexDatabase):
             ).fetchall()
         )
         if not rows:
-            return None, None
+            return [], None
         width = PASSAGE_CHARS // len(rows)
         telling = [t for t in plan.telling if unspaced.is_unspaced(t)]  # FTS5 cannot mark these
         parts = [
-            _speaker(role, in_ranges(withdrawn, rowid & _LINE_MASK))
-            + format_snippet(unspaced.mark(marked.get(rowid, content), telling), width, plain=True)
+            PassageLine(
+                _speaker(role, in_ranges(withdrawn, rowid & _LINE_MASK)),
+                unspaced.mark(marked.get(rowid, content), telling),
+                width,
+            )
             for rowid, role, content in rows
         ]
         lines = (rows[0][0] & _LINE_MASK) + 1, (rows[-1][0] & _LINE_MASK) + 1
-        return "\n".join(parts), lines
+        return parts, lines
 
     def _snippet(self, plan: Plan, candidate: Candidate, summary: str | None) -> str:
-        """The marked summary if it contains a match, else the marked best message."""
+        """The summary with its matches marked if it contains one, else the marked best message (in
+        the index's markers: :func:`format_snippet` and :func:`marked_snippet` make it a snippet)."""
         args = (_MARK_OPEN, _MARK_CLOSE, "…", SNIPPET_TOKENS)
         if candidate.meta_terms and summary:
             found = self._db.execute(
@@ -237,15 +305,15 @@ class IndexResults(IndexDatabase):
                 (*args, plan.expression, candidate.num),
             ).fetchone()
             if found and _MARK_OPEN in found[0]:
-                return format_snippet(found[0])
+                return str(found[0])
             marked = unspaced.mark(summary, [plan.terms[i] for i in candidate.meta_terms])
             if _MARK_OPEN in marked:
-                return format_snippet(marked)
+                return marked
         if candidate.message_counts:
             found = self._best_message_snippet(plan, candidate, args)
             if found:
-                return format_snippet(found)
-        return format_snippet(summary or "")
+                return found
+        return summary or ""
 
     def _best_message_snippet(self, plan: Plan, candidate: Candidate, args: tuple[Any, ...]) -> str | None:
         """Snippet of the effort's best message by FTS5 bm25 over its selective
@@ -269,6 +337,32 @@ class IndexResults(IndexDatabase):
             (*args, or_expression(chosen), lo, lo | _LINE_MASK),
         ).fetchone()
         return found[0] if found else None
+
+
+class PassageLine(NamedTuple):
+    """One line of a passage: who said it, the text with the index's markers, its share of the width."""
+
+    speaker: str
+    raw: str
+    width: int
+
+
+def _starred_passage(parts: list[PassageLine]) -> str | None:
+    """The passage as the JSON and the tools carry it: one line per message, matches in ``**``, the
+    text's own Markdown markers dropped (so that every ``**`` marks a match)."""
+    if not parts:
+        return None
+    return "\n".join(p.speaker + format_snippet(p.raw, p.width, plain=True) for p in parts)
+
+
+def _marked_passage(parts: list[PassageLine]) -> tuple[Marked, ...]:
+    """The passage as a screen shows it: each line's text as logged (whitespace collapsed), matches as spans."""
+    out = []
+    for p in parts:
+        line = marked_snippet(p.raw, p.width)
+        shift = len(p.speaker)
+        out.append(Marked(p.speaker + line.text, tuple((a + shift, b + shift) for a, b in line.spans)))
+    return tuple(out)
 
 
 def _speaker(role: str | None, withdrawn: bool) -> str:

@@ -114,7 +114,7 @@ class SettingsScreen(Screen[dict[str, Any] | None]):
                             [(t, t) for t in themes], value=self.app.theme, allow_blank=False, id="field-theme"
                         )
                         yield Static("also switchable from the command palette (Ctrl+P → theme)", classes="field-help")
-            yield Static("", id="settings-error")
+            yield Static("", id="settings-error", markup=False)
             with Horizontal(id="settings-buttons"):
                 yield Button("Save", id="settings-save", variant="primary")
                 yield Button("Cancel", id="settings-cancel")

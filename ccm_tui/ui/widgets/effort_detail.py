@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from ...core.views import EffortState, EffortView
 from ..actions import looks_for
+from ..plain_text import plain
 
 HINT = "Select an effort (Ctrl+G or click) to see its summary and actions."
 
@@ -65,7 +66,7 @@ class EffortDetail(Static):
     def show(self, effort: EffortView | None, decay_threshold: int) -> None:
         self.effort_id = effort.id if effort else None
         self.set_class(effort is not None, "-selected")
-        self.tooltip = effort.summary if effort else None
+        self.tooltip = plain(effort.summary) if effort and effort.summary else None
         self.update(
             describe(effort, decay_threshold, clip=True) if effort else Content.styled(HINT, "$foreground-muted")
         )

@@ -22,6 +22,7 @@ from ...core.effort_states import Action
 from ...core.views import EffortState, EffortView
 from ..actions import LOOKS, offered, parse_action
 from ..messages import EffortActionRequested, EffortActivated, EffortSelected, TypingRedirected
+from ..plain_text import plain
 
 MAX_CONCLUDED_ROWS = 30
 MAX_NAME_CHARS = 48  # the whole name is in the row's tooltip and the detail panel
@@ -121,7 +122,7 @@ class EffortItem(Static):
         super().__init__(Content.assemble(row.title, "\n", row.detail), classes=row.classes)
         self.row = row
         self.effort = effort
-        self.tooltip = row.tooltip
+        self.tooltip = plain(row.tooltip) if row.tooltip else None  # a summary: plain text, never markup
 
     @property
     def effort_id(self) -> str:

@@ -1,4 +1,5 @@
-"""The top bar: app name, session, model, and a DEMO badge in the offline demo."""
+"""The top bar: app name, session, model, and a DEMO badge in the offline demo (all plain text: a
+session or an effort may be named ``[wip] auth``)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,11 @@ class AppHeader(Horizontal):
     status: reactive[str] = reactive("")
 
     def compose(self) -> ComposeResult:
-        yield Static("◆ ccm-tui", classes="header-brand")
-        yield Static("DEMO", classes="header-demo")
-        yield Static("", classes="header-session")
-        yield Static("", classes="header-status")
-        yield Static("", classes="header-model")
+        yield Static("◆ ccm-tui", classes="header-brand", markup=False)
+        yield Static("DEMO", classes="header-demo", markup=False)
+        yield Static("", classes="header-session", markup=False)
+        yield Static("", classes="header-status", markup=False)
+        yield Static("", classes="header-model", markup=False)
 
     def watch_session_name(self, value: str) -> None:
         self.query_one(".header-session", Static).update(f"session  {value}" if value else "")

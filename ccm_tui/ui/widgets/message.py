@@ -8,7 +8,7 @@ body gets one final ``update`` with the authoritative text.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -18,6 +18,7 @@ from textual.widgets import Collapsible, Static
 from ...core.export import ROLE_TITLES
 from ...core.terminal_text import terminal_safe
 from ..pastes import long_message
+from ..plain_text import plain
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -68,7 +69,7 @@ class ChatMessage(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(self._header(), classes="message-header")
         yield Static(self._usage_line(), classes="message-usage")
-        yield Static("", classes="message-tools")
+        yield Static("", classes="message-tools", markup=False)
         yield Static("thinking…", classes="message-thinking")
         if self.role == "user" and self.shown:  # large pastes folded: a click or Enter shows them
             with Vertical(classes="message-body -plain -folded"):
@@ -77,7 +78,10 @@ class ChatMessage(Vertical):
                         yield Static(terminal_safe(text), markup=False)
                     else:
                         yield Collapsible(
-                            Static(terminal_safe(text), markup=False), title=title, collapsed=True, classes="paste"
+                            Static(terminal_safe(text), markup=False),
+                            title=cast(str, plain(title)),  # (Textual would parse a string title as markup)
+                            collapsed=True,
+                            classes="paste",
                         )
         elif self.role == "user":  # what the user typed, as typed: no Markdown, line breaks kept
             yield Static(self.text, classes="message-body -plain", markup=False)
