@@ -113,4 +113,6 @@ class DemoDriver:
             return
         self._typed = 0
         self._wait = PAUSE_AFTER_REPLY
-        screen.send(screen.prompt.text)
+        text = screen.prompt.text
+        screen.prompt.clear()  # it leaves the input, as Enter takes it
+        screen.send(text)

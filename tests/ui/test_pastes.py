@@ -80,3 +80,20 @@ async def test_a_message_given_back_keeps_its_paste_folded(tmp_path, llm_server)
         await idle(pilot)
         assert prompt.text == "[Pasted 300 lines #1]"  # back as typed, the paste still behind it
         assert prompt.pastes.expand(prompt.text) == LOG
+
+
+async def test_a_terminal_paste_with_carriage_returns_is_counted_in_lines(tmp_path, llm_server):
+    """Terminals deliver a pasted text's line breaks as CR: 205 lines are '205 lines', not a character
+    count, and reach the model as lines."""
+    llm_server.push(text("Seen."))
+    pasted = "\r".join(f"line {i} of the config" for i in range(205))
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        prompt = screen.query_one(PromptInput)
+        prompt.focus()
+        prompt.post_message(events.Paste(pasted))
+        await wait_until(pilot, lambda: "[Pasted" in prompt.text, what="the marker")
+        assert prompt.text == "[Pasted 205 lines #1]"
+        await pilot.press("enter")
+        await idle(pilot)
+    assert llm_server.chat_requests()[-1]["messages"][-1]["content"] == pasted.replace("\r", "\n")

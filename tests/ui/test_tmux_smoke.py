@@ -130,3 +130,63 @@ def test_chat_in_a_real_terminal(tmp_path, tmux):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_bursts_of_typing_in_a_real_terminal_are_sent_once_each(tmp_path, tmux):
+    """Messages typed with no pause while a reply streams and right after a resize: each logged once, in
+    order, never joined (tmux delivers each burst to the app in one write)."""
+    program = _ccm_tui()
+    if program is None:
+        pytest.skip("ccm-tui is not installed")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"replies": [], "fallback": {"type": "text", "content": "Noted. " * 30}}))
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "OPENAI_API_KEY": "sk-test-fake",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PYTHONPATH": str(ROOT),
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.fakes.openai_server", "--port", "0", "--script", str(script)]
+        + ["--slow-stream", "0.03"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    session = tmp_path / "session"
+    try:
+        base_url = server.stdout.readline().strip()
+        command = f"{program} --session-dir {session} --model openai/fake-model --api-base {base_url}"
+        exports = " ".join(
+            f"{k}={v}"
+            for k, v in env.items()
+            if k in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "OPENAI_API_KEY", "LITELLM_LOCAL_MODEL_COST_MAP")
+        )
+        tmux(
+            "new-session", "-d", "-s", "smoke", "-x", "150", "-y", "45", f"env -u COLUMNS -u LINES {exports} {command}"
+        )
+        _wait_for(tmux, "of budget")
+        tmux("send-keys", "-t", "smoke", "-l", "tell me a long story")
+        tmux("send-keys", "-t", "smoke", "Enter")
+        _wait_for(tmux, "Noted.")  # the reply is streaming
+        tmux("send-keys", "-t", "smoke", "capital of Peru?", "Enter", "conclude [it] please", "Enter")
+        tmux("resize-window", "-t", "smoke", "-x", "100", "-y", "30")
+        tmux("send-keys", "-t", "smoke", "after the resize", "Enter", "and again", "Enter")
+        expected = ["tell me a long story", "capital of Peru?", "conclude [it] please", "after the resize", "and again"]
+        deadline = time.monotonic() + 60
+        logged: list[str] = []
+        while time.monotonic() < deadline:
+            raw = session / "raw.jsonl"
+            lines = raw.read_text().splitlines() if raw.exists() else []
+            logged = [r["content"] for r in map(json.loads, lines) if r.get("role") == "user"]
+            if len(logged) >= len(expected):
+                break
+            time.sleep(0.2)
+        assert logged == expected
+        tmux("send-keys", "-t", "smoke", "C-q")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

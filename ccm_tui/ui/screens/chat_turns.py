@@ -93,26 +93,38 @@ class ChatTurns(ChatActions):
         self.send(message.text, typed=message.typed, pastes=message.pastes)
 
     def send(self, text: str, *, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
-        """Enter: a slash command runs at once; anything else is a message for the model."""
+        """Enter: a slash command runs at once; anything else is a message for the model. The input
+        gave the text up already; what cannot be sent now comes back to it (``typed``, ``pastes``: as the
+        input showed it)."""
+        typed = text if typed is None else typed
         try:
             intent = parse_message(text)
         except SlashError as exc:
             self.notify(str(exc), title="Not a command", severity="warning")
+            self._not_sent(typed, pastes)
             return
         if isinstance(intent, SlashCommand):
-            self.run_command(intent)
+            if not self.run_command(intent):
+                self._not_sent(typed, pastes)
             return
-        self.send_message(intent.text, typed=text if typed is None else typed, pastes=pastes)
+        self.send_message(intent.text, typed=typed, pastes=pastes)
 
-    def run_command(self, command: SlashCommand) -> None:
+    def _not_sent(self, typed: str, pastes: dict[int, str] | None) -> None:
+        """A message that could not be sent goes back into the input, unless something else was typed
+        since: then Up brings it back (it is in the input's history)."""
+        if not self.prompt.give_back(typed, pastes):
+            self.notify("It was not sent; ↑ in an empty input brings it back.", severity="information", timeout=6)
+
+    def run_command(self, command: SlashCommand) -> bool:
+        """Run a slash command (its line and answer in the chat); False when it cannot run now."""
         if spec_of(command).action is not None and not self.efforts.ready(command.line):
-            return
+            return False
         if not self.is_open:
             self.notify(self.run_state.error or "The session is still opening…", severity="warning")
-            return
-        self.prompt.clear()
+            return False
         view = CommandResult(command.line)
         self.run_worker(self._command(command, view), group="command", exit_on_error=False)
+        return True
 
     async def _command(self, command: SlashCommand, view: CommandResult) -> None:
         await self.chat_log.add(view)
@@ -130,14 +142,14 @@ class ChatTurns(ChatActions):
         state = self.run_state
         if state.phase is Phase.CLOSED and state.error:
             self.notify(state.error, severity="warning")
+            self._not_sent(typed, pastes)
             return
         snapshot = self.snapshot
         if state.is_open and snapshot is not None and not snapshot.has_model:
             self.notify("No model is configured: open Settings (F4) or start with --model.", severity="warning")
+            self._not_sent(typed, pastes)
             self.post_message(msg.ShowWelcome())
             return
-        if self.prompt.text.strip() == typed.strip():
-            self.prompt.clear()
         if self.demo:
             self.driver.sent(text)
         if self.suggestion is not None or self.unanswered is not None:  # not taken: moved on
@@ -156,7 +168,7 @@ class ChatTurns(ChatActions):
         if not self.prompt.text.strip():
             if typed is None:  # a whole message back (edit the last one): folded if it is long
                 typed, pastes = self.prompt.pastes.fold(text), dict(self.prompt.pastes.texts)
-            self.prompt.set_text(typed, pastes or {})
+            self.prompt.give_back(typed, pastes)
         if self.demo:
             self.driver.unsent(text)
 

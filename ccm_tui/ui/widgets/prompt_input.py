@@ -156,22 +156,38 @@ class PromptInput(TextArea):
                 timeout=10,
             )
             return
-        if folds(event.text):  # a large paste is a marker in the input; the text is kept beside it
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")  # terminals paste lines ended by CR
+        if folds(text):  # a large paste is a marker in the input; the text is kept beside it
             event.stop()
             event.prevent_default()
             start, end = self.selection
-            self._replace_via_keyboard(self.pastes.add(event.text.replace("\r\n", "\n")), start, end)
-            self.notify(f"Pasted {describe(event.text)}: shown folded; it is sent whole", timeout=4)
+            self._replace_via_keyboard(self.pastes.add(text), start, end)
+            self.notify(f"Pasted {describe(text)}: shown folded; it is sent whole", timeout=4)
             # (a small paste is left to TextArea's own handler)
 
     def action_submit(self) -> None:
+        """Enter: the message leaves the input at once, whole, as typed. Keys that come before the screen
+        has taken it (a busy moment, a burst of typing) start the next message; they are never added to
+        this one, and this one is never sent twice. A message the screen cannot send comes back
+        (:meth:`give_back`)."""
         typed = self.text
         text = self.pastes.expand(typed)
-        if text.strip():
-            if self.prompts is not None:
-                self.prompts.add(text)
-                self._walked = None
-            self.post_message(PromptSubmitted(text, typed, self.pastes.kept(typed)))
+        if not text.strip():
+            return
+        if self.prompts is not None:
+            self.prompts.add(text)
+        pastes = self.pastes.kept(typed)
+        self.clear()
+        self._walked = None
+        self.post_message(PromptSubmitted(text, typed, pastes))
+
+    def give_back(self, typed: str, pastes: dict[int, str] | None = None) -> bool:
+        """A message that was not sent, back into the input as it was typed — if nothing else was typed
+        since (what is there is never overwritten). False when it could not come back."""
+        if self.text.strip():
+            return False
+        self.set_text(typed, pastes or {})
+        return True
 
     def action_newline(self) -> None:
         start, end = self.selection
