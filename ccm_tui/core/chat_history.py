@@ -1,30 +1,18 @@
-"""What the chat pane shows of earlier turns: recent log lines from the session's files.
-
-At start-up, and when another process wrote to the session, the chat pane shows
-the newest lines of the ambient log and of the most recently written effort
-logs, in time order, with the banners of that stretch (opened, concluded,
-expanded, switched, auto-collapsed, auto-compaction ...) rebuilt from the event
-log, worded and placed as they were shown live: a turn's banners above its reply,
-an action's between turns, each once. Only file tails are read, so this stays
-fast however long the session is.
+"""What the chat pane shows of earlier turns, line by line: log records as chat lines, and the banners
+of a stretch of time (opened, concluded, expanded, switched, auto-collapsed, auto-compaction …)
+rebuilt from the event log, worded and placed as they were shown live: a turn's banners above its
+reply, an action's between turns, each once. Which records a page holds is :mod:`.scrollback`'s.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from . import eventlog as ev
 from .compaction import COLLAPSED_BY_COMPACTION
-from .efforts import SLUG_RE
 from .lifecycle import REOPEN_SEPARATOR
 from .logged_line import LoggedLine
-from .session import Session
-from .store import read_jsonl_tail, without_retracted
-
-RECENT_EFFORT_FILES = 6
-RECENT_EVENTS = 600  # event-log tail searched for the banners of the lines shown
 
 # The banner each effort event showed live (core/tools.py words them the same way).
 EVENT_BANNERS = {
@@ -141,43 +129,3 @@ def with_usage(lines: list[LoggedLine], records: list[dict[str, Any]]) -> list[L
         if at:
             out[at[-1]] = replace(out[at[-1]], usage=figures)
     return out
-
-
-def recent_lines(session: Session, limit: int = 40) -> list[LoggedLine]:
-    """The newest ``limit`` logged lines across the ambient log and recent effort logs, with the
-    banners of the same stretch of time."""
-    lines = _logged_lines(session, limit)
-    if lines:
-        records = read_jsonl_tail(session.events.path, RECENT_EVENTS)
-        banners = above_replies(lines, banners_between(records, lines[0].ts), turn_spans(records))
-        lines = sorted(with_usage(lines, records) + banners, key=lambda line: line.order)
-    return lines
-
-
-def _recent_effort_logs(session: Session) -> list[Path]:
-    """The most recently written effort logs: among the open efforts' and those the last events
-    name (a session's other thousands of logs were finished long ago), the newest by mtime."""
-    ids = {e.id for e in session.efforts.open_efforts()}
-    ids.update(
-        r["effort_id"]
-        for r in read_jsonl_tail(session.events.path, RECENT_EVENTS)
-        if isinstance(r.get("effort_id"), str)
-    )
-    dated = []
-    for effort_id in ids:
-        if not SLUG_RE.fullmatch(effort_id):
-            continue
-        path = session.effort_path(effort_id)
-        try:
-            dated.append((path.stat().st_mtime, path))
-        except OSError:
-            continue
-    return [path for _, path in sorted(dated, reverse=True)[:RECENT_EFFORT_FILES]]
-
-
-def _logged_lines(session: Session, limit: int) -> list[LoggedLine]:
-    lines = line_records(without_retracted(read_jsonl_tail(session.raw_path, limit)), "ambient")
-    for path in _recent_effort_logs(session):
-        lines += line_records(without_retracted(read_jsonl_tail(path, limit)), path.stem)
-    lines.sort(key=lambda line: line.order)
-    return lines[-limit:]

@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from .chat_history import LoggedLine, recent_lines
 from .context import WorkingContext
 from .export import export_conversation, export_effort
 from .index_sync import sync_index
 from .log_lines import AMBIENT, LogLines, file_lines, indexed_lines
+from .logged_line import LoggedLine
 from .orchestrator import Orchestrator
 from .recovery import UnansweredTurn, unanswered_turn
-from .scrollback import PAGE, HistoryPage, ScrollBack
+from .scrollback import PAGE, HistoryPage, ScrollBack, recent_lines
 from .search import EffortIndex, SearchHit, without_folded
 from .session import SEARCH_DB, Session
 from .store import JsonlRead, StoreError, read_jsonl

@@ -1,12 +1,13 @@
-"""Scrolling back through the chat: the logged lines said before the ones shown, a page at a time.
+"""The chat said earlier, a page at a time: at start-up (the newest page, :func:`recent_lines`), when
+another process wrote to the session, and when the user scrolls back.
 
-At start-up the chat pane shows the newest lines (:func:`.chat_history.recent_lines`). When the
-user scrolls to the top, the pane asks for the page before its oldest line. Which logs hold
-that page is read from the event log, backwards: every exchange a turn logged has a
-``message_logged`` event naming its log (the ambient chat or an effort), so only the logs the
-conversation wrote to are read — never the thousands of imported or long-finished ones — and
-each of them backwards from its end, in chunks. Banners of the same stretch of time come from
-the same events, worded and placed as live (:mod:`.chat_history`).
+Which logs hold a page is read from the event log, backwards: every exchange a turn logged has a
+``message_logged`` event naming its log (the ambient chat or an effort) and how many lines, every
+note an agent left a ``note_added``, so only the logs the conversation wrote to are read — never the
+thousands of imported or long-finished ones — each backwards from its end, in chunks, and only the
+records those events account for: an imported transcript, or lines a switch or folding copied into
+an effort, are never shown as chat. Banners of the same stretch of time come from the same events,
+worded and placed as live (:mod:`.chat_history`).
 
 A :class:`ScrollBack` remembers where it stopped in each file, so scrolling further back
 continues from there; asked for a page before another line, it starts again from the ends.
@@ -71,9 +72,6 @@ class _Backwards:
                 return None
         return self.records.pop()
 
-    def push_back(self, record: dict[str, Any]) -> None:
-        self.records.append(record)
-
     def _read_chunk(self) -> bool:
         try:
             fd = open_nofollow(self.path, os.O_RDONLY)
@@ -115,60 +113,78 @@ def _parse(raw: bytes) -> list[dict[str, Any]]:
     return out
 
 
+END = LoggedLine("user", "", "\uffff", "")  # a line said after everything: the newest page is the page before it
+
+
+@dataclass
+class _Claims:
+    """What the event log says was written to one log by the conversation, read so far (backwards):
+    lines a turn logged (``message_logged`` counts) and notes left by agents (``note_added``), not yet
+    matched to the log's records read from its end."""
+
+    lines: int = 0
+    notes: int = 0
+
+
 class ScrollBack:
-    """Pages of earlier chat for one session (see the module doc)."""
+    """Pages of earlier chat for one session (see the module doc).
+
+    Only what the conversation wrote is shown: a log's records are matched, from its end backwards,
+    with the turns that logged them (``message_logged``: so many lines to that log) and the notes agents
+    left (``note_added``). A record no event claims was written otherwise — an imported transcript, the
+    lines a switch or folding copied into an effort (the chat showed them where they were said), a
+    reopen's separator — and is never drawn into the chat as messages."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
         self._before: tuple[str, int] | None = None  # where the last page ended (its oldest line)
-        self._events = _Backwards(session.events.path)
-        self._logs: dict[str, _Backwards] = {}
-        self._seen_events: list[dict[str, Any]] = []  # read backwards, newest first
+        self._restart()
 
-    def page(self, before: LoggedLine, limit: int = PAGE) -> HistoryPage:
-        """Up to ``limit`` lines said before ``before`` (the oldest line the chat shows)."""
+    def page(self, before: LoggedLine = END, limit: int = PAGE) -> HistoryPage:
+        """Up to ``limit`` lines said before ``before`` (the oldest line the chat shows; the newest
+        page by default)."""
         boundary = before.order
         if boundary != self._before:
             self._restart()
         targets = self._targets(boundary[0], limit)
         found: list[tuple[tuple[str, int], dict[str, Any], str]] = []
         for log in targets:
-            reader = self._reader(log)
             taken = 0
-            while taken < limit and (record := reader.previous()) is not None:
-                if is_retraction(record):
-                    reader.withdrawn += int(record[RETRACTS])
-                    continue
-                if reader.withdrawn > 0:
-                    reader.withdrawn -= 1  # a withdrawn exchange (regenerated, edited): not shown
-                    continue
+            while taken < limit and (record := self._said(log)) is not None:
                 if order_of(record) >= boundary:
                     continue  # said after the line asked about: shown already
                 found.append((order_of(record), record, log))
                 taken += 1
         found.sort(key=lambda item: item[0])
         for _, record, log in found[:-limit]:  # older than this page: for the next one
-            self._logs[log].push_back(record)
+            self._held.setdefault(log, []).append(record)
         page = found[-limit:]
         lines: list[LoggedLine] = []
         for _, record, log in page:
             lines += line_records([record], log)
-        more = bool(found[:-limit]) or not all(self._reader(log).exhausted for log in targets)
+        more = bool(found[:-limit]) or not all(
+            self._reader(log).exhausted and not self._held.get(log) for log in targets
+        )
         more = more or not self._events.exhausted
         if page:
             self._before = page[0][0]
             oldest = page[0][0][0]
-            span = [e for e in reversed(self._seen_events) if oldest <= str(e.get("ts") or "") < boundary[0]]
-            banners = above_replies(lines, banners_between(span, oldest, boundary[0]), turn_spans(span))
-            lines = sorted(with_usage(lines, list(reversed(self._seen_events))) + banners, key=lambda line: line.order)
+            seen = list(reversed(self._seen_events))
+            span = [e for e in seen if oldest <= str(e.get("ts") or "") < boundary[0]]
+            # (every turn read, not only the span's: the turn of the page's oldest line began before it)
+            banners = above_replies(lines, banners_between(span, oldest, boundary[0]), turn_spans(seen))
+            lines = sorted(with_usage(lines, seen) + banners, key=lambda line: line.order)
         else:
             self._before = boundary
         return HistoryPage(tuple(lines), more and bool(page))
 
     def _restart(self) -> None:
         self._events = _Backwards(self.session.events.path)
-        self._logs = {}
-        self._seen_events = []
+        self._logs: dict[str, _Backwards] = {}
+        self._seen_events: list[dict[str, Any]] = []  # read backwards, newest first
+        self._claims: dict[str, _Claims] = {}
+        self._held: dict[str, list[dict[str, Any]]] = {}  # said, read for a page, left for the next (file order)
+        self._oldest_event = "\uffff"  # the time of the oldest event read: every later one has been read
 
     def _reader(self, log: str) -> _Backwards:
         reader = self._logs.get(log)
@@ -177,29 +193,100 @@ class ScrollBack:
             reader = self._logs[log] = _Backwards(path)
         return reader
 
+    def _said(self, log: str) -> dict[str, Any] | None:
+        """The next record of ``log`` (backwards) that the conversation said and that still stands:
+        withdrawn exchanges, markers and records no event claims are passed over."""
+        held = self._held.get(log)
+        if held:
+            return held.pop()
+        reader, claims = self._reader(log), self._claims.setdefault(log, _Claims())
+        while (record := reader.previous()) is not None:
+            if is_retraction(record):
+                reader.withdrawn += int(record[RETRACTS])
+                continue
+            if record.get("role") not in ("user", "assistant"):
+                continue  # a reopen's separator and the like: its banner comes from the event log
+            while not (claims.notes if record.get("note") is True else claims.lines) and self._may_claim(record):
+                if not self._read_events(EVENTS_PER_STEP):
+                    break
+            if record.get("note") is True:
+                if claims.notes <= 0:
+                    continue
+                claims.notes -= 1
+            elif claims.lines > 0:
+                claims.lines -= 1
+            else:
+                continue  # nothing the conversation logged: imported, or a copy of lines said elsewhere
+            if reader.withdrawn > 0:
+                reader.withdrawn -= 1  # a withdrawn exchange (regenerated, edited): not shown
+                continue
+            return record
+        return None
+
+    def _may_claim(self, record: dict[str, Any]) -> bool:
+        """Whether an event not read yet could have logged ``record``: one written at or after its time
+        (an event is written after the lines it logs), when such events remain unread."""
+        return not self._events.exhausted and str(record.get("ts") or "") <= self._oldest_event
+
+    def _read_events(self, count: int) -> int:
+        """Read up to ``count`` more events backwards; how many were read."""
+        read = 0
+        while read < count and (event := self._events.previous()) is not None:
+            self._seen_events.append(event)
+            self._claim(event)
+            read += 1
+        return read
+
+    def _claim(self, event: dict[str, Any]) -> None:
+        self._oldest_event = min(self._oldest_event, str(event.get("ts") or ""))
+        log = _log_named(event)
+        if log is None:
+            return
+        claims = self._claims.setdefault(log, _Claims())
+        if event.get("event") == ev.MESSAGE_LOGGED:
+            count = event.get("count")
+            claims.lines += count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 0
+        else:
+            claims.notes += 1
+
     def _targets(self, before_ts: str, limit: int) -> list[str]:
-        """The logs that hold the ``limit`` lines before ``before_ts``: those the turns of that
-        stretch logged to (read from the event log backwards, as far as needed)."""
+        """The logs that hold the ``limit`` lines before ``before_ts``: those the turns (and the agents'
+        notes) of that stretch wrote to, read from the event log backwards, as far as needed."""
         counted, targets = 0, set[str]()
         for seen in self._seen_events:
             counted += self._count(seen, before_ts, targets)
         while counted < limit:
-            step = 0
-            while step < EVENTS_PER_STEP and (event := self._events.previous()) is not None:
-                self._seen_events.append(event)
-                counted += self._count(event, before_ts, targets)
-                step += 1
-            if step < EVENTS_PER_STEP:
+            start = len(self._seen_events)
+            if not self._read_events(EVENTS_PER_STEP):
                 break  # the start of the event log
+            for event in self._seen_events[start:]:
+                counted += self._count(event, before_ts, targets)
         return sorted(targets)
 
     @staticmethod
     def _count(event: dict[str, Any], before_ts: str, targets: set[str]) -> int:
-        if event.get("event") != ev.MESSAGE_LOGGED:
+        log = _log_named(event)
+        if log is None:
             return 0
-        to = event.get("to")
-        if not isinstance(to, str) or not (to == "ambient" or SLUG_RE.fullmatch(to)):
-            return 0
-        targets.add(to)
-        count = event.get("count")
+        targets.add(log)
+        count = event.get("count", 1)
         return count if isinstance(count, int) and str(event.get("ts") or "") < before_ts else 0
+
+
+def _log_named(event: dict[str, Any]) -> str | None:
+    """The log a ``message_logged`` or ``note_added`` event wrote to (None for other events and bad names)."""
+    kind = event.get("event")
+    if kind == ev.MESSAGE_LOGGED:
+        to = event.get("to")
+    elif kind == ev.NOTE_ADDED:
+        to = event.get("effort_id")
+    else:
+        return None
+    if not isinstance(to, str) or not (to == "ambient" or SLUG_RE.fullmatch(to)):
+        return None
+    return to
+
+
+def recent_lines(session: Session, limit: int = 40) -> list[LoggedLine]:
+    """The newest ``limit`` lines the conversation logged, with the banners of the same stretch."""
+    return list(ScrollBack(session).page(END, limit).lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccm_tui.config import Settings
+from ccm_tui.core.effort_states import Action
 from ccm_tui.core.opening import open_engine
 from ccm_tui.demo import DEMO_MODEL, DemoModel, script_messages
 
@@ -55,3 +56,47 @@ async def test_auto_compaction_and_what_it_collapsed_come_back_as_they_were_show
     assert "--- Collapsed effort: japan-trip (auto-compaction) ---" in banners
     assert any(b.startswith("AUTO-COMPACTION #1: ") for b in banners)
     assert rebuilt == live
+
+
+def _imported(directory: Path, lines: int = 60) -> None:
+    """A transcript imported into the session as a concluded effort (as `ccm-tui restore` lands it)."""
+    from ccm_tui.core import lifecycle
+    from ccm_tui.core.session import Session
+
+    session = Session.open(directory)
+    try:
+        messages = [
+            {"role": "user" if i % 2 == 0 else "assistant", "content": f"imported line {i}\n>>>>>>> REPLACE"}
+            for i in range(lines)
+        ]
+        for m in messages:
+            m["ts"] = "2099-01-01T00:00:00.000Z"  # (any time: an import is never the conversation's)
+        lifecycle.land_imported(session, "old aider session", messages, "An imported session.", {"kind": "aider"})
+    finally:
+        session.close()
+
+
+async def test_an_imported_transcript_is_never_shown_as_chat_only_its_banner(tmp_path):
+    """Restoring a transcript into a session (closed, or open in the TUI: the same reader) adds one
+    banner, never the transcript's messages (issue 30, items 3 and 4)."""
+    directory = tmp_path / "s"
+    live, _ = await live_and_rebuilt(directory)
+    _imported(directory)
+    engine = open_engine(directory, Settings(model=DEMO_MODEL, token_budget=6_000), llm=DemoModel(delay=0))
+    try:
+        shown = engine.recent_lines(limit=40)
+        contents = [line.content for line in shown]
+        assert not any("imported line" in c for c in contents)
+        assert "Imported effort: old-aider-session" in contents
+        said = [(line.role, line.content) for line in shown if not line.banner and line.role != "system"]
+        assert said == [item for item in live if item[0] != "banner"][-len(said) :]
+        # reopened and talked about: the new exchange is shown, the imported lines still are not
+        outcome = await engine.run_action(Action.REOPEN, "old-aider-session")
+        assert outcome.ok, outcome.reason
+        outcome = await engine.run_turn("what did that session change?")
+        assert outcome.ok and outcome.logged_to == "old-aider-session"
+        contents = [line.content for line in engine.recent_lines(limit=40)]
+        assert "what did that session change?" in contents
+        assert not any("imported line" in c for c in contents)
+    finally:
+        engine.close()
