@@ -37,9 +37,11 @@ file.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
+from ccm_tui.restore.formats._aider_input import CONFIRMATION_ECHO
 from ccm_tui.restore.formats._timestamp import is_timestamp
 from ccm_tui.restore.turns import ParsedTranscript
 
@@ -58,7 +60,10 @@ _NEXT = r"(?:[ \t]*\n)*(?P<next>[^\n]*)(?:\n(?:[ \t]*\n)*(?P<then>[^\n]*))?"
 _TOOLISH = re.compile(
     r"^\s*(?:[^\x00-\x7f\w\s]{1,4}\s*)?(?:<details|<tool_result|<function_results|\*\*Tool|Tool (?:result|output)|"
     r">\s*\*\*Tool|\[[^\n]*\] Result:|```|\[\s*(?:\{|$)|\[Request interrupted by user|"
-    r"This session is being continued from a previous conversation)",
+    r"This session is being continued from a previous conversation|"
+    # What Gemini CLI writes as a user message: its context, auto-continue, summary, shell-mode record, @file content.
+    r"(?:<session_context>\s*)?This is the Gemini CLI\.|(?:System: )?Please continue\.\s*$|<state_snapshot>|"
+    r"I ran the following shell command|--- Content from referenced files ---)",
     re.IGNORECASE,
 )
 _JSON_TEXT = r'"text"\s*:\s*"(?P<next>(?:[^"\\]|\\.){0,80})'
@@ -118,6 +123,15 @@ _USER_MARKERS: dict[str, _Markers] = {
 # Formats of records, not lines: a user record may hold its text in content blocks, so there is no
 # upper bound, and a turn's line is a record number.
 _RECORD_FORMATS = {"claude-code", "codex"}
+# Where the agent's messages start: requests with none of these between them were sent in a row (a
+# message sent again after an error, a correction), each a turn of its own.
+_AGENT_MARKERS: dict[str, re.Pattern[str]] = {
+    "gemini-share": re.compile(r'^[^\n#]{0,12}## MODEL\b|"role"\s*:\s*"model"', re.MULTILINE),
+    "specstory": re.compile(r"^_\*\*(?:Assistant|Agent)\b", re.MULTILINE),
+    "codex": re.compile(r'"role"\s*:\s*"assistant"'),
+    "opencode-export": re.compile(r"^## Assistant\b", re.MULTILINE),
+}
+_MIN_IN_A_ROW = 3
 
 
 def check_parse(text: str, fmt: str, parsed: ParsedTranscript) -> list[str]:
@@ -137,6 +151,9 @@ def check_parse(text: str, fmt: str, parsed: ParsedTranscript) -> list[str]:
     turns = len(parsed.turns)
     if len(positions) >= _MIN_MARKERS and len(positions) > _MARKER_RATIO * turns + _MIN_MARKERS:
         warnings.append(_count_warning(fmt, turns, len(positions)))
+    merged = _merge_warning(text, fmt, turns, positions)
+    if merged:
+        warnings.append(merged)
     if every is not None and turns >= _MIN_OVER_TURNS and turns > _OVER_RATIO * every + _OVER_SLACK:
         warnings.append(
             f"{_turns(turns)} found but the file has only {every} user message{'s' if every != 1 else ''}: "
@@ -147,6 +164,27 @@ def check_parse(text: str, fmt: str, parsed: ParsedTranscript) -> list[str]:
         if tail:
             warnings.append(tail)
     return warnings
+
+
+def _merge_warning(text: str, fmt: str, turns: int, positions: list[int]) -> str | None:
+    """Requests sent in a row (no reply of the agent between them) are each a turn: a parse that found
+    fewer turns than the requests, by half of those sent in a row or more, merged them."""
+    agent = _AGENT_MARKERS.get(fmt)
+    if agent is None or len(positions) < 2:
+        return None
+    replies = [match.start() for match in agent.finditer(text)]
+    in_a_row = sum(1 for before, after in zip(positions, positions[1:]) if not _any_between(replies, before, after))
+    if in_a_row < _MIN_IN_A_ROW or len(positions) - turns < max(_MIN_IN_A_ROW, in_a_row / 2):
+        return None
+    return (
+        f"{in_a_row} user messages follow another one with no reply between them, and only {_turns(turns)} "
+        f"{'was' if turns == 1 else 'were'} found for {len(positions)} requests: the parse may have merged them"
+    )
+
+
+def _any_between(sorted_offsets: list[int], start: int, end: int) -> bool:
+    index = bisect.bisect_right(sorted_offsets, start)
+    return index < len(sorted_offsets) and sorted_offsets[index] < end
 
 
 def _count(pattern: re.Pattern[str], text: str) -> int:
@@ -188,7 +226,8 @@ def aider_inputs(text: str) -> tuple[list[int], int]:
     """(offsets, count) of the inputs of an aider history that can be requests: each new-style input
     (lines joined by aider's two trailing spaces, counted by its first line) or, in an old-style run
     of ``####`` lines (one input as far as anyone can tell), the run; slash commands (but ``/ask X``
-    and the like), ``<blank>`` and a bare y/n are not requests. As aider writes it, input never
+    and the like), ``<blank>``, a bare y/n and a confirmation question aider logs with its answer
+    (``Add file to the chat? ... [Yes]: all``) are not requests. As aider writes it, input never
     follows the assistant's prose directly, and in a new-style file a ``####`` line without the two
     spaces is an assistant heading."""
     lines = text.split("\n")
@@ -208,7 +247,8 @@ def aider_inputs(text: str) -> tuple[list[int], int]:
             if starts:
                 counted, first = False, True
             content = line[5:].strip()
-            if not counted and (first or not new_style) and content and not _AIDER_NOT_REQUEST.match(content):
+            request = content and not _AIDER_NOT_REQUEST.match(content) and not CONFIRMATION_ECHO.match(content)
+            if not counted and (first or not new_style) and request:
                 offsets.append(offset)
                 counted = True
             first, in_run, above = False, True, line

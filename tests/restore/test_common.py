@@ -14,19 +14,31 @@ def test_clean_path_trims_quotes_and_punctuation() -> None:
     assert clean_path("``") is None
 
 
-def test_consecutive_user_messages_share_a_turn_until_the_agent_answers() -> None:
+def test_each_user_message_is_a_turn_also_without_an_answer_between() -> None:
     builder = TurnBuilder()
     builder.user("first", 1)
-    builder.user("second", 2)
+    builder.user("first, sent again", 2)
     builder.agent("answer", 3, 5)
     builder.user("third", 6)
 
     parsed = builder.result("test")
 
     assert [(t.turn, t.user_messages, t.start_line, t.end_line) for t in parsed.turns] == [
-        (1, ["first", "second"], 1, 5),
-        (2, ["third"], 6, 6),
+        (1, ["first"], 1, 1),
+        (2, ["first, sent again"], 2, 5),
+        (3, ["third"], 6, 6),
     ]
+
+
+def test_joined_text_is_part_of_the_request_before_it() -> None:
+    builder = TurnBuilder()
+    builder.join("an image", 1)
+    builder.join("and its caption", 2)
+    builder.agent("answer", 3)
+
+    parsed = builder.result("test")
+
+    assert [(t.user_messages, t.end_line) for t in parsed.turns] == [(["an image", "and its caption"], 3)]
 
 
 def test_output_before_the_first_user_message_is_noted() -> None:

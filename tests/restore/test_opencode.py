@@ -21,7 +21,8 @@ def test_signed_boxes_are_user_messages(parsed: ParsedTranscript) -> None:
             "Add a --verbose flag to the CLI so that every HTTP request is logged\n"
             "to stderr with its method, path and status code."
         ],
-        ["Now add a test for the verbose logging.", "And document the flag in the README."],
+        ["Now add a test for the verbose logging."],
+        ["And document the flag in the README."],  # sent right after the other: a request of its own
     ]
 
 
@@ -44,6 +45,7 @@ def test_tool_lines_give_artifacts(parsed: ParsedTranscript) -> None:
             ("src/todo_api/cli.py", "edited"),
             ("src/todo_api/http.py", "edited"),
         ],
+        [],
         [("tests/test_verbose.py", "created"), ("README.md", "edited")],
     ]
 

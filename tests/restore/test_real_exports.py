@@ -17,12 +17,13 @@ def test_gemini_share_json_the_clis_own_please_continue_is_not_a_turn() -> None:
     assert "[result]" in "\n".join(parsed.turns[0].agent_responses)
 
 
-def test_opencode_export_json_a_caret_right_after_a_request_is_part_of_it() -> None:
+def test_opencode_export_json_a_caret_right_after_a_request_is_a_request_of_its_own() -> None:
     parsed = parse_transcript(FIXTURES / "opencode-json-export-agents-md.json")
     assert parsed.format == "opencode-json"
     assert parsed.title == "AGENTS.md creation for codebase guidelines and tests"
-    assert parsed.turns[3].user_messages[-1] == "^"
-    assert parsed.turns[4].user.startswith("@gitter Update")
+    assert parsed.turns[3].user.startswith("Remove build + test info from AGENTS.md")
+    assert parsed.turns[4].user == "^"
+    assert parsed.turns[5].user.startswith("@gitter Update")
 
 
 def test_claude_code_export_custom_command_bash_mode_and_builtin_commands() -> None:

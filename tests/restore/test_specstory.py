@@ -101,7 +101,8 @@ def test_v2_agent_steps_are_grouped_between_user_headers() -> None:
     assert [turn.user for turn in parsed.turns] == [
         parsed.turns[0].user,
         "Does it support 1x1 size?",
-        "yes\n\nyes",
+        "yes",
+        "yes",  # sent again 3 s later, before any answer: a request of its own
         "How many tests did you write.  Did they pass?",
     ]
     assert parsed.turns[0].user.startswith("I want a highly customizable android date widget")
@@ -115,6 +116,7 @@ def test_gemini_tool_uses_give_artifacts_and_failures_are_ignored() -> None:
 
     assert [[(a.path, a.action) for a in turn.artifacts] for turn in parsed.turns] == [
         [("settings.gradle", "created"), ("build.gradle", "created")],
+        [],
         [],
         [("/Users/dancar/github/cal-date-widget/app/src/main/res/xml/date_widget_info.xml", "edited")],
         [("app/src/test/java/ai/dcar/caldatewidget/PrefsManagerTest.kt", "read"), ("build.gradle", "edited")],

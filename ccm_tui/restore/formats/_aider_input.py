@@ -23,6 +23,14 @@ KNOWN_COMMANDS = frozenset(
 )
 REQUEST_COMMANDS = frozenset({"ask", "code", "architect", "context"})
 BLANK_INPUT = "<blank>"
+# A confirmation question with its answer, logged as input: aider writes one when a group answer ("all",
+# "skip all") answers the next questions of the group for the person ("Add file to the chat? (Y)es/(N)o/
+# (A)ll/(S)kip all/(D)on't ask again [Yes]: all"); any of its yes/no prompts has this shape.
+CONFIRMATION_ECHO = re.compile(
+    r"^[^\n]{1,600}\?\s*(?:\(Y\)es(?:/\([A-Z]\)[^/\[\]\n]{0,30})*\s*\[[^\]\n]{1,40}\]|\[(?:Yes|No|Y|N)\])"
+    r":[ \t]*[\w' -]{0,20}$",
+    re.IGNORECASE,
+)
 
 
 @dataclass

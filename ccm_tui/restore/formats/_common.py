@@ -12,12 +12,19 @@ _PATH_STRIP = " \t\"'`"
 _MAX_PATH_LENGTH = 1024
 _MAX_TAIL_PARTS = 32
 _BARE_SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w:-]*$")
-# What Claude Code writes as a user message but the human did not type, as every exporter of its
-# sessions copies it: the summary that opens a compacted session and the marker of an interrupt.
-_CLAUDE_CODE_MARKERS = (
+# What an agent writes as a user message though the person did not type it, as the exporters of its
+# sessions copy it: Claude Code's summary that opens a compacted session and its interrupt marker, and
+# the messages a choice in the agent's own question sends (VS Code Copilot's "Continue" button, Codex
+# plan mode's "Yes, implement this plan", also with a fresh context).
+_PLAN_CHOICE = "the plan-mode choice to implement the plan (not a new request)"
+_TOOL_WRITTEN = (
     ("This session is being continued from a previous conversation", "compaction summary"),
     ("[Request interrupted by user", "interrupt marker"),
+    ('@agent Continue: "Continue to iterate?"', "the Continue button of Copilot's question (a choice, not a request)"),
+    ("Implement the plan. If this thread has no active goal", _PLAN_CHOICE),
+    ("A previous agent produced the plan below", _PLAN_CHOICE),
 )
+_TOOL_WRITTEN_WHOLE = {"Implement the plan.": _PLAN_CHOICE}
 
 
 def split_lines(text: str) -> list[str]:
@@ -30,10 +37,11 @@ def squash(text: str) -> str:
     return " ".join(text.split())
 
 
-def claude_code_marker(text: str) -> str | None:
-    """What a user message is when Claude Code wrote it, not the human ("compaction summary"), else None."""
+def tool_written(text: str) -> str | None:
+    """What a user message is when the agent wrote it, not the person ("compaction summary"), else None."""
     start = text.lstrip()
-    return next((label for prefix, label in _CLAUDE_CODE_MARKERS if start.startswith(prefix)), None)
+    whole = _TOOL_WRITTEN_WHOLE.get(start.rstrip())
+    return whole or next((label for prefix, label in _TOOL_WRITTEN if start.startswith(prefix)), None)
 
 
 def clean_path(raw: str) -> str | None:
@@ -82,10 +90,12 @@ def _tails(parts: list[str]) -> list[str]:
 class TurnBuilder:
     """Accumulates user messages, agent output and artifacts into turn rounds.
 
-    Parsers feed events in conversation order. A user message opens a new turn
-    unless the current turn has no agent response yet and nothing ended it
-    (:meth:`end_turn`), in which case the message joins it (consecutive
-    messages of one speaker form one round). A message that is only a slash
+    Parsers feed events in conversation order. Every human request opens a new
+    turn, also when the one before got no answer: a request sent again after an
+    error or an interrupt, a corrected typo and two messages in a row are each
+    a request, as the person made them. A parser that knows a piece of text
+    belongs to the request before it (an image pasted with it, aider's re-send
+    after ``/clear``) adds it with :meth:`join`. A message that is only a slash
     command (``/compact``) is noted, not a turn.
     """
 
@@ -95,11 +105,6 @@ class TurnBuilder:
         self._orphan_span: tuple[int, int] | None = None
         self._files = FileNames()
         self._turn_actions: set[tuple[str, ArtifactAction]] = set()
-        self._ended = False
-
-    def end_turn(self) -> None:
-        """Something came between messages (a session boundary, an error, a command): the next one is a new turn."""
-        self._ended = True
 
     def user(self, text: str, start: int, end: int | None = None) -> None:
         """Record a human message spanning lines ``start``..``end``."""
@@ -109,11 +114,6 @@ class TurnBuilder:
         if _BARE_SLASH_COMMAND.match(text):
             self.note(start, f"slash command {text}")
             return
-        current = self.turns[-1] if self.turns else None
-        if current is not None and not current.agent_responses and not self._ended:
-            self._extend(current, text, end or start)
-            return
-        self._ended = False
         self._turn_actions = set()
         self.turns.append(
             TurnRound(
@@ -125,8 +125,8 @@ class TurnBuilder:
             )
         )
 
-    def repeat(self, text: str, start: int, end: int | None = None) -> None:
-        """Record a re-sent request as another message of the current turn."""
+    def join(self, text: str, start: int, end: int | None = None) -> None:
+        """Add ``text`` to the current request as another part of it (a new turn when there is none)."""
         text = text.strip()
         if not self.turns:
             self.user(text, start, end)

@@ -43,7 +43,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ccm_tui.restore.formats._aider_input import BLANK_INPUT, COMMAND, REQUEST_COMMANDS, Segment, split_run
+from ccm_tui.restore.formats._aider_input import (
+    BLANK_INPUT,
+    COMMAND,
+    CONFIRMATION_ECHO,
+    REQUEST_COMMANDS,
+    Segment,
+    split_run,
+)
 from ccm_tui.restore.formats._common import TurnBuilder, split_lines, squash
 from ccm_tui.restore.turns import ArtifactAction, ParsedTranscript
 
@@ -115,7 +122,6 @@ def parse(text: str) -> ParsedTranscript:
             _flush_prose(state)
             state.context_reset = state.between_turns = True
             state.new_session = True
-            state.builder.end_turn()
             previous_kind = "session"
         elif _INFO.match(line) or (line.strip() and previous_kind == "info" and _is_info_tail(lines, index)):
             _flush_prose(state)
@@ -197,7 +203,6 @@ def _handle_command(state: _State, segment: Segment) -> None:
         state.help_answer = True
     else:
         state.builder.note(segment.line, f"slash command {segment.text}")
-    state.builder.end_turn()
     if name in _FILE_COMMANDS:
         for path in segment.argument.split():
             state.pending.append((path, "read", segment.line))
@@ -214,6 +219,9 @@ def _handle_message(state: _State, segment: Segment) -> None:
     if _CONFIRMATION_REPLY.match(segment.text):
         builder.note(segment.line, f"answer {segment.text.strip()!r} to a confirmation, typed at the prompt")
         return
+    if CONFIRMATION_ECHO.match(segment.text):
+        builder.note(segment.line, "a confirmation answered for the person by a group answer (aider's echo)")
+        return
     if _is_echo(segment.text, state.last_answer):
         builder.note(segment.line, "architect→editor echo of the previous answer")
     elif (
@@ -223,7 +231,7 @@ def _handle_message(state: _State, segment: Segment) -> None:
         and _repeats(segment.text, builder.turns[-1].user_messages)
     ):
         builder.note(segment.line, "request re-sent after a context reset")
-        builder.repeat(segment.text, segment.line, segment.end)
+        builder.join(segment.text, segment.line, segment.end)
     else:
         builder.user(segment.text, segment.line, segment.end)
         state.new_files.clear()
@@ -294,8 +302,6 @@ def _block_path(prose: list[str], search_index: int) -> str | None:
 def _handle_info(state: _State, lines: list[str], index: int) -> None:
     """Record artifacts (or a provider error) from one ``> `` line of aider output."""
     message = lines[index][1:].strip()
-    if message:
-        state.builder.end_turn()
     turn = state.builder.turns[-1] if state.builder.turns else None
     if turn is not None and not state.between_turns and not turn.agent_responses and _ERROR.search(message):
         state.builder.agent(f"(no answer: aider reported {message})", index + 1)

@@ -52,7 +52,6 @@ def parse(text: str) -> ParsedTranscript:
             continue
         title = conversation.get("title") if isinstance(conversation.get("title"), str) else None
         titles.append(title or f"conversation {index}")
-        builder.end_turn()
         for node in _chain(conversation):
             try:
                 _add(builder, node, index)

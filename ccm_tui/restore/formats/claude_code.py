@@ -7,7 +7,10 @@ linked to the record before it in the file.
 
 Most ``type: "user"`` records are not human: tool results, ``isMeta`` caveats,
 slash-command echoes (``<command-name>``), local command output, interrupt
-markers, task notifications and compaction summaries are skipped. Assistant
+markers, task notifications and compaction summaries are skipped. Each human
+record is a request, also right after another one (a message sent again after
+an interrupt), except that Claude Code writes a message with a pasted image as
+two records with the same timestamp, the image and then the text: one request. Assistant
 messages are streamed one content block per line and merged by ``message.id``.
 Artifacts come from ``tool_use`` inputs of Read/Edit/MultiEdit/Write/NotebookEdit;
 calls whose result is an error are ignored.
@@ -105,11 +108,13 @@ def parse(text: str) -> ParsedTranscript:
     outcomes = _tool_outcomes(chain)
     cwd = next((_str(r.data.get("cwd")) for r in chain if _str(r.data.get("cwd"))), None)
     title = next((summaries[r.uuid] for r in reversed(chain) if r.uuid in summaries), None)
+    sent_at: str | None = None  # the timestamp of the human message just before, nothing in between
     for group in _merge_streamed(chain):
         try:
             if group[0].data.get("type") == "user":
-                _add_user(builder, group[0])
+                sent_at = _add_user(builder, group[0], sent_at)
             elif group[0].data.get("type") == "assistant":
+                sent_at = None
                 _add_assistant(builder, group, outcomes)
         except (TypeError, AttributeError, ValueError, KeyError, IndexError):
             builder.note(group[0].line, "record of an unexpected shape", group[-1].line)
@@ -212,13 +217,15 @@ def _merge_streamed(chain: list[_Record]) -> list[list[_Record]]:
     return groups
 
 
-def _add_user(builder: TurnBuilder, record: _Record) -> None:
+def _add_user(builder: TurnBuilder, record: _Record, sent_at: str | None) -> str | None:
+    """Record a user record; returns the timestamp of the human message it holds (None when it is not one,
+    ``sent_at`` unchanged for a record that is skipped without a trace)."""
     data = record.data
     if data.get("isCompactSummary"):
         builder.note(record.line, "compaction summary")
-        return
+        return None
     if data.get("isMeta") or data.get("isVisibleInTranscriptOnly"):
-        return
+        return sent_at
     content = _message(record).get("content")
     if isinstance(content, str):
         texts = [content]
@@ -228,20 +235,25 @@ def _add_user(builder: TurnBuilder, record: _Record) -> None:
                 _render_tool_result(b) for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
             ]
             builder.agent_continue("\n\n".join(results), record.line)
-            return
+            return None
         texts = [_block_text(b) for b in content if isinstance(b, dict)]
     else:
-        return
+        return None
     texts = [t for t in texts if t.strip() and not t.lstrip().startswith(_CONTEXT_BLOCK_PREFIXES)]
     message = "\n\n".join(texts).strip()
     if not message:
-        return
+        return sent_at
     if message.startswith(_NON_HUMAN_PREFIXES):
         command = _SLASH_COMMAND.search(message)
         if command:
             builder.note(record.line, f"slash command {command.group('name').strip()}")
-        return
-    builder.user(message, record.line)
+        return None
+    timestamp = _str(data.get("timestamp"))
+    if timestamp is not None and timestamp == sent_at:
+        builder.join(message, record.line)  # the text written after the image pasted with it
+    else:
+        builder.user(message, record.line)
+    return timestamp
 
 
 def _add_assistant(builder: TurnBuilder, group: list[_Record], outcomes: dict[str, _ToolOutcome]) -> None:

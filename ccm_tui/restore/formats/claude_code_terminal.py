@@ -180,8 +180,6 @@ def _add_prompt(builder: TurnBuilder, lines: list[str], start: int, end: int, an
         builder.user("\n".join(body), start + 1, end)
         return
     builder.note(start + 1, kind, end if kind == "compaction summary" else None)
-    if kind.startswith("slash command"):
-        builder.end_turn()
 
 
 def _prompt_kind(head: str, below: list[str], answered: bool) -> str | None:

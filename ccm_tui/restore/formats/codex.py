@@ -11,7 +11,11 @@ One JSON record per line, ``{"timestamp", "type", "payload"}``: ``session_meta``
 items unwrapped (``{"type": "message", ...}`` after a first line with ``id``).
 
 A human turn is a user ``message`` that is not injected context
-(``<environment_context>``, ``<user_instructions>``, AGENTS.md instructions).
+(``<environment_context>``, ``<user_instructions>``, AGENTS.md instructions), each
+one also when it follows another without an answer (a request interrupted and sent
+again). The message plan mode submits when the person picks "Yes, implement this
+plan" (``Implement the plan.``, or the plan handed to a fresh context) answers the
+agent's proposal: a choice, noted, not a new request.
 The response carries the assistant's text, each tool call and its output.
 Artifacts come from ``apply_patch`` file headers (``*** Add File:`` created,
 ``*** Update File:`` edited). A record of an unexpected shape is skipped and noted.
@@ -24,7 +28,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ccm_tui.restore.formats._common import TurnBuilder, split_lines
+from ccm_tui.restore.formats._common import TurnBuilder, split_lines, tool_written
 from ccm_tui.restore.turns import ParsedTranscript
 
 NAME = "codex"
@@ -120,6 +124,10 @@ def _message(builder: TurnBuilder, item: dict[str, Any], line: int) -> None:
         return
     if role == "user":
         if message.startswith(_INJECTED_PREFIXES):
+            return
+        choice = tool_written(message)
+        if choice:
+            builder.note(line, choice)
             return
         builder.user(message, line)
     elif role == "assistant":

@@ -16,8 +16,10 @@ The same message records come in other wrappers, read the same way: an export
 versions write (the session's fields on the first line, then one message per
 line, ``{"$rewindTo": id}`` dropping that message and those after it, and
 ``{"$set": {...}}`` updating the fields; a ``messages`` list there replaces the
-messages so far). ``Please continue.``, which the CLI sends by itself when the
-model stopped mid-task, is not a human turn.
+messages so far). Every user message with the person's words is a request, also
+right after another one; the messages the CLI writes itself are not (``Please
+continue.`` when the model stopped mid-task, a compression summary, a shell-mode
+command's record: see :func:`.gemini_share.not_typed`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ccm_tui.restore.formats._common import TurnBuilder, json_document
-from ccm_tui.restore.formats.gemini_share import AUTO_CONTINUE
+from ccm_tui.restore.formats.gemini_share import SUMMARY_ACK, not_typed
 from ccm_tui.restore.turns import ParsedTranscript, TranscriptError
 
 NAME = "gemini-cli"
@@ -60,9 +62,12 @@ def parse(text: str) -> ParsedTranscript:
     builder = TurnBuilder()
     if data.get("kind") == "subagent":
         builder.note(1, "a subagent session (the requests come from the main agent)")
-    for index, message in enumerate(data["messages"], start=1):
+    messages = data["messages"]
+    for index, message in enumerate(messages, start=1):
+        following = messages[index] if index < len(messages) else None
+        acknowledged = isinstance(following, dict) and _text(following.get("content")).strip() == SUMMARY_ACK
         try:
-            _add(builder, message, index)
+            _add(builder, message, index, acknowledged)
         except (TypeError, AttributeError, ValueError, KeyError, IndexError):
             builder.note(index, f"message {index} of an unexpected shape")
     return builder.result(NAME)
@@ -101,7 +106,7 @@ def _jsonl_session(text: str) -> dict[str, Any]:
     return session
 
 
-def _add(builder: TurnBuilder, message: Any, index: int) -> None:
+def _add(builder: TurnBuilder, message: Any, index: int, acknowledged: bool) -> None:
     if not isinstance(message, dict):
         raise TypeError("message is not an object")
     kind = message.get("type", message.get("role"))
@@ -109,8 +114,9 @@ def _add(builder: TurnBuilder, message: Any, index: int) -> None:
         raise TypeError("message type is not a string")
     text = _text(message.get("content"))
     if kind == "user":
-        if text.strip() == AUTO_CONTINUE:
-            builder.note(index, f"{AUTO_CONTINUE!r} sent by the CLI, not typed (the model had more to say)")
+        written = not_typed(text, acknowledged) if text.strip() else None
+        if written:
+            builder.note(index, written)
         else:
             builder.user(text, index)
     elif kind in _AGENT_TYPES:

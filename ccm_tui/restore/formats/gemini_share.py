@@ -12,13 +12,18 @@ Markdown (``/chat share x.md``): each message is ``🧑‍💻 ## USER`` or ``�
 messages are separated by a ``---`` line. Only a role heading right after such a
 separator starts a message, so headings and fences inside a message never do.
 
-What is not a human turn: the tool responses (they are sent with the ``user``
-role), the ``Please continue.`` the CLI sends by itself when its check finds
-the model should go on, the CLI's opening context message ("This is the Gemini CLI. We are setting
-up the context for our chat", or ``<session_context>``) and the
-``<state_snapshot>`` that ``/compress`` leaves in place of the history. Artifacts
-come from the file tools' calls (``read_file``, ``write_file``, ``replace``,
-``edit``, ``read_many_files``).
+Every user message with the person's words is a request, also right after
+another one (a message sent again after an error, a corrected typo). What is not
+a human turn: the tool responses (they are sent with the ``user`` role), the
+``Please continue.`` (older versions: ``System: Please continue.``) the CLI sends
+by itself when its check finds the model should go on, the CLI's opening context
+message ("This is the Gemini CLI. We are setting up the context for our chat", or
+``<session_context>``), a compression summary (the ``<state_snapshot>`` that
+``/compress`` leaves in place of the history, or any user message the CLI has the
+model acknowledge with "Got it. Thanks for the additional context!"), the record
+of a shell-mode command ("I ran the following shell command:") and a message that
+is only the content of ``@file`` references. Artifacts come from the file tools'
+calls (``read_file``, ``write_file``, ``replace``, ``edit``, ``read_many_files``).
 """
 
 from __future__ import annotations
@@ -41,6 +46,11 @@ _SNAPSHOT = re.compile(r"^\s*(?:```\w*\s*)?<state_snapshot>")
 _TOOL_RESPONSE = "**Tool Response**:"
 # When the model stops mid-task, Gemini CLI asks it to go on with this user message of its own.
 AUTO_CONTINUE = "Please continue."
+_AUTO_CONTINUES = frozenset({AUTO_CONTINUE, f"System: {AUTO_CONTINUE}"})
+# The model's reply the CLI writes after a compression summary it puts in the history as a user message.
+SUMMARY_ACK = "Got it. Thanks for the additional context!"
+_SHELL_MODE = re.compile(r"^\s*I ran the following shell command")
+_REFERENCED_FILES = re.compile(r"^\s*--- Content from referenced files ---")
 _TOOL_COMMAND = "**Tool Command**:"
 _FILE_TOOLS: dict[str, ArtifactAction] = {
     "read_file": "read",
@@ -85,11 +95,21 @@ def _parse_json(text: str) -> ParsedTranscript:
         if not isinstance(item, dict) or not isinstance(item.get("parts"), list):
             builder.note(index, f"message {index} of an unexpected shape")
             continue
-        _add_json_message(builder, item.get("role"), item["parts"], index)
+        following = data[index] if index < len(data) else None
+        acknowledged = _json_text(following) == SUMMARY_ACK
+        _add_json_message(builder, item.get("role"), item["parts"], index, acknowledged)
     return builder.result(NAME)
 
 
-def _add_json_message(builder: TurnBuilder, role: Any, parts: list[Any], index: int) -> None:
+def _json_text(item: Any) -> str:
+    """The words of a model message of the JSON export (empty for anything else)."""
+    if not isinstance(item, dict) or item.get("role") != "model" or not isinstance(item.get("parts"), list):
+        return ""
+    texts = (p["text"] for p in item["parts"] if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return "".join(texts).strip()
+
+
+def _add_json_message(builder: TurnBuilder, role: Any, parts: list[Any], index: int, acknowledged: bool) -> None:
     texts: list[str] = []
     tools: list[str] = []
     for part in parts:
@@ -103,24 +123,39 @@ def _add_json_message(builder: TurnBuilder, role: Any, parts: list[Any], index: 
             tools.append("[result] " + json.dumps(part["functionResponse"].get("response"), ensure_ascii=False))
     words = "".join(texts)
     if role == "user":
-        if words.strip():
-            _add_user_words(builder, words, index, index)
-        elif tools:
+        if tools:
             builder.agent_continue("\n\n".join(tools), index)
+        if words.strip():
+            _add_user_words(builder, words, index, index, acknowledged)
         return
     builder.agent("\n\n".join(piece for piece in [words, *tools] if piece.strip()), index)
 
 
-def _add_user_words(builder: TurnBuilder, words: str, start: int, end: int) -> None:
-    if _SETUP.match(words):
-        builder.note(start, "the CLI's opening context message")
-    elif words.strip() == AUTO_CONTINUE:
-        builder.note(start, f"{AUTO_CONTINUE!r} sent by the CLI, not typed (the model had more to say)")
-    elif _SNAPSHOT.match(words):
-        builder.note(start, "compression summary (state snapshot)")
-        builder.end_turn()
-    else:
+def _add_user_words(builder: TurnBuilder, words: str, start: int, end: int, acknowledged: bool = False) -> None:
+    """A user message with words: a request, unless the CLI wrote it (then noted). ``acknowledged``: the
+    model's next message is the CLI's acknowledgement of a compression summary."""
+    kind = not_typed(words, acknowledged)
+    if kind is None:
         builder.user(words, start, end)
+    else:
+        builder.note(start, kind)
+
+
+def not_typed(words: str, acknowledged: bool = False) -> str | None:
+    """What a user message the CLI wrote is (for the notes), or None for the person's words."""
+    if _SETUP.match(words):
+        return "the CLI's opening context message"
+    if words.strip() in _AUTO_CONTINUES:
+        return f"{words.strip()!r} sent by the CLI, not typed (the model had more to say)"
+    if _SNAPSHOT.match(words):
+        return "compression summary (state snapshot)"
+    if acknowledged:
+        return "compression summary (the model's acknowledgement follows it)"
+    if _SHELL_MODE.match(words):
+        return "a shell-mode command and its output (the model is not asked)"
+    if _REFERENCED_FILES.match(words):
+        return "content of @file references"
+    return None
 
 
 def _tool_call(builder: TurnBuilder, call: dict[str, Any], line: int) -> str:
@@ -156,7 +191,8 @@ def _parse_markdown(text: str) -> ParsedTranscript:
         heading = _ROLE_HEADING.match(lines[start])
         role = heading.group("role") if heading else "MODEL"
         if role == "USER":
-            _add_markdown_user(builder, content, start + 1, start + 1 + len(body))
+            acknowledged = position + 1 < len(starts) and _markdown_reply(lines, starts, position + 1) == SUMMARY_ACK
+            _add_markdown_user(builder, content, start + 1, start + 1 + len(body), acknowledged)
         else:
             builder.agent(content, start + 2, start + 1 + len(body))
             _markdown_artifacts(builder, body, start + 2)
@@ -171,11 +207,20 @@ def _after_separator(lines: list[str], index: int) -> bool:
     return previous < 0 or lines[previous].strip() == _SEPARATOR
 
 
-def _add_markdown_user(builder: TurnBuilder, content: str, start: int, end: int) -> None:
+def _markdown_reply(lines: list[str], starts: list[int], position: int) -> str:
+    """The words of the message at ``starts[position]`` when it is the model's (else empty)."""
+    heading = _ROLE_HEADING.match(lines[starts[position]])
+    if heading is None or heading.group("role") != "MODEL":
+        return ""
+    end = starts[position + 1] if position + 1 < len(starts) else len(lines)
+    return "\n".join(line for line in lines[starts[position] + 1 : end] if line.strip() != _SEPARATOR).strip()
+
+
+def _add_markdown_user(builder: TurnBuilder, content: str, start: int, end: int, acknowledged: bool) -> None:
     if content.startswith(_TOOL_RESPONSE):
         builder.agent_continue(content, start)
         return
-    _add_user_words(builder, content, start, end)
+    _add_user_words(builder, content, start, end, acknowledged)
 
 
 _CALL_NAME = re.compile(r'^\s*"name":\s*"(?P<name>[^"]+)"')

@@ -12,7 +12,9 @@ Cline-family task exports (``**User:**`` / ``**Assistant:**`` blocks separated b
 ``---``) put tool results in user blocks (``[read_file for 'x'] Result:``) and wrap
 the human's words in ``<task>``, ``<feedback>``, ``<answer>`` or ``<user_message>``;
 there a user block is a human turn only when it holds one of those, the rest joins
-the agent's response, and ``<environment_details>`` is left out. Artifacts come
+the agent's response, and ``<environment_details>`` is left out; an ``<answer>`` that
+is one of the options the agent's question offered (``<suggest>``) was clicked and
+is not a request. Artifacts come
 from those exports' file tool tags (``<read_file>``, ``<write_to_file>``,
 ``<apply_diff>``…, with a ``<path>``).
 
@@ -29,7 +31,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ccm_tui.restore.formats._common import TurnBuilder, claude_code_marker, split_lines
+from ccm_tui.restore.formats._common import TurnBuilder, split_lines, tool_written
 from ccm_tui.restore.formats._markdown import (
     closes,
     fence_opener,
@@ -39,6 +41,7 @@ from ccm_tui.restore.formats._markdown import (
     split_tool_output,
 )
 from ccm_tui.restore.formats.claude_code import describe_blocks
+from ccm_tui.restore.formats.cline import NOTICE, is_clicked, offered_options
 from ccm_tui.restore.turns import ArtifactAction, ParsedTranscript
 
 NAME = "markdown"
@@ -108,6 +111,7 @@ def parse(text: str) -> ParsedTranscript:
         rest = match.groupdict().get("rest") or ""
         blocks.append((role, start + 1, ([rest] if rest.strip() else []) + lines[start + 1 : end]))
     cline = any(role == "user" and _HUMAN_TAG.search("\n".join(body)) for role, _, body in blocks)
+    offered: set[str] = set()  # in a Cline-family export: the options the agent's last question offered
     for role, start, body in blocks:
         _trim(body)
         end = start + len(body)
@@ -118,8 +122,10 @@ def parse(text: str) -> ParsedTranscript:
         elif role == "agent":
             builder.agent(content, start, end)
             _file_tools(builder, content, start)
+            offered = offered_options(content) if cline else offered
         elif cline:
-            _cline_user(builder, content, start, end)
+            _cline_user(builder, content, start, end, offered)
+            offered = set()
         else:
             _plain_user(builder, content, start, end)
     return builder.result(NAME, title=title or None)
@@ -145,7 +151,7 @@ def _plain_user(builder: TurnBuilder, content: str, start: int, end: int) -> Non
     words, tool = split_tool_output(content)
     if tool:
         builder.agent_continue(tool, start)
-    marker = claude_code_marker(words)
+    marker = tool_written(words)
     if marker:
         builder.note(start, marker, end)
     elif words:
@@ -197,16 +203,19 @@ def _labels_in_use(lines: list[str]) -> set[str]:
     return words
 
 
-def _cline_user(builder: TurnBuilder, content: str, start: int, end: int) -> None:
+def _cline_user(builder: TurnBuilder, content: str, start: int, end: int, offered: set[str]) -> None:
+    """A user block of a Cline-family export: the person's tagged words are a request, also inside a block
+    of tool results; an option of the agent's question they clicked is not."""
     content = _ENVIRONMENT.sub("", content).strip()
-    human = [m.group("text") for m in _HUMAN_TAG.finditer(content)]
+    tagged = [(m.group("tag"), m.group("text")) for m in _HUMAN_TAG.finditer(content)]
+    human = [words for tag, words in tagged if not is_clicked(tag, words, offered)]
     if _TOOL_RESULT.match(content):
         builder.agent_continue(_HUMAN_TAG.sub("", content).strip(), start)
-    if human:
-        builder.end_turn()
+    if len(human) < len(tagged):
+        builder.note(start, "an option offered by the agent's question, clicked (not a new request)")
+    if any(words.strip() for words in human):
         builder.user("\n\n".join(human), start, end)
-    elif not _TOOL_RESULT.match(content) and content:
-        builder.end_turn()
+    elif not tagged and not _TOOL_RESULT.match(content) and not NOTICE.match(content) and content:
         builder.user(content, start, end)
 
 

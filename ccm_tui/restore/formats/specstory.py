@@ -9,8 +9,10 @@ Not every user header is the human: in Claude Code sessions a sub-agent's
 prompt is written as ``_**User (sidechain)**_`` (its steps as ``_**Agent (model)
 (sidechain)**_``), and Claude Code's own compaction summary ("This session is
 being continued...") and ``[Request interrupted by user]`` markers sit under
-``_**User**_``. Sub-agent messages are steps of the response; the markers are
-noted and skipped.
+``_**User**_``, and so does VS Code Copilot's ``@agent Continue: "Continue to
+iterate?"`` (its Continue button). Sub-agent messages are steps of the response;
+the markers are noted and skipped. Every other user message is a request, also
+right after another one (the same request sent again, a message left unanswered).
 
 Artifacts:
 
@@ -29,7 +31,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ccm_tui.restore.formats._common import TurnBuilder, claude_code_marker, split_lines
+from ccm_tui.restore.formats._common import TurnBuilder, split_lines, tool_written
 from ccm_tui.restore.turns import ArtifactAction, ParsedTranscript
 
 NAME = "specstory"
@@ -121,7 +123,7 @@ def _add_user(builder: TurnBuilder, body: list[str], header_line: int, end: int)
     if not message:
         builder.note(header_line, "empty user message")
         return
-    marker = claude_code_marker(message)
+    marker = tool_written(message)
     if marker:
         builder.note(header_line, marker, end)
         return

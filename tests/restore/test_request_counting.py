@@ -1,0 +1,451 @@
+"""Human requests counted the way the person made them, in every format (COUNTING.md of the fixtures).
+
+Each class of miscount gets its test: no request lost to merging (two messages with no answer between
+them are two requests), aider's confirmation echoes not counted, the person's words of a Cline-family
+user message counted even when it mostly carries tool results, clicked options not counted, content
+the tool wrote under the user's role not counted; and the parse-sanity warning where such a count goes
+wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ccm_tui.restore.parse import parse_transcript
+from ccm_tui.restore.sanity import check_parse
+from ccm_tui.restore.turns import ParsedTranscript, TurnRound
+
+from ._paths import FIXTURES
+
+FIRST, AGAIN, LAST = "Why does the build fail?", "Why does the build fail? (sent again)", "Thanks, now add a test."
+
+
+def _parsed(text: str, tmp_path: Path, name: str) -> ParsedTranscript:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return parse_transcript(path)
+
+
+def _users(parsed: ParsedTranscript) -> list[str]:
+    return [turn.user for turn in parsed.turns]
+
+
+# --------------------------------------------------------------------------- no request lost to merging
+
+
+def _gemini_json() -> tuple[str, str]:
+    history = [
+        {"role": "user", "parts": [{"text": FIRST}]},
+        {"role": "user", "parts": [{"text": AGAIN}]},
+        {"role": "model", "parts": [{"text": "The script is missing."}]},
+        {"role": "user", "parts": [{"text": LAST}]},
+        {"role": "model", "parts": [{"text": "Done."}]},
+    ]
+    return json.dumps(history), "share.json"
+
+
+def _gemini_markdown() -> tuple[str, str]:
+    messages = [
+        ("USER", FIRST),
+        ("USER", AGAIN),
+        ("MODEL", "The script is missing."),
+        ("USER", LAST),
+        ("MODEL", "Done."),
+    ]
+    return "\n\n---\n\n".join(
+        f"## {role} {'🧑‍💻' if role == 'USER' else '✨'}\n\n{text}" for role, text in messages
+    ), "share.md"
+
+
+def _gemini_session() -> tuple[str, str]:
+    messages = [
+        {"id": "1", "timestamp": "2026-01-01T10:00:00Z", "type": "user", "content": FIRST},
+        {"id": "2", "timestamp": "2026-01-01T10:00:05Z", "type": "user", "content": AGAIN},
+        {"id": "3", "timestamp": "2026-01-01T10:00:09Z", "type": "gemini", "content": "The script is missing."},
+        {"id": "4", "timestamp": "2026-01-01T10:01:00Z", "type": "user", "content": LAST},
+        {"id": "5", "timestamp": "2026-01-01T10:01:09Z", "type": "gemini", "content": "Done."},
+    ]
+    session = {"sessionId": "s", "projectHash": "h", "startTime": "x", "lastUpdated": "y", "messages": messages}
+    return json.dumps(session), "session-1.json"
+
+
+def _codex_item(kind: str, payload: dict[str, object]) -> str:
+    return json.dumps({"timestamp": "2026-04-21T13:47:17Z", "type": kind, "payload": payload})
+
+
+def _codex_message(role: str, text: str) -> str:
+    part = "output_text" if role == "assistant" else "input_text"
+    return _codex_item("response_item", {"type": "message", "role": role, "content": [{"type": part, "text": text}]})
+
+
+def _codex() -> tuple[str, str]:
+    records = [
+        _codex_item("session_meta", {"id": "s", "cwd": "/w"}),
+        _codex_message("user", "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"),
+        _codex_message("user", FIRST),
+        _codex_message("user", "<turn_aborted>\nThe user interrupted the previous turn on purpose.\n</turn_aborted>"),
+        _codex_message("user", AGAIN),
+        _codex_message("assistant", "The script is missing."),
+        _codex_message("user", LAST),
+        _codex_message("assistant", "Done."),
+    ]
+    return "\n".join(records) + "\n", "rollout-1.jsonl"
+
+
+def _claude_record(number: int, kind: str, content: object, at: str) -> str:
+    message = {"role": kind, "content": content} if kind == "user" else {"id": f"m{number}", "content": content}
+    parent = f"u{number - 1}" if number > 1 else None
+    record = {"type": kind, "uuid": f"u{number}", "parentUuid": parent, "sessionId": "s", "timestamp": at}
+    return json.dumps({**record, "message": message})
+
+
+def _claude_code() -> tuple[str, str]:
+    records = [
+        _claude_record(1, "user", FIRST, "2026-01-16T18:20:00Z"),
+        _claude_record(2, "user", "[Request interrupted by user]", "2026-01-16T18:20:03Z"),
+        _claude_record(3, "user", AGAIN, "2026-01-16T18:20:09Z"),
+        _claude_record(4, "assistant", [{"type": "text", "text": "The script is missing."}], "2026-01-16T18:20:15Z"),
+        _claude_record(5, "user", LAST, "2026-01-16T18:21:00Z"),
+        _claude_record(6, "assistant", [{"type": "text", "text": "Done."}], "2026-01-16T18:21:09Z"),
+    ]
+    return "\n".join(records) + "\n", "session.jsonl"
+
+
+def _specstory() -> tuple[str, str]:
+    return (
+        "<!-- Generated by SpecStory, Markdown v2.1.0 -->\n\n# t\n\n"
+        f"_**User (2026-08-06 21:07:30Z)**_\n\n{FIRST}\n\n"
+        f"_**User (2026-08-06 21:07:55Z)**_\n\n{AGAIN}\n\n---\n\n"
+        "_**Agent (claude-opus-5 2026-08-06 21:08:00Z)**_\n\nThe script is missing.\n\n---\n\n"
+        f"_**User (2026-08-06 21:09:00Z)**_\n\n{LAST}\n\n---\n\n"
+        "_**Agent (claude-opus-5 2026-08-06 21:09:30Z)**_\n\nDone.\n",
+        "history.md",
+    )
+
+
+def _opencode_json() -> tuple[str, str]:
+    def message(role: str, text: str | None, created: int) -> dict[str, object]:
+        parts = [{"type": "text", "text": text}] if text else []
+        return {"info": {"id": f"msg_{created}", "role": role, "time": {"created": created}}, "parts": parts}
+
+    messages = [
+        message("user", FIRST, 1),
+        message("assistant", None, 2),  # came back empty
+        message("user", AGAIN, 3),
+        message("assistant", "The script is missing.", 4),
+        message("user", LAST, 5),
+        message("assistant", "Done.", 6),
+    ]
+    return json.dumps({"info": {"id": "ses_1", "title": "t"}, "messages": messages}), "export.json"
+
+
+def _markdown() -> tuple[str, str]:
+    return (
+        f"**User:** {FIRST}\n\n**User:** {AGAIN}\n\n**Assistant:** The script is missing.\n\n"
+        f"**User:** {LAST}\n\n**Assistant:** Done.\n",
+        "chat.md",
+    )
+
+
+@pytest.mark.parametrize(
+    "make",
+    [_gemini_json, _gemini_markdown, _gemini_session, _codex, _claude_code, _specstory, _opencode_json, _markdown],
+    ids=lambda make: make.__name__.strip("_"),
+)
+def test_no_request_is_lost_to_merging(make: Callable[[], tuple[str, str]], tmp_path: Path) -> None:
+    text, name = make()
+    assert _users(_parsed(text, tmp_path, name)) == [FIRST, AGAIN, LAST]
+
+
+def test_a_pasted_image_and_its_text_written_as_two_records_are_one_request(tmp_path: Path) -> None:
+    image = [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]
+    records = [
+        _claude_record(1, "user", image, "2026-01-16T18:20:40.509Z"),
+        _claude_record(2, "user", [{"type": "text", "text": "update your about"}], "2026-01-16T18:20:40.509Z"),
+        _claude_record(3, "assistant", [{"type": "text", "text": "Updated."}], "2026-01-16T18:21:00Z"),
+        _claude_record(4, "user", image, "2026-01-16T18:24:23.321Z"),
+        _claude_record(5, "assistant", [{"type": "text", "text": "That is a screenshot."}], "2026-01-16T18:24:30Z"),
+    ]
+    parsed = _parsed("\n".join(records) + "\n", tmp_path, "session.jsonl")
+    assert [turn.user_messages for turn in parsed.turns] == [["[image]", "update your about"], ["[image]"]]
+    fixture = parse_transcript(FIXTURES / "claude-code-image-paste-two-records.jsonl")
+    assert [turn.user for turn in fixture.turns][2:] == [
+        "[image]\n\nupdate your about",
+        "[image]\n\nwhat is this noise?  don't fail, redact, redact redact!",
+    ]
+
+
+# --------------------------------------------------------------------------- confirmations
+
+
+def test_aiders_confirmation_echoes_are_not_requests() -> None:
+    parsed = parse_transcript(FIXTURES / "aider-confirm-echo-mostly.md")
+    assert len(parsed.turns) == 1 and parsed.turns[0].user.startswith("Important: Ignore any parent git repo.")
+    assert sum("confirmation answered for the person" in note for note in parsed.skipped) == 17
+    parsed = parse_transcript(FIXTURES / "aider-architect-confirm-all-skip.md")
+    assert [turn.user.split("\n")[0] for turn in parsed.turns] == [
+        'Hello! Can you tell me what files are in this directory?"',
+        "Help me improve this plan for improving ios rendering performance:",
+    ]
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [
+        "Add URL to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: skip",
+        "Create new file? (Y)es/(N)o [Yes]: y",
+        "Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: all",
+        "Allow creation of new file src/app.py? (Y)es/(N)o [Yes]: y",
+        "Apply edits? [Yes]: y",
+    ],
+)
+def test_any_confirmation_prompt_logged_as_input_is_not_a_request(echo: str, tmp_path: Path) -> None:
+    history = (
+        "\n# aider chat started at 2026-02-28 13:52:11\n\n> Aider v0.86.2  \n\n"
+        "#### fix the build  \n\nI need src/app.py.\n\n> Tokens: 1k sent, 9 received.  \n\n"
+        f"#### {echo}  \n\nHere is the fix.\n\n> Tokens: 2k sent, 9 received.  \n\n"
+        "#### thanks, and the tests?  \n\nDone.\n"
+    )
+    parsed = _parsed(history, tmp_path, ".aider.chat.history.md")
+    assert _users(parsed) == ["fix the build", "thanks, and the tests?"]
+
+
+# --------------------------------------------------------------------------- Cline-family words and clicks
+
+
+def _cline_text(text: str) -> dict[str, object]:
+    return {"type": "text", "text": text}
+
+
+ASK_XML = (
+    "<ask_followup_question>\n<question>Which database?</question>\n<follow_up>\n"
+    '<suggest>SQLite for now</suggest>\n<suggest mode="code">PostgreSQL with Docker</suggest>\n'
+    "</follow_up>\n</ask_followup_question>"
+)
+ENV = "<environment_details>\n# VSCode Visible Files\napp.py\n</environment_details>"
+
+
+def _cline_history() -> list[dict[str, object]]:
+    resumption = (
+        "[TASK RESUMPTION] This task was interrupted 20 minutes ago. It may or may not be complete.\n\n"
+        "New instructions for task continuation:\n<user_message>\nAlso keep the old config file.\n</user_message>"
+    )
+    return [
+        {"role": "user", "content": [_cline_text("<task>\nMove the config to .env\n</task>"), _cline_text(ENV)]},
+        {
+            "role": "assistant",
+            "content": [_cline_text("<attempt_completion><result>Done</result></attempt_completion>")],
+        },
+        {
+            "role": "user",
+            "content": [
+                _cline_text("[write_to_file for 'config.py'] Result:\nThe content was saved."),
+                _cline_text(
+                    "[attempt_completion] Result:\nThe user has provided feedback on the results.\n"
+                    "<feedback>\nThe tests still read config.toml\n</feedback>"
+                ),
+                _cline_text(ENV),
+            ],
+        },
+        {"role": "assistant", "content": [_cline_text("Fixed the tests.")]},
+        {"role": "user", "content": [_cline_text(resumption), _cline_text(ENV)]},
+        {"role": "assistant", "content": [_cline_text("I keep it. " + ASK_XML)]},
+        {
+            "role": "user",
+            "content": [
+                _cline_text(
+                    "[ask_followup_question for 'Which database?'] Result:\n<answer>\nMySQL, it is what prod runs\n</answer>"
+                )
+            ],
+        },
+        {"role": "assistant", "content": [_cline_text("Noted. " + ASK_XML)]},
+        {
+            "role": "user",
+            "content": [
+                _cline_text(
+                    "[ask_followup_question for 'Which database?'] Result:\n<answer>\nSQLite for now\n</answer>"
+                )
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "ask_followup_question",
+                    "input": {
+                        "question": "Commit?",
+                        "follow_up": [{"text": "Yes, commit", "mode": None}, {"text": "No"}],
+                    },
+                }
+            ],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "<answer>\nYes, commit\n</answer>"}],
+        },
+        {"role": "assistant", "content": [_cline_text("Committed.")]},
+        {
+            "role": "user",
+            "content": [_cline_text("[TASK RESUMPTION] This task was interrupted just now."), _cline_text(ENV)],
+        },
+        {"role": "assistant", "content": [_cline_text("The task is complete.")]},
+    ]
+
+
+REQUESTS = [
+    "Move the config to .env",
+    "The tests still read config.toml",
+    "Also keep the old config file.",
+    "MySQL, it is what prod runs",
+]
+
+
+def test_cline_feedback_user_message_typed_answer_and_resumption_are_requests_and_a_click_is_not(
+    tmp_path: Path,
+) -> None:
+    parsed = _parsed(json.dumps(_cline_history()), tmp_path, "api_conversation_history.json")
+    assert parsed.format == "cline"
+    assert _users(parsed) == REQUESTS
+    assert sum("clicked" in note for note in parsed.skipped) == 2
+    assert "SQLite for now" not in "\n".join(_users(parsed))
+
+
+def test_cline_options_given_as_a_json_list_are_clicks_too(tmp_path: Path) -> None:
+    ask = '<ask_followup_question>\n<question>Plan or act?</question>\n<options>["Act now", "Keep planning"]</options>\n</ask_followup_question>'
+    history = [
+        {"role": "user", "content": [_cline_text("<task>\nAdd a login page\n</task>")]},
+        {"role": "assistant", "content": [_cline_text(ask)]},
+        {
+            "role": "user",
+            "content": [
+                _cline_text("[ask_followup_question for 'Plan or act?'] Result:\n<answer>\nAct now\n</answer>")
+            ],
+        },
+        {"role": "assistant", "content": [_cline_text("Acting.")]},
+    ]
+    assert _users(_parsed(json.dumps(history), tmp_path, "api_conversation_history.json")) == ["Add a login page"]
+
+
+def test_a_cline_markdown_export_counts_the_same_words_and_clicks(tmp_path: Path) -> None:
+    blocks = []
+    for message in _cline_history():
+        content = message["content"]
+        assert isinstance(content, list)
+        text = "\n".join(
+            block.get("text") or str(block.get("content") or json.dumps(block.get("input"))) for block in content
+        )
+        if any(block.get("type") == "tool_use" for block in content):
+            text = "<ask_followup_question>\n<question>Commit?</question>\n<follow_up>\n<suggest>Yes, commit</suggest>\n<suggest>No</suggest>\n</follow_up>\n</ask_followup_question>"
+        elif any(block.get("type") == "tool_result" for block in content):
+            text = "[ask_followup_question for 'Commit?'] Result:\n<answer>\nYes, commit\n</answer>"
+        blocks.append(f"**{'User' if message['role'] == 'user' else 'Assistant'}:**\n\n{text}")
+    parsed = _parsed("\n\n---\n\n".join(blocks) + "\n", tmp_path, "cline_task.md")
+    assert parsed.format == "markdown"
+    assert _users(parsed) == REQUESTS
+    fixture = parse_transcript(FIXTURES / "cline-md-db-feedback-resumption.md")
+    firsts = [turn.user[:40] for turn in fixture.turns]
+    assert firsts == [
+        "Look into the Typescript db model in src",
+        "Go over the following questions:\n\n- Why ",  # <feedback> after the tool results of its block
+        "Comparing to the Typescript src/db folde",  # <user_message> of a [TASK RESUMPTION]
+        "Just explain the difference between Driz",
+        '[{\n\t"resource": "/Users/the/src/repos/th',  # pasted diagnostics as <feedback>
+    ]
+
+
+def test_codex_plan_mode_choice_to_implement_is_not_a_request() -> None:
+    parsed = parse_transcript(FIXTURES / "codex-plan-implement-click.jsonl")
+    assert [turn.user.split("\n")[0] for turn in parsed.turns] == [
+        "https://superteam.fun/earn/listing/trading-tools-and-agents",
+        "focus on the backend frontend i will handle",
+        "add a gitignore file",
+        "help me apply for the agentic engineering grant by Superteam",
+    ]
+    assert any("plan-mode choice" in note for note in parsed.skipped)
+    assert "Implement the plan." not in "\n".join(_users(parsed))
+
+
+def test_copilots_continue_button_is_not_a_request() -> None:
+    parsed = parse_transcript(FIXTURES / "specstory-copilot-continue-click.md")
+    assert _users(parsed) == ["upgrade java runtime to Java 21 LTS version using #generate_upgrade_plan.", "Yes", "Yes"]
+    assert any("Continue button" in note for note in parsed.skipped)
+
+
+# --------------------------------------------------------------------------- what the tool wrote
+
+
+def test_gemini_user_content_that_nobody_typed_is_not_a_request(tmp_path: Path) -> None:
+    shell = "I ran the following shell command:\n```sh\nls\n```\n\nThis produced the following result:\n```\na.txt\n```"
+    history = [
+        {"role": "user", "parts": [{"text": "This is the Gemini CLI. We are setting up the context for our chat."}]},
+        {"role": "model", "parts": [{"text": "Got it. Thanks for the context!"}]},
+        {"role": "user", "parts": [{"text": shell}]},
+        {
+            "role": "user",
+            "parts": [{"text": "summarize @a.txt"}, {"text": "\n--- Content from referenced files ---\nhello"}],
+        },
+        {"role": "model", "parts": [{"functionCall": {"name": "read_file", "args": {"absolute_path": "/w/a.txt"}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "read_file", "response": {"output": "hello"}}}]},
+        {"role": "model", "parts": [{"text": "It says hello."}]},
+        {"role": "user", "parts": [{"text": "--- Content from referenced files ---\nContent from @b.txt:\nbye"}]},
+        {"role": "user", "parts": [{"text": "System: Please continue."}]},
+        {"role": "model", "parts": [{"text": "b.txt says bye."}]},
+        {"role": "user", "parts": [{"text": "Summary of the work so far: a.txt and b.txt were read."}]},
+        {"role": "model", "parts": [{"text": "Got it. Thanks for the additional context!"}]},
+        {"role": "user", "parts": [{"text": "thanks"}]},
+        {"role": "model", "parts": [{"text": "You're welcome."}]},
+    ]
+    expected = ["summarize @a.txt\n--- Content from referenced files ---\nhello", "thanks"]
+    parsed = _parsed(json.dumps(history), tmp_path, "share.json")
+    assert _users(parsed) == expected
+    assert "[result]" in parsed.turns[0].agent_responses[-1] or "hello" in "\n".join(parsed.turns[0].agent_responses)
+    notes = "\n".join(parsed.skipped)
+    for kind in (
+        "opening context",
+        "shell-mode",
+        "@file references",
+        "'System: Please continue.'",
+        "compression summary",
+    ):
+        assert kind in notes
+    markdown = "\n\n---\n\n".join(
+        f"## {'USER 🧑‍💻' if item['role'] == 'user' else 'MODEL ✨'}\n\n"
+        + "".join(str(part.get("text", "**Tool Response**:\n```json\n{}\n```")) for part in item["parts"])
+        for item in history
+        if not any("functionCall" in part for part in item["parts"])
+    )
+    assert _users(_parsed(markdown, tmp_path, "share.md")) == expected
+
+
+# --------------------------------------------------------------------------- sanity
+
+
+def _rounds(count: int) -> ParsedTranscript:
+    turns = [
+        TurnRound(turn=n, user_messages=[f"r{n}"], agent_responses=[], start_line=n, end_line=n) for n in range(count)
+    ]
+    return ParsedTranscript(format="x", turns=turns)
+
+
+def test_a_parse_that_counts_aiders_confirmation_echoes_is_warned_about() -> None:
+    text = (FIXTURES / "aider-confirm-echo-mostly.md").read_text(encoding="utf-8")
+    assert check_parse(text, "aider", parse_transcript(FIXTURES / "aider-confirm-echo-mostly.md")) == []
+    (warning,) = check_parse(text, "aider", _rounds(17))
+    assert warning.startswith("17 turns found but the file has only 1 user message:")
+
+
+def test_a_parse_that_merges_many_messages_sent_in_a_row_is_warned_about(tmp_path: Path) -> None:
+    messages = []
+    for n in range(6):
+        messages += [("USER", f"build {n} fails"), ("USER", f"build {n} fails, sent again"), ("MODEL", f"fixed {n}")]
+    text = "\n\n---\n\n".join(f"## {role} {'🧑‍💻' if role == 'USER' else '✨'}\n\n{words}" for role, words in messages)
+    parsed = _parsed(text, tmp_path, "share.md")
+    assert len(parsed.turns) == 12 and parsed.warnings == []
+    (warning,) = check_parse(text, "gemini-share", _rounds(6))
+    assert warning.startswith("6 user messages follow another one with no reply between them, and only 6 turns were")
