@@ -34,6 +34,9 @@ class LoggedLine:
         return (self.ts, self.role, self.content)
 
 
+END_OF_CHAT = LoggedLine("user", "", "\uffff", "")  # after everything said: the newest page is the page before it
+
+
 def sent_now(text: str) -> LoggedLine:
     """A message being sent now, as a line (the chat marks where scrolling back starts with it)."""
     return LoggedLine("user", text, datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"), "")

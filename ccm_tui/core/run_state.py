@@ -24,6 +24,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from .effort_states import Action
+from .logged_line import END_OF_CHAT as END_OF_CHAT  # after everything said: the newest page is before it
 from .logged_line import LoggedLine as LoggedLine  # what the UI draws of earlier chat lines
 from .logged_line import sent_now as sent_now
 from .turn_events import ContextFigures, Outcome, TurnEvent

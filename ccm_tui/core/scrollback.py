@@ -30,7 +30,7 @@ from .chat_history import (
     with_usage,
 )
 from .efforts import SLUG_RE
-from .logged_line import ROLE_ORDER, LoggedLine
+from .logged_line import END_OF_CHAT, ROLE_ORDER, LoggedLine
 from .session import Session
 from .store import RETRACTS, is_retraction, open_nofollow
 
@@ -113,9 +113,6 @@ def _parse(raw: bytes) -> list[dict[str, Any]]:
     return out
 
 
-END = LoggedLine("user", "", "\uffff", "")  # a line said after everything: the newest page is the page before it
-
-
 @dataclass
 class _Claims:
     """What the event log says was written to one log by the conversation, read so far (backwards):
@@ -140,7 +137,7 @@ class ScrollBack:
         self._before: tuple[str, int] | None = None  # where the last page ended (its oldest line)
         self._restart()
 
-    def page(self, before: LoggedLine = END, limit: int = PAGE) -> HistoryPage:
+    def page(self, before: LoggedLine = END_OF_CHAT, limit: int = PAGE) -> HistoryPage:
         """Up to ``limit`` lines said before ``before`` (the oldest line the chat shows; the newest
         page by default)."""
         boundary = before.order
@@ -289,4 +286,4 @@ def _log_named(event: dict[str, Any]) -> str | None:
 
 def recent_lines(session: Session, limit: int = 40) -> list[LoggedLine]:
     """The newest ``limit`` lines the conversation logged, with the banners of the same stretch."""
-    return list(ScrollBack(session).page(END, limit).lines)
+    return list(ScrollBack(session).page(END_OF_CHAT, limit).lines)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 FOLD_LINES = 12  # a paste of at least this many lines is folded …
 FOLD_CHARS = 2_000  # … or of at least this many characters
+SHOWN_CHARS = 200_000  # the most of one message the chat draws (the logs and the model have it all)
 MARKER = re.compile(r"\[Pasted (?:[\d,]+ lines?|[\d,]+ characters) #(\d+)\]")
 
 
@@ -95,5 +96,8 @@ def long_message(text: str) -> list[tuple[str, str | None]] | None:
     head = "\n".join(lines[:3])
     rest = "\n".join(lines[3:]) if len(lines) > 3 else ""
     if not rest:
-        return [(text, f"{describe(text)}")]
-    return [(head, None), (rest, f"{line_count(rest):,} more lines")]
+        return [(text[:SHOWN_CHARS], f"{describe(text)}")]
+    title = f"{line_count(rest):,} more lines"
+    if len(rest) > SHOWN_CHARS:
+        rest = rest[:SHOWN_CHARS] + f"\n… {len(rest) - SHOWN_CHARS:,} more characters are in the log"
+    return [(head, None), (rest, title)]

@@ -125,3 +125,16 @@ async def build(directory: Path, turns: int, **settings: Any) -> Path:
 def build_session(directory: Path, turns: int, **settings: Any) -> Path:
     """:func:`build` for synchronous tests (snapshots)."""
     return asyncio.run(build(directory, turns, **settings))
+
+
+async def scroll_to_start(pilot: Pilot, log: Any) -> None:
+    """Scroll the chat back until the session's first message is drawn (the pane draws a few screens
+    at a time)."""
+    for _ in range(500):
+        if not log.held and not log.more_before:
+            return
+        log.scroll_home(animate=False, immediate=True)
+        log.want_older()
+        await pilot.pause()
+        await wait_until(pilot, lambda: not log.loading_older, what="the older page")
+    raise AssertionError("the chat did not reach its first message")

@@ -19,7 +19,7 @@ from textual.widgets import Footer
 
 from ...config import Settings
 from ...core import turn_events as te
-from ...core.run_state import LoggedLine, Phase, RunState, SessionSnapshot
+from ...core.run_state import END_OF_CHAT, LoggedLine, Phase, RunState, SessionSnapshot
 from ...core.slash_commands import completions
 from ...core.terminal_text import terminal_safe
 from .. import messages as msg
@@ -262,12 +262,24 @@ class ChatScreen(ChatTurns):
         log = self.chat_log
         try:
             page = await self.link.controller.older_lines(before)
+            await log.add_older(list(page.lines), page.more)
         except Exception as exc:  # noqa: BLE001 - an unreadable log must not end the app
             self.notify(f"Could not read earlier chat: {exc}", severity="warning")
-            return
         finally:
-            log.loading_older = False
-        await log.add_older(list(page.lines), page.more)
+            log.loading_older = False  # (only once drawn: one step of scrolling back at a time)
+
+    def on_chat_log_need_newest(self, message: ChatLog.NeedNewest) -> None:
+        """Back at the bottom after the newest lines were let go: the newest page comes again."""
+        if self.is_open:
+            self.run_worker(self._newest(), group="older", exclusive=True, exit_on_error=False)
+
+    async def _newest(self) -> None:
+        try:
+            page = await self.link.controller.older_lines(END_OF_CHAT)
+        except Exception as exc:  # noqa: BLE001 - an unreadable log must not end the app
+            self.notify(f"Could not read the chat: {exc}", severity="warning")
+            return
+        await self.chat_log.show_newest(list(page.lines))
 
     async def on_written_elsewhere(self, message: msg.WrittenElsewhere) -> None:
         """Another process wrote (the controller has re-read the session): show what it added. An offer

@@ -101,6 +101,8 @@ class ChatActions(Screen[None]):
         log = self.chat_log
         if where in ("page_up", "home") and log.scroll_y <= 0:
             log.want_older()  # at the top: the page said before comes back
+        if where in ("page_down", "end") and log.scroll_y >= log.max_scroll_y:
+            log.want_newest()  # at the bottom while newer lines were let go: they come back
         {"page_up": log.scroll_page_up, "page_down": log.scroll_page_down, "home": log.scroll_home}.get(
             where, log.scroll_end
         )(animate=False)

@@ -11,13 +11,14 @@ import re
 from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from ...core.export import ROLE_TITLES
 from ...core.terminal_text import terminal_safe
-from ..pastes import long_message
+from ..pastes import SHOWN_CHARS, long_message
 from ..plain_text import plain
 
 if TYPE_CHECKING:
@@ -26,6 +27,29 @@ if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
+FOLD_LINES = 60  # an earlier reply longer than this shows its first lines; the rest comes on demand
+FOLD_CHARS = 8_000  # … or longer than this many characters
+
+
+def folded_head(text: str) -> tuple[str, int] | None:
+    """The first lines of a long Markdown text (a code fence left open is closed) and how many lines
+    are left out; None when the text is short enough to show whole."""
+    if len(text) <= FOLD_CHARS and text.count("\n") < FOLD_LINES:
+        return None
+    lines = text[: FOLD_CHARS * 2].split("\n")[:FOLD_LINES]
+    head = "\n".join(lines)[:FOLD_CHARS]
+    if sum(1 for line in head.split("\n") if line.lstrip().startswith("```")) % 2:
+        head += "\n```"
+    shown = head.count("\n") + 1
+    return head, max(1, text.count("\n") + 1 - shown)
+
+
+def clipped(text: str) -> str:
+    """At most SHOWN_CHARS of a message, saying what is left out."""
+    if len(text) <= SHOWN_CHARS:
+        return text
+    rest = len(text) - SHOWN_CHARS
+    return text[:SHOWN_CHARS] + f"\n\n*… {rest:,} more characters are in the log (the effort's raw log, or search).*"
 
 
 def markdown_parser() -> MarkdownIt:
@@ -39,6 +63,24 @@ def markdown_parser() -> MarkdownIt:
 def code_blocks(markdown: str) -> list[str]:
     """The fenced code blocks of a Markdown text, in order."""
     return [m.group(1).rstrip("\n") for m in _FENCE.finditer(markdown)]
+
+
+class MoreLines(Static):
+    """The rest of a folded reply: a line saying how much, which draws it on Enter or a click."""
+
+    can_focus = True
+    BINDINGS = [Binding("enter", "unfold", "Show all", id="message.unfold")]
+
+    def __init__(self, left: int) -> None:
+        super().__init__(f"▸ {left:,} more lines — Enter or click shows them", classes="message-more", markup=False)
+
+    def action_unfold(self) -> None:
+        message = next((a for a in self.ancestors if isinstance(a, ChatMessage)), None)
+        if message is not None:  # (the message's worker: this line goes away while it runs)
+            message.run_worker(message.unfold(), exit_on_error=False)
+
+    def on_click(self) -> None:
+        self.action_unfold()
 
 
 class ChatMessage(Vertical):
@@ -88,7 +130,19 @@ class ChatMessage(Vertical):
         else:
             from textual.widgets import Markdown  # (markdown-it loads with the first reply, after the first paint)
 
-            yield Markdown(self.text, classes="message-body", parser_factory=markdown_parser)
+            fold = folded_head(self.text) if self.has_class("-earlier") else None
+            if fold is None:
+                yield Markdown(clipped(self.text), classes="message-body", parser_factory=markdown_parser)
+            else:  # a long earlier reply: its first lines; the rest is drawn when asked for
+                head, left = fold
+                yield Markdown(head, classes="message-body", parser_factory=markdown_parser)
+                yield MoreLines(left)
+
+    async def unfold(self) -> None:
+        """Draw the whole of a folded reply (Enter or a click on its "more lines")."""
+        for more in self.query(MoreLines):
+            await more.remove()
+        await self.body.update(clipped(self.text))
 
     # ------------------------------------------------------------------ view
     def _header(self) -> Content:

@@ -3,9 +3,8 @@ or the keys — with the sidebar's key when it is hidden and a note when the mod
 
 from __future__ import annotations
 
-from textual.widgets import Static
-
 from ...core.slash_commands import COMMANDS
+from .line import Line
 
 HINT = "Enter send · Alt+Enter or Ctrl+J newline · Esc cancel a reply · F1 keys · Ctrl+P all commands"
 NO_TOOLS_HINT = "no tools: Ctrl+O opens an effort, Ctrl+G then d concludes it"
@@ -25,9 +24,11 @@ def command_hint(typed: str) -> str | None:
     return " · ".join(c.usage for c in matching) + " · Tab completes"
 
 
-class PromptHint(Static):
+class PromptHint(Line):
+    """Redrawn on every key typed: a :class:`Line`, whose changes cost a repaint, never a layout."""
+
     def __init__(self, *, demo: bool, id: str | None = None) -> None:
-        super().__init__(DEMO_HINT if demo else HINT, id=id, markup=False)
+        super().__init__(DEMO_HINT if demo else HINT, id=id)
         self.demo = demo
 
     def show(self, *, typed: str, proposal: str | None, no_tools: bool, sidebar_visible: bool) -> None:
@@ -35,9 +36,9 @@ class PromptHint(Static):
         if command is None and proposal is not None:
             command = f"{proposal} · or just keep typing"
         if command is not None:
-            self.update(command)
+            self.set_text(command)
             return
         hint = DEMO_HINT if self.demo else HINT
         if no_tools:
             hint = f"{NO_TOOLS_HINT} · {hint}"
-        self.update(hint if sidebar_visible else f"Ctrl+B efforts · {hint}")
+        self.set_text(hint if sidebar_visible else f"Ctrl+B efforts · {hint}")

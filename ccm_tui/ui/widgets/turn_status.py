@@ -5,16 +5,18 @@ from __future__ import annotations
 import time
 
 from textual.timer import Timer
-from textual.widgets import Static
+
+from .line import Line
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
-class TurnStatus(Static):
-    """Hidden when idle; ``start(label)`` shows a spinner until ``stop()``."""
+class TurnStatus(Line):
+    """Hidden when idle; ``start(label)`` shows a spinner until ``stop()`` (ten frames a second: a
+    :class:`Line`, repainted, never laid out again)."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("", id=id, markup=False)
+        super().__init__("", id=id)
         self.label = ""
         self.cancellable = True
         self._started = 0.0
@@ -45,10 +47,10 @@ class TurnStatus(Static):
             self._timer.stop()
             self._timer = None
         self.remove_class("-running")
-        self.update("")
+        self.set_text("")
 
     def _tick(self) -> None:
         self._frame = (self._frame + 1) % len(SPINNER)
         elapsed = time.monotonic() - self._started
         hint = " · Esc cancels" if self.cancellable else ""
-        self.update(f"{SPINNER[self._frame]} {self.label} · {elapsed:.1f} s{hint}")
+        self.set_text(f"{SPINNER[self._frame]} {self.label} · {elapsed:.1f} s{hint}")
