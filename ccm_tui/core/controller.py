@@ -265,7 +265,7 @@ class SessionController(SessionQueries, SessionBroadcast):
         if isinstance(intent, SlashCommand):  # an effort command (the others are answered at once)
             action = spec_of(intent).action
             assert action is not None
-            outcome = await self._perform(EffortAction(action, intent.argument))
+            outcome = await self._perform(EffortAction(action, intent.argument, reuse=action is Action.OPEN))
             return replace(outcome, work="command", text=intent.line)
         if isinstance(intent, Remember):
             self._set_state(phase=Phase.ACTION, work="action", detail="remember")
@@ -273,7 +273,9 @@ class SessionController(SessionQueries, SessionBroadcast):
         assert isinstance(intent, EffortAction)
         detail = f"{intent.action.value} {intent.target}".strip()
         self._set_state(phase=Phase.ACTION, work="action", detail=detail)
-        return await engine.run_action(intent.action, intent.target, self._during("action"), topic=intent.topic)
+        return await engine.run_action(
+            intent.action, intent.target, self._during("action"), topic=intent.topic, reuse=intent.reuse
+        )
 
     async def _assist(self) -> None:
         """After a turn: the app's help for a model that does not manage efforts (folds, proposals)."""

@@ -17,7 +17,7 @@ from typing import Any
 from . import lifecycle
 from .chat_model import ChatModel
 from .effort_states import Action, ActionRefused
-from .efforts import Effort
+from .efforts import Effort, name_key, same_name_ids
 from .llm_errors import LLMError
 from .log_lines import file_records
 from .retraction import is_withdrawn, marked_withdrawn
@@ -55,16 +55,70 @@ class ActionContext:
 
 
 def find_effort(ctx: ActionContext, effort_id: str | None, *, default_active: bool = False) -> Effort:
+    """The effort ``effort_id`` names: its id, else the one effort its name means (``"vegetable
+    garden"`` for ``vegetable-garden``, see :func:`named_effort`)."""
     efforts = ctx.session.efforts
     if not effort_id:
         if default_active and efforts.active is not None:
             return efforts.active
         raise ActionRefused("no effort id given and no effort is active")
-    effort = efforts.get(effort_id.strip())
+    effort = efforts.get(effort_id.strip()) or named_effort(ctx.session, effort_id)
     if effort is None:
         known = ", ".join(sorted(e.id for e in efforts.open_efforts())) or "none open"
         raise ActionRefused(f"no effort with id '{effort_id}' (open: {known}; use search_efforts to find others)")
     return effort
+
+
+def named_effort(session: Session, name: str) -> Effort | None:
+    """The effort a person would take ``name`` to mean (:func:`~.efforts.name_key`: case, spaces,
+    ``-``/``_``, a trivial plural do not count), or None. Several: an open one before a concluded
+    one (the active first), then the latest. Looks at the open efforts and at the few ids the name
+    could have, never at every effort."""
+    key = name_key(name)
+    if not key:
+        return None
+    found = {e.id: e for e in session.efforts.open_efforts() if key in (name_key(e.name or e.id), name_key(e.id))}
+    for effort_id in sorted(session.efforts.existing(same_name_ids(name)) - found.keys()):
+        effort = session.efforts.get(effort_id)
+        if effort is not None and key in (name_key(effort.name or effort.id), name_key(effort.id)):
+            found[effort.id] = effort
+    if not found:
+        return None
+    return max(found.values(), key=lambda e: (e.is_open, e.active, e.concluded_at or "", e.created))
+
+
+def _existing_instead(ctx: ActionContext, effort: Effort, name: str) -> dict[str, Any]:
+    """The model asked to open ``name`` and ``effort`` already is that topic: no copy. An open one is
+    made the active one; a concluded one is reported with its summary, for the model to offer
+    reopening it (nothing changes until the user says so)."""
+    if effort.is_concluded and ctx.source == "user":
+        raise ActionRefused(
+            f"'{name}' is the concluded effort {effort.id}: reopen it to continue it (/reopen {effort.id}), "
+            "or give a new effort another name"
+        )
+    if effort.is_concluded:
+        ctx.touched.add(effort.id)  # (its summary comes back into working memory)
+        return {
+            "status": "exists_concluded",
+            "effort_id": effort.id,
+            "summary": effort.summary,
+            "note": (
+                f"nothing was opened: '{name}' is the concluded effort '{effort.id}'. Ask the user whether to "
+                f"reopen it (reopen_effort) or to start a separate effort (open_effort with a different name)"
+            ),
+        }
+    if effort.active:
+        if ctx.route != "ambient":
+            ctx.route = effort.id
+        ctx.touched.add(effort.id)
+        return {
+            "status": "already_active",
+            "effort_id": effort.id,
+            "note": f"'{effort.id}' is already the active effort: nothing new was opened",
+        }
+    result = switch(ctx, effort)
+    result["note"] = f"'{effort.id}' was already open: it is now the active effort (nothing new was opened)"
+    return result
 
 
 def _topic_lines(session: Session, topic: Topic) -> list[dict[str, Any]]:
@@ -75,8 +129,18 @@ def _topic_lines(session: Session, topic: Topic) -> list[dict[str, Any]]:
     return lifecycle.chat_copies(r for n, r in records if n not in marked and not is_withdrawn(session, effort_id, n))
 
 
-def open_effort(ctx: ActionContext, name: str, topic: Topic | None = None) -> dict[str, Any]:
-    """``topic``: the new effort starts with a copy of those lines of the effort it moved on from."""
+def open_effort(
+    ctx: ActionContext, name: str, topic: Topic | None = None, *, reuse: bool | None = None
+) -> dict[str, Any]:
+    """``topic``: the new effort starts with a copy of those lines of the effort it moved on from.
+
+    ``reuse`` (always for the model; ``/open`` for the user): a name an effort already has opens no
+    second one (``vegetable-garden-2`` beside ``vegetable-garden``), see :func:`_existing_instead`.
+    The user's "open a new effort anyway" passes False."""
+    if ctx.source == "model" if reuse is None else reuse:
+        existing = named_effort(ctx.session, name)
+        if existing is not None:
+            return _existing_instead(ctx, existing, name)
     opened = sum(1 for _, change in ctx.changes if change == "opened")
     if ctx.source == "model" and opened >= MAX_OPENED_PER_TURN:
         raise ActionRefused(
@@ -184,14 +248,16 @@ _ON_EFFORT: dict[Action, Callable[[ActionContext, Effort], dict[str, Any]]] = {
 }
 
 
-async def perform(ctx: ActionContext, action: Action, target: str, topic: Topic | None = None) -> dict[str, Any]:
-    """A user's action: ``target`` is the new effort's name for ``open``, else the effort id (``topic``:
-    see :class:`~.run_state.EffortAction`). Raises :class:`ActionRefused` (plain words) when it is not
-    valid now."""
+async def perform(
+    ctx: ActionContext, action: Action, target: str, topic: Topic | None = None, *, reuse: bool = False
+) -> dict[str, Any]:
+    """A user's action: ``target`` is the new effort's name for ``open``, else the effort id (``topic``,
+    ``reuse``: see :class:`~.run_state.EffortAction`). Raises :class:`ActionRefused` (plain words)
+    when it is not valid now."""
     if action is Action.OPEN:
         if not target.strip():
             raise ActionRefused("an effort needs a name")
-        return open_effort(ctx, target, topic)
+        return open_effort(ctx, target, topic, reuse=reuse)
     effort = find_effort(ctx, target, default_active=action is Action.CONCLUDE)
     if action is Action.CONCLUDE:
         return await conclude(ctx, effort, topic)

@@ -390,7 +390,13 @@ class Orchestrator:
 
     # ---------------------------------------------------------------- actions
     async def run_action(
-        self, action: Action, target: str, emit: Emit | None = None, *, topic: tuple[str, int, int] | None = None
+        self,
+        action: Action,
+        target: str,
+        emit: Emit | None = None,
+        *,
+        topic: tuple[str, int, int] | None = None,
+        reuse: bool = False,
     ) -> Outcome:
         """A user's action on an effort (``target``: its id, or the new effort's name for ``open``),
         through the same operations as the model's tools. Refused actions end ``failed`` with the
@@ -402,7 +408,7 @@ class Orchestrator:
         try:
             if action in MODEL_ACTIONS:
                 await self.calls.ensure_client(turn, emit)
-            result = await perform(ctx, action, target, topic)
+            result = await perform(ctx, action, target, topic, reuse=reuse)
         except asyncio.CancelledError:
             return Outcome(turn=turn, work="action", status=CANCELLED, reason="cancelled", text=what)
         except (ActionRefused, LLMError) as exc:
@@ -422,6 +428,7 @@ class Orchestrator:
             work="action",
             status=DONE,
             text=what,
+            reply=str(result.get("note") or ""),  # what the action did instead of what was asked (see open_effort)
             banners=tuple(ctx.banners),
             context=figures,
             result=result,

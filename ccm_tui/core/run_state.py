@@ -83,11 +83,14 @@ class SendMessage:
 class EffortAction:
     """An action on an effort: ``target`` is its id, or the new effort's name for ``open``. ``topic``
     (a switch to a new topic: the effort it began in, its first and last line there): the conclusion
-    summarises that effort without those lines, and the opened effort starts with them."""
+    summarises that effort without those lines, and the opened effort starts with them. ``reuse``
+    (``/open``): a name an effort already has switches to it, or is refused when it is concluded,
+    instead of opening a second effort of that name (Ctrl+O's "open anyway" leaves it False)."""
 
     action: Action
     target: str = ""
     topic: tuple[str, int, int] | None = None
+    reuse: bool = False
 
 
 @dataclass(frozen=True)

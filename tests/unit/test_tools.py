@@ -147,7 +147,8 @@ async def test_open_effort_opens_an_active_effort_and_routes_the_exchange_to_it(
     assert ctx.route == "auth-bug" and ctx.banners == ["--- Opened effort: auth-bug ---"]
     assert ctx.changes == [("auth-bug", "opened")] and "auth-bug" in ctx.touched
     again = await toolbox.execute(context(session), "open_effort", {"name": "Auth bug"})
-    assert again.result["effort_id"] == "auth-bug-2"
+    assert again.result["effort_id"] == "auth-bug" and again.result["status"] == "already_active"
+    assert "auth-bug-2" not in session.efforts
 
 
 async def test_close_effort_summarizes_with_the_model_and_concludes_the_active_effort(session, llm_server):
