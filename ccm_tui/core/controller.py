@@ -38,6 +38,7 @@ from .eventlog import now_iso
 from .llm import release_loop_clients
 from .model_setup import model_checks
 from .opening import OpenOptions, start_engine_when_free
+from .recall import RecallSource
 from .recovery import RecoveryReport, no_orphan_reason
 from .run_state import (
     Cancel,
@@ -408,4 +409,4 @@ def actions_for(proposal: Proposal) -> list[EffortAction]:
     return [*actions, EffortAction(Action.OPEN, proposal.name.replace("-", " "), topic)]
 
 
-__all__ = ["ChatModel", "ContextInspection", "OpenOptions", "SessionClosed", "SessionController"]
+__all__ = ["ChatModel", "ContextInspection", "OpenOptions", "RecallSource", "SessionClosed", "SessionController"]

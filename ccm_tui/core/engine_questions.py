@@ -20,6 +20,7 @@ from .export import export_conversation, export_effort
 from .index_sync import sync_index
 from .log_lines import AMBIENT, LogLines, file_lines, indexed_lines
 from .orchestrator import Orchestrator
+from .recall import RecallSource
 from .recovery import UnansweredTurn, unanswered_turn
 from .scrollback import PAGE, HistoryPage, ScrollBack
 from .search import EffortIndex, SearchHit, without_folded
@@ -32,12 +33,16 @@ from .views import EffortView, SessionStatus, concluded_views, effort_view, full
 
 @dataclass(frozen=True)
 class ContextInspection:
-    """Exactly what the model would receive next, for the inspector screen."""
+    """Exactly what the model would receive next, for the inspector screen. ``recalled``: the passages
+    the draft recalls (in ``context``'s recall layer), each with the words it was found by;
+    ``last_recalled``: the last turn's, as it was sent (empty after a relaunch)."""
 
     context: WorkingContext
     tool_defs: list[dict[str, Any]]
     budget: int
     counter: TokenCounter
+    recalled: tuple[RecallSource, ...] = ()
+    last_recalled: tuple[RecallSource, ...] = ()
 
 
 class EngineQuestions:
@@ -123,12 +128,18 @@ class EngineQuestions:
         return dict(self._session.state.usage)
 
     def inspect(self, draft: str = "") -> ContextInspection:
+        """The next request, with ``draft`` as its message and the lines it would recall."""
+        orchestrator = self._orchestrator
         turn = [{"role": "user", "content": draft}] if draft else []
+        recalled = orchestrator.recall_preview(draft)
+        last = orchestrator.last_recalled
         return ContextInspection(
-            self._orchestrator.working_context(turn),
-            self._orchestrator.offered_tools or [],
+            orchestrator.assemble(turn, orchestrator.offered_tools, recalled.text if recalled else ""),
+            orchestrator.offered_tools or [],
             self.budget,
             self._session.counter,
+            recalled=recalled.sources() if recalled else (),
+            last_recalled=last.sources() if last else (),
         )
 
     def effort_log(self, effort_id: str) -> JsonlRead:
