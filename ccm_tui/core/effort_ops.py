@@ -16,12 +16,15 @@ from typing import Any
 
 from . import lifecycle
 from .chat_model import ChatModel
+from .context import effort_context_tokens
 from .effort_states import Action, ActionRefused
 from .efforts import Effort, name_key, same_name_ids
 from .llm_errors import LLMError
 from .log_lines import file_records
 from .retraction import is_withdrawn, marked_withdrawn
+from .search import SearchIndexError
 from .session import Session
+from .store import StoreError
 from .summarize import offline_summary, summarize_messages
 
 Topic = tuple[str, int, int]  # a topic's lines in an effort's log: (effort id, first line, last line)
@@ -45,6 +48,7 @@ class ActionContext:
     touched: set[str] = field(default_factory=set)  # efforts an action referenced (salience)
     source: str = "model"  # "model" or "user" (the user's actions)
     message_cap: int | None = None  # the working context's per-message cap (for token figures)
+    room: Callable[[], int] | None = None  # tokens an expansion may still add under the budget (None: unchecked)
 
     def banner(self, text: str) -> None:
         self.banners.append(f"--- {text} ---")
@@ -203,7 +207,57 @@ async def _summary(ctx: ActionContext, effort: Effort, log: list[dict[str, Any]]
     return offline_summary(log, counter=counter, max_tokens=cap, title=title)
 
 
+class TooLarge(ActionRefused):
+    """An expansion that cannot fit in the budget beside what must stay in the context, with a twentieth
+    of the budget kept for the messages to come: refused (it would only be collapsed again by the next
+    auto-compaction, which collapses expansions first), with where a passage may be read instead. ``details``: effort_id, tokens, room, log_lines, around_line (the best hit for the
+    turn's message, or None)."""
+
+    cause = "budget"
+
+    def __init__(self, effort: Effort, tokens: int, room: int, around: int | None) -> None:
+        self.details: dict[str, Any] = {
+            "effort_id": effort.id,
+            "tokens": tokens,
+            "room": max(0, room),
+            "log_lines": effort.messages,
+            "around_line": around,
+        }
+        where = f" (the best match for this message is around line {around})" if around else ""
+        super().__init__(
+            f"{effort.id} is {tokens:,} tokens; the budget leaves {max(0, room):,} — search it or read a "
+            f"passage of its log instead{where}"
+        )
+
+
+def _best_line(ctx: ActionContext, effort: Effort) -> int | None:
+    """The line of ``effort``'s log that best answers this turn's message (a search of it), if any."""
+    query = next((str(m.get("content") or "") for m in reversed(ctx.pending) if m.get("role") == "user"), "")
+    if ctx.search is None or not query.strip():
+        return None
+    try:
+        hits = ctx.search(query, 8)
+    except (SearchIndexError, StoreError):
+        return None
+    lines = next((h.lines for h in hits if h.source == "effort" and h.id == effort.id and h.lines), None)
+    return (lines[0] + lines[1]) // 2 if lines else None
+
+
+def _require_room(ctx: ActionContext, effort: Effort) -> None:
+    """Refuse (:class:`TooLarge`) an expansion larger than what the budget leaves."""
+    session = ctx.session
+    if ctx.room is None or effort.id in session.view.expanded or not effort.is_concluded:
+        return
+    tokens = effort_context_tokens(session, effort, ctx.message_cap)
+    room = ctx.room()
+    if tokens > room:
+        session.forget_log(effort.id)  # read to be counted; it does not enter the context
+        raise TooLarge(effort, tokens, room, _best_line(ctx, effort))
+
+
 def expand(ctx: ActionContext, effort: Effort) -> dict[str, Any]:
+    """Load a concluded effort's log into the context; refused (:class:`TooLarge`) when it cannot fit."""
+    _require_room(ctx, effort)
     expansion = lifecycle.expand(ctx.session, effort, turn=ctx.turn, message_cap=ctx.message_cap)
     if not expansion.already:
         ctx.banner(f"Expanded effort: {effort.id} ({expansion.tokens} tokens loaded)")

@@ -23,6 +23,7 @@ import asyncio
 import json
 import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from .. import paths
@@ -172,6 +173,7 @@ class Orchestrator:
         return self.ids
 
     def _context(self, turn: int, **values: Any) -> ActionContext:
+        pending = values.get("pending") or []
         return ActionContext(
             session=self.session,
             llm=self.llm,
@@ -180,6 +182,8 @@ class Orchestrator:
             search=self.search,
             read_ambient=self.read_ambient,
             message_cap=self.message_cap,
+            # what an expansion may add: the budget less the next request and a twentieth (see effort_ops.TooLarge)
+            room=lambda: self.budget - self.budget // 20 - self.assemble(list(pending), self.offered_tools).total,
             **values,
         )
 
@@ -413,8 +417,9 @@ class Orchestrator:
         except (ActionRefused, LLMError) as exc:
             reason = f"the summary model failed: {exc}" if isinstance(exc, LLMError) else str(exc)
             self._log_action(action, target, error=reason)
-            cause = exc.kind if isinstance(exc, LLMError) else "refused"
-            return Outcome(turn=turn, work="action", status=FAILED, reason=reason, cause=cause, text=what)
+            cause, details = (exc.kind, None) if isinstance(exc, LLMError) else (exc.cause, exc.details)
+            failed = Outcome(turn=turn, work="action", status=FAILED, reason=reason, cause=cause, text=what)
+            return replace(failed, result=details)  # a refusal's details: e.g. where a passage may be read instead
         self._log_action(action, target)
         self._report_effects(ctx, turn, emit)
         for effort_id in ctx.touched:
