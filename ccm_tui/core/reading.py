@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from .session_reader import EffortEntry, ReadError, SearchAnswer, SessionReader
     from .session_state import SessionTooNew
     from .store import StoreError, disk_full
-    from .text_reports import hit_json, search_text, status_text
+    from .text_reports import ReportLine, hit_json, render_report, search_report, search_text, status_text
     from .views import EffortView, SessionStatus
 
 _LAZY = {  # name -> the module it lives in, imported when first asked for (the TUI starts without the core)
@@ -89,6 +89,9 @@ _LAZY = {  # name -> the module it lives in, imported when first asked for (the 
     "same_session": ".session_catalog",
     "search_session": ".opening",
     "search_text": ".text_reports",
+    "search_report": ".text_reports",
+    "render_report": ".text_reports",
+    "ReportLine": ".text_reports",
     "SearchAnswer": ".session_reader",
     "SearchHit": ".search",
     "SearchIndexError": ".search",
@@ -181,6 +184,9 @@ __all__ = [
     "repair",
     "search_session",
     "search_text",
+    "search_report",
+    "render_report",
+    "ReportLine",
     "server_group",
     "status_text",
 ]

@@ -29,6 +29,68 @@ EffortInfo = tuple[str, str, str | None, int, str, int, float]
 Window = tuple[dict[int, set[int]], float]
 
 
+Span = tuple[int, int]  # [start, end) character offsets of a match in a text
+
+
+@dataclass(frozen=True)
+class Marked:
+    """Text with the matches a search found in it, as spans: what a terminal or a UI styles without
+    parsing markup (the text itself may hold ``**``, ``[`` or anything else, and stays as it is).
+    Spans are in order and never overlap or touch the ends of a line break."""
+
+    text: str
+    spans: tuple[Span, ...] = ()
+
+    @classmethod
+    def from_markers(cls, marked: str) -> Marked:
+        """From text whose matches are between the index's markers (\x02 … \x03)."""
+        out: list[str] = []
+        spans: list[Span] = []
+        size, start = 0, -1
+        for piece in re.split(f"([{_MARK_OPEN}{_MARK_CLOSE}])", marked):
+            if piece == _MARK_OPEN:
+                start = size if start < 0 else start
+            elif piece == _MARK_CLOSE:
+                if 0 <= start < size:
+                    spans.append((start, size))
+                start = -1
+            else:
+                out.append(piece)
+                size += len(piece)
+        if 0 <= start < size:
+            spans.append((start, size))
+        return cls("".join(out), tuple(spans))
+
+    def markdown(self, *, plain: bool = False) -> str:
+        """The text with each match wrapped in ``**`` (the JSON's and the model's form); ``plain``
+        drops the text's own Markdown markers first, so that every ``**`` left marks a match."""
+
+        def own(text: str) -> str:
+            return _MARKDOWN_MARKS_RE.sub("", text) if plain else text
+
+        parts, at = [], 0
+        for start, end in self.spans:
+            parts += [own(self.text[at:start]), "**", self.text[start:end], "**"]
+            at = end
+        return "".join([*parts, own(self.text[at:])])
+
+    def lines(self) -> list[Marked]:
+        """One :class:`Marked` per line of the text, each with its own spans."""
+        out, at = [], 0
+        for line in self.text.split("\n"):
+            end = at + len(line)
+            spans = tuple((max(a, at) - at, min(b, end) - at) for a, b in self.spans if a < end and b > at)
+            out.append(Marked(line, spans))
+            at = end + 1
+        return out
+
+    def cut(self, width: int) -> Marked:
+        """The first ``width`` characters, spans clipped."""
+        if len(self.text) <= width:
+            return self
+        return Marked(self.text[:width], tuple((a, min(b, width)) for a, b in self.spans if a < width))
+
+
 @dataclass(frozen=True)
 class SearchHit:
     """One effort, or one stretch of ambient chat, found by :meth:`EffortIndex.search`.
@@ -53,6 +115,10 @@ class SearchHit:
     passage: str | None = None
     lines: tuple[int, int] | None = None
     source: str = "effort"
+    # the snippet and the passage as plain text with the spans of their matches (``snippet`` and
+    # ``passage`` are these with ``**``): what a terminal or the UI styles
+    marked_snippet: Marked | None = None
+    marked_passage: Marked | None = None
 
 
 _MARKDOWN_MARKS_RE = re.compile(r"\*\*|__|`+|^#{1,6}\s+|(?<=\s)#{1,6}\s+")
@@ -94,6 +160,11 @@ def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False)
 
     ``plain`` first drops the text's own Markdown markers (``**``, ``__``, backticks,
     heading hashes), so that every ``**`` left marks a match."""
+    return _trimmed(raw, width, plain=plain).replace(_MARK_OPEN, "**").replace(_MARK_CLOSE, "**")
+
+
+def _trimmed(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False) -> str:
+    """:func:`format_snippet` with the index's markers kept (for :meth:`Marked.from_markers`)."""
     text = " ".join((_MARKDOWN_MARKS_RE.sub("", raw, count=0) if plain else raw).split())
     if len(text) > width:
         first = text.find(_MARK_OPEN)
@@ -105,7 +176,7 @@ def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False)
         head = "…" if start > 0 and not text[start:].startswith("…") else ""
         tail = "…" if end < len(text) and not text[:end].endswith("…") else ""
         text = head + text[start:end].strip() + tail
-    return text.replace(_MARK_OPEN, "**").replace(_MARK_CLOSE, "**")
+    return text
 
 
 def best_window(
@@ -159,11 +230,15 @@ class IndexResults(IndexDatabase):
         window: Window | None = None,
     ) -> SearchHit:
         effort_id, status, summary, _, source, *_ = info
-        snippet = self._snippet(plan, candidate, summary) or effort_id
-        passage, lines = self._passage(plan, candidate, window, AMBIENT_LOG if source == AMBIENT else candidate.num)
+        snippet = Marked.from_markers(self._snippet(plan, candidate, summary) or effort_id)
+        marked, lines = self._passage(plan, candidate, window, AMBIENT_LOG if source == AMBIENT else candidate.num)
+        passage = Marked.from_markers(marked) if marked is not None else None
+        shown = (snippet.markdown(), passage.markdown(plain=True) if passage else None, lines)
         if source == AMBIENT:
-            return SearchHit(AMBIENT, AMBIENT, None, score, snippet, passage, lines, source=AMBIENT)
-        return SearchHit(effort_id, status, summary, score, snippet, passage, lines)
+            return SearchHit(
+                AMBIENT, AMBIENT, None, score, *shown, source=AMBIENT, marked_snippet=snippet, marked_passage=passage
+            )
+        return SearchHit(effort_id, status, summary, score, *shown, marked_snippet=snippet, marked_passage=passage)
 
     def _window(self, plan: Plan, candidate: Candidate) -> Window:
         """The query's terms in each line of the effort, and what the ranking adds for them: the query
@@ -222,14 +297,14 @@ class IndexResults(IndexDatabase):
         telling = [t for t in plan.telling if unspaced.is_unspaced(t)]  # FTS5 cannot mark these
         parts = [
             _speaker(role, in_ranges(withdrawn, rowid & _LINE_MASK))
-            + format_snippet(unspaced.mark(marked.get(rowid, content), telling), width, plain=True)
+            + _trimmed(unspaced.mark(marked.get(rowid, content), telling), width)
             for rowid, role, content in rows
         ]
         lines = (rows[0][0] & _LINE_MASK) + 1, (rows[-1][0] & _LINE_MASK) + 1
         return "\n".join(parts), lines
 
     def _snippet(self, plan: Plan, candidate: Candidate, summary: str | None) -> str:
-        """The marked summary if it contains a match, else the marked best message."""
+        """The marked summary if it contains a match, else the marked best message (markers kept)."""
         args = (_MARK_OPEN, _MARK_CLOSE, "…", SNIPPET_TOKENS)
         if candidate.meta_terms and summary:
             found = self._db.execute(
@@ -237,15 +312,15 @@ class IndexResults(IndexDatabase):
                 (*args, plan.expression, candidate.num),
             ).fetchone()
             if found and _MARK_OPEN in found[0]:
-                return format_snippet(found[0])
+                return _trimmed(found[0])
             marked = unspaced.mark(summary, [plan.terms[i] for i in candidate.meta_terms])
             if _MARK_OPEN in marked:
-                return format_snippet(marked)
+                return _trimmed(marked)
         if candidate.message_counts:
             found = self._best_message_snippet(plan, candidate, args)
             if found:
-                return format_snippet(found)
-        return format_snippet(summary or "")
+                return _trimmed(found)
+        return _trimmed(summary or "")
 
     def _best_message_snippet(self, plan: Plan, candidate: Candidate, args: tuple[Any, ...]) -> str | None:
         """Snippet of the effort's best message by FTS5 bm25 over its selective
