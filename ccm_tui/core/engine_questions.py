@@ -84,11 +84,11 @@ class EngineQuestions:
         return self._session.state.compaction_count
 
     def status(self) -> SessionStatus:
-        return session_status(self._session)
+        return session_status(self._session, message_cap=self._orchestrator.message_cap)
 
     def full_status(self) -> SessionStatus:
         """Every effort (reads the whole catalog: ``status --json``)."""
-        return full_status(self._session)
+        return full_status(self._session, self._orchestrator.message_cap)
 
     def concluded_page(self, offset: int, limit: int) -> list[EffortView]:
         """Concluded efforts, the latest conclusion first (a page of the long list)."""
@@ -96,11 +96,11 @@ class EngineQuestions:
 
     def effort(self, effort_id: str) -> EffortView | None:
         effort = self._session.efforts.get(effort_id)
-        return effort_view(self._session, effort) if effort is not None else None
+        return effort_view(self._session, effort, self._orchestrator.message_cap) if effort is not None else None
 
     def active_effort(self) -> EffortView | None:
         active = self._session.efforts.active
-        return effort_view(self._session, active) if active is not None else None
+        return effort_view(self._session, active, self._orchestrator.message_cap) if active is not None else None
 
     def figures(self) -> ContextFigures:
         return self._orchestrator.figures()
@@ -115,7 +115,7 @@ class EngineQuestions:
 
     def status_json(self, status: SessionStatus | None = None) -> dict[str, Any]:
         """``status --json`` (contract): every effort, unless ``status`` says which."""
-        data = (status or full_status(self._session)).as_json()
+        data = (status or self.full_status()).as_json()
         data["context"] = self.figures().as_dict()
         data["session_dir"] = str(self._session.dir)
         data["clean_shutdown"] = self._session.state.clean_shutdown

@@ -175,10 +175,11 @@ def status_text(status: SessionStatus, data: dict[str, Any]) -> str:
     groups: dict[str, list[str]] = {key: [] for key in GROUP_TITLES}
     for e in status.efforts:
         label = e.id if e.title == e.id else f"{e.id} — {e.title[:60]}"
+        tokens = f"{e.context_tokens if e.context_tokens is not None else e.raw_tokens:,}"
         if e.state.is_open:
-            groups["open"].append(f"  {'▶' if e.active else ' '} {label}  ({e.raw_tokens} tokens)")
+            groups["open"].append(f"  {'▶' if e.active else ' '} {label}  ({tokens} tokens in context)")
         elif e.state is EffortState.EXPANDED:
-            groups["expanded"].append(f"    {label}  ({e.turns_since_reference} turn(s) idle)")
+            groups["expanded"].append(f"    {label}  ({tokens} tokens loaded, {e.turns_since_reference} turn(s) idle)")
         elif e.state is EffortState.EVICTED:
             groups["evicted"].append(f"    {e.id}: {(e.summary or '')[:90]}")
         else:
@@ -192,7 +193,7 @@ def status_text(status: SessionStatus, data: dict[str, Any]) -> str:
             f"  … and {status.unlisted:,} older concluded effort(s) "
             "(ccm-tui search finds them; status --json lists them all)"
         )
-    layers = ", ".join(f"{k} {v}" for k, v in ctx["layers"].items() if v)
+    layers = ", ".join(f"{k} {v:,}" for k, v in ctx["layers"].items() if v)
     lines.append(
         f"context {ctx['total']:,} / {ctx['budget']:,} tokens (naive {ctx['naive']:,}, "
         f"saved {ctx['savings']:.0%})  [{layers}]"
