@@ -260,7 +260,7 @@ def expand(ctx: ActionContext, effort: Effort) -> dict[str, Any]:
     _require_room(ctx, effort)
     expansion = lifecycle.expand(ctx.session, effort, turn=ctx.turn, message_cap=ctx.message_cap)
     if not expansion.already:
-        ctx.banner(f"Expanded effort: {effort.id} ({expansion.tokens} tokens loaded)")
+        ctx.banner(f"Expanded effort: {effort.id} ({expansion.tokens:,} tokens loaded)")  # (1,234: DESIGN's shape)
     ctx.changed(effort.id, "expanded")
     return {
         "status": "already expanded" if expansion.already else "expanded",

@@ -236,6 +236,14 @@ async def test_expand_and_collapse_effort(session):
     assert twice.result["error"] == "collapse_effort: effort 'done' is not expanded"
 
 
+async def test_the_expansion_banner_keeps_its_shape_with_thousands_separated(session):
+    concluded_effort(session, "big", [{"role": "user", "content": worded(i), "ts": TS} for i in range(1, 30)])
+    ctx = context(session)
+    tokens = (await toolbox.execute(ctx, "expand_effort", {"id": "big"})).result["tokens"]
+    assert tokens >= 1_000 and ctx.banners == [f"--- Expanded effort: big ({tokens:,} tokens loaded) ---"]
+    assert "," in ctx.banners[0]  # "(36,636 tokens loaded)", never "(36636 tokens loaded)"
+
+
 async def test_switch_effort_names_the_previous_effort(session):
     open_effort(session, "alpha")
     open_effort(session, "beta")
