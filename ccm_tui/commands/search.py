@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 from typing import Any
 
+from ..config import terminal_styles
 from .common import (
     EXIT_OK,
     CliError,
@@ -34,7 +34,7 @@ def styled_output(stream: Any) -> bool:
     """Bold for the matches only on a terminal (not in a pipe or a file, nor with ``NO_COLOR`` or a
     dumb terminal)."""
     isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty()) and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    return bool(isatty and isatty()) and terminal_styles()
 
 
 def run(args: argparse.Namespace) -> int:
