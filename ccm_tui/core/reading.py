@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Settings
 
 if TYPE_CHECKING:
-    from .efforts import ManifestError
+    from .efforts import ManifestError, name_key
     from .eventlog import redact
     from .model_catalog import (
         CatalogEntry,
@@ -73,6 +73,7 @@ _LAZY = {  # name -> the module it lives in, imported when first asked for (the 
     "list_sessions": ".session_catalog",
     "load_model_library": ".opening",
     "ManifestError": ".efforts",
+    "name_key": ".efforts",
     "match_models": ".model_catalog",
     "Matches": ".model_catalog",
     "ModelCheck": ".model_check",
@@ -176,6 +177,7 @@ __all__ = [
     "session_paths",
     "shown_size",
     "hit_json",
+    "name_key",
     "load_model_library",
     "match_models",
     "provider_groups",

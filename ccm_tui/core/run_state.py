@@ -24,8 +24,10 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from .effort_states import Action
+from .logged_line import INTERRUPTED_END as INTERRUPTED_END  # what ends an interrupted reply (live too)
 from .logged_line import LoggedLine as LoggedLine  # what the UI draws of earlier chat lines
 from .logged_line import sent_now as sent_now
+from .logged_line import with_interrupted_end as with_interrupted_end
 from .turn_events import ContextFigures, Outcome, TurnEvent
 from .views import EffortView, SessionStatus
 
