@@ -35,6 +35,8 @@ ENVIRONMENT: dict[str, str] = {
     "TIKTOKEN_CACHE_DIR": "tiktoken's encodings (default: the files litellm ships)",
     "LITELLM_LOCAL_MODEL_COST_MAP": "litellm reads its bundled model map, never the network (set to True)",
     "OPENAI_API_KEY": "read by litellm; unset with --api-base and an openai/ model means a keyless local server",
+    "NO_COLOR": "set (non-empty): no bold in the output of ccm-tui search on a terminal (no-color.org)",
+    "TERM": "'dumb': no bold in the output of ccm-tui search",
 }
 
 
@@ -43,6 +45,11 @@ def env(name: str) -> str | None:
     if name not in ENVIRONMENT:
         raise KeyError(f"undocumented environment variable {name}")
     return os.environ.get(name) or None
+
+
+def terminal_styles() -> bool:
+    """Whether a command may write styles (bold) to a terminal: not with ``NO_COLOR``, nor on a dumb one."""
+    return not env("NO_COLOR") and env("TERM") != "dumb"
 
 
 # --------------------------------------------------------------------------- locations

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import shutil
+import sys
 from typing import Any
 
+from ..config import terminal_styles
 from .common import (
     EXIT_OK,
     CliError,
     UsageError,
     debug_option,
     print_json,
+    raw_stream,
     require_session,
     session_dir_from,
     session_options,
@@ -26,8 +30,15 @@ def add_parser(sub: Any) -> None:
     p.add_argument("query", help="what to look for")
 
 
+def styled_output(stream: Any) -> bool:
+    """Bold for the matches only on a terminal (not in a pipe or a file, nor with ``NO_COLOR`` or a
+    dumb terminal)."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and terminal_styles()
+
+
 def run(args: argparse.Namespace) -> int:
-    from ..core.reading import SearchIndexError, hit_json, search_session, search_text
+    from ..core.reading import SearchIndexError, hit_json, render_report, search_report, search_session
 
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
@@ -40,5 +51,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"results": [hit_json(h) for h in hits]})
         return EXIT_OK
-    print(search_text(hits))
+    report = search_report(hits)
+    if styled_output(sys.stdout):  # the text is cleaned in the report; the bold is ours, written raw
+        width = shutil.get_terminal_size().columns
+        raw_stream(sys.stdout).write(render_report(report, width=width, bold=True) + "\n")
+    else:
+        print(render_report(report))
     return EXIT_OK

@@ -47,7 +47,9 @@ def _banner_text(record: dict[str, Any], effort_id: str) -> str | None:
         if reason.startswith("inactive for"):  # decay (core/turn_record.py words it so)
             return f"Auto-collapsed effort: {effort_id} ({reason})"
     template = EVENT_BANNERS.get(event)
-    return None if template is None else template.format(id=effort_id, tokens=record.get("tokens", "?"))
+    tokens = record.get("tokens")
+    shown = f"{tokens:,}" if isinstance(tokens, int) and not isinstance(tokens, bool) else "?"
+    return None if template is None else template.format(id=effort_id, tokens=shown)
 
 
 def banners_between(records: list[dict[str, Any]], since: str, until: str = "\uffff") -> list[LoggedLine]:

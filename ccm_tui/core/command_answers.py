@@ -3,7 +3,8 @@
 They need no run state and no model: the controller answers them at once, even
 while a reply streams. What they show is the words of ``ccm-tui search`` and
 ``status`` (:mod:`.text_reports`); ``result`` carries the same data as their
-``--json``.
+``--json``, and ``/search``'s its lines with the spans of the words found (``report``:
+indent, text, spans), for the chat to style.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from .engine import Engine
 from .run_state import SlashCommand
 from .search import SearchIndexError
 from .slash_commands import help_text
-from .text_reports import hit_json, search_text, status_text
+from .text_reports import hit_json, search_report, status_text
 from .turn_events import DONE, FAILED, Outcome
 
 SEARCH_LIMIT = 8
@@ -25,7 +26,9 @@ def answer(engine: Engine, command: SlashCommand) -> Outcome:
             hits = engine.search(command.argument, SEARCH_LIMIT)
         except SearchIndexError as exc:
             return Outcome(turn=turn, work="command", status=FAILED, reason=str(exc), cause="search", text=command.line)
-        reply, result = search_text(hits), {"results": [hit_json(h) for h in hits]}
+        report = search_report(hits)  # (the TUI styles the matches from ``report``: text, spans)
+        reply = "\n".join(line.plain for line in report)
+        result = {"results": [hit_json(h) for h in hits], "report": [line.as_json() for line in report]}
     elif command.name == "status":
         status = engine.status()
         data = engine.status_json(status)

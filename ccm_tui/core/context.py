@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .efforts import Effort
+from .logged_line import with_interrupted_end
 from .session import Session
 from .tokens import REPLY_PRIMING, TokenCounter, keep_head_and_tail
 
@@ -53,8 +54,11 @@ class WorkingContext:
 
 
 def _clean(message: dict[str, Any]) -> dict[str, Any]:
-    """What the provider sees of a logged line: role and content (plus tool plumbing in-turn)."""
+    """What the provider sees of a logged line: role and content (plus tool plumbing in-turn); a reply
+    that was interrupted ends saying so (the model then knows it is incomplete)."""
     out = {"role": message["role"], "content": message.get("content") or ""}
+    if message.get("interrupted") is True and message["role"] == "assistant":
+        out["content"] = with_interrupted_end(str(out["content"]))
     for key in ("tool_calls", "tool_call_id", "name"):
         if message.get(key):
             out[key] = message[key]

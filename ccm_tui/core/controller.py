@@ -38,6 +38,7 @@ from .eventlog import now_iso
 from .llm import release_loop_clients
 from .model_setup import model_checks
 from .opening import OpenOptions, start_engine_when_free
+from .recall import RecallSource
 from .recovery import RecoveryReport, no_orphan_reason
 from .run_state import (
     Cancel,
@@ -265,7 +266,7 @@ class SessionController(SessionQueries, SessionBroadcast):
         if isinstance(intent, SlashCommand):  # an effort command (the others are answered at once)
             action = spec_of(intent).action
             assert action is not None
-            outcome = await self._perform(EffortAction(action, intent.argument))
+            outcome = await self._perform(EffortAction(action, intent.argument, reuse=action is Action.OPEN))
             return replace(outcome, work="command", text=intent.line)
         if isinstance(intent, Remember):
             self._set_state(phase=Phase.ACTION, work="action", detail="remember")
@@ -273,7 +274,9 @@ class SessionController(SessionQueries, SessionBroadcast):
         assert isinstance(intent, EffortAction)
         detail = f"{intent.action.value} {intent.target}".strip()
         self._set_state(phase=Phase.ACTION, work="action", detail=detail)
-        return await engine.run_action(intent.action, intent.target, self._during("action"), topic=intent.topic)
+        return await engine.run_action(
+            intent.action, intent.target, self._during("action"), topic=intent.topic, reuse=intent.reuse
+        )
 
     async def _assist(self) -> None:
         """After a turn: the app's help for a model that does not manage efforts (folds, proposals)."""
@@ -406,4 +409,4 @@ def actions_for(proposal: Proposal) -> list[EffortAction]:
     return [*actions, EffortAction(Action.OPEN, proposal.name.replace("-", " "), topic)]
 
 
-__all__ = ["ChatModel", "ContextInspection", "OpenOptions", "SessionClosed", "SessionController"]
+__all__ = ["ChatModel", "ContextInspection", "OpenOptions", "RecallSource", "SessionClosed", "SessionController"]

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .topics import EffortSpan, TurnText, last_turn_fits, topics_of
+from .topics import EffortSpan, TurnText, last_turn_fits, sustained, topics_of
 
 MANAGED_WINDOW = 8  # turns: a model that called an effort tool within them manages efforts itself
 MIN_TOPIC = 3  # exchanges on one topic before an effort is proposed for it
@@ -88,19 +88,22 @@ def propose_open(recent_ambient: Sequence[Exchange]) -> Proposal | None:
     """No effort is open: the latest topic of the ambient chat, if it has lasted a few exchanges."""
     recent = recent_ambient[-RECENT:]
     spans = _segments(recent, keep_tail=True)
-    if spans and spans[-1].turns >= MIN_TOPIC and last_turn_fits([x.text() for x in recent], spans[-1]):
-        return Proposal("open", spans[-1].id)
-    return None
+    if not spans or spans[-1].turns < MIN_TOPIC or not last_turn_fits([x.text() for x in recent], spans[-1]):
+        return None
+    topic = recent[spans[-1].first_turn - 1 : spans[-1].last_turn]
+    return Proposal("open", spans[-1].id) if sustained([x.text() for x in topic], MIN_TOPIC) else None
 
 
 def propose_switch(active_id: str, active_tail: Sequence[Exchange]) -> Proposal | None:
     """The active effort's latest exchanges are on another topic than the ones before them."""
     tail = active_tail[-RECENT:]
     spans = _segments(tail, keep_tail=True)
-    if len(spans) >= 2 and spans[-1].turns >= MIN_TOPIC - 1:
-        taken = tail[spans[-1].first_turn - 1 : spans[-1].last_turn]
-        return Proposal("switch", spans[-1].id, conclude=active_id, lines=(taken[0].first_line, taken[-1].last_line))
-    return None
+    if len(spans) < 2 or spans[-1].turns < MIN_TOPIC - 1:
+        return None
+    taken = tail[spans[-1].first_turn - 1 : spans[-1].last_turn]
+    if not sustained([x.text() for x in taken], MIN_TOPIC):
+        return None
+    return Proposal("switch", spans[-1].id, conclude=active_id, lines=(taken[0].first_line, taken[-1].last_line))
 
 
 def propose_folds(unfolded: Sequence[Exchange], window_starts: int) -> list[Proposal]:

@@ -18,7 +18,7 @@ expanded one) is answered "already", not refused.
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .efforts import Effort
@@ -88,7 +88,11 @@ REFUSALS: dict[Action, str] = {
 
 
 class ActionRefused(Exception):
-    """An action that is not valid in the effort's current state (the message says why)."""
+    """An action that is not valid in the effort's current state (the message says why). ``cause``
+    and ``details`` are the failed outcome's (a refusal with more to say sets them)."""
+
+    cause = "refused"
+    details: dict[str, Any] | None = None
 
 
 def effort_state(session: Session, effort: Effort) -> EffortState:

@@ -77,6 +77,53 @@ def unique_slug(name: str, taken: Container[str]) -> str:
     return next(candidate for candidate in slug_sequence(name) if candidate not in taken)
 
 
+_LEADING_WORDS = ("the-", "a-", "an-", "my-", "our-")
+_TRAILING_WORDS = ("-effort", "-topic")
+SAME_NAME_COPIES = 20  # "trip", "trip-2" … "trip-20": the ids a lookup by name looks at
+
+
+def _singular(word: str) -> str:
+    """A trivial English plural read as its singular ("gardens" → "garden", "bugs" → "bug",
+    "boxes" → "box", "queries" → "query"); anything short or ending in "ss" kept."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def name_key(name: str) -> str:
+    """What a person means by an effort's name, for telling whether two names are the same effort:
+    the slug (so case, spaces, ``-`` and ``_`` do not count), without a leading article or a trailing
+    "effort", its last word singular. "Vegetable garden", "vegetable_gardens" and "the
+    vegetable-garden effort" are one name."""
+    slug = slugify(name)
+    for word in _LEADING_WORDS:
+        if slug.startswith(word) and len(slug) > len(word):
+            slug = slug[len(word) :]
+    for word in _TRAILING_WORDS:
+        if slug.endswith(word) and len(slug) > len(word):
+            slug = slug[: -len(word)]
+    head, _, last = slug.rpartition("-")
+    return f"{head}-{_singular(last)}" if head else _singular(last)
+
+
+def same_name_ids(name: str) -> list[str]:
+    """The ids an effort that ``name`` means could have (its slug, the singular and plural of its last
+    word, and their ``-2``… copies), for a lookup by id; the caller compares :func:`name_key`."""
+    key = name_key(name)
+    bases = dict.fromkeys((slugify(name), key, f"{key}s", f"{key}es"))
+    if key.endswith("y"):
+        bases[key[:-1] + "ies"] = None
+    ids: list[str] = []
+    for base in bases:
+        sequence = slug_sequence(base)
+        ids += [next(sequence) for _ in range(SAME_NAME_COPIES)]
+    return ids
+
+
 @dataclass
 class Effort:
     """One manifest entry. The first six fields are the contract; the rest are ours."""

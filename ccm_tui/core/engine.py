@@ -126,7 +126,13 @@ class Engine(EngineQuestions):
             return failed_outcome(self.turn + 1, "turn", text, exc, given_back=back)
 
     async def run_action(
-        self, action: Action, target: str = "", emit: Emit | None = None, *, topic: tuple[str, int, int] | None = None
+        self,
+        action: Action,
+        target: str = "",
+        emit: Emit | None = None,
+        *,
+        topic: tuple[str, int, int] | None = None,
+        reuse: bool = False,
     ) -> Outcome:
         """A user's action on an effort (``target``: its id, or a new effort's name; ``topic``: see
         :class:`~.run_state.EffortAction`), to its outcome."""
@@ -134,7 +140,9 @@ class Engine(EngineQuestions):
         try:
             async with self._writing(emit):
                 try:
-                    return await self._orchestrator.run_action(action, target, self._emit_through(emit), topic=topic)
+                    return await self._orchestrator.run_action(
+                        action, target, self._emit_through(emit), topic=topic, reuse=reuse
+                    )
                 except (OSError, StoreError) as exc:
                     raise self._write_failed(exc, in_turn=False) from None
         except asyncio.CancelledError:

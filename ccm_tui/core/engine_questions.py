@@ -20,6 +20,7 @@ from .index_sync import sync_index
 from .log_lines import AMBIENT, LogLines, file_lines, indexed_lines
 from .logged_line import LoggedLine
 from .orchestrator import Orchestrator
+from .recall import RecallSource
 from .recovery import UnansweredTurn, unanswered_turn
 from .scrollback import PAGE, HistoryPage, ScrollBack, recent_lines
 from .search import EffortIndex, SearchHit, without_folded
@@ -32,12 +33,16 @@ from .views import EffortView, SessionStatus, concluded_views, effort_view, full
 
 @dataclass(frozen=True)
 class ContextInspection:
-    """Exactly what the model would receive next, for the inspector screen."""
+    """Exactly what the model would receive next, for the inspector screen. ``recalled``: the passages
+    the draft recalls (in ``context``'s recall layer), each with the words it was found by;
+    ``last_recalled``: the last turn's, as it was sent (empty after a relaunch)."""
 
     context: WorkingContext
     tool_defs: list[dict[str, Any]]
     budget: int
     counter: TokenCounter
+    recalled: tuple[RecallSource, ...] = ()
+    last_recalled: tuple[RecallSource, ...] = ()
 
 
 class EngineQuestions:
@@ -79,11 +84,11 @@ class EngineQuestions:
         return self._session.state.compaction_count
 
     def status(self) -> SessionStatus:
-        return session_status(self._session)
+        return session_status(self._session, message_cap=self._orchestrator.message_cap)
 
     def full_status(self) -> SessionStatus:
         """Every effort (reads the whole catalog: ``status --json``)."""
-        return full_status(self._session)
+        return full_status(self._session, self._orchestrator.message_cap)
 
     def concluded_page(self, offset: int, limit: int) -> list[EffortView]:
         """Concluded efforts, the latest conclusion first (a page of the long list)."""
@@ -91,11 +96,11 @@ class EngineQuestions:
 
     def effort(self, effort_id: str) -> EffortView | None:
         effort = self._session.efforts.get(effort_id)
-        return effort_view(self._session, effort) if effort is not None else None
+        return effort_view(self._session, effort, self._orchestrator.message_cap) if effort is not None else None
 
     def active_effort(self) -> EffortView | None:
         active = self._session.efforts.active
-        return effort_view(self._session, active) if active is not None else None
+        return effort_view(self._session, active, self._orchestrator.message_cap) if active is not None else None
 
     def figures(self) -> ContextFigures:
         return self._orchestrator.figures()
@@ -110,7 +115,7 @@ class EngineQuestions:
 
     def status_json(self, status: SessionStatus | None = None) -> dict[str, Any]:
         """``status --json`` (contract): every effort, unless ``status`` says which."""
-        data = (status or full_status(self._session)).as_json()
+        data = (status or self.full_status()).as_json()
         data["context"] = self.figures().as_dict()
         data["session_dir"] = str(self._session.dir)
         data["clean_shutdown"] = self._session.state.clean_shutdown
@@ -123,12 +128,18 @@ class EngineQuestions:
         return dict(self._session.state.usage)
 
     def inspect(self, draft: str = "") -> ContextInspection:
+        """The next request, with ``draft`` as its message and the lines it would recall."""
+        orchestrator = self._orchestrator
         turn = [{"role": "user", "content": draft}] if draft else []
+        recalled = orchestrator.recall_preview(draft)
+        last = orchestrator.last_recalled
         return ContextInspection(
-            self._orchestrator.working_context(turn),
-            self._orchestrator.offered_tools or [],
+            orchestrator.assemble(turn, orchestrator.offered_tools, recalled.text if recalled else ""),
+            orchestrator.offered_tools or [],
             self.budget,
             self._session.counter,
+            recalled=recalled.sources() if recalled else (),
+            last_recalled=last.sources() if last else (),
         )
 
     def effort_log(self, effort_id: str) -> JsonlRead:

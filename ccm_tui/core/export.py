@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .logged_line import with_interrupted_end
 from .store import read_jsonl, without_retracted
 from .views import EffortView
 
@@ -33,6 +34,7 @@ def effort_markdown(effort: EffortView, records: list[dict[str, Any]]) -> str:
             continue
         stamp = f" · {record['ts']}" if record.get("ts") else ""
         mark = " (interrupted)" if record.get("interrupted") else ""
+        content = with_interrupted_end(content) if mark else content
         lines += [f"### {ROLE_TITLES.get(role, role)}{stamp}{mark}", "", content.rstrip(), ""]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -68,6 +70,7 @@ def conversation_markdown(name: str, places: dict[str, list[dict[str, Any]]]) ->
             continue
         stamp = f" · {ts}" if ts else ""
         mark = " (interrupted)" if record.get("interrupted") else ""
+        content = with_interrupted_end(content) if mark else content
         lines += [f"### {ROLE_TITLES.get(role, role)}{stamp}{mark}", "", content.rstrip(), ""]
     return "\n".join(lines).rstrip() + "\n"
 

@@ -10,6 +10,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 ROLE_ORDER = {"user": 0, "system": 1, "assistant": 2}
+# What closes a reply that was cut short (Escape, a crash after its tools ran): the log keeps the text
+# as it came, flagged ``interrupted``; the history, the export and the model's context end it with this.
+INTERRUPTED_END = "[… reply interrupted]"
+
+
+def with_interrupted_end(text: str) -> str:
+    """``text`` (an interrupted reply, maybe empty) with :data:`INTERRUPTED_END` after it."""
+    return f"{text.rstrip()}\n\n{INTERRUPTED_END}" if text.strip() else INTERRUPTED_END
 
 
 @dataclass(frozen=True)
@@ -23,6 +31,12 @@ class LoggedLine:
     kind: str = "effort"  # a banner's kind, as live: "effort" (--- … ---) or "compaction"
     place: str = ""  # a turn's banner logged after its reply (decay, compaction): shown above it, as live
     usage: tuple[int, int, float | None] | None = None  # a reply's turn: prompt, completion tokens, cost
+
+    @property
+    def shown(self) -> str:
+        """The text as the chat shows it: an interrupted reply says so at its end too (its header
+        says it as well; ``content`` stays as logged, the key of the line)."""
+        return with_interrupted_end(self.content) if self.interrupted else self.content
 
     @property
     def order(self) -> tuple[str, int]:

@@ -23,6 +23,7 @@ import asyncio
 import json
 import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from .. import paths
@@ -32,7 +33,7 @@ from . import tools as toolbox
 from .chat_model import ChatModel, Completion, ToolCall
 from .compaction import Compactor, ContextTooLarge
 from .context import WorkingContext, assemble, message_cap
-from .effort_ops import ActionContext, perform
+from .effort_ops import ActionContext, Topic, perform
 from .effort_states import Action, ActionRefused
 from .eventlog import now_iso
 from .llm_errors import LLMError
@@ -109,6 +110,7 @@ class Orchestrator:
         self.search = search
         self.read_ambient = read_ambient
         self.recall = recall
+        self.last_recalled: Recalled | None = None  # the last turn's recall (the inspector shows its words)
         self.system_prompt = paths.prompt("system")
         self.tool_defs = toolbox.definitions()
         self.ids = IdIndex(lambda candidates: self.session.efforts.existing(candidates))
@@ -171,6 +173,7 @@ class Orchestrator:
         return self.ids
 
     def _context(self, turn: int, **values: Any) -> ActionContext:
+        pending = values.get("pending") or []
         return ActionContext(
             session=self.session,
             llm=self.llm,
@@ -179,6 +182,8 @@ class Orchestrator:
             search=self.search,
             read_ambient=self.read_ambient,
             message_cap=self.message_cap,
+            # what an expansion may add: the budget less the next request and a twentieth (see effort_ops.TooLarge)
+            room=lambda: self.budget - self.budget // 20 - self.assemble(list(pending), self.offered_tools).total,
             **values,
         )
 
@@ -202,7 +207,7 @@ class Orchestrator:
         turn = session.state.turn + 1
         session.state.clean_shutdown = False
         self.calls.begin_turn()
-        recalled = self._recall(text)
+        recalled = self.last_recalled = self._recall(text)
         # the recall rides on turn_start: one fsynced append, not two
         where = {"recalled": recalled.where()} if recalled is not None else {}
         session.log_event(ev.TURN_START, user=text, next_turn=turn, **where)
@@ -327,7 +332,7 @@ class Orchestrator:
             again = self._recall(record.text) if record is not None else None
             if record is None or again is None or again.text == recalled:
                 return wc
-            record.recalled = again.text
+            record.recalled, self.last_recalled = again.text, again
             self.session.log_event(ev.RECALL_REVISED, next_turn=ctx.turn, recalled=again.where())
             ctx.banners.append(f"Recalled: {again.label}")
             emit(Banner(turn=ctx.turn, text=ctx.banners[-1], kind="info"))
@@ -352,6 +357,10 @@ class Orchestrator:
         for effort_id, change in report.changes:
             emit(EffortChanged(turn=turn, effort_id=effort_id, change=change))
         return report.context
+
+    def recall_preview(self, text: str) -> Recalled | None:
+        """The recall ``text`` would get if it were sent now (the inspector, with a draft); a read."""
+        return self._recall(text) if text.strip() else None
 
     def _recall(self, text: str) -> Recalled | None:
         """The logged lines that answer this message, for this turn's requests (see :mod:`.recall`)."""
@@ -390,7 +399,7 @@ class Orchestrator:
 
     # ---------------------------------------------------------------- actions
     async def run_action(
-        self, action: Action, target: str, emit: Emit | None = None, *, topic: tuple[str, int, int] | None = None
+        self, action: Action, target: str, emit: Emit | None = None, *, topic: Topic | None = None, reuse: bool = False
     ) -> Outcome:
         """A user's action on an effort (``target``: its id, or the new effort's name for ``open``),
         through the same operations as the model's tools. Refused actions end ``failed`` with the
@@ -402,14 +411,15 @@ class Orchestrator:
         try:
             if action in MODEL_ACTIONS:
                 await self.calls.ensure_client(turn, emit)
-            result = await perform(ctx, action, target, topic)
+            result = await perform(ctx, action, target, topic, reuse=reuse)
         except asyncio.CancelledError:
             return Outcome(turn=turn, work="action", status=CANCELLED, reason="cancelled", text=what)
         except (ActionRefused, LLMError) as exc:
             reason = f"the summary model failed: {exc}" if isinstance(exc, LLMError) else str(exc)
             self._log_action(action, target, error=reason)
-            cause = exc.kind if isinstance(exc, LLMError) else "refused"
-            return Outcome(turn=turn, work="action", status=FAILED, reason=reason, cause=cause, text=what)
+            cause, details = (exc.kind, None) if isinstance(exc, LLMError) else (exc.cause, exc.details)
+            failed = Outcome(turn=turn, work="action", status=FAILED, reason=reason, cause=cause, text=what)
+            return replace(failed, result=details)  # a refusal's details: e.g. where a passage may be read instead
         self._log_action(action, target)
         self._report_effects(ctx, turn, emit)
         for effort_id in ctx.touched:
@@ -422,6 +432,7 @@ class Orchestrator:
             work="action",
             status=DONE,
             text=what,
+            reply=str(result.get("note") or ""),  # what the action did instead of what was asked (see open_effort)
             banners=tuple(ctx.banners),
             context=figures,
             result=result,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Settings
 
 if TYPE_CHECKING:
-    from .efforts import ManifestError
+    from .efforts import ManifestError, name_key
     from .eventlog import redact
     from .model_catalog import (
         CatalogEntry,
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from .session_reader import EffortEntry, ReadError, SearchAnswer, SessionReader
     from .session_state import SessionTooNew
     from .store import StoreError, disk_full
-    from .text_reports import hit_json, search_text, status_text
+    from .text_reports import ReportLine, hit_json, render_report, search_report, search_text, status_text
     from .views import EffortView, SessionStatus
 
 _LAZY = {  # name -> the module it lives in, imported when first asked for (the TUI starts without the core)
@@ -73,6 +73,7 @@ _LAZY = {  # name -> the module it lives in, imported when first asked for (the 
     "list_sessions": ".session_catalog",
     "load_model_library": ".opening",
     "ManifestError": ".efforts",
+    "name_key": ".efforts",
     "match_models": ".model_catalog",
     "Matches": ".model_catalog",
     "ModelCheck": ".model_check",
@@ -89,6 +90,9 @@ _LAZY = {  # name -> the module it lives in, imported when first asked for (the 
     "same_session": ".session_catalog",
     "search_session": ".opening",
     "search_text": ".text_reports",
+    "search_report": ".text_reports",
+    "render_report": ".text_reports",
+    "ReportLine": ".text_reports",
     "SearchAnswer": ".session_reader",
     "SearchHit": ".search",
     "SearchIndexError": ".search",
@@ -173,6 +177,7 @@ __all__ = [
     "session_paths",
     "shown_size",
     "hit_json",
+    "name_key",
     "load_model_library",
     "match_models",
     "provider_groups",
@@ -181,6 +186,9 @@ __all__ = [
     "repair",
     "search_session",
     "search_text",
+    "search_report",
+    "render_report",
+    "ReportLine",
     "server_group",
     "status_text",
 ]

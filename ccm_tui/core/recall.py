@@ -37,6 +37,18 @@ HEADER = (
 
 
 @dataclass(frozen=True)
+class RecallSource:
+    """One recalled passage as the inspector shows it: where its lines come from and the words of the
+    message it was found by (so a user can tell why it came back)."""
+
+    label: str  # "garden lines 1-2", "ambient chat line 7"
+    source: str  # "effort" or "ambient"
+    log: str  # the effort id, or "ambient"
+    lines: tuple[int, int]
+    terms: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Recalled:
     hits: tuple[RecallHit, ...]
     text: str  # what closes the system message
@@ -56,6 +68,9 @@ class Recalled:
     @property
     def label(self) -> str:
         return "; ".join(_label(hit) for hit in self.hits)
+
+    def sources(self) -> tuple[RecallSource, ...]:
+        return tuple(RecallSource(_label(h), h.source, h.log, h.lines, h.terms) for h in self.hits)
 
 
 def _label(hit: RecallHit) -> str:

@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from .effort_states import Action
 from .logged_line import END_OF_CHAT as END_OF_CHAT  # after everything said: the newest page is before it
+from .logged_line import INTERRUPTED_END as INTERRUPTED_END  # what ends an interrupted reply (live too)
 from .logged_line import LoggedLine as LoggedLine  # what the UI draws of earlier chat lines
 from .logged_line import sent_now as sent_now
+from .logged_line import with_interrupted_end as with_interrupted_end
 from .turn_events import ContextFigures, Outcome, TurnEvent
 from .views import EffortView, SessionStatus
 
@@ -84,11 +86,14 @@ class SendMessage:
 class EffortAction:
     """An action on an effort: ``target`` is its id, or the new effort's name for ``open``. ``topic``
     (a switch to a new topic: the effort it began in, its first and last line there): the conclusion
-    summarises that effort without those lines, and the opened effort starts with them."""
+    summarises that effort without those lines, and the opened effort starts with them. ``reuse``
+    (``/open``): a name an effort already has switches to it, or is refused when it is concluded,
+    instead of opening a second effort of that name (Ctrl+O's "open anyway" leaves it False)."""
 
     action: Action
     target: str = ""
     topic: tuple[str, int, int] | None = None
+    reuse: bool = False
 
 
 @dataclass(frozen=True)

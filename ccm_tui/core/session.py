@@ -188,6 +188,9 @@ class Session:
         """(Re)read the snapshots and the parts of the logs the working context needs."""
         self.generation += 1
         self.state = self._read_state()  # first: a session of a newer schema is refused before any write
+        if self.readonly and self.state.encoding and self.state.encoding != self.counter.encoding_name:
+            # a reader (status, search, the MCP server) counts as the writer did: the same figures everywhere
+            self.counter = TokenCounter(encoding=self.state.encoding)
         self.view = self._read_view()
         catalog = self.manifest.open(writable=not self.readonly and self.lock.held)
         self.load_notes += [n for n in self.manifest.notes if n not in self.load_notes]
@@ -325,6 +328,7 @@ class Session:
     def save_state(self) -> None:
         self._require_writer()
         self.state.saved_at = now_iso()
+        self.state.encoding = self.counter.encoding_name
         atomic_write_json(self.dir / STATE_FILE, asdict(self.state))
 
     def save_view(self) -> None:

@@ -73,6 +73,7 @@ class SessionState:
     ambient_window: int | None = None  # shrunk by compaction; None = configured size
     clean_shutdown: bool = True
     budget: int | None = None  # the token budget last used (for status without a model)
+    encoding: str | None = None  # the tokenizer the writer counts with (readers count with it too)
     saved_at: str = ""
     history: list[dict[str, int]] = field(default_factory=list)  # per-turn context figures (bounded)
     last_effort_tool_turn: int = 0  # the last turn the model called an effort tool (effort_assist.py)
@@ -100,6 +101,8 @@ class SessionState:
             state.clean_shutdown = False
         if not isinstance(state.saved_at, str):
             state.saved_at = ""
+        if not isinstance(state.encoding, str):
+            state.encoding = None
         if not isinstance(state.usage, dict):
             state.usage = {}
         state.usage = {

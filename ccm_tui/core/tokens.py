@@ -19,6 +19,7 @@ from ..config import prepare_offline_libraries
 MESSAGE_OVERHEAD = 4
 REPLY_PRIMING = 3
 FALLBACK_ENCODING = "cl100k_base"
+ENCODINGS = ("cl100k_base", "o200k_base")  # the ones a model is counted with (encoding_name_for_model)
 
 
 def encoding_name_for_model(model: str | None) -> str:
@@ -46,8 +47,10 @@ def _encoding(name: str):
 class TokenCounter:
     """Counts tokens of texts and chat messages for one model, with a bounded cache."""
 
-    def __init__(self, model: str | None = None, cache_size: int = 200_000) -> None:
-        self.encoding_name = encoding_name_for_model(model)
+    def __init__(self, model: str | None = None, cache_size: int = 200_000, *, encoding: str | None = None) -> None:
+        """``encoding``: count with it whatever the model (a session read with the encoding its
+        writer counted with, so that every reader shows the same figures)."""
+        self.encoding_name = encoding if encoding in ENCODINGS else encoding_name_for_model(model)
         self._cache: OrderedDict[str, int] = OrderedDict()
         self._cache_size = cache_size
 

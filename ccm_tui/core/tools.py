@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +21,9 @@ from . import eventlog as ev
 from .effort_ops import ActionContext, find_effort
 from .effort_states import ActionRefused
 from .llm import LLMError, parse_arguments
-from .log_lines import AMBIENT, LineRangeError, file_lines, indexed_lines, line_range
+from .log_lines import AMBIENT, MAX_LINES, LineRangeError, LogLines, file_lines, indexed_lines, line_range
 from .store import StoreError
+from .tokens import cap_tokens
 
 
 class ToolError(Exception):
@@ -29,6 +31,8 @@ class ToolError(Exception):
 
 
 Handler = Callable[[ActionContext, dict[str, Any]], Awaitable[dict[str, Any]]]
+READ_OVERHEAD_TOKENS = 60  # a read's result beside its messages: status, id, line numbers, note
+PASSAGE_NOTE_TOKENS = 120  # a refused expansion's result beside its passage
 
 
 @dataclass(frozen=True)
@@ -200,12 +204,53 @@ async def expand_effort(ctx: ActionContext, args: dict[str, Any]) -> dict[str, A
     effort = find_effort(ctx, args["id"])
     if partial:
         return _read_lines(ctx, effort.id, args.get("lines"), args.get("around_line"))
-    return ops.expand(ctx, effort)
+    try:
+        return ops.expand(ctx, effort)
+    except ops.TooLarge as exc:
+        return _too_large(ctx, exc)
 
 
-def _read_lines(ctx: ActionContext, log: str, lines: Any, around: Any) -> dict[str, Any]:
+def _too_large(ctx: ActionContext, refused: ops.TooLarge) -> dict[str, Any]:
+    """An expansion the budget cannot hold: nothing is loaded; the model gets the passage around the best
+    match for the user's message when there is one, and how to read others."""
+    details = refused.details
+    effort_id, around = details["effort_id"], details["around_line"]
+    result: dict[str, Any] = {"status": "too_large", **details}
+    result["note"] = (
+        f"not loaded: {refused}. Read a passage instead with expand_effort(id='{effort_id}', around_line=N) or "
+        f"lines='A-B' (at most {MAX_LINES} lines of its {details['log_lines']}), or find one with search_efforts"
+    )
+    if around:
+        with suppress(ToolError):
+            result["passage"] = _read_lines(ctx, effort_id, None, around, room=details["room"] - PASSAGE_NOTE_TOKENS)
+    return result
+
+
+def _fit(ctx: ActionContext, read: LogLines, center: int, room: int) -> bool:
+    """Narrow ``read`` to ``room`` tokens — the lines farthest from ``center`` go first, then the text
+    of the one left is cut — since a tool result the request cannot carry fails the whole turn.
+    Returns whether anything was left out."""
+    count = ctx.session.counter.count_text
+    sizes = [count(json.dumps(m, ensure_ascii=False)) for m in read.messages]
+    if sum(sizes) + READ_OVERHEAD_TOKENS <= room:
+        return False
+    kept = sorted(range(len(sizes)), key=lambda i: (abs(read.messages[i]["line"] - center), i))
+    while len(kept) > 1 and sum(sizes[i] for i in kept) + READ_OVERHEAD_TOKENS > room:
+        kept.pop()
+    read.messages = [read.messages[i] for i in sorted(kept)]
+    if read.messages:
+        read.first, read.last = read.messages[0]["line"], read.messages[-1]["line"]
+        if sum(sizes[i] for i in kept) + READ_OVERHEAD_TOKENS > room:
+            last = read.messages[-1]
+            last["content"] = cap_tokens(
+                str(last["content"]), max(16, room - READ_OVERHEAD_TOKENS), ctx.session.counter
+            )
+    return True
+
+
+def _read_lines(ctx: ActionContext, log: str, lines: Any, around: Any, room: int | None = None) -> dict[str, Any]:
     """Part of an effort's raw log (or of the ambient chat), returned in the result: a read that
-    changes no effort state."""
+    changes no effort state, narrowed to what the budget leaves (``room``; by default the context's)."""
     try:
         first, last = line_range(lines, around)
     except LineRangeError as exc:
@@ -223,12 +268,11 @@ def _read_lines(ctx: ActionContext, log: str, lines: Any, around: Any) -> dict[s
             ctx.touched.add(log)
     except (OSError, StoreError) as exc:
         raise ToolError(f"cannot read the log of '{log}': {exc}") from None
-    return {
-        "status": "lines",
-        "effort_id": log,
-        **read.as_dict(),
-        "note": "read only: nothing was loaded into context; expand_effort(id) without lines loads the whole log",
-    }
+    note = "read only: nothing was loaded into context; expand_effort(id) without lines loads the whole log"
+    room = room if room is not None else ctx.room() if ctx.room is not None else None
+    if room is not None and _fit(ctx, read, int(around) if around else first, room):
+        note = f"narrowed to lines {read.first}-{read.last} to fit the token budget; " + note
+    return {"status": "lines", "effort_id": log, **read.as_dict(), "note": note}
 
 
 @tool(

@@ -279,3 +279,65 @@ def last_turn_fits(turns: Sequence[TurnText], span: EffortSpan, threshold: float
     vectors = turn_vectors(turns)
     rest = _block(vectors[span.first_turn - 1 : span.last_turn - 1])
     return cosine(vectors[span.last_turn - 1], rest) >= threshold
+
+
+# Words of small talk: they recur across jokes, greetings and one-off questions without making them one topic.
+SMALL_TALK_WORDS = frozenset(
+    stem(w)
+    for w in """
+    joke jokes pun puns riddle riddles funny laugh laughing haha hahaha lol lmao rofl fact facts trivia random
+    bored fun interesting wow amazing tell give mean means meaning say word words spell question questions
+    answer day days today tonight tomorrow yesterday morning evening night week weekend time feel feeling
+    fine tired guess wonder wondering quick curious favorite favourite
+    """.split()
+)
+REFERRING_WORDS = frozenset("it its that this these those them they there he she him her his same".split())
+FOLLOW_UP_WORDS = 3  # a request with fewer content words and a word pointing back follows up the one before
+LINK_AGENT_WORDS = 40  # content words of a reply a later request may pick up (a long reply shares by chance)
+
+
+def _topic_words(text: str, limit: int | None = None) -> set[str]:
+    found = [w for w in words(strip_code(text)) if w not in SMALL_TALK_WORDS]
+    return set(found[:limit] if limit is not None else found)
+
+
+def _follows_up(user: str) -> bool:
+    """A short request pointing back at the last answer ("how long should I bake it?", "how many coats
+    will it need?"): a word or two of content and a word that points back. Without content it is no
+    evidence ("what day is it?", "good one")."""
+    said = {m.group(0).strip("'’-") for m in WORD_RE.finditer(user.lower())}
+    return 0 < len(_topic_words(user)) < FOLLOW_UP_WORDS and bool(said & REFERRING_WORDS)
+
+
+def sustained(turns: Sequence[TurnText], min_turns: int) -> bool:
+    """Whether the last turn belongs to a topic held over at least ``min_turns`` turns: turns linked
+    by content words (a request picks up words of an earlier request or reply — not the words of
+    small talk, :data:`SMALL_TALK_WORDS`) or by following up the answer before, at least one link by
+    words. A run of jokes, greetings and one-off questions is not a topic, even when two of them
+    happen to share a word."""
+    n = len(turns)
+    if n < min_turns:
+        return False
+    users = [_topic_words(t.user) for t in turns]
+    heard = [users[i] | _topic_words(t.agent, LINK_AGENT_WORDS) for i, t in enumerate(turns)]
+    group = list(range(n))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for i in range(1, n):
+        for j in range(i):
+            if users[i] & heard[j]:
+                group[root(i)] = root(j)
+        if _follows_up(turns[i].user):
+            group[root(i)] = root(i - 1)
+    last = root(n - 1)
+    members = [i for i in range(n) if root(i) == last]
+    return len(members) >= min_turns and _linked_by_words(users, heard, members)
+
+
+def _linked_by_words(users: list[set[str]], heard: list[set[str]], members: list[int]) -> bool:
+    return any(users[i] & heard[j] for i in members for j in members if j < i)

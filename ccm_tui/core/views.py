@@ -31,6 +31,9 @@ class EffortView:
     concluded_at: str | None = None
     source: dict[str, Any] | None = None  # provenance of an imported effort
     in_memory: bool = True  # open, or its summary is in working memory
+    # open and expanded efforts: the tokens the effort takes in the working context — the one count the
+    # meter's layer, the expansion banner, the sidebar, /status and ccm-tui status all show
+    context_tokens: int | None = None
 
     @property
     def status(self) -> str:
@@ -80,6 +83,7 @@ class EffortView:
             "reopen_count": self.reopen_count,
             "created": self.created,
             "concluded_at": self.concluded_at,
+            "context_tokens": self.context_tokens,
         }
         if self.source:
             data["source"] = self.source
@@ -130,11 +134,25 @@ class SessionStatus:
         return {"turn": self.turn, "efforts": [e.as_json() for e in self.efforts]}
 
 
-def effort_view(session: Session, effort: Effort) -> EffortView:
+def context_tokens(session: Session, effort: Effort, state: EffortState, message_cap: int | None) -> int | None:
+    """What an open or expanded effort takes in the working context (None for the others), counted
+    as the context counts it; without ``message_cap``, the cap of the budget the session last used."""
+    if not (state.is_open or state is EffortState.EXPANDED):
+        return None
+    from .context import effort_context_tokens  # (the views are read at start-up)
+    from .context import message_cap as cap_of
+
+    if message_cap is None and session.state.budget:
+        message_cap = cap_of(None, session.state.budget)
+    return effort_context_tokens(session, effort, message_cap)
+
+
+def effort_view(session: Session, effort: Effort, message_cap: int | None = None) -> EffortView:
+    state = effort_state(session, effort)
     return EffortView(
         id=effort.id,
         name=effort.name,
-        state=effort_state(session, effort),
+        state=state,
         summary=effort.summary,
         raw_tokens=effort.raw_tokens,
         messages=effort.messages,
@@ -144,6 +162,7 @@ def effort_view(session: Session, effort: Effort) -> EffortView:
         concluded_at=effort.concluded_at,
         source=effort.source,
         in_memory=not session.is_evicted(effort),
+        context_tokens=context_tokens(session, effort, state, message_cap),
     )
 
 
@@ -156,7 +175,7 @@ def efforts_in_use(session: Session) -> list[Effort]:
     return list(seen.values())
 
 
-def session_status(session: Session, recent: int = RECENT_CONCLUDED) -> SessionStatus:
+def session_status(session: Session, recent: int = RECENT_CONCLUDED, message_cap: int | None = None) -> SessionStatus:
     """The efforts in use and the ``recent`` latest concluded, with the counts of all (cheap at
     any size: nothing here reads every effort)."""
     listed = efforts_in_use(session)
@@ -164,15 +183,15 @@ def session_status(session: Session, recent: int = RECENT_CONCLUDED) -> SessionS
     listed += [e for e in session.efforts.concluded_page(0, recent + len(ids)) if e.id not in ids][:recent]
     return SessionStatus(
         turn=session.state.turn,
-        efforts=tuple(effort_view(session, e) for e in listed),
+        efforts=tuple(effort_view(session, e, message_cap) for e in listed),
         total=len(session.efforts),
         concluded=session.efforts.concluded_count,
     )
 
 
-def full_status(session: Session) -> SessionStatus:
+def full_status(session: Session, message_cap: int | None = None) -> SessionStatus:
     """Every effort in manifest order (``status --json``: reads the whole catalog)."""
-    efforts = tuple(effort_view(session, e) for e in session.efforts)
+    efforts = tuple(effort_view(session, e, message_cap) for e in session.efforts)
     return SessionStatus(turn=session.state.turn, efforts=efforts, total=len(efforts))
 
 

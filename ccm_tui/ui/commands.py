@@ -127,13 +127,13 @@ def hit_help(hit) -> str | None:
     shown = []
     if hit.summary:
         shown.append(plain(" ".join(hit.summary.split())[:160]))
-    elif hit.marked_snippet is not None and not hit.marked_passage:
-        shown.append(highlighted(hit.marked_snippet.pieces()))
-    if hit.marked_passage and hit.lines:
+    elif hit.marked_snippet is not None and hit.marked_passage is None:
+        shown.append(highlighted(hit.marked_snippet.text, hit.marked_snippet.spans))
+    if hit.marked_passage is not None and hit.lines:
         first, last = hit.lines
         if hit.source != "ambient":  # (an ambient hit's title says its lines already)
             shown.append(plain(f"lines {first}-{last}:"))
-        shown.extend(highlighted(line.pieces()) for line in hit.marked_passage)
+        shown.extend(highlighted(line.text, line.spans) for line in hit.marked_passage.lines())
     # The palette takes content for its help (``Content.from_markup`` returns it as it is), though
     # ``Hit.help`` is annotated as a string.
     return cast(str, lines(*shown)) if shown else None

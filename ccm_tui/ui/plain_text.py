@@ -25,9 +25,18 @@ def plain(text: str, style: str = "") -> Content:
     return Content.styled(text, style) if style else Content(text)
 
 
-def highlighted(pieces: Iterable[tuple[str, bool]], style: str = MATCH_STYLE) -> Content:
-    """Text in pieces, the matched ones in ``style`` (a search result's ``Marked.pieces()``)."""
-    return Content.assemble(*((terminal_safe(text), style) if hit else terminal_safe(text) for text, hit in pieces))
+def highlighted(text: str, spans: Iterable[tuple[int, int]], style: str = MATCH_STYLE) -> Content:
+    """``text`` with the spans a search matched in ``style`` (a search result's ``Marked``): the text is
+    cut at the spans first, then each piece made safe, so that no cleaning can shift a span."""
+    pieces: list[tuple[str, str] | str] = []
+    at = 0
+    for start, end in spans:
+        if start < at or end <= start:
+            continue
+        pieces += [terminal_safe(text[at:start]), (terminal_safe(text[start:end]), style)]
+        at = end
+    pieces.append(terminal_safe(text[at:]))
+    return Content.assemble(*(p for p in pieces if p and (not isinstance(p, tuple) or p[0])))
 
 
 def lines(*parts: Content) -> Content:

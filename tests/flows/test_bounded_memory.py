@@ -6,6 +6,7 @@ against the loopback server and checks files, banners and what each request carr
 
 from __future__ import annotations
 
+import json
 import re
 
 from tests.fakes.openai_server import call, text, tool_calls
@@ -212,13 +213,15 @@ def test_reopen_unexpands_and_deactivates_others(ccm):
 # ---------------------------------------------------------------- hard budget
 def test_budget_compaction_order_and_notice(ccm, monkeypatch):
     monkeypatch.setenv("CCM_TOKEN_BUDGET", "3200")
-    make_effort(ccm, "big one", ["word " * 1000], "Big one summary about things.")
-    for i in range(5):
-        chat(ccm, f"chatter {i} " + "blah " * 200, "Mm.")
+    make_effort(ccm, "big one", ["word " * 600], "Big one summary about things.")
     ccm.server.push(tool_calls(call("expand_effort", {"id": "big-one"})), text("Loaded."))
     out = ccm.send("expand the big one")
-    # the expansion itself pushed the context over: compaction collapsed it for the answering request
-    notices = [b for b in out["banners"] if b.startswith("AUTO-COMPACTION #1: ")]
+    assert any(b.startswith("--- Expanded effort: big-one") for b in out["banners"])  # it fits for now
+    for i in range(8):  # the chat grows (about the big one: the expansion does not decay) until it passes
+        out = chat(ccm, f"chatter {i} about the big one " + "blah " * 200, "Mm.")
+        notices = [b for b in out["banners"] if b.startswith("AUTO-COMPACTION #1: ")]
+        if notices:
+            break
     assert notices, out["banners"]
     before, after = (int(x.replace(",", "")) for x in re.findall(r"[\d,]+", notices[0].split(":", 1)[1]))
     assert after <= 3200 < before
@@ -226,6 +229,29 @@ def test_budget_compaction_order_and_notice(ccm, monkeypatch):
     complete = ccm.events("compaction_complete")[-1]
     assert complete["steps"][0] == "collapsed big-one" and complete["full_reload"] is False
     assert out["request"]["total"] <= 3200
+
+
+def test_an_expansion_the_budget_cannot_hold_is_refused_with_a_passage_instead(ccm, monkeypatch):
+    """Issue 30: auth-bug (36,636 tokens) was expanded into a 16,000 budget (meter 275%) and collapsed
+    again by the next auto-compaction. Now it is refused, and the model gets the passage around the
+    line that answers the user's message."""
+    facts = [f"step {i}: " + "trace line " * 150 for i in range(6)]
+    facts.insert(3, "The token refresh race was fixed by a mutex around refreshToken.")
+    make_effort(ccm, "auth bug", facts, "Auth bug: a refresh race, fixed with a mutex.")  # (the default budget)
+    monkeypatch.setenv("CCM_TOKEN_BUDGET", "3200")
+    ccm.server.push(tool_calls(call("expand_effort", {"id": "auth-bug"})), text("Here is what the log says."))
+    out = ccm.send("how exactly was the token refresh race fixed in auth-bug?")
+    assert not any("Expanded effort" in b or "AUTO-COMPACTION" in b for b in out["banners"])
+    result = json.loads(next(m for m in ccm.chat_requests()[-1]["messages"] if m["role"] == "tool")["content"])
+    assert result["status"] == "too_large" and result["effort_id"] == "auth-bug"
+    assert result["tokens"] > result["room"] > 0
+    assert f"auth-bug is {result['tokens']:,} tokens; the budget leaves {result['room']:,}" in result["note"]
+    assert "around_line" in result["note"]
+    assert any("mutex around refreshToken" in m["content"] for m in result["passage"]["messages"])
+    assert ccm.status()["efforts"][0]["expanded"] is False and out["request"]["total"] <= 3200
+    refused = ccm.send("/expand auth-bug", expect=1)  # the user's action: the same refusal, in words
+    assert f"auth-bug is {result['tokens']:,} tokens; the budget leaves" in refused["error"]
+    assert "search it or read a passage of its log instead" in refused["error"]
 
 
 def test_a_message_larger_than_the_budget_is_refused_clearly(ccm, monkeypatch):

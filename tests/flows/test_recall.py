@@ -247,3 +247,33 @@ def test_a_model_that_never_calls_a_tool_gets_every_planted_fact_when_asked(ccm,
     assert "MISSED" not in asked.values(), asked
     assert "recalled" in asked.values()  # the budget was passed: some facts had left the context
     assert ccm.status()["context"]["total"] <= 6000
+
+
+def test_words_that_steer_the_conversation_recall_nothing(ccm):
+    """Issue 30: "ok the garden plan is done, conclude it" recalled postgres-pool's "the pool issue is
+    fixed, we're done with it": the words that matched were the conversation's, not its content's."""
+    ccm.send("/open postgres pool")
+    chat(ccm, "The connection pool runs out under load; pgbouncer pool_size is 20.")
+    ccm.server.push(text("Good: I'll conclude the effort, the pool issue is finished."))
+    ccm.send("the pool issue is fixed, we're done with it")
+    ccm.server.push(text("Postgres pool: pgbouncer pool_size raised from 20 to 50."))
+    ccm.send("/done")
+    ccm.send("/open garden")
+    chat(ccm, "Let's plan the vegetable beds.")
+    for message in [
+        "ok the garden plan is done, conclude it",
+        "thanks, that's finished, please wrap it up",
+        "ok continue",
+        "go on, next one",
+        "let's pause and resume later",
+        "stop, close it, we're done",
+        "fixed! finished, concluded, closed.",
+        "merci, c'est terminé, on continue",
+        "danke, fertig, weiter bitte",
+        "gracias, listo, continuamos luego",
+        "díky, hotovo, pokračuj",
+    ]:
+        out = chat(ccm, message)
+        assert not any(b.startswith("Recalled") for b in out["banners"]), message
+    out = chat(ccm, "what pool_size did pgbouncer end up with?")  # content words still recall
+    assert "Recalled: postgres-pool lines" in " ".join(out["banners"])

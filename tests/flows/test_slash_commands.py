@@ -64,3 +64,16 @@ def test_a_double_slash_sends_the_literal_message(ccm):
     reply = ccm.send("//etc/hosts is a file")
     assert reply["reply"] == "That is a path."
     assert ccm.chat_requests()[-1]["messages"][-1]["content"] == "/etc/hosts is a file"
+
+
+def test_open_of_a_name_an_effort_has_switches_to_it_or_says_it_is_concluded(ccm):
+    ccm.send("/open vegetable garden")
+    ccm.send("/open tax return")
+    again = ccm.send("/open Vegetable_Garden")
+    assert again["banners"] == ["--- Switched to effort: vegetable-garden ---"]
+    assert "already open" in again["reply"] and again["active_effort"] == "vegetable-garden"
+    ccm.server.push(text("Tax return: receipts gathered."))
+    ccm.send("/done tax-return")
+    refused = ccm.send("/open tax returns", expect=1)
+    assert "concluded effort tax-return" in refused["error"] and "/reopen tax-return" in refused["error"]
+    assert sorted(e["id"] for e in ccm.manifest()["efforts"]) == ["tax-return", "vegetable-garden"]

@@ -62,8 +62,8 @@ def test_effort_names_can_never_escape_the_efforts_directory(ccm):
     assert (ccm.dir / "efforts" / "etc-passwd.jsonl").exists()
     ccm.server.push(tool_calls(call("open_effort", {"name": "../../etc/passwd"})), text("ok"))
     out = ccm.send("again")
-    assert out["active_effort"] == "etc-passwd-2"
-    assert sorted(p.name for p in (ccm.dir / "efforts").iterdir()) == ["etc-passwd-2.jsonl", "etc-passwd.jsonl"]
+    assert out["active_effort"] == "etc-passwd"  # the same name: the same effort, never a copy
+    assert sorted(p.name for p in (ccm.dir / "efforts").iterdir()) == ["etc-passwd.jsonl"]
 
 
 def test_tool_rounds_are_bounded(ccm):
@@ -72,3 +72,29 @@ def test_tool_rounds_are_bounded(ccm):
     assert out["reply"] == "final"
     assert len(out["tool_calls"]) == 8
     assert "tools" not in ccm.chat_requests()[-1]
+
+
+def test_the_model_never_makes_a_copy_of_an_effort_it_names_again(ccm):
+    """Issue 30: vegetable-garden open, the model opened "vegetable garden" and got vegetable-garden-2."""
+    ccm.server.push(tool_calls(call("open_effort", {"name": "vegetable-garden"})), text("Let's plan it."))
+    ccm.send("help me plan a vegetable garden")
+    ccm.server.push(tool_calls(call("open_effort", {"name": "Vegetable Gardens"})), text("Tomatoes go south."))
+    out = ccm.send("where do the tomatoes go in the vegetable garden?")
+    assert tool_results(ccm) == [
+        {
+            "status": "already_active",
+            "effort_id": "vegetable-garden",
+            "note": "'vegetable-garden' is already the active effort: nothing new was opened",
+        }
+    ]
+    assert out["logged_to"] == "vegetable-garden" and [e["id"] for e in ccm.manifest()["efforts"]] == [
+        "vegetable-garden"
+    ]
+    ccm.server.push(text("Summary: raised beds, tomatoes south."))
+    ccm.send("/done")
+    ccm.server.push(tool_calls(call("open_effort", {"name": "vegetable garden"})), text("Shall I reopen it?"))
+    out = ccm.send("let's do the vegetable garden again")
+    (result,) = tool_results(ccm)
+    assert result["status"] == "exists_concluded" and result["summary"] == "Summary: raised beds, tomatoes south."
+    assert out["logged_to"] == "ambient" and not [b for b in out["banners"] if "effort" in b]
+    assert [(e["id"], e["status"]) for e in ccm.manifest()["efforts"]] == [("vegetable-garden", "concluded")]

@@ -17,7 +17,8 @@ def highlighted(content: Content) -> list[str]:
 
 
 def test_a_passage_highlights_matches_and_shows_the_rest_as_written() -> None:
-    content = styled(Marked.parse("user: see [bold]this[/] and **really** \x02Nara\x03 here").pieces())
+    found = Marked.from_markers("user: see [bold]this[/] and **really** \x02Nara\x03 here")
+    content = styled(found.text, found.spans)
     assert content.plain == "user: see [bold]this[/] and **really** Nara here"
     assert highlighted(content) == ["Nara"]
 

@@ -12,14 +12,19 @@ from ccm_tui.demo import DEMO_MODEL, DemoModel, script_messages
 Shown = list[tuple[str, str]]
 
 
-async def live_and_rebuilt(directory: Path, budget: int = 6_000, **settings) -> tuple[Shown, Shown]:
+async def live_and_rebuilt(
+    directory: Path, budget: int = 6_000, budgets: dict[int, int] | None = None, **settings
+) -> tuple[Shown, Shown]:
     """Every demo turn as the TUI showed it (the message, the turn's effort banners above the reply,
-    the reply), and the chat a relaunch rebuilds from the session's files."""
+    the reply), and the chat a relaunch rebuilds from the session's files (``budgets``: the budget
+    from the script's step N on)."""
     base = Settings(model=DEMO_MODEL, token_budget=budget)
     engine = open_engine(directory, base.with_overrides("test", **settings), llm=DemoModel(delay=0), budget=budget)
     live: Shown = []
     try:
-        for text in script_messages():
+        for step, text in enumerate(script_messages()):
+            if step in (budgets or {}):
+                engine.set_budget((budgets or {})[step])
             outcome = await engine.run_turn(text)
             assert outcome.ok, outcome.reason
             live.append(("user", text))
@@ -51,7 +56,12 @@ async def test_a_relaunch_shows_each_banner_once_worded_and_placed_as_live(tmp_p
 
 
 async def test_auto_compaction_and_what_it_collapsed_come_back_as_they_were_shown(tmp_path):
-    live, rebuilt = await live_and_rebuilt(tmp_path / "s", budget=3_000)
+    # japan-trip is expanded while it fits (an expansion the budget cannot hold is refused), then the
+    # budget shrinks and auto-compaction collapses it
+    expanded_at = next(i for i, text in enumerate(script_messages()) if "which day did we put Nara" in text)
+    budgets = {expanded_at + 1: 2_600, len(script_messages()) - 1: 6_000}  # (the last step: room again)
+    live, rebuilt = await live_and_rebuilt(tmp_path / "s", budget=6_000, budgets=budgets)
+    assert "--- Expanded effort: japan-trip (858 tokens loaded) ---" in [text for _, text in live]
     banners = [text for kind, text in live if kind == "banner"]
     assert "--- Collapsed effort: japan-trip (auto-compaction) ---" in banners
     assert any(b.startswith("AUTO-COMPACTION #1: ") for b in banners)
@@ -100,3 +110,15 @@ async def test_an_imported_transcript_is_never_shown_as_chat_only_its_banner(tmp
         assert not any("imported line" in c for c in contents)
     finally:
         engine.close()
+
+
+def test_a_rebuilt_expansion_banner_separates_thousands_as_the_live_one():
+    from ccm_tui.core.chat_history import _banner_text
+
+    assert _banner_text({"event": "effort_expanded", "tokens": 36636}, "auth-bug") == (
+        "Expanded effort: auth-bug (36,636 tokens loaded)"
+    )
+    assert _banner_text({"event": "effort_expanded", "tokens": 423}, "auth-bug") == (
+        "Expanded effort: auth-bug (423 tokens loaded)"
+    )
+    assert _banner_text({"event": "effort_expanded", "tokens": "x"}, "a") == "Expanded effort: a (? tokens loaded)"

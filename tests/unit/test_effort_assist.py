@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ccm_tui.core.effort_assist import Exchange, exchanges_of, propose_folds, propose_open, propose_switch
+from ccm_tui.core.topics import TurnText, sustained
+from tests.unit import labelled_chats
 
 JAPAN = [
     "Let's plan a trip to Japan in April",
@@ -60,3 +64,67 @@ def test_only_topics_that_ended_before_the_window_are_folded():
     assert len(folds) == 1 and folds[0].lines == (1, chat[len(JAPAN) - 1].last_line)
     assert propose_folds(chat, window_starts=3) == []  # japan is still in the window
     assert propose_folds(exchanges(JAPAN + BREAD[:2]), window_starts=100) == []  # bread has not settled
+
+
+# ------------------------------------------------------------------ small talk is not a topic (issue 30)
+def chat_exchanges(chat: list[tuple[str, str]]) -> list[Exchange]:
+    return [Exchange(2 * i + 1, 2 * i + 2, user, reply) for i, (user, reply) in enumerate(chat)]
+
+
+def proposals_while_talking(chat, before=()) -> list[str]:
+    """The proposals made after each exchange of ``chat`` (``before``: the active effort's talk so far)."""
+    if before:
+        found = [propose_switch("active", chat_exchanges([*before, *chat[:n]])) for n in range(1, len(chat) + 1)]
+    else:
+        found = [propose_open(chat_exchanges(chat[:n])) for n in range(1, len(chat) + 1)]
+    return [p.name for p in found if p is not None]
+
+
+def test_jokes_and_one_off_questions_are_proposed_as_no_topic():
+    """The issue's case: "New topic? Ctrl+Y opens effort 'capital-joke-peru'" after a few jokes and a
+    question about Peru with its follow-up."""
+    assert proposals_while_talking(labelled_chats.SMALL_TALK["jokes-and-peru"]) == []
+
+
+@pytest.mark.parametrize("name", [*labelled_chats.SMALL_TALK, *labelled_chats.HELD_OUT_SMALL_TALK])
+def test_small_talk_never_gets_a_proposal_nor_makes_an_effort_switch(name):
+    chat = {**labelled_chats.SMALL_TALK, **labelled_chats.HELD_OUT_SMALL_TALK}[name]
+    assert proposals_while_talking(chat) == []
+    assert proposals_while_talking(chat, before=labelled_chats.TOPICS["japan-trip"]) == []
+
+
+def test_topics_are_still_proposed_and_switched_to():
+    topics = {**labelled_chats.TOPICS, **labelled_chats.HELD_OUT_TOPICS}
+    opened = [name for name, chat in topics.items() if proposals_while_talking(chat)]
+    others = {name: chat for name, chat in topics.items() if name != "wifi-network"}
+    after = labelled_chats.TOPICS["wifi-network"]  # the effort the talk moves on from
+    switched = [name for name, chat in others.items() if proposals_while_talking(chat, before=after)]
+    assert len(opened) >= 0.95 * len(topics) and len(switched) >= 0.95 * len(others)
+    assert "japan-trip" in opened and "paint-bedroom" in opened  # (its turns are linked by follow-ups: "it", "them")
+
+
+@pytest.mark.parametrize(
+    ("turns", "expected"),
+    [
+        ([("tell me a joke", "An atom joke."), ("another one", "A noodle joke."), ("good one", "Thanks!")], False),
+        ([("capital of Peru?", "Lima."), ("people in Lima?", "10 million."), ("a pun", "A bad pun.")], False),
+        (
+            [
+                ("fix my bike brakes", "Check the pads."),
+                ("the pads look worn", "Replace the pads."),
+                ("which pads?", "Resin pads."),
+            ],
+            True,
+        ),
+        (
+            [
+                ("paint my bedroom", "Pick a colour."),
+                ("which colour?", "Pale grey."),
+                ("how many coats for it?", "Two."),
+            ],
+            True,
+        ),
+    ],
+)
+def test_sustained_needs_turns_linked_by_content_words_or_follow_ups(turns, expected):
+    assert sustained([TurnText(user, agent) for user, agent in turns], 3) is expected

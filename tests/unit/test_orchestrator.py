@@ -10,7 +10,10 @@ import json
 import pytest
 
 from ccm_tui.core import lifecycle
+from ccm_tui.core.scrollback import recent_lines
 from ccm_tui.core.effort_states import Action
+from ccm_tui.core.export import conversation_markdown
+from ccm_tui.core.logged_line import INTERRUPTED_END
 from ccm_tui.core.orchestrator import UserInputError
 from ccm_tui.core.session import Session
 from ccm_tui.core.turn_events import (
@@ -316,6 +319,15 @@ async def test_cancel_mid_stream_keeps_the_partial_marked_interrupted(session, l
     assert raw[-1]["interrupted"] is True and raw[-1]["content"] == outcome.partial
     cancelled = events(session.dir, "turn_cancelled")[-1]
     assert cancelled["logged_to"] == "ambient" and cancelled["partial_chars"] == len(outcome.partial)
+    # its end is marked too: for the model (it knows the reply is incomplete), the history and exports
+    llm_server.push(text("Shall I go on?"))
+    await orchestrator_for(session, llm_server).run_turn("what happened?")
+    shown = [m["content"] for m in llm_server.chat_requests()[-1]["messages"] if m["role"] == "assistant"]
+    assert shown[-1] == outcome.partial.rstrip() + "\n\n" + INTERRUPTED_END
+    (line,) = [ln for ln in recent_lines(session, 10) if ln.interrupted]
+    assert line.content == outcome.partial and line.shown.endswith(INTERRUPTED_END)
+    markdown = conversation_markdown("s", {"ambient": jsonl(session.raw_path)})
+    assert "(interrupted)" in markdown and f"{outcome.partial.rstrip()}\n\n{INTERRUPTED_END}" in markdown
 
 
 async def test_cancel_before_any_text_either_logs_nothing_or_does_not_give_the_message_back(session, llm_server):

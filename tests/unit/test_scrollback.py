@@ -53,7 +53,7 @@ def scrolled_back(directory: Path, first: int, page: int) -> tuple[list[LoggedLi
 async def test_scrolling_back_page_by_page_gives_the_whole_chat_in_order_with_its_banners(tmp_path):
     await played(tmp_path / "s")
     everything, rebuilt, pages = scrolled_back(tmp_path / "s", first=10, page=7)
-    assert pages >= 5
+    assert pages >= 5  # (the second round opens no -2 copies of its efforts: fewer banners than before)
     assert len([line for line in everything if not line.banner]) > 40
     assert any(line.banner for line in everything)
     assert shown(rebuilt) == shown(everything)

@@ -8,9 +8,10 @@ import json
 
 import pytest
 
-from ccm_tui.core import lifecycle, log_lines
+from ccm_tui.core import effort_ops, lifecycle, log_lines
 from ccm_tui.core import tools as toolbox
 from ccm_tui.core.effort_ops import ActionContext
+from ccm_tui.core.effort_states import Action
 from ccm_tui.core.search import EffortIndex
 from ccm_tui.core.session import Session
 from tests.fakes.openai_server import fault, text
@@ -147,7 +148,8 @@ async def test_open_effort_opens_an_active_effort_and_routes_the_exchange_to_it(
     assert ctx.route == "auth-bug" and ctx.banners == ["--- Opened effort: auth-bug ---"]
     assert ctx.changes == [("auth-bug", "opened")] and "auth-bug" in ctx.touched
     again = await toolbox.execute(context(session), "open_effort", {"name": "Auth bug"})
-    assert again.result["effort_id"] == "auth-bug-2"
+    assert again.result["effort_id"] == "auth-bug" and again.result["status"] == "already_active"
+    assert "auth-bug-2" not in session.efforts
 
 
 async def test_close_effort_summarizes_with_the_model_and_concludes_the_active_effort(session, llm_server):
@@ -232,6 +234,14 @@ async def test_expand_and_collapse_effort(session):
     assert "done" not in session.view.expanded and ctx.changes == [("done", "collapsed")]
     twice = await toolbox.execute(context(session), "collapse_effort", {"id": "done"})
     assert twice.result["error"] == "collapse_effort: effort 'done' is not expanded"
+
+
+async def test_the_expansion_banner_keeps_its_shape_with_thousands_separated(session):
+    concluded_effort(session, "big", [{"role": "user", "content": worded(i), "ts": TS} for i in range(1, 30)])
+    ctx = context(session)
+    tokens = (await toolbox.execute(ctx, "expand_effort", {"id": "big"})).result["tokens"]
+    assert tokens >= 1_000 and ctx.banners == [f"--- Expanded effort: big ({tokens:,} tokens loaded) ---"]
+    assert "," in ctx.banners[0]  # "(36,636 tokens loaded)", never "(36636 tokens loaded)"
 
 
 async def test_switch_effort_names_the_previous_effort(session):
@@ -378,6 +388,62 @@ async def test_a_partial_read_of_an_open_effort_works_too(session):
     assert outcome.ok and outcome.result["lines"] == [1, 3]
     whole = await toolbox.execute(context(session), "expand_effort", {"id": "live"})
     assert whole.result["error"] == "expand_effort: effort 'live' is open, its log is already in context"
+
+
+# ------------------------------------------------------------------ the budget: expansions and reads that cannot fit
+def worded(i: int) -> str:
+    return f"line {i}: " + " ".join(f"word{i}x{j}" for j in range(60))
+
+
+async def test_an_expansion_larger_than_the_room_is_refused_with_the_passage_of_the_best_hit(session):
+    big = concluded_effort(
+        session, "auth bug", [{"role": "user", "content": worded(i), "ts": TS} for i in range(1, 41)]
+    )
+    ctx = context(session)
+    ctx.room = lambda: 900
+    ctx.pending = [{"role": "user", "content": "what did word17x3 mean?"}]
+    ctx.search = lambda query, limit: [
+        type("Hit", (), {"source": "effort", "id": "auth-bug", "lines": (17, 17)})(),
+    ]
+    outcome = await toolbox.execute(ctx, "expand_effort", {"id": "auth-bug"})
+    result = outcome.result
+    assert outcome.ok and result["status"] == "too_large" and result["room"] == 900
+    assert result["tokens"] > 900 and result["log_lines"] == 40 and result["around_line"] == 17
+    assert result["note"].startswith(f"not loaded: auth-bug is {result['tokens']:,} tokens; the budget leaves 900")
+    lines = [m["line"] for m in result["passage"]["messages"]]
+    assert 17 in lines and len(lines) < 13 and "narrowed" in result["passage"]["note"]  # cut to fit
+    assert session.counter.count_text(json.dumps(result)) <= 900
+    assert big.id not in session.view.expanded and not ctx.banners and not events(session.dir, "effort_expanded")
+
+
+async def test_an_expansion_that_fits_the_room_loads_and_the_users_refusal_carries_details(session):
+    concluded_effort(session, "small", numbered_log(4))
+    concluded_effort(session, "big", [{"role": "user", "content": worded(i), "ts": TS} for i in range(1, 41)])
+    ctx = context(session)
+    ctx.room = lambda: 900
+    assert (await toolbox.execute(ctx, "expand_effort", {"id": "small"})).result["status"] == "expanded"
+    user = context(session, source="user")
+    user.room = lambda: 900
+    with pytest.raises(effort_ops.TooLarge) as refused:
+        await effort_ops.perform(user, Action.EXPAND, "big")
+    assert refused.value.cause == "budget" and refused.value.details["around_line"] is None
+    assert str(refused.value).startswith("big is ") and "the budget leaves 900 — search it or read a passage" in str(
+        refused.value
+    )
+
+
+async def test_a_partial_read_is_narrowed_around_its_line_to_what_the_budget_leaves(session):
+    concluded_effort(session, "long", [{"role": "user", "content": worded(i), "ts": TS} for i in range(1, 41)])
+    ctx = context(session)
+    ctx.room = lambda: 700
+    result = (await toolbox.execute(ctx, "expand_effort", {"id": "long", "around_line": "20"})).result
+    lines = [m["line"] for m in result["messages"]]
+    assert 20 in lines and lines == list(range(lines[0], lines[-1] + 1)) and len(lines) < 13
+    assert result["lines"] == [lines[0], lines[-1]] and result["note"].startswith("narrowed to lines")
+    assert session.counter.count_text(json.dumps(result)) <= 700
+    ctx.room = lambda: 60  # not even one line: its text is cut
+    (only,) = (await toolbox.execute(ctx, "expand_effort", {"id": "long", "lines": "5"})).result["messages"]
+    assert only["line"] == 5 and only["content"].endswith("…") and len(only["content"]) < len(worded(5))
 
 
 # ------------------------------------------------------------------ the event every call leaves

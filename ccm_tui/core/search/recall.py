@@ -12,7 +12,9 @@ user's line). The hit is that line with its neighbour. A line the user took back
 (regenerate, edit: the index keeps what each withdrawal marker withdrew) is never
 recalled, nor shown as a neighbour. Words any message may use
 (:data:`COMMON_WORDS`: "how long should ...") are never searched: in a short session
-every word is rare, and they would recall lines that do not answer. Lines the
+every word is rare, and they would recall lines that do not answer; nor are the words that steer
+the conversation (:mod:`.control_words`: "ok, that's done, conclude it" recalled another effort's
+last lines). Each hit carries the words it was found by (``terms``: the inspector shows them). Lines the
 request holds word for word are left out by the caller's ``skip`` rule.
 """
 
@@ -23,6 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .control_words import is_control_word
 from .database import _LINE_BITS, _LINE_MASK, IndexDatabase, _recovering
 from .query import parse_query, phrase
 from .records import AMBIENT_LOG, in_ranges, withdrawn_ranges
@@ -71,10 +74,10 @@ COMMON_WORDS = frozenset(
 
 
 def candidate_words(message: str) -> list[str]:
-    """The words of a message that may be rare: no stop words or common ones, no short ones, longest
-    first."""
+    """The words of a message that may be rare: no stop words or common ones, no short ones, none that
+    steers the conversation (:mod:`.control_words`: "done", "conclude", "thanks" …), longest first."""
     words, _ = parse_query(message)
-    kept = [w for w in words if len(w) >= MIN_WORD_CHARS and w not in COMMON_WORDS]
+    kept = [w for w in words if len(w) >= MIN_WORD_CHARS and w not in COMMON_WORDS and not is_control_word(w)]
     return sorted(kept, key=lambda w: (-len(w), w))[:MAX_TERMS]
 
 

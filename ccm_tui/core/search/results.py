@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from . import unspaced
 from .ambient import AMBIENT
@@ -29,49 +29,66 @@ EffortInfo = tuple[str, str, str | None, int, str, int, float]
 Window = tuple[dict[int, set[int]], float]
 
 
+Span = tuple[int, int]  # [start, end) character offsets of a match in a text
+
+
 @dataclass(frozen=True)
 class Marked:
-    """Text with the spans a search matched in it: what a screen styles, without parsing markers out of
-    text that may hold its own ``**`` or ``[…]``."""
+    """Text with the matches a search found in it, as spans: what a terminal or a UI styles without
+    parsing markup (the text itself may hold ``**``, ``[`` or anything else, and stays as it is).
+    Spans are in order and never overlap or touch the ends of a line break."""
 
     text: str
-    spans: tuple[tuple[int, int], ...] = ()
+    spans: tuple[Span, ...] = ()
 
     @classmethod
-    def parse(cls, raw: str) -> Marked:
-        """From text whose matches the index wrapped in its private open/close markers."""
+    def from_markers(cls, marked: str) -> Marked:
+        """From text whose matches are between the index's markers (\x02 … \x03)."""
         out: list[str] = []
-        spans: list[tuple[int, int]] = []
-        size, opened = 0, -1
-        for piece in re.split(f"([{_MARK_OPEN}{_MARK_CLOSE}])", raw):
+        spans: list[Span] = []
+        size, start = 0, -1
+        for piece in re.split(f"([{_MARK_OPEN}{_MARK_CLOSE}])", marked):
             if piece == _MARK_OPEN:
-                opened = size
+                start = size if start < 0 else start
             elif piece == _MARK_CLOSE:
-                if 0 <= opened < size:
-                    spans.append((opened, size))
-                opened = -1
-            elif piece:
+                if 0 <= start < size:
+                    spans.append((start, size))
+                start = -1
+            else:
                 out.append(piece)
                 size += len(piece)
+        if 0 <= start < size:
+            spans.append((start, size))
         return cls("".join(out), tuple(spans))
 
-    def starred(self) -> str:
-        """The text with each match wrapped in ``**`` (the form of the JSON and the tools' results)."""
-        out, at = [], 0
-        for start, end in self.spans:
-            out += [self.text[at:start], "**", self.text[start:end], "**"]
-            at = end
-        out.append(self.text[at:])
-        return "".join(out)
+    def markdown(self, *, plain: bool = False) -> str:
+        """The text with each match wrapped in ``**`` (the JSON's and the model's form); ``plain``
+        drops the text's own Markdown markers first, so that every ``**`` left marks a match."""
 
-    def pieces(self) -> list[tuple[str, bool]]:
-        """(text, matched) in order, for a renderer."""
-        out, at = [], 0
+        def own(text: str) -> str:
+            return _MARKDOWN_MARKS_RE.sub("", text) if plain else text
+
+        parts, at = [], 0
         for start, end in self.spans:
-            out += [(self.text[at:start], False), (self.text[start:end], True)]
+            parts += [own(self.text[at:start]), "**", self.text[start:end], "**"]
             at = end
-        out.append((self.text[at:], False))
-        return [(text, matched) for text, matched in out if text]
+        return "".join([*parts, own(self.text[at:])])
+
+    def lines(self) -> list[Marked]:
+        """One :class:`Marked` per line of the text, each with its own spans."""
+        out, at = [], 0
+        for line in self.text.split("\n"):
+            end = at + len(line)
+            spans = tuple((max(a, at) - at, min(b, end) - at) for a, b in self.spans if a < end and b > at)
+            out.append(Marked(line, spans))
+            at = end + 1
+        return out
+
+    def cut(self, width: int) -> Marked:
+        """The first ``width`` characters, spans clipped."""
+        if len(self.text) <= width:
+            return self
+        return Marked(self.text[:width], tuple((a, min(b, width)) for a, b in self.spans if a < width))
 
 
 @dataclass(frozen=True)
@@ -88,9 +105,6 @@ class SearchHit:
     ``source`` is ``"effort"``, or ``"ambient"`` for exchanges of the ambient log
     (``raw.jsonl``): then ``id`` and ``status`` are ``"ambient"``, ``summary`` is
     None and ``lines`` are line numbers in ``raw.jsonl``.
-
-    ``marked_snippet`` and ``marked_passage`` (one :class:`Marked` per passage line) are the same
-    text as screens show it: the log's own Markdown markers kept, the matches as spans.
     """
 
     id: str
@@ -101,8 +115,10 @@ class SearchHit:
     passage: str | None = None
     lines: tuple[int, int] | None = None
     source: str = "effort"
+    # the snippet and the passage as plain text with the spans of their matches (``snippet`` and
+    # ``passage`` are these with ``**``): what a terminal or the UI styles
     marked_snippet: Marked | None = None
-    marked_passage: tuple[Marked, ...] = ()
+    marked_passage: Marked | None = None
 
 
 _MARKDOWN_MARKS_RE = re.compile(r"\*\*|__|`+|^#{1,6}\s+|(?<=\s)#{1,6}\s+")
@@ -147,13 +163,8 @@ def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False)
     return _trimmed(raw, width, plain=plain).replace(_MARK_OPEN, "**").replace(_MARK_CLOSE, "**")
 
 
-def marked_snippet(raw: str, width: int = SNIPPET_CHARS) -> Marked:
-    """:func:`format_snippet` as a screen shows it: the text's own characters all kept, the matches as spans."""
-    return Marked.parse(_trimmed(raw, width, plain=False))
-
-
-def _trimmed(raw: str, width: int, *, plain: bool) -> str:
-    """Whitespace collapsed, trimmed to ``width`` around the first match (the markers kept)."""
+def _trimmed(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False) -> str:
+    """:func:`format_snippet` with the index's markers kept (for :meth:`Marked.from_markers`)."""
     text = " ".join((_MARKDOWN_MARKS_RE.sub("", raw, count=0) if plain else raw).split())
     if len(text) > width:
         first = text.find(_MARK_OPEN)
@@ -219,15 +230,15 @@ class IndexResults(IndexDatabase):
         window: Window | None = None,
     ) -> SearchHit:
         effort_id, status, summary, _, source, *_ = info
-        raw_snippet = self._snippet(plan, candidate, summary) or effort_id
-        marked_lines, lines = self._passage(
-            plan, candidate, window, AMBIENT_LOG if source == AMBIENT else candidate.num
-        )
-        snippet, passage = format_snippet(raw_snippet), _starred_passage(marked_lines)
-        shown, shown_passage = marked_snippet(raw_snippet), _marked_passage(marked_lines)
+        snippet = Marked.from_markers(self._snippet(plan, candidate, summary) or effort_id)
+        marked, lines = self._passage(plan, candidate, window, AMBIENT_LOG if source == AMBIENT else candidate.num)
+        passage = Marked.from_markers(marked) if marked is not None else None
+        shown = (snippet.markdown(), passage.markdown(plain=True) if passage else None, lines)
         if source == AMBIENT:
-            return SearchHit(AMBIENT, AMBIENT, None, score, snippet, passage, lines, AMBIENT, shown, shown_passage)
-        return SearchHit(effort_id, status, summary, score, snippet, passage, lines, "effort", shown, shown_passage)
+            return SearchHit(
+                AMBIENT, AMBIENT, None, score, *shown, source=AMBIENT, marked_snippet=snippet, marked_passage=passage
+            )
+        return SearchHit(effort_id, status, summary, score, *shown, marked_snippet=snippet, marked_passage=passage)
 
     def _window(self, plan: Plan, candidate: Candidate) -> Window:
         """The query's terms in each line of the effort, and what the ranking adds for them: the query
@@ -255,15 +266,15 @@ class IndexResults(IndexDatabase):
 
     def _passage(
         self, plan: Plan, candidate: Candidate, window: Window | None, log_key: int
-    ) -> tuple[list[PassageLine], tuple[int, int] | None]:
-        """The PASSAGE_MESSAGES consecutive log lines of place_passage, marked, each with its width
-        (together PASSAGE_CHARS), and their 1-based line numbers; ([], None) when the log holds no
-        match. A line the user took back (regenerate, edit) says so: ``user (withdrawn): …``."""
+    ) -> tuple[str | None, tuple[int, int] | None]:
+        """The PASSAGE_MESSAGES consecutive log lines of place_passage, marked and capped at
+        PASSAGE_CHARS, with their 1-based line numbers; (None, None) when the log holds no match.
+        A line the user took back (regenerate, edit) says so: ``user (withdrawn): …``."""
         if not candidate.message_counts:
-            return [], None
+            return None, None
         line_terms = window[0] if window is not None else self._line_terms(plan, candidate)
         if not line_terms:
-            return [], None
+            return None, None
         withdrawn = withdrawn_ranges(self._db, [log_key])[log_key]
         live = {line: terms for line, terms in line_terms.items() if not in_ranges(withdrawn, line)}
         first = place_passage(plan, live or line_terms, *candidate.extent)  # what still stands, if it matches
@@ -281,23 +292,19 @@ class IndexResults(IndexDatabase):
             ).fetchall()
         )
         if not rows:
-            return [], None
+            return None, None
         width = PASSAGE_CHARS // len(rows)
         telling = [t for t in plan.telling if unspaced.is_unspaced(t)]  # FTS5 cannot mark these
         parts = [
-            PassageLine(
-                _speaker(role, in_ranges(withdrawn, rowid & _LINE_MASK)),
-                unspaced.mark(marked.get(rowid, content), telling),
-                width,
-            )
+            _speaker(role, in_ranges(withdrawn, rowid & _LINE_MASK))
+            + _trimmed(unspaced.mark(marked.get(rowid, content), telling), width)
             for rowid, role, content in rows
         ]
         lines = (rows[0][0] & _LINE_MASK) + 1, (rows[-1][0] & _LINE_MASK) + 1
-        return parts, lines
+        return "\n".join(parts), lines
 
     def _snippet(self, plan: Plan, candidate: Candidate, summary: str | None) -> str:
-        """The summary with its matches marked if it contains one, else the marked best message (in
-        the index's markers: :func:`format_snippet` and :func:`marked_snippet` make it a snippet)."""
+        """The marked summary if it contains a match, else the marked best message (markers kept)."""
         args = (_MARK_OPEN, _MARK_CLOSE, "…", SNIPPET_TOKENS)
         if candidate.meta_terms and summary:
             found = self._db.execute(
@@ -305,15 +312,15 @@ class IndexResults(IndexDatabase):
                 (*args, plan.expression, candidate.num),
             ).fetchone()
             if found and _MARK_OPEN in found[0]:
-                return str(found[0])
+                return _trimmed(found[0])
             marked = unspaced.mark(summary, [plan.terms[i] for i in candidate.meta_terms])
             if _MARK_OPEN in marked:
-                return marked
+                return _trimmed(marked)
         if candidate.message_counts:
             found = self._best_message_snippet(plan, candidate, args)
             if found:
-                return found
-        return summary or ""
+                return _trimmed(found)
+        return _trimmed(summary or "")
 
     def _best_message_snippet(self, plan: Plan, candidate: Candidate, args: tuple[Any, ...]) -> str | None:
         """Snippet of the effort's best message by FTS5 bm25 over its selective
@@ -337,32 +344,6 @@ class IndexResults(IndexDatabase):
             (*args, or_expression(chosen), lo, lo | _LINE_MASK),
         ).fetchone()
         return found[0] if found else None
-
-
-class PassageLine(NamedTuple):
-    """One line of a passage: who said it, the text with the index's markers, its share of the width."""
-
-    speaker: str
-    raw: str
-    width: int
-
-
-def _starred_passage(parts: list[PassageLine]) -> str | None:
-    """The passage as the JSON and the tools carry it: one line per message, matches in ``**``, the
-    text's own Markdown markers dropped (so that every ``**`` marks a match)."""
-    if not parts:
-        return None
-    return "\n".join(p.speaker + format_snippet(p.raw, p.width, plain=True) for p in parts)
-
-
-def _marked_passage(parts: list[PassageLine]) -> tuple[Marked, ...]:
-    """The passage as a screen shows it: each line's text as logged (whitespace collapsed), matches as spans."""
-    out = []
-    for p in parts:
-        line = marked_snippet(p.raw, p.width)
-        shift = len(p.speaker)
-        out.append(Marked(p.speaker + line.text, tuple((a + shift, b + shift) for a, b in line.spans)))
-    return tuple(out)
 
 
 def _speaker(role: str | None, withdrawn: bool) -> str:

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from ...core.controller import ContextInspection
+from ...core.controller import ContextInspection, RecallSource
 
 HEADER_WIDTH = 44  # a message's header line fits the text pane at 80 columns
 
@@ -31,6 +31,24 @@ def section_text(messages: list[dict[str, Any]], count: Callable[[dict[str, Any]
             head += f"· tool_call_id {m['tool_call_id']} "
         blocks.append(head.ljust(HEADER_WIDTH, "─") + "\n" + str(m.get("content") or "") + extra)
     return "\n\n".join(blocks)
+
+
+def recall_text(recalled: tuple[RecallSource, ...], last: tuple[RecallSource, ...], *, draft: bool) -> str:
+    """Which logged lines recall put (or would put) into the request, and the words of the message that
+    found each: what made a recall, so a surprising one can be understood."""
+
+    def passages(sources: tuple[RecallSource, ...]) -> list[str]:
+        return [f"  {s.label} — found by: {', '.join(s.terms) or '(no word recorded)'}" for s in sources]
+
+    if recalled:
+        parts = ["Recalled for your draft (at the end of the system message):", *passages(recalled)]
+    elif draft:
+        parts = ["Your draft recalls nothing."]
+    else:
+        parts = ["Recall is looked for when a message is sent (type a draft, then F2, to see what it recalls)."]
+    if last:
+        parts += ["", "The last message recalled:", *passages(last)]
+    return "\n".join(parts)
 
 
 def _layer_label(layer: str) -> str:
@@ -52,6 +70,8 @@ class InspectorScreen(Screen[None]):
         self.budget = inspection.budget
         self.counter = inspection.counter
         self.draft = draft
+        self.recalled = inspection.recalled
+        self.last_recalled = inspection.last_recalled
         self.texts: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -92,6 +112,8 @@ class InspectorScreen(Screen[None]):
                 )
             )
             self.texts.append(section_text(section.messages, self.counter.count_message))
+            if section.layer == "system" and (self.recalled or self.last_recalled):
+                options += [None, self._recall_option()]
         if self.tools:
             options.append(None)
             options.append(
@@ -118,6 +140,19 @@ class InspectorScreen(Screen[None]):
                     id="inspector-text",
                 )
         yield Footer()
+
+    def _recall_option(self) -> Option:
+        """The recall's own entry: its passages and the words that found them."""
+        tokens = self.context.layers.get("recall", 0)
+        detail = (
+            f"recall · {tokens:,} tokens · {len(self.recalled)} passages" if self.recalled else "recall · last message"
+        )
+        option = Option(
+            Content.assemble(("Recalled lines", "bold"), "\n", (detail, "$foreground-muted")),
+            id=f"section-{len(self.texts)}",
+        )
+        self.texts.append(recall_text(self.recalled, self.last_recalled, draft=self.draft))
+        return option
 
     def on_mount(self) -> None:
         sections = self.query_one("#inspector-sections", OptionList)
