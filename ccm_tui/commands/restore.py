@@ -356,7 +356,7 @@ def render_result(landed: Landed, outcome: RestoreOutcome, session_flag: str = "
         f"{landed.source['artifacts']} file action(s)",
     ]
     if outcome.evidence is not None:
-        facts.append(f"evidence: {outcome.evidence.rounds} round(s), {outcome.evidence.ended_by.replace('_', ' ')}")
+        facts.append(f"evidence: {outcome.evidence.describe()}")
     return "\n".join(
         [
             f"Restored {landed.source['file']}",

@@ -138,8 +138,8 @@ def source_extras(settings: Settings, outcome: RestoreOutcome, max_turns: int | 
     if outcome.evidence is not None:
         extra["evidence"] = {
             "rounds": outcome.evidence.rounds,
-            "ended_by": outcome.evidence.ended_by,
-            "tool_calls": len(outcome.evidence.calls),
+            "ended_by": outcome.evidence.ended_by.value,
+            "tool_calls": len(outcome.evidence.searches),
         }
     if max_turns is not None:
         extra["max_turns"] = max_turns

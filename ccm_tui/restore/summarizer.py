@@ -23,6 +23,7 @@ from ccm_tui import paths
 from ccm_tui.core.chat_model import ChatModel
 from ccm_tui.core.llm import AUTH, NOT_FOUND, LLMError
 from ccm_tui.core.tokens import TokenCounter, cap_tokens
+from ccm_tui.restore.redaction import redact_text
 from ccm_tui.restore.summary_fields import (
     SESSION_ALIASES,
     SESSION_FIELDS,
@@ -77,10 +78,15 @@ def truncate_middle(text: str, max_tokens: int, counter: TokenCounter) -> str:
 def render_turn(
     turn: TurnRound, counter: TokenCounter, *, user_tokens: int = USER_TOKENS, agent_tokens: int = AGENT_TOKENS
 ) -> str:
-    """The current turn as prompt text: user messages, agent responses (capped) and artifacts."""
-    user = truncate_middle(turn.user.strip() or "(no text)", user_tokens, counter)
+    """The current turn as prompt text: user messages, agent responses (capped) and artifacts.
+
+    Secret-looking values are redacted (before the cut, so that no key is cut in half and missed):
+    what the agent printed of ``.env`` or ``~/.aws/credentials`` stays home."""
+    user = truncate_middle(redact_text(turn.user.strip()) or "(no text)", user_tokens, counter)
     agent = truncate_middle(
-        "\n\n".join(r.strip() for r in turn.agent_responses if r.strip()) or "(no response)", agent_tokens, counter
+        redact_text("\n\n".join(r.strip() for r in turn.agent_responses if r.strip())) or "(no response)",
+        agent_tokens,
+        counter,
     )
     artifacts = [f"- {a.action} {a.path} (transcript line {a.line})" for a in turn.artifacts] or ["- none"]
     return "\n".join(
