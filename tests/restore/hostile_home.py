@@ -4,8 +4,9 @@
 
 * **secret files** — credential stores, histories, state files, keys, databases (``.envrc``,
   ``.bash_history``, ``terraform.tfstate``, ``.config/gh/hosts.yml``, ``.pgpass``, ``.aws/credentials``,
-  ``id_ed25519``, ``server.pem``, ``secrets.yaml``, ``app.sqlite`` …, 50 kinds). Each holds a
-  *canary*, a plain word no redaction removes: if it reaches the model, the file was read;
+  ``id_ed25519``, ``server.pem``, ``secrets.yaml``, ``app.sqlite`` …: 32 personal files and 34 in
+  each project). Each holds a *canary*, a plain word no redaction removes: if it reaches the
+  model, the file was read;
 * **ordinary files** — source, config, docs a project has — with *planted* secret values in the
   shapes real ones have (AWS, GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, Google, JWT,
   private key blocks, ``password=``, URLs with credentials, ``.pgpass`` lines …) and a canary
@@ -223,8 +224,9 @@ def build_home(home: Path, copies: int = 1, seed: int = 0) -> HostileHome:
     values = _Values(rng)
     personal = {p: c for p, c in _secret_files(values).items() if not p.startswith("project/")}
     files: dict[str, tuple[str, bool]] = {p: (c, True) for p, c in personal.items()}
-    for n in range(1, copies + 1):
-        prefix = "project" if n == 1 else f"project-{n}"
+    for n in range(1, copies + 1):  # later copies nest their files as monorepos do
+        prefix = "project" if n == 1 else f"project-{n}/" + rng.choice(["", "services/api/", "apps/web/", "infra/"])
+        prefix = prefix.rstrip("/")
         for path, content in _secret_files(values).items():
             if path.startswith("project/"):
                 files[prefix + path[len("project") :]] = (content, True)
