@@ -11,8 +11,8 @@ assignments, ``<password>`` elements, ``--password X`` flags, and the lines of `
 ``.netrc`` and ``.htpasswd`` files. A private key block keeps its line count, so line
 numbers stay true.
 
-Over-redaction is the cheap error here (the model loses a value it never needed); a value
-references (``$DB_PASSWORD``, ``os.environ["TOKEN"]``, ``None``) stays, as it is no secret.
+Over-redaction is the cheap error here (the model loses a value it never needed); what only
+names a value (``$DB_PASSWORD``, ``config["TOKEN"]``, ``None``, ``args.api_key``) stays.
 """
 
 from __future__ import annotations
