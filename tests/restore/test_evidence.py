@@ -41,8 +41,8 @@ def project(tmp_path: Path) -> Path:
     )
     (root / "README.md").write_text("# calc\n")
     (root / ".env").write_text("API_KEY=sk-should-not-leak\n")
-    (outside / "secret.txt").write_text(SECRET + "\n")
-    (root / "link.txt").symlink_to(outside / "secret.txt")
+    (outside / "notes.txt").write_text(SECRET + "\n")
+    (root / "link.txt").symlink_to(outside / "notes.txt")
     (root / "outdir").symlink_to(outside, target_is_directory=True)
     (root / "inner-link.py").symlink_to(root / "src" / "calc.py")
     os.mkfifo(root / "pipe.txt")
@@ -66,10 +66,10 @@ def tools_for(root: Path | None, cwd: str | None = None) -> ev.EvidenceTools:
 ESCAPES = [
     "/etc/passwd",
     "../../../etc/passwd",
-    "../outside/secret.txt",
-    "src/../../outside/secret.txt",
+    "../outside/notes.txt",
+    "src/../../outside/notes.txt",
     "link.txt",
-    "outdir/secret.txt",
+    "outdir/notes.txt",
     "pipe.txt",
     "/dev/zero",
     "/proc/self/environ",
@@ -125,7 +125,7 @@ def test_windows_style_paths(project: Path) -> None:
     tools = tools_for(project, cwd="C:\\Users\\dev\\calc")
     assert tools.run("read_file", {"path": "src\\calc.py"})["path"] == "src/calc.py"
     assert tools.run("read_file", {"path": "c:\\users\\dev\\calc\\src\\calc.py"})["path"] == "src/calc.py"
-    for path in ("..\\outside\\secret.txt", "C:\\Users\\dev\\calc\\..\\..\\outside\\secret.txt"):
+    for path in ("..\\outside\\notes.txt", "C:\\Users\\dev\\calc\\..\\..\\outside\\notes.txt"):
         with pytest.raises(ev.ToolError, match="refused|no such file"):
             tools.run("read_file", {"path": path})
 
@@ -231,7 +231,7 @@ async def test_loop_runs_real_tool_calls_and_refuses_escapes(llm_server, llm, pr
             *(
                 call("read_file", {"path": p}, id=f"esc{i}")
                 for i, p in enumerate(
-                    ["/etc/passwd", "../../../etc/passwd", "link.txt", "outdir/secret.txt", "pipe.txt", "/dev/zero"]
+                    ["/etc/passwd", "../../../etc/passwd", "link.txt", "outdir/notes.txt", "pipe.txt", "/dev/zero"]
                 )
             )
         ),
