@@ -10,7 +10,10 @@ Several transcripts (directories are searched, globs expanded: see
 :mod:`ccm_tui.restore.discovery`) are imported one by one, each as its own
 effort; a failing file does not stop the others, and a table ends the run. A
 transcript already imported (same bytes) is reported and skipped unless
-``--force``. This module reads the flags, calls the library and prints.
+``--force``. Before a file's first model call its estimate is said (calls, rough
+tokens); a file that needs more calls than ``--max-calls`` asks first on a terminal,
+goes ahead with ``--yes``, and is refused otherwise (see
+:mod:`ccm_tui.restore.call_plan`). This module reads the flags, calls the library and prints.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
+    from ..restore.call_plan import CallPlan
     from ..restore.importer import Importer, ImportOptions
     from ..restore.landing import Landed
     from ..restore.pipeline import RestoreOutcome
@@ -51,6 +55,7 @@ BAR_WIDTH = 24
 
 
 def add_parser(sub: Any) -> None:
+    from ..restore.call_plan import DEFAULT_MAX_CALLS
     from ..restore.parse import FORMATS
 
     p = sub.add_parser("restore", help="import a coding-agent transcript as a concluded effort")
@@ -64,6 +69,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--max-turns", type=int, metavar="N")
     p.add_argument("--skip-evidence-search", action="store_true")
     p.add_argument("--max-searches", type=int, default=8, metavar="N")
+    p.add_argument(
+        "--max-calls",
+        type=int,
+        default=DEFAULT_MAX_CALLS,
+        metavar="N",
+        help=f"model calls per file before asking (default {DEFAULT_MAX_CALLS}; past it, small turns share calls)",
+    )
+    p.add_argument("-y", "--yes", action="store_true", help="make a file's calls past --max-calls without asking")
     p.add_argument("--dump-turns", action="store_true", help="print the turn-by-turn summaries")
     p.add_argument("--parse-only", action="store_true", help="parse and list turns; no model")
     p.add_argument("--json", action="store_true", help="with --parse-only: print JSON")
@@ -75,10 +88,22 @@ class ProgressLine:
 
     With ``dump_turns`` the turn summaries are printed (stdout) once every turn is summarized."""
 
-    def __init__(self, stream: TextIO | None = None, *, tty: bool | None = None, dump_turns: bool = False) -> None:
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        tty: bool | None = None,
+        dump_turns: bool = False,
+        yes: bool = False,
+        answers: TextIO | None = None,
+        name: str = "",
+    ) -> None:
         self.stream = raw_stream(stream or sys.stderr)  # a bar redrawn in place: the label is cleaned here
         self.tty = self.stream.isatty() if tty is None else tty
         self.dump_turns = dump_turns
+        self.yes = yes
+        self.answers = answers  # where a person answers (None: stdin, when it is a terminal)
+        self.name = name  # the transcript, named when asking
         self._drawn = False
         self._last_label = ""
 
@@ -109,6 +134,31 @@ class ProgressLine:
         if self.dump_turns:
             self.clear()
             _dump_turns(turns)
+
+    def approve(self, plan: CallPlan, name: str = "") -> bool:
+        """``--yes``, or the answer of a person at the terminal; without one: no (the file is refused)."""
+        if self.yes:
+            return True
+        answers = self.answers or (sys.stdin if sys.stdin.isatty() else None)
+        if answers is None:
+            return False
+        self.clear()
+        what = f"{name or self.name or 'this transcript'} needs"
+        self.stream.write(
+            terminal_safe(
+                f"restore: {what} up to {plan.calls:,} model calls (~{plan.tokens:,} tokens sent), more than "
+                f"--max-calls {plan.budget:,}. Go ahead? [y/N] "
+            )
+        )
+        self.stream.flush()
+        try:
+            answer = answers.readline()
+        except KeyboardInterrupt:
+            self.stream.write("\n")  # "interrupted" on a line of its own
+            raise
+        if not answer.endswith("\n"):
+            self.stream.write("\n")
+        return answer.strip().lower() in ("y", "yes")
 
 
 class _BulkProgress:
@@ -149,6 +199,9 @@ class _FileProgress:
     def turns_summarized(self, turns: TurnSummaries) -> None:
         self.line.turns_summarized(turns)
 
+    def approve(self, plan: CallPlan) -> bool:
+        return self.line.approve(plan, self.prefix)
+
 
 # ----------------------------------------------------------------------------- running
 def run(args: argparse.Namespace) -> int:
@@ -173,6 +226,8 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise UsageError("--max-turns must be at least 1")
     if args.max_searches is not None and args.max_searches < 0:
         raise UsageError("--max-searches must be 0 or more")
+    if args.max_calls < 1:
+        raise UsageError("--max-calls must be at least 1")
     if args.parse_only and args.dump_turns:
         raise UsageError("--dump-turns needs the model; it cannot be combined with --parse-only")
     if args.parse_only and args.force:
@@ -190,6 +245,7 @@ def _options(args: argparse.Namespace) -> ImportOptions:
         max_searches=args.max_searches,
         force=args.force,
         retry_base=retry_base_seconds(),
+        max_calls=args.max_calls,
     )
 
 
@@ -222,7 +278,8 @@ def _run_single(args: argparse.Namespace, options: ImportOptions, transcript: Pa
         _print_warnings(transcript, parsed)  # why a file with user messages gave none
         raise CliError(f"no human turns found in {transcript.name} (format {parsed.format}); nothing to restore")
     importer = _importer(args, options)
-    result = importer.import_parsed(transcript, parsed, ProgressLine(dump_turns=args.dump_turns and not args.json))
+    progress = ProgressLine(dump_turns=args.dump_turns and not args.json, yes=args.yes, name=transcript.name)
+    result = importer.import_parsed(transcript, parsed, progress)
     if result.status is ImportStatus.SKIPPED_ALREADY:  # before, or meanwhile
         return _report_already_imported(args, transcript, result.effort_id or "")
     landed, outcome = result.landed, result.outcome
@@ -250,7 +307,7 @@ def _run_bulk(args: argparse.Namespace, options: ImportOptions, transcripts: lis
     if args.parse_only:
         return _parse_only_bulk(args, options, transcripts)
     importer = _importer(args, options)
-    progress = ProgressLine(dump_turns=args.dump_turns and not args.json)
+    progress = ProgressLine(dump_turns=args.dump_turns and not args.json, yes=args.yes)
     rows = importer.import_many(transcripts, _BulkProgress(progress, importer))
     cost = importer.cost()
     if args.json:
@@ -356,7 +413,7 @@ def render_result(landed: Landed, outcome: RestoreOutcome, session_flag: str = "
         f"{landed.source['artifacts']} file action(s)",
     ]
     if outcome.evidence is not None:
-        facts.append(f"evidence: {outcome.evidence.rounds} round(s), {outcome.evidence.ended_by.replace('_', ' ')}")
+        facts.append(f"evidence: {outcome.evidence.describe()}")
     return "\n".join(
         [
             f"Restored {landed.source['file']}",

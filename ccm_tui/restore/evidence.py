@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from ccm_tui import paths
@@ -30,15 +31,52 @@ Progress = Callable[[int, int, str], None]
 
 
 # ----------------------------------------------------------------------------- the loop
+class EvidenceEnd(StrEnum):
+    """How an evidence search ended (its value is what the manifest's ``source`` records)."""
+
+    COMPLETE = "complete"  # the model called complete with its findings
+    NO_TOOL_CALLS = "no_tool_calls"  # the model answered in text instead of calling a tool
+    MAX_SEARCHES = "max_searches"  # the rounds were spent: the findings were asked for
+    ERROR = "error"  # a provider error stopped it
+    DISABLED = "disabled"  # --max-searches 0
+
+    @property
+    def text(self) -> str:
+        return _END_TEXTS[self]
+
+
+_END_TEXTS = {
+    EvidenceEnd.COMPLETE: "findings handed in",
+    EvidenceEnd.NO_TOOL_CALLS: "ended with an answer in text",
+    EvidenceEnd.MAX_SEARCHES: "all rounds used",
+    EvidenceEnd.ERROR: "stopped by a provider error",
+    EvidenceEnd.DISABLED: "disabled",
+}
+
+
 @dataclass
 class EvidenceResult:
     """What the evidence search found and how it ended."""
 
     findings: str
-    rounds: int = 0
+    rounds: int = 0  # rounds in which the model called tools
     calls: list[dict[str, Any]] = field(default_factory=list)  # {"name", "arguments", "ok"}
-    ended_by: str = "complete"  # complete | no_tool_calls | max_searches | error | disabled
+    ended_by: EvidenceEnd = EvidenceEnd.COMPLETE
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def searches(self) -> list[dict[str, Any]]:
+        """The tool calls that looked at something (every call but ``complete``)."""
+        return [c for c in self.calls if c["name"] != "complete"]
+
+    def describe(self) -> str:
+        """One line for the user: ``6 tool call(s) (2 refused or failed) in 1 round(s), all rounds used``."""
+        searches = self.searches
+        if not searches:
+            return f"no tool calls, {self.ended_by.text}"
+        failed = sum(1 for c in searches if not c["ok"])
+        refused = f" ({failed} refused or failed)" if failed else ""
+        return f"{len(searches)} tool call(s){refused} in {self.rounds} round(s), {self.ended_by.text}"
 
 
 def evidence_messages(context: str, max_rounds: int, file_access: str) -> list[dict[str, Any]]:
@@ -64,7 +102,7 @@ async def gather_evidence(
     Provider errors end the search (noted) with whatever was found; they never raise.
     """
     if max_rounds <= 0:
-        return EvidenceResult("", ended_by="disabled", notes=["evidence search disabled (--max-searches 0)"])
+        return EvidenceResult("", ended_by=EvidenceEnd.DISABLED, notes=["evidence search disabled (--max-searches 0)"])
     messages = evidence_messages(context, max_rounds, tools.files.reason)
     result = EvidenceResult("")
     for round_no in range(1, max_rounds + 1):
@@ -74,18 +112,18 @@ async def gather_evidence(
             completion = await llm.chat_once(messages, TOOLS)
         except LLMError as err:
             result.notes.append(f"evidence search stopped: {err}")
-            result.ended_by = "error"
+            result.ended_by = EvidenceEnd.ERROR
             result.findings = _fallback_findings(result)
             return result
         if not completion.tool_calls:
             result.findings = completion.content.strip()
-            result.ended_by = "no_tool_calls"
+            result.ended_by = EvidenceEnd.NO_TOOL_CALLS
             return result
         result.rounds = round_no
         findings = _run_round(tools, completion, messages, result)
         if findings is not None:
             result.findings = findings
-            result.ended_by = "complete"
+            result.ended_by = EvidenceEnd.COMPLETE
             return result
     if progress:
         progress(max_rounds, max_rounds, "evidence search: final findings")
@@ -135,7 +173,7 @@ async def _force_completion(
     llm: ChatModel, messages: list[dict[str, Any]], result: EvidenceResult, max_rounds: int
 ) -> EvidenceResult:
     """The search budget is spent: ask for the findings, offering only the ``complete`` tool."""
-    result.ended_by = "max_searches"
+    result.ended_by = EvidenceEnd.MAX_SEARCHES
     messages.append(
         {
             "role": "user",
@@ -180,6 +218,7 @@ def evidence_context(parsed: ParsedTranscript, digest: str, state_text: str, nam
 
 __all__ = [
     "COMPLETE",
+    "EvidenceEnd",
     "EvidenceResult",
     "EvidenceTools",
     "FileAccess",

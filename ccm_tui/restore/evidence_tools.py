@@ -6,6 +6,10 @@ project file as it is now (through :class:`~.file_access.FileAccess`),
 the loop in :mod:`.evidence`) hands in the findings. A bad call raises
 :class:`~.file_access.ToolError`, whose message goes back to the model. Results
 are capped (:data:`RESULT_CHARS`), and so is the time a pattern may take.
+
+Secret-looking values are redacted (:mod:`.redaction`) from the text searched and
+read — the transcript and each file, before a pattern runs over them, so a search
+cannot tell a secret's characters one by one — and from every result again.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ import json
 import time
 from typing import Any
 
-from ccm_tui.restore.file_access import MAX_FILE_BYTES, FileAccess, ToolError
+from ccm_tui.restore.file_access import MAX_FILE_BYTES, FileAccess, OpenedFile, ToolError
+from ccm_tui.restore.redaction import redact_text, redact_value
 from ccm_tui.restore.turns import ParsedTranscript
 
 try:  # the `regex` module (a tiktoken dependency) can time out a runaway pattern
@@ -197,9 +202,23 @@ class EvidenceTools:
     """The handlers behind the tool definitions, over one transcript text and one file root."""
 
     def __init__(self, log_text: str, parsed: ParsedTranscript, files: FileAccess) -> None:
-        self.lines = log_text.split("\n")
+        self._log_text = log_text
+        self._lines: list[str] | None = None
         self.parsed = parsed
         self.files = files
+
+    @property
+    def lines(self) -> list[str]:
+        """The transcript's lines, redacted once, when first searched (a search may never come)."""
+        if self._lines is None:
+            self._lines = redact_text(self._log_text).split("\n")
+            self._log_text = ""
+        return self._lines
+
+    def _open(self, path: Any) -> tuple[OpenedFile, list[str]]:
+        """A file the policy allows, and its lines with secret-looking values redacted."""
+        opened = self.files.open(path)
+        return opened, redact_text(opened.text).split("\n")
 
     def run(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """Run one tool; raises ToolError for bad calls."""
@@ -213,7 +232,7 @@ class EvidenceTools:
             raise ToolError(
                 f"unknown tool {name!r}; use one of search_log, search_file, read_file, list_artifacts, complete"
             )
-        return handler(**args)
+        return redact_value(handler(**args))
 
     def search_log(
         self, pattern: Any = None, context_lines: Any = None, literal: Any = False, **extra: Any
@@ -226,8 +245,8 @@ class EvidenceTools:
     def search_file(self, path: Any = None, pattern: Any = None, literal: Any = False, **extra: Any) -> dict[str, Any]:
         _no_extra(extra)
         compiled, mode = compile_pattern(pattern, bool(literal))
-        opened = self.files.open(path)
-        found = search_lines(opened.text.split("\n"), compiled, 1)
+        opened, lines = self._open(path)
+        found = search_lines(lines, compiled, 1)
         out = {"path": opened.relative, "pattern": pattern, "mode": mode, **found}
         if opened.truncated:
             out["file_note"] = f"only the first {MAX_FILE_BYTES // 1024} KB of {opened.size} bytes were searched"
@@ -237,8 +256,7 @@ class EvidenceTools:
         _no_extra(extra)
         start = _line_number(start_line, "start_line") or 1
         end = _line_number(end_line, "end_line")
-        opened = self.files.open(path)
-        lines = opened.text.split("\n")
+        opened, lines = self._open(path)
         if end is None or end > start + MAX_READ_LINES - 1:
             end = start + MAX_READ_LINES - 1
         if end < start:

@@ -3,22 +3,24 @@
 A transcript is untrusted input, and so is every path the model names after
 reading it. File tools read only regular files under one root directory
 (resolved with ``realpath``, so neither ``..`` nor a symlink leads out of it),
-never under ``/proc``, ``/sys``, ``/dev`` or ``/run``, never files that look
-like secrets (``.env``, keys, ``.git/``, ``.ssh/``…), and at most
-:data:`MAX_FILE_BYTES` of each. Without a root there is no file access at all.
+never under ``/proc``, ``/sys``, ``/dev`` or ``/run``, only the kinds of file
+:mod:`.file_policy` allows (source and text files; never a credential store, a
+history, a state file, a key, a tool's settings directory such as ``.config/`` or
+``.aws/``), and at most :data:`MAX_FILE_BYTES` of each. Without a root there is no file access at all.
 :func:`choose_root` picks the root: ``--root``, else the transcript's project
 directory when it is a visible directory inside the user's home.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 import stat
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
+
+from ccm_tui.restore.file_policy import refusal
 
 MAX_PATH_CHARS = 1024
 MAX_FILE_BYTES = 256 * 1024
@@ -43,30 +45,6 @@ _SYSTEM_DIRS = (
     "/Users",
     *FORBIDDEN_TREES,
 )
-# Files that may hold secrets: never sent to a model.
-_SECRET_DIRS = {".git", ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store"}
-_SECRET_NAMES = (
-    ".env",
-    ".env.*",
-    "*.pem",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    ".netrc",
-    ".npmrc",
-    ".pypirc",
-    ".git-credentials",
-    "credentials",
-    "credentials.*",
-    "*.keystore",
-    "secrets.*",
-    ".htpasswd",
-)
-
 _DRIVE = re.compile(r"^[A-Za-z]:/")
 
 
@@ -128,14 +106,6 @@ def choose_root(explicit: Path | None, recorded_cwd: str | None) -> tuple[Path |
     return Path(real), f"files under {real} (the transcript's working directory)"
 
 
-def _looks_secret(relative: str) -> bool:
-    parts = PurePosixPath(relative.replace(os.sep, "/")).parts
-    if any(part in _SECRET_DIRS for part in parts[:-1]) or (parts and parts[-1] in _SECRET_DIRS):
-        return True
-    name = parts[-1].lower() if parts else ""
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in _SECRET_NAMES)
-
-
 @dataclass
 class OpenedFile:
     """A regular file read (at most :data:`MAX_FILE_BYTES`) from under the root."""
@@ -163,6 +133,7 @@ class FileAccess:
         self.root = os.path.realpath(root) if root is not None else None
         self.reason = reason or ("no file access" if root is None else f"files under {self.root}")
         self.recorded_cwd = _recorded(recorded_cwd)
+        self.home = os.path.realpath(os.path.expanduser("~"))
 
     def resolve(self, path: Any) -> tuple[str, str]:
         """``(real path, path relative to the root)``; ToolError for anything not allowed."""
@@ -182,8 +153,9 @@ class FileAccess:
         if _in_forbidden_tree(real):
             raise ToolError(f"refused: {path} is a system or device path")
         relative = os.path.relpath(real, self.root)
-        if _looks_secret(relative):
-            raise ToolError(f"refused: {path} may hold secrets")
+        why = refusal(relative, real, self.home)
+        if why:
+            raise ToolError(f"refused: {path}: {why}")
         return real, relative
 
     def _from_recorded_cwd(self, given: str) -> str:

@@ -15,7 +15,11 @@ in a :class:`~.pipeline.ModelCallMeter` for the cost report) — and imports:
   the run, and the files after it are "not tried".
 
 Importing is idempotent: a transcript whose bytes (and ``max_turns``) were
-imported before is skipped before any model work, unless ``force``. A parse
+imported before is skipped before any model work, unless ``force``. Before the
+first model call of a file its call plan (:mod:`.call_plan`) is said
+(``progress.message``); a plan over the budget (``max_calls``) goes ahead only if
+``progress.approve`` says so, else the file fails with the estimate and the way on,
+and no file makes more calls than its plan's ceiling. A parse
 that looks wrong (:mod:`.sanity`) is said at once, before any model work: each
 warning is a ``progress.message`` naming the file, and the result's
 ``warnings``, whatever the import's status. Landing
@@ -26,10 +30,14 @@ the protocols of :mod:`.progress`; nothing here prints.
 from __future__ import annotations
 
 import asyncio
+import signal
+import threading
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ccm_tui.config import Settings
 from ccm_tui.core.chat_model import ChatModel
@@ -37,6 +45,7 @@ from ccm_tui.core.efforts import ManifestError
 from ccm_tui.core.store import StoreError
 from ccm_tui.core.tokens import TokenCounter
 from ccm_tui.restore import landing
+from ccm_tui.restore.call_plan import DEFAULT_MAX_CALLS, CallPlan, plan_calls
 from ccm_tui.restore.landing import AlreadyImported, Landed
 from ccm_tui.restore.pipeline import MAX_SUMMARY_RETRIES, ModelCallMeter, RestoreOutcome
 from ccm_tui.restore.progress import BulkProgress, ImportProgress
@@ -66,6 +75,7 @@ class ImportOptions:
     max_searches: int = DEFAULT_MAX_SEARCHES
     force: bool = False  # import a copy of a transcript imported before
     retry_base: float = 1.0  # first back-off delay (seconds) after a transient provider fault
+    max_calls: int = DEFAULT_MAX_CALLS  # model calls per file before asking (progress.approve)
 
     @property
     def skip_evidence(self) -> bool:
@@ -142,6 +152,11 @@ class Importer:
     def cost(self) -> RestoreCost:
         """What the run cost so far, per turn imported."""
         return RestoreCost(self.meter.calls, self.meter.tokens_sent, self.turns_imported, self.elapsed())
+
+    def plan(self, parsed: ParsedTranscript) -> CallPlan:
+        """The model calls importing ``parsed`` will make (see :mod:`.call_plan`)."""
+        rounds = 0 if self.options.skip_evidence else self.options.max_searches
+        return plan_calls(parsed.turns, evidence_rounds=rounds, budget=self.options.max_calls)
 
     # ------------------------------------------------------------------------- several files
     def import_many(self, paths: Sequence[Path], progress: BulkProgress) -> list[ImportRow]:
@@ -239,12 +254,17 @@ class Importer:
                 root, reason = choose_root(options.root, parsed.cwd)
             except ValueError as exc:
                 raise RestoreFailed(str(exc)) from None
+        plan = self.plan(parsed)
         name = landing.effort_name(parsed, path)
-        log_text = strip_ansi(read_transcript_text(path)[0]) if not options.skip_evidence else ""
         if not options.skip_evidence:
             progress.message(f"evidence search: {reason}")
+        progress.message(f"estimate: {plan.describe()}")
+        if plan.over_budget and not progress.approve(plan):
+            raise RestoreFailed(plan.refusal(path.name))
+        log_text = strip_ansi(read_transcript_text(path)[0]) if not options.skip_evidence else ""
+        self.meter.start_file(plan.ceiling)
         try:
-            return asyncio.run(
+            return run_to_the_end(
                 restore_pipeline(
                     self.meter,
                     parsed,
@@ -259,12 +279,14 @@ class Importer:
                     retries=min(self.settings.max_retries, MAX_SUMMARY_RETRIES),
                     retry_base=options.retry_base,
                     on_turns_done=progress.turns_summarized,
+                    batches=plan.batches,
                 )
             )
         except RestoreAborted as exc:
             error = ProviderRefused if exc.provider_refuses else RestoreFailed
             raise error(f"restore stopped, nothing was imported: {exc}") from None
         finally:
+            self.meter.start_file(None)
             progress.clear()
 
     def _land(self, path: Path, parsed: ParsedTranscript, digest: str, outcome: RestoreOutcome) -> Landed:
@@ -285,6 +307,38 @@ class Importer:
             )
         except StoreError as exc:
             raise RestoreFailed(f"could not write the restored effort: {exc}") from None
+
+
+T = TypeVar("T")
+
+
+def run_to_the_end(work: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(work)``, whose Ctrl+C ends in one line.
+
+    litellm hands each request to a worker thread; a request cancelled by the interrupt leaves
+    there a coroutine that is never awaited, and Python reports it on stderr (a RuntimeWarning
+    and its source line) when the thread lets go of it — after the interrupt, before the
+    command's own "interrupted". That report is silenced from the moment of the interrupt (the
+    process is ending), never before."""
+    with asyncio.Runner() as runner:
+        return runner.run(_quiet_after_interrupt(work))
+
+
+async def _quiet_after_interrupt(work: Coroutine[Any, Any, T]) -> T:
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        return await work
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        warnings.filterwarnings("ignore", message=r"coroutine .* was never awaited", category=RuntimeWarning)
+        previous(signum, frame)
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        return await work
+    finally:
+        if signal.getsignal(signal.SIGINT) is on_interrupt:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _already(row: ImportRow, effort_id: str) -> ImportResult:

@@ -7,15 +7,16 @@ with :mod:`.landing`; everything that talks to the model is here, through any
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ccm_tui.config import Settings
 from ccm_tui.core.chat_model import ChatModel, Completion, OnDelta
+from ccm_tui.core.llm_errors import OTHER, LLMError
 from ccm_tui.core.tokens import TokenCounter
-from ccm_tui.restore.turns import ParsedTranscript
+from ccm_tui.restore.turns import ParsedTranscript, TurnRound
 
 if TYPE_CHECKING:
     from ccm_tui.restore.evidence import EvidenceResult
@@ -26,7 +27,10 @@ MAX_SUMMARY_RETRIES = 2
 
 class ModelCallMeter:
     """A :class:`ChatModel` around another one that counts the calls a restore makes and the
-    tokens it sends (restore's cost report)."""
+    tokens it sends (restore's cost report), and holds each file to its call limit
+    (:attr:`.call_plan.CallPlan.ceiling`): a call past it fails as a provider error would, and
+    the import goes on with what it has (the turns left are skipped, the summary is built
+    without the model)."""
 
     def __init__(self, llm: ChatModel, counter: TokenCounter) -> None:
         self._llm = llm
@@ -34,6 +38,12 @@ class ModelCallMeter:
         self.model = llm.model
         self.calls = 0
         self.tokens_sent = 0
+        self.file_calls = 0
+        self.file_limit: int | None = None
+
+    def start_file(self, limit: int | None) -> None:
+        """A new file starts: count its calls from zero, and allow at most ``limit`` (None: no limit)."""
+        self.file_calls, self.file_limit = 0, limit
 
     @property
     def api_base(self) -> str | None:
@@ -47,6 +57,9 @@ class ModelCallMeter:
         self._llm.load()
 
     def _count(self, messages: list[dict[str, Any]], tools: Any = None) -> None:
+        if self.file_limit is not None and self.file_calls >= self.file_limit:
+            raise LLMError(OTHER, f"this file's limit of {self.file_limit} model calls is reached")
+        self.file_calls += 1
         self.calls += 1
         self.tokens_sent += sum(self.counter.count_message(m) for m in messages)
         if tools:
@@ -94,16 +107,19 @@ async def restore_pipeline(
     retries: int = 0,
     retry_base: float = 1.0,
     on_turns_done: Callable[[TurnSummaries], None] | None = None,
+    batches: Sequence[Sequence[TurnRound]] | None = None,
 ) -> RestoreOutcome:
-    """Summarize the turns, search for evidence, write the SESSION SUMMARY.
+    """Summarize the turns (``batches``: grouped by call, see :mod:`.call_plan`; default one call
+    per turn), search for evidence, write the SESSION SUMMARY.
 
     Raises :class:`summarizer.RestoreAborted` when summarizing cannot go on.
     """
-    from ccm_tui.core.llm import LLMError
     from ccm_tui.restore import evidence as ev
     from ccm_tui.restore import summarizer as sm
 
-    turns = await sm.summarize_turns(llm, parsed, counter, progress=progress, retries=retries, retry_base=retry_base)
+    turns = await sm.summarize_turns(
+        llm, parsed, counter, progress=progress, retries=retries, retry_base=retry_base, batches=batches
+    )
     notes = list(turns.notes)
     if on_turns_done is not None:
         on_turns_done(turns)
@@ -138,8 +154,8 @@ def source_extras(settings: Settings, outcome: RestoreOutcome, max_turns: int | 
     if outcome.evidence is not None:
         extra["evidence"] = {
             "rounds": outcome.evidence.rounds,
-            "ended_by": outcome.evidence.ended_by,
-            "tool_calls": len(outcome.evidence.calls),
+            "ended_by": outcome.evidence.ended_by.value,
+            "tool_calls": len(outcome.evidence.searches),
         }
     if max_turns is not None:
         extra["max_turns"] = max_turns

@@ -1,5 +1,6 @@
-"""How an import tells what it is doing: small protocols the caller implements (the command draws
-a progress line on stderr; a library user may pass :class:`Quiet`)."""
+"""How an import tells what it is doing, and asks before a costly file: small protocols the caller
+implements (the command draws a progress line on stderr and asks on the terminal; a library user
+may pass :class:`Quiet`, which imports no file over the call budget)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from ccm_tui.restore.call_plan import CallPlan
     from ccm_tui.restore.results import ImportRow
     from ccm_tui.restore.summarizer import TurnSummaries
 
@@ -25,6 +27,11 @@ class ImportProgress(Protocol):
 
     def turns_summarized(self, turns: TurnSummaries) -> None:
         """Every turn has been summarized (before the evidence search and the session summary)."""
+
+    def approve(self, plan: CallPlan) -> bool:
+        """The file needs more model calls than the budget per file: whether to make them
+        (ask a person, or say what ``--yes`` says). False: the file is not imported."""
+        ...
 
 
 class BulkProgress(Protocol):
@@ -52,6 +59,9 @@ class Quiet:
 
     def turns_summarized(self, turns: TurnSummaries) -> None:
         return None
+
+    def approve(self, plan: CallPlan) -> bool:
+        return False  # nobody to ask: a file over the budget is not imported
 
     def start_file(self, index: int, total: int, path: Path) -> Quiet:
         return self

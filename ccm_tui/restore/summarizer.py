@@ -4,7 +4,10 @@ Each turn round is summarized with the TURN SUMMARY schema (``prompts/restore_tu
 carries the current turn (user messages, agent responses cut to a token cap,
 the artifacts the parser found), the previous turn's summary and the state
 accumulated over all earlier turns (:class:`~.turn_state.RestoreState`), which
-is updated from every summary. Error policy: a turn whose request fails or
+is updated from every summary. A file whose turns would pass the call budget has
+small consecutive turns share a call (:mod:`.call_plan`; ``prompts/restore_turns.md``):
+the model writes one TURN SUMMARY per turn, and the state is updated from each in
+order, as if they had come one by one. Error policy: a turn whose request fails or
 whose answer cannot be parsed is noted and skipped, and the previous state is
 kept. Finally :func:`summarize_session` writes the SESSION SUMMARY from the
 turn summaries, the state and the evidence found by :mod:`.evidence`.
@@ -23,12 +26,14 @@ from ccm_tui import paths
 from ccm_tui.core.chat_model import ChatModel
 from ccm_tui.core.llm import AUTH, NOT_FOUND, LLMError
 from ccm_tui.core.tokens import TokenCounter, cap_tokens
+from ccm_tui.restore.redaction import redact_text
 from ccm_tui.restore.summary_fields import (
     SESSION_ALIASES,
     SESSION_FIELDS,
     SummaryParseError,
     TurnSummary,
     parse_fields,
+    parse_turn_summaries,
 )
 from ccm_tui.restore.turn_state import RestoreState
 from ccm_tui.restore.turns import ParsedTranscript, TurnRound
@@ -38,6 +43,8 @@ USER_TOKENS = 1_500
 AGENT_TOKENS = 2_500
 TURN_REPLY_TOKENS = 700
 TURN_SUMMARY_WORDS = 220
+BATCH_SUMMARY_WORDS = 120  # per turn, when several turns share a call
+BATCH_REPLY_TOKENS = 4_000
 # Final summary: the effort summary kept in working memory, and the whole report.
 SUMMARY_TOKENS = 300
 REPORT_TOKENS = 1_500
@@ -77,10 +84,15 @@ def truncate_middle(text: str, max_tokens: int, counter: TokenCounter) -> str:
 def render_turn(
     turn: TurnRound, counter: TokenCounter, *, user_tokens: int = USER_TOKENS, agent_tokens: int = AGENT_TOKENS
 ) -> str:
-    """The current turn as prompt text: user messages, agent responses (capped) and artifacts."""
-    user = truncate_middle(turn.user.strip() or "(no text)", user_tokens, counter)
+    """The current turn as prompt text: user messages, agent responses (capped) and artifacts.
+
+    Secret-looking values are redacted (before the cut, so that no key is cut in half and missed):
+    what the agent printed of ``.env`` or ``~/.aws/credentials`` stays home."""
+    user = truncate_middle(redact_text(turn.user.strip()) or "(no text)", user_tokens, counter)
     agent = truncate_middle(
-        "\n\n".join(r.strip() for r in turn.agent_responses if r.strip()) or "(no response)", agent_tokens, counter
+        redact_text("\n\n".join(r.strip() for r in turn.agent_responses if r.strip())) or "(no response)",
+        agent_tokens,
+        counter,
     )
     artifacts = [f"- {a.action} {a.path} (transcript line {a.line})" for a in turn.artifacts] or ["- none"]
     return "\n".join(
@@ -118,6 +130,35 @@ def turn_messages(
     return [{"role": "system", "content": system}, {"role": "user", "content": body}]
 
 
+def batch_messages(
+    batch: Sequence[TurnRound],
+    total: int,
+    previous: TurnSummary | None,
+    state: RestoreState,
+    counter: TokenCounter,
+    fmt: str = "",
+) -> list[dict[str, str]]:
+    """The request for several consecutive turns that share a call: one TURN SUMMARY per turn."""
+    first, last = batch[0].turn, batch[-1].turn
+    system = (
+        paths.prompt("restore_turns")
+        .replace("{count}", str(len(batch)))
+        .replace("{first}", str(first))
+        .replace("{last}", str(last))
+        .replace("{max_words}", str(BATCH_SUMMARY_WORDS))
+    )
+    body = "\n\n".join(
+        [
+            f"SESSION FORMAT: {fmt or 'unknown'} — these are turns {first} to {last} of {total}.",
+            "PREVIOUS TURN SUMMARY:\n"
+            + (previous.render() if previous else "(none: these are the first turns summarized)"),
+            "ACCUMULATED STATE:\n" + state.render(),
+            *(f"CURRENT TURN {turn.turn}:\n" + render_turn(turn, counter) for turn in batch),
+        ]
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": body}]
+
+
 # ----------------------------------------------------------------------------- turn summarizer
 @dataclass
 class TurnSummaries:
@@ -126,10 +167,35 @@ class TurnSummaries:
     summaries: list[TurnSummary]
     state: RestoreState
     notes: list[str] = field(default_factory=list)
+    failed_calls_in_a_row: int = 0
 
     @property
     def failed(self) -> list[int]:
         return list(self.state.skipped_turns)
+
+    @property
+    def previous(self) -> TurnSummary | None:
+        """The latest turn summary (a skipped turn keeps the one before it)."""
+        return self.summaries[-1] if self.summaries else None
+
+    def settle(self, answers: Sequence[tuple[TurnRound, TurnSummary | str]], max_failed_calls: int) -> None:
+        """Take one call's answers in turn order: a summary updates the state, a string is why the
+        turn was skipped. Raises :class:`RestoreAborted` after ``max_failed_calls`` calls in a row
+        with nothing summarized yet."""
+        succeeded = False
+        for turn, answer in answers:
+            if isinstance(answer, TurnSummary):
+                self.state.update(answer)
+                self.summaries.append(answer)
+                succeeded = True
+            else:
+                self.notes.append(f"turn {turn.turn} skipped: {answer}")
+                self.state.skipped_turns.append(turn.turn)
+        self.failed_calls_in_a_row = 0 if succeeded else self.failed_calls_in_a_row + 1
+        if self.failed_calls_in_a_row >= max_failed_calls and not self.summaries:
+            raise RestoreAborted(
+                f"the first {len(self.state.skipped_turns)} turns all failed to summarize (last: {self.notes[-1]})"
+            )
 
 
 async def summarize_turns(
@@ -141,73 +207,80 @@ async def summarize_turns(
     retries: int = 0,
     retry_base: float = 1.0,
     max_consecutive_failures: int = MAX_CONSECUTIVE_FAILURES,
+    batches: Sequence[Sequence[TurnRound]] | None = None,
 ) -> TurnSummaries:
     """Summarize each turn in order, feeding the previous summary and the accumulated state.
 
-    A failed turn (provider error after ``retries`` transient retries, or an
-    answer that is not a TURN SUMMARY) is noted and skipped; the state is kept.
-    Raises :class:`RestoreAborted` on errors no later turn can fix (bad key,
-    unknown model) or after ``max_consecutive_failures`` failures in a row with
-    no success yet.
+    ``batches``: the turns grouped by call (:func:`.call_plan.plan_calls`); by default one call
+    per turn. A failed turn (provider error after ``retries`` transient retries, or an answer
+    that is not a TURN SUMMARY) is noted and skipped; the state is kept. Raises
+    :class:`RestoreAborted` on errors no later turn can fix (bad key, unknown model) or after
+    ``max_consecutive_failures`` failed calls in a row with no success yet.
     """
-    state = RestoreState()
-    result = TurnSummaries([], state)
-    previous: TurnSummary | None = None
+    result = TurnSummaries([], RestoreState())
     total = len(parsed.turns)
-    streak = 0
-    for index, turn in enumerate(parsed.turns):
+    done = 0
+    for batch in batches if batches is not None else [(turn,) for turn in parsed.turns]:
         if progress:
-            progress(index, total, f"summarizing turn {turn.turn}")
-        state.note_artifacts(turn)
+            label = f"turn {batch[0].turn}" if len(batch) == 1 else f"turns {batch[0].turn}-{batch[-1].turn}"
+            progress(done, total, f"summarizing {label}")
+        for turn in batch:
+            result.state.note_artifacts(turn)
         try:
-            summary = await _summarize_one(
-                llm, turn, total, previous, state, counter, parsed.format, retries=retries, retry_base=retry_base
+            answers = await _summarize_batch(
+                llm, batch, total, result, counter, parsed.format, retries=retries, retry_base=retry_base
             )
         except LLMError as err:
             if err.kind in FATAL_KINDS:
                 raise RestoreAborted(str(err), provider_refuses=True) from None
-            result.notes.append(f"turn {turn.turn} skipped: {err}")
-        except SummaryParseError as err:
-            result.notes.append(f"turn {turn.turn} skipped: {err}")
-        else:
-            state.update(summary)
-            result.summaries.append(summary)
-            previous = summary
-            streak = 0
-            continue
-        state.skipped_turns.append(turn.turn)
-        streak += 1
-        if streak >= max_consecutive_failures and not result.summaries:
-            raise RestoreAborted(f"the first {streak} turns all failed to summarize (last: {result.notes[-1]})")
+            answers = [(turn, str(err)) for turn in batch]
+        result.settle(answers, max_consecutive_failures)
+        done += len(batch)
     if progress:
         progress(total, total, "turns summarized")
     return result
 
 
-async def _summarize_one(
+async def _summarize_batch(
     llm: ChatModel,
-    turn: TurnRound,
+    batch: Sequence[TurnRound],
     total: int,
-    previous: TurnSummary | None,
-    state: RestoreState,
+    result: TurnSummaries,
     counter: TokenCounter,
     fmt: str,
     *,
     retries: int,
     retry_base: float,
-) -> TurnSummary:
-    messages = turn_messages(turn, total, previous, state, counter, fmt)
+) -> list[tuple[TurnRound, TurnSummary | str]]:
+    """One call for ``batch``: each turn's summary, or why it has none. Raises LLMError."""
+    if len(batch) == 1:
+        messages = turn_messages(batch[0], total, result.previous, result.state, counter, fmt)
+        content = await _request(llm, messages, TURN_REPLY_TOKENS, retries, retry_base)
+        try:
+            return [(batch[0], TurnSummary.parse(content, batch[0].turn))]
+        except SummaryParseError as err:
+            return [(batch[0], str(err))]
+    messages = batch_messages(batch, total, result.previous, result.state, counter, fmt)
+    reply_tokens = min(BATCH_REPLY_TOKENS, TURN_REPLY_TOKENS * len(batch))
+    content = await _request(llm, messages, reply_tokens, retries, retry_base)
+    parsed = parse_turn_summaries(content, [turn.turn for turn in batch])
+    return [(turn, parsed[turn.turn]) for turn in batch]
+
+
+async def _request(
+    llm: ChatModel, messages: list[dict[str, str]], max_tokens: int, retries: int, retry_base: float
+) -> str:
+    """The answer's text; transient faults are retried ``retries`` times with back-off."""
     attempt = 0
     while True:
         try:
-            completion = await llm.complete(messages, max_tokens=TURN_REPLY_TOKENS)
-            break
+            completion = await llm.complete(messages, max_tokens=max_tokens)
+            return completion.content
         except LLMError as err:
             if not err.transient or attempt >= retries:
                 raise
             attempt += 1
             await asyncio.sleep(retry_base * 2 ** (attempt - 1))
-    return TurnSummary.parse(completion.content, turn.turn)
 
 
 # ----------------------------------------------------------------------------- final summary

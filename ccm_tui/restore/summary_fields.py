@@ -139,3 +139,47 @@ class TurnSummary:
 
     def to_dict(self) -> dict[str, Any]:
         return {key: getattr(self, key) for key in self.__dataclass_fields__}
+
+
+# A batched answer (several turns in one call): one TURN SUMMARY block per turn.
+_HEADING = re.compile(r"^[\s*#_>`-]*TURN SUMMARY\b", re.IGNORECASE | re.MULTILINE)
+_TURN_NUMBER_LINE = re.compile(r"^[\s*#_>-]*turn number\b", re.IGNORECASE | re.MULTILINE)
+_NUMBER = re.compile(r"\d+")
+
+
+def _blocks(text: str) -> list[str]:
+    """The answer cut at its TURN SUMMARY headings (at its ``Turn number`` lines when it has fewer
+    than two headings: a model that dropped them)."""
+    starts = [m.start() for m in _HEADING.finditer(text)]
+    if len(starts) < 2:
+        starts = [m.start() for m in _TURN_NUMBER_LINE.finditer(text)] or [0]
+    return [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+
+
+def parse_turn_summaries(text: str, turns: Sequence[int]) -> dict[int, TurnSummary | str]:
+    """Each turn's summary from an answer that covers ``turns``, or why it has none.
+
+    A block goes to the turn its ``Turn number`` names (when that is one of ``turns`` not yet
+    given); blocks without a usable number fill the turns left, in order."""
+    found: dict[int, str] = {}
+    unnumbered: list[str] = []
+    for block in _blocks(text):
+        number = _NUMBER.search(parse_fields(block, TURN_FIELDS, _TURN_ALIASES).get("turn_number", ""))
+        turn = int(number.group()) if number else None
+        if turn is not None and turn in turns and turn not in found:
+            found[turn] = block
+        else:
+            unnumbered.append(block)
+    for turn in turns:
+        if turn not in found and unnumbered:
+            found[turn] = unnumbered.pop(0)
+    out: dict[int, TurnSummary | str] = {}
+    for turn in turns:
+        if turn not in found:
+            out[turn] = "the answer has no TURN SUMMARY for it"
+            continue
+        try:
+            out[turn] = TurnSummary.parse(found[turn], turn)
+        except SummaryParseError as err:
+            out[turn] = str(err)
+    return out

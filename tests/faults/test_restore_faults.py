@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.fakes.openai_server import call, tool_calls
+from tests.fakes.openai_server import call, fault, text, tool_calls
 from tests.flows.conftest import CCM
 from tests.restore.test_restore_command import responder, write_claude_session
 
@@ -231,3 +231,30 @@ def test_a_malformed_record_is_skipped_and_counted(ccm: CCM, transcript: Path) -
     rc, _, err = restore(ccm, transcript, "--skip-evidence-search")
     assert rc == 0, err
     assert ccm.status()["efforts"][0]["id"]
+
+
+# --------------------------------------------------------------------------- issue 33, item 4
+def test_a_provider_failing_every_other_request_cannot_pass_the_files_ceiling(ccm: CCM, tmp_path: Path) -> None:
+    """Each call needs a retry: the calls would double; the file stops at its stated ceiling, the
+    turns past it are noted, and what was summarized lands (the summary built without the model)."""
+    transcript = tmp_path / "chat.md"
+    transcript.write_text("".join(f"**User:** q{n}\n\n**Assistant:** a{n}\n\n" for n in range(1, 31)))
+    seen = {"n": 0}
+
+    def flaky(body):
+        seen["n"] += 1
+        if seen["n"] % 2:
+            return fault(503)
+        number = body["messages"][-1]["content"].split("this is turn ", 1)[-1].split(" ", 1)[0]
+        return text(f"TURN SUMMARY\n\nTurn number: {number}\nUser request summary: q\nKey outcomes: a")
+
+    ccm.server.responder = flaky
+    rc, out, err = restore(ccm, transcript, "--skip-evidence-search")
+
+    assert rc == 0, err
+    (estimate,) = [line for line in err.splitlines() if "estimate:" in line]
+    assert "up to 31 model call(s)" in estimate and "34 at most with retries" in estimate
+    assert len(ccm.server.chat_requests()) == 34
+    assert "this file's limit of 34 model calls is reached" in err
+    assert "(13 could not be summarized)" in out  # 17 turns took 34 requests
+    assert ccm.status()["efforts"][0]["source"]["summary_offline"] is True

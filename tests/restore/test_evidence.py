@@ -41,11 +41,11 @@ def project(tmp_path: Path) -> Path:
     )
     (root / "README.md").write_text("# calc\n")
     (root / ".env").write_text("API_KEY=sk-should-not-leak\n")
-    (outside / "secret.txt").write_text(SECRET + "\n")
-    (root / "link.txt").symlink_to(outside / "secret.txt")
+    (outside / "notes.txt").write_text(SECRET + "\n")
+    (root / "link.txt").symlink_to(outside / "notes.txt")
     (root / "outdir").symlink_to(outside, target_is_directory=True)
     (root / "inner-link.py").symlink_to(root / "src" / "calc.py")
-    os.mkfifo(root / "pipe")
+    os.mkfifo(root / "pipe.txt")
     return root
 
 
@@ -66,11 +66,11 @@ def tools_for(root: Path | None, cwd: str | None = None) -> ev.EvidenceTools:
 ESCAPES = [
     "/etc/passwd",
     "../../../etc/passwd",
-    "../outside/secret.txt",
-    "src/../../outside/secret.txt",
+    "../outside/notes.txt",
+    "src/../../outside/notes.txt",
     "link.txt",
-    "outdir/secret.txt",
-    "pipe",
+    "outdir/notes.txt",
+    "pipe.txt",
     "/dev/zero",
     "/proc/self/environ",
     ".env",
@@ -92,10 +92,10 @@ def test_refusals_say_why(project: Path) -> None:
         files.open("link.txt")
     with pytest.raises(ev.ToolError, match="is outside the readable root"):
         files.open("/etc/passwd")
-    with pytest.raises(ev.ToolError, match="may hold secrets"):
+    with pytest.raises(ev.ToolError, match="environment file, which may hold secrets"):
         files.open(".env")
     with pytest.raises(ev.ToolError, match="not a regular file"):
-        files.open("pipe")
+        files.open("pipe.txt")
 
 
 def test_proc_and_dev_refused_even_when_root_is_slash() -> None:
@@ -125,7 +125,7 @@ def test_windows_style_paths(project: Path) -> None:
     tools = tools_for(project, cwd="C:\\Users\\dev\\calc")
     assert tools.run("read_file", {"path": "src\\calc.py"})["path"] == "src/calc.py"
     assert tools.run("read_file", {"path": "c:\\users\\dev\\calc\\src\\calc.py"})["path"] == "src/calc.py"
-    for path in ("..\\outside\\secret.txt", "C:\\Users\\dev\\calc\\..\\..\\outside\\secret.txt"):
+    for path in ("..\\outside\\notes.txt", "C:\\Users\\dev\\calc\\..\\..\\outside\\notes.txt"):
         with pytest.raises(ev.ToolError, match="refused|no such file"):
             tools.run("read_file", {"path": path})
 
@@ -142,14 +142,14 @@ def test_no_root_means_no_file_access() -> None:
 def test_file_size_and_binary_caps(project: Path) -> None:
     big = project / "big.txt"
     big.write_text(("x" * 99 + "\n") * 5_000 + "NEEDLE\n")  # ~500 KB, needle past the cap
-    (project / "blob.bin").write_bytes(b"\x00\x01binary")
+    (project / "blob.txt").write_bytes(b"\x00\x01binary")  # a text file's name, a binary's bytes
     tools = tools_for(project)
     out = tools.run("search_file", {"path": "big.txt", "pattern": "NEEDLE"})
     assert out["total_matches"] == 0 and "256 KB" in out["file_note"]
     read = tools.run("read_file", {"path": "big.txt", "start_line": 1, "end_line": 10_000})
     assert read["end_line"] - read["start_line"] + 1 == et.MAX_READ_LINES
     with pytest.raises(ev.ToolError, match="binary"):
-        tools.run("read_file", {"path": "blob.bin"})
+        tools.run("read_file", {"path": "blob.txt"})
 
 
 def test_search_log_regex_literal_context_and_caps() -> None:
@@ -231,7 +231,7 @@ async def test_loop_runs_real_tool_calls_and_refuses_escapes(llm_server, llm, pr
             *(
                 call("read_file", {"path": p}, id=f"esc{i}")
                 for i, p in enumerate(
-                    ["/etc/passwd", "../../../etc/passwd", "link.txt", "outdir/secret.txt", "pipe", "/dev/zero"]
+                    ["/etc/passwd", "../../../etc/passwd", "link.txt", "outdir/notes.txt", "pipe.txt", "/dev/zero"]
                 )
             )
         ),
