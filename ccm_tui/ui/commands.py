@@ -152,10 +152,13 @@ async def search_hits(chat: ChatScreen, query: str, *, base: float) -> Hits:
                 help=hit_help(hit),
             )
             continue
+        where = f"  lines {hit.lines[0]}-{hit.lines[1]}" if hit.lines else ""
         yield Hit(
             base - rank * 0.01,
-            plain(f"Effort {hit.id}  [{hit.status}]"),
-            partial(chat.efforts.activate, hit.id),
+            plain(f"Effort {hit.id}  [{hit.status}]{where}"),
+            # Enter reads the passage's lines in the effort's log (as for ambient chat); a hit on the
+            # name or summary alone offers the effort's actions
+            partial(chat.show_lines, hit.id, hit.lines) if hit.lines else partial(chat.efforts.activate, hit.id),
             text=f"Effort {hit.id}",
             help=hit_help(hit),
         )

@@ -107,11 +107,15 @@ class EffortActions:
         self.link.act(Action.OPEN, name)
 
     def _named(self, name: str) -> EffortView | None:
-        """An effort this name already means (its name, or its id, typed again)."""
+        """An effort this name already means: its name or its id typed again, as a person would mean it
+        (case, spaces, dashes, a leading article, a plural: the core's ``name_key``, as the model's
+        open_effort and /open compare names)."""
+        from ..core.reading import name_key
+
         snapshot = self.link.snapshot
-        wanted = " ".join(name.casefold().split())
+        wanted = name_key(name)
         for effort in snapshot.status.efforts if snapshot is not None else ():
-            if wanted in (" ".join(effort.title.casefold().split()), effort.id):
+            if wanted in (name_key(effort.title), name_key(effort.id)):
                 return effort
         return None
 

@@ -83,7 +83,7 @@ class TurnPresenter:
             self.give_back(outcome.text, None, {})  # the message, in the input to change and send
             return
         if outcome.work != "turn":
-            if outcome.failed:
+            if outcome.failed and outcome.cause != "budget":  # (too large to expand: the screen offers a passage)
                 self.notify(outcome.reason or "the action failed", title="Not done", severity="error")
             return
         if not self.pending:

@@ -10,11 +10,11 @@ import json
 import pytest
 
 from ccm_tui.core import lifecycle
-from ccm_tui.core.scrollback import recent_lines
 from ccm_tui.core.effort_states import Action
 from ccm_tui.core.export import conversation_markdown
 from ccm_tui.core.logged_line import INTERRUPTED_END
 from ccm_tui.core.orchestrator import UserInputError
+from ccm_tui.core.scrollback import recent_lines
 from ccm_tui.core.session import Session
 from ccm_tui.core.turn_events import (
     Banner,

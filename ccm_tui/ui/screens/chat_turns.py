@@ -19,6 +19,7 @@ from ...core.slash_commands import parse as parse_message
 from .. import messages as msg
 from ..widgets.command_result import CommandResult
 from .chat_actions import ChatActions
+from .choice import Choice, ChoiceDialog
 
 if TYPE_CHECKING:
     from ...core.run_state import Proposal
@@ -188,3 +189,30 @@ class ChatTurns(ChatActions):
             self.status_line.set_label(label)
         if isinstance(event, te.Outcome):
             self.update_hint()  # the turn may have found that the model has no tools
+            if event.failed and event.cause == "budget" and event.result:
+                self.offer_passage(event.reason, event.result)
+
+    def offer_passage(self, reason: str, result: dict) -> None:
+        """An expansion the budget cannot hold was refused: offer what fits instead — the lines around
+        the best hit, or the effort's raw log to read."""
+        effort_id = str(result.get("effort_id") or "")
+        around = result.get("around_line")
+        if not effort_id:
+            return
+        choices = []
+        if isinstance(around, int) and around > 0:
+            choices.append(
+                Choice("lines", f"Read its lines around line {around:,}", "read-only, a screen of them", "r")
+            )
+        choices += [
+            Choice("log", "Read its raw log", "read-only, the newest lines first", "l"),
+            Choice("cancel", "Leave it concluded", "its summary stays in the context", "c"),
+        ]
+
+        def chosen(choice: str | None) -> None:
+            if choice == "lines" and isinstance(around, int):
+                self.show_lines(effort_id, (around, around))
+            elif choice == "log":
+                self.efforts.show_log(effort_id)
+
+        self.app.push_screen(ChoiceDialog(f"{effort_id} does not fit in the context", choices, text=reason), chosen)
