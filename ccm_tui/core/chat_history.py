@@ -6,7 +6,7 @@ logs, in time order, with the banners of that stretch (opened, concluded,
 expanded, switched, auto-collapsed, auto-compaction ...) rebuilt from the event
 log, worded and placed as they were shown live: a turn's banners above its reply,
 an action's between turns, each once. Only file tails are read, so this stays
-fast however long the session is.
+fast however long the session is, and a huge line is read by its head (:mod:`.long_lines`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .compaction import COLLAPSED_BY_COMPACTION
 from .efforts import SLUG_RE
 from .lifecycle import REOPEN_SEPARATOR
 from .logged_line import LoggedLine
+from .long_lines import SHOW_BYTES, shown_content
 from .session import Session
 from .store import read_jsonl_tail, without_retracted
 
@@ -46,7 +47,8 @@ def line_records(records: list[dict[str, Any]], logged_to: str) -> list[LoggedLi
         if content == REOPEN_SEPARATOR and r.get("role") == "system":
             continue  # the reopen's banner stands for it (live, the chat showed only that)
         if r.get("role") in ("user", "assistant", "system") and isinstance(content, str):
-            out.append(LoggedLine(r["role"], content, str(r.get("ts") or ""), logged_to, bool(r.get("interrupted"))))
+            text = shown_content(r)  # a line read by its head says how much is left out
+            out.append(LoggedLine(r["role"], text, str(r.get("ts") or ""), logged_to, bool(r.get("interrupted"))))
     return out
 
 
@@ -176,8 +178,8 @@ def _recent_effort_logs(session: Session) -> list[Path]:
 
 
 def _logged_lines(session: Session, limit: int) -> list[LoggedLine]:
-    lines = line_records(without_retracted(read_jsonl_tail(session.raw_path, limit)), "ambient")
+    lines = line_records(without_retracted(read_jsonl_tail(session.raw_path, limit, line_cap=SHOW_BYTES)), "ambient")
     for path in _recent_effort_logs(session):
-        lines += line_records(without_retracted(read_jsonl_tail(path, limit)), path.stem)
+        lines += line_records(without_retracted(read_jsonl_tail(path, limit, line_cap=SHOW_BYTES)), path.stem)
     lines.sort(key=lambda line: line.order)
     return lines[-limit:]
