@@ -18,7 +18,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -32,7 +32,7 @@ from ..config import Settings
 from . import descriptions as words
 from .reads import Reads
 from .scope import EFFORT_ID_PATTERN, READ_ID_PATTERN, SESSION_NAME_PATTERN, InputError, Scope, shown
-from .wire import Answering
+from .wire import Answering, CheckedLines, wire_stdin
 from .writes import WRITE_WAIT, Writes
 
 MAX_QUERY_CHARS = 500
@@ -168,12 +168,15 @@ class MemoryServer(MCPServer[Any]):
         return arguments
 
     async def run_stdio_async(self) -> None:
-        """Serve on stdin/stdout as the SDK does, the server reading the transport through :class:`Answering`."""
+        """Serve on stdin/stdout as the SDK does, the server reading the transport through :class:`Answering`
+        and the SDK reading stdin through :class:`CheckedLines` (a request whose id is no string or integer)."""
         lowlevel = self._lowlevel_server
-        async with stdio_server() as (read_stream, write_stream):
-            await lowlevel.run(
-                Answering(read_stream, write_stream), write_stream, lowlevel.create_initialization_options()
-            )
+        with wire_stdin() as wire:
+            lines = CheckedLines(anyio.wrap_file(wire))
+            async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
+                await lowlevel.run(
+                    Answering(read_stream, write_stream), write_stream, lowlevel.create_initialization_options()
+                )
 
 
 def _fit_session(fn: Callable[..., Any], *, all_sessions: bool, optional: bool) -> None:
