@@ -19,6 +19,7 @@ from .common import (
     model_options,
     print_json,
     require_model,
+    seconds,
     session_dir_from,
     session_options,
 )
@@ -34,7 +35,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--wait",
-        type=float,
+        type=seconds,
         default=DEFAULT_LOCK_WAIT,
         metavar="SECONDS",
         help=f"how long to wait for a session another process is writing to (default {DEFAULT_LOCK_WAIT:g})",
@@ -107,8 +108,6 @@ def run(args: argparse.Namespace) -> int:
     except SlashError as exc:
         raise UsageError(str(exc)) from None
     settings = load_settings_from(args)
-    if args.wait < 0:
-        raise UsageError("--wait must be 0 or more seconds")
     if isinstance(intent, (SendMessage, RetryOrphan)):  # slash commands need no model (a summary falls back)
         require_model(settings)
     load_model_library(settings)  # seconds of import, outside the session lock
