@@ -129,7 +129,10 @@ def session_name(name: str) -> str:
     (no '/' or '\\', no control characters, not '.' or '..', at most 64 characters)."""
     clean = name.strip()
     if not clean or clean in {".", ".."} or any(c in "/\\" or _control(c) for c in clean):
-        raise ValueError(f"invalid session name {name!r}: use letters, digits, '-' or '_'")
+        raise ValueError(
+            f"invalid session name {name!r}: a name is a plain word, not a path (no '/', '\\', control character, "
+            "'.' or '..')"
+        )
     if len(clean) > SESSION_NAME_MAX or len(clean.encode("utf-8")) > 255:
         raise ValueError(f"invalid session name {clean[:20]!r}…: at most {SESSION_NAME_MAX} characters")
     return clean

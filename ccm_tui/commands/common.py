@@ -26,7 +26,12 @@ class CliError(Exception):
 
 
 class UsageError(Exception):
-    """Bad arguments (exit 2)."""
+    """Bad arguments (exit 2): printed after the usage, or (``usage=False``: what is wrong is the
+    message given, not how the command was called) as one line."""
+
+    def __init__(self, message: str, *, usage: bool = True) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 MAX_WAIT_SECONDS = 86_400.0  # a day: longer than any wait an option asks for

@@ -105,8 +105,8 @@ def run(args: argparse.Namespace) -> int:
         message = sys.stdin.read()
     try:
         intent = RetryOrphan() if args.retry_orphan else parse(message or "")
-    except SlashError as exc:
-        raise UsageError(str(exc)) from None
+    except SlashError as exc:  # the message is wrong, not the command line: its reason alone
+        raise UsageError(str(exc), usage=False) from None
     settings = load_settings_from(args)
     if isinstance(intent, (SendMessage, RetryOrphan)):  # slash commands need no model (a summary falls back)
         require_model(settings)
@@ -139,7 +139,7 @@ async def _send(args: argparse.Namespace, settings: Any, intent: Any) -> int:
                 printer.text(outcome.reply)  # what /search, /status and /help answer
             printer.finish()
         if outcome.cause == "input":
-            raise UsageError(outcome.reason)
+            raise UsageError(outcome.reason, usage=False)
         if args.json:
             print_json(send_json(outcome, controller.snapshot, listener.suggestions))
         if outcome.cancelled:

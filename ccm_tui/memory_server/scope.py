@@ -24,6 +24,7 @@ EFFORT_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 EFFORT_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"  # the same, for the tools' JSON schemas
 READ_ID_PATTERN = r"^(ambient|[a-z0-9][a-z0-9-]{0,63})$"
 SESSION_NAME_PATTERN = r"^[^/\\\u0000-\u001f\u007f-\u009f]{1,64}$"  # --session's rule: no path, no controls
+SESSION_NAME_RULE = "up to 64 characters, no '/', '\\' or control character"  # the pattern in words
 SESSION_FILES = ("manifest.yaml", "events.jsonl", "raw.jsonl")  # any of them: a directory is a session
 
 

@@ -31,7 +31,15 @@ from .. import __version__
 from ..config import Settings
 from . import descriptions as words
 from .reads import Reads
-from .scope import EFFORT_ID_PATTERN, READ_ID_PATTERN, SESSION_NAME_PATTERN, InputError, Scope, shown
+from .scope import (
+    EFFORT_ID_PATTERN,
+    READ_ID_PATTERN,
+    SESSION_NAME_PATTERN,
+    SESSION_NAME_RULE,
+    InputError,
+    Scope,
+    shown,
+)
 from .wire import Answering, CheckedLines, wire_stdin
 from .writes import WRITE_WAIT, Writes
 
@@ -106,7 +114,7 @@ def plain_validation(error: ValidationError) -> str:
             )
             message += ", or 'ambient'" if field == "id" else ""
         elif kind == "string_pattern_mismatch":
-            message = f"{shown(given)} is not a session name (letters, digits, '-' and '_', as status lists them)"
+            message = f"{shown(given)} is not a session name ({SESSION_NAME_RULE}, as status lists them)"
         else:
             said = str(issue.get("msg", "is not valid")).removeprefix("Value error, ")
             message = f"{said[:1].lower()}{said[1:]} (got {_given(given)})"
