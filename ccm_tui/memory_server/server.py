@@ -40,7 +40,7 @@ from .scope import (
     Scope,
     shown,
 )
-from .wire import Answering, CheckedLines, wire_stdin
+from .wire import Answering, CheckedLines, Cleaning, wire_stdin
 from .writes import WRITE_WAIT, Writes
 
 MAX_QUERY_CHARS = 500
@@ -177,14 +177,14 @@ class MemoryServer(MCPServer[Any]):
 
     async def run_stdio_async(self) -> None:
         """Serve on stdin/stdout as the SDK does, the server reading the transport through :class:`Answering`
-        and the SDK reading stdin through :class:`CheckedLines` (a request whose id is no string or integer)."""
+        and the SDK reading stdin through :class:`CheckedLines` (a request whose id is no string or integer);
+        every message written is cleaned of terminal controls (:class:`Cleaning`)."""
         lowlevel = self._lowlevel_server
         with wire_stdin() as wire:
             lines = CheckedLines(anyio.wrap_file(wire))
             async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
-                await lowlevel.run(
-                    Answering(read_stream, write_stream), write_stream, lowlevel.create_initialization_options()
-                )
+                clean = Cleaning(write_stream)
+                await lowlevel.run(Answering(read_stream, clean), clean, lowlevel.create_initialization_options())
 
 
 def _fit_session(fn: Callable[..., Any], *, all_sessions: bool, optional: bool) -> None:

@@ -16,6 +16,12 @@ and never answer. :class:`CheckedLines` sits before the SDK's reader (the server
 through it, from a private copy of descriptor 0, as the SDK itself does) and turns such a line into
 one the SDK refuses, which :func:`error_reply` answers with ``-32600`` and id ``null``. So every line
 gets exactly one answer, or none when it is a notification (no ``id`` at all) or blank.
+
+Every message the server writes passes through :class:`Cleaning`: each string in it but the request
+id it answers goes through the same cleaning as the command line's output
+(:func:`~ccm_tui.core.terminal_text.terminal_safe`), so no answer carries an escape sequence, a C1
+control or a bidirectional override from a stored transcript, a file or a caller's own arguments — an
+agent printing tool results never has its clipboard, title or screen written.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ import anyio
 from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
+
+from ..core.terminal_text import terminal_safe
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +121,48 @@ def wire_stdin() -> Iterator[IO[str]]:
     finally:
         with contextlib.suppress(OSError):
             os.dup2(private, 0)
+
+
+def cleaned(value: Any) -> Any:
+    """``value`` (JSON data) with every string, keys included, passed through :func:`terminal_safe`."""
+    if isinstance(value, str):
+        return terminal_safe(value)
+    if isinstance(value, list):
+        return [cleaned(v) for v in value]
+    if isinstance(value, dict):
+        return {terminal_safe(k) if isinstance(k, str) else k: cleaned(v) for k, v in value.items()}
+    return value
+
+
+def clean_message(item: SessionMessage) -> SessionMessage:
+    """A message to write, its text cleaned (its ``id`` kept as the request gave it)."""
+    message = item.message
+    data = message.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    clean = {k: (v if k == "id" else cleaned(v)) for k, v in data.items()}
+    if clean == data:
+        return item
+    return SessionMessage(type(message).model_validate(clean), metadata=item.metadata)
+
+
+class Cleaning:
+    """The transport's write stream as the server writes to it: each message cleaned (see the module doc)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def send(self, item: SessionMessage) -> None:
+        await self._inner.send(clean_message(item))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Cleaning:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
 
 
 def _request_id(value: Any) -> str | int | None:
