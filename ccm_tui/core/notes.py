@@ -71,7 +71,7 @@ def append_note(session: Session, text: str, effort_id: str = "", *, source: str
         )
     if effort is None:
         effort = lifecycle.land_imported(
-            session, NOTES_NAME, [record], NOTES_SUMMARY, {"kind": NOTES_KIND, "via": source}
+            session, NOTES_NAME, [record], NOTES_SUMMARY, {"kind": NOTES_KIND, "via": source}, reserved=NOTES_NAME
         )
         note = Note(effort.id, 1, True)
     else:
