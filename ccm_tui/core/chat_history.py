@@ -19,7 +19,7 @@ from . import eventlog as ev
 from .compaction import COLLAPSED_BY_COMPACTION
 from .efforts import SLUG_RE
 from .lifecycle import REOPEN_SEPARATOR
-from .logged_line import LoggedLine
+from .logged_line import NOTE, LoggedLine, note_author
 from .long_lines import SHOW_BYTES, shown_content
 from .session import Session
 from .store import read_jsonl_tail, without_retracted
@@ -48,7 +48,10 @@ def line_records(records: list[dict[str, Any]], logged_to: str) -> list[LoggedLi
             continue  # the reopen's banner stands for it (live, the chat showed only that)
         if r.get("role") in ("user", "assistant", "system") and isinstance(content, str):
             text = shown_content(r)  # a line read by its head says how much is left out
-            out.append(LoggedLine(r["role"], text, str(r.get("ts") or ""), logged_to, bool(r.get("interrupted"))))
+            author = note_author(r)  # an agent's note is shown as one, never as the user's words
+            role = NOTE if author is not None else r["role"]
+            ts = str(r.get("ts") or "")
+            out.append(LoggedLine(role, text, ts, logged_to, bool(r.get("interrupted")), author=author or ""))
     return out
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .efforts import Effort
+from .logged_line import framed_note, note_author
 from .session import Session
 from .tokens import REPLY_PRIMING, TokenCounter, keep_head_and_tail
 
@@ -53,8 +54,11 @@ class WorkingContext:
 
 
 def _clean(message: dict[str, Any]) -> dict[str, Any]:
-    """What the provider sees of a logged line: role and content (plus tool plumbing in-turn)."""
+    """What the provider sees of a logged line: role and content (plus tool plumbing in-turn); an
+    agent's note framed as one, never as the user's own words."""
     out = {"role": message["role"], "content": message.get("content") or ""}
+    if (author := note_author(message)) is not None:
+        out["content"] = framed_note(author, out["content"])
     for key in ("tool_calls", "tool_call_id", "name"):
         if message.get(key):
             out[key] = message[key]

@@ -6,10 +6,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .logged_line import NOTE, note_author
 from .store import read_jsonl, without_retracted
 from .views import EffortView
 
-ROLE_TITLES = {"user": "You", "assistant": "Assistant", "system": "System"}
+ROLE_TITLES = {"user": "You", "assistant": "Assistant", "system": "System", NOTE: "Note"}
+
+
+def role_title(record: dict[str, Any]) -> str:
+    """Who said a logged line, as a heading: "You", "Assistant", or "Note from <agent>" for a note."""
+    author = note_author(record)
+    if author is not None:
+        return f"Note from {author}"
+    role = str(record.get("role", "?"))
+    return ROLE_TITLES.get(role, role)
 
 
 def effort_markdown(effort: EffortView, records: list[dict[str, Any]]) -> str:
@@ -33,7 +43,7 @@ def effort_markdown(effort: EffortView, records: list[dict[str, Any]]) -> str:
             continue
         stamp = f" · {record['ts']}" if record.get("ts") else ""
         mark = " (interrupted)" if record.get("interrupted") else ""
-        lines += [f"### {ROLE_TITLES.get(role, role)}{stamp}{mark}", "", content.rstrip(), ""]
+        lines += [f"### {role_title(record)}{stamp}{mark}", "", content.rstrip(), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -68,7 +78,7 @@ def conversation_markdown(name: str, places: dict[str, list[dict[str, Any]]]) ->
             continue
         stamp = f" · {ts}" if ts else ""
         mark = " (interrupted)" if record.get("interrupted") else ""
-        lines += [f"### {ROLE_TITLES.get(role, role)}{stamp}{mark}", "", content.rstrip(), ""]
+        lines += [f"### {role_title(record)}{stamp}{mark}", "", content.rstrip(), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

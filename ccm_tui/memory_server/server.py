@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, cast
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp.types import ToolAnnotations
@@ -187,6 +187,17 @@ class MemoryServer(MCPServer[Any]):
                 await lowlevel.run(Answering(read_stream, clean), clean, lowlevel.create_initialization_options())
 
 
+def client_name(ctx: Context | None) -> str:
+    """The name the MCP client gave itself at initialize (``clientInfo.name``: "claude-code" …), which a
+    note is shown with; "" when it gave none."""
+    try:
+        params = ctx.session.client_params if ctx is not None else None
+    except (AttributeError, ValueError):  # (outside a request)
+        return ""
+    name = getattr(getattr(params, "client_info", None), "name", "")
+    return name if isinstance(name, str) else ""
+
+
 def _fit_session(fn: Callable[..., Any], *, all_sessions: bool, optional: bool) -> None:
     """Serving one session, a tool takes no session name: drop it from the signature (the schema is
     built from it). Serving all, read, list and the writes must name one: it becomes required, first."""
@@ -248,8 +259,10 @@ def build_server(options: ServerOptions) -> tuple[MemoryServer, Reads, Writes | 
     if writes is not None:
         active = writes
 
-        async def remember(text: NoteText, effort_id: NoteEffort = None, session: Session = None) -> str:
-            return await active.remember(text, effort_id, session)
+        async def remember(
+            text: NoteText, effort_id: NoteEffort = None, session: Session = None, ctx: Context | None = None
+        ) -> str:
+            return await active.remember(text, effort_id, session, agent=client_name(ctx))
 
         async def reopen(id: EffortId, session: Session = None) -> str:
             return await active.reopen(id, session)
@@ -259,7 +272,7 @@ def build_server(options: ServerOptions) -> tuple[MemoryServer, Reads, Writes | 
     for name, fn, description, hints in tools:
         _fit_session(fn, all_sessions=all_sessions, optional=name in ("search", "status"))
         fn.__name__ = name  # the schema's title
-        server.accepted[name] = frozenset(inspect.signature(fn).parameters)
+        server.accepted[name] = frozenset(inspect.signature(fn).parameters) - {"ctx"}  # (the SDK's, not the caller's)
         server.add_tool(fn, name=name, description=description, annotations=hints, structured_output=False)
     return server, reads, writes
 

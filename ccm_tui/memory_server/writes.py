@@ -107,10 +107,11 @@ class Writes:
                 )
         return InputError(agent_words(reason, tool, self.scope))
 
-    async def remember(self, text: str, effort: str | None, session: str | None = None) -> str:
+    async def remember(self, text: str, effort: str | None, session: str | None = None, *, agent: str = "") -> str:
+        """A note, shown with ``agent`` (the MCP client's name) as who left it — never as the user's words."""
         target = effort_id(effort) if effort else ""
         name, directory = self.scope.session(session)
-        outcome = await (await self._controller(directory, "remember")).run(Remember(text, target))
+        outcome = await (await self._controller(directory, "remember")).run(Remember(text, target, agent))
         if not outcome.ok:
             raise self._failed(outcome, "remember", directory)
         result = outcome.result or {}

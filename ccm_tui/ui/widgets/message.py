@@ -88,7 +88,9 @@ class ChatMessage(Vertical):
 
     # ------------------------------------------------------------------ view
     def _header(self) -> Content:
-        parts: list[tuple[str, str] | str] = [(ROLE_TITLES.get(self.role, self.role), "bold")]
+        author = getattr(getattr(self, "logged", None), "author", "")  # a note: the agent that left it
+        title = f"Note from {author}" if author else ROLE_TITLES.get(self.role, self.role)
+        parts: list[tuple[str, str] | str] = [(title, "bold")]
         if self.logged_to:
             where = "ambient" if self.logged_to == "ambient" else f"effort {self._effort_label(self.logged_to)}"
             parts += ["  ", (f"→ {where}", "$foreground-muted")]
