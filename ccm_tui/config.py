@@ -197,6 +197,7 @@ class Settings:
     ambient_window: int = 10
     max_tool_rounds: int = 8
     summary_max_tokens: int = 150
+    reply_max_tokens: int = 8192  # one reply's length (the model's own output limit when lower): asked and enforced
     message_max_tokens: int | None = None  # one logged message's share of the context; None: budget/4
     request_timeout: float = 120.0
     max_retries: int = 3  # transient provider errors (5xx, timeouts)
@@ -228,6 +229,7 @@ INT_KEYS = {
     "ambient_window": 0,
     "max_tool_rounds": 1,
     "summary_max_tokens": 16,
+    "reply_max_tokens": 16,
     "message_max_tokens": 100,
     "max_retries": 0,
 }

@@ -206,6 +206,8 @@ def send_json(outcome: te.Outcome, snapshot: Any, suggestions: list[Any] | None 
         "request": outcome.request.as_dict() if outcome.request else None,
         "usage": dict(snapshot.usage) if snapshot is not None else {},
     }
+    if outcome.cut:
+        data["cut"] = True  # the reply stopped at reply_max_tokens (its banner says so)
     if suggestions:
         data["suggestions"] = [
             {

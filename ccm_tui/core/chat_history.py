@@ -51,7 +51,8 @@ def line_records(records: list[dict[str, Any]], logged_to: str) -> list[LoggedLi
             author = note_author(r)  # an agent's note is shown as one, never as the user's words
             role = NOTE if author is not None else r["role"]
             ts = str(r.get("ts") or "")
-            out.append(LoggedLine(role, text, ts, logged_to, bool(r.get("interrupted")), author=author or ""))
+            interrupted, cut = bool(r.get("interrupted")), r.get("cut") is True
+            out.append(LoggedLine(role, text, ts, logged_to, interrupted, author=author or "", cut=cut))
     return out
 
 

@@ -46,6 +46,7 @@ class LoggedLine:
     place: str = ""  # a turn's banner logged after its reply (decay, compaction): shown above it, as live
     usage: tuple[int, int, float | None] | None = None  # a reply's turn: prompt, completion tokens, cost
     author: str = ""  # a note's: the agent that left it (role NOTE; shown "Note from <author>", not "You")
+    cut: bool = False  # a reply that stopped at its cap (reply_max_tokens)
 
     @property
     def order(self) -> tuple[str, int]:

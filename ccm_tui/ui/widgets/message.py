@@ -88,14 +88,16 @@ class ChatMessage(Vertical):
 
     # ------------------------------------------------------------------ view
     def _header(self) -> Content:
-        author = getattr(getattr(self, "logged", None), "author", "")  # a note: the agent that left it
+        logged = getattr(self, "logged", None)  # the logged line it shows (the chat's history)
+        author = getattr(logged, "author", "")  # a note: the agent that left it
         title = f"Note from {author}" if author else ROLE_TITLES.get(self.role, self.role)
+        note = self.note or ("(cut at reply_max_tokens)" if getattr(logged, "cut", False) else "")
         parts: list[tuple[str, str] | str] = [(title, "bold")]
         if self.logged_to:
             where = "ambient" if self.logged_to == "ambient" else f"effort {self._effort_label(self.logged_to)}"
             parts += ["  ", (f"→ {where}", "$foreground-muted")]
-        if self.note:
-            parts += ["  ", (self.note, "$text-warning italic")]
+        if note:
+            parts += ["  ", (note, "$text-warning italic")]
         return Content.assemble(*parts)
 
     def _usage_line(self) -> Content:
