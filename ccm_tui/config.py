@@ -7,6 +7,7 @@ lists them all) and knows where ccm-tui keeps its files (XDG locations).
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -156,9 +157,10 @@ def session_dir(explicit: Path | None = None, name: str | None = None) -> Path:
 def retry_base_seconds() -> float:
     """The first back-off delay after a transient provider fault (doubling after that)."""
     try:
-        return max(0.0, float(env("CCM_RETRY_BASE_SECONDS") or "1"))
+        seconds = float(env("CCM_RETRY_BASE_SECONDS") or "1")
     except ValueError:
         return 1.0
+    return max(0.0, seconds) if math.isfinite(seconds) else 1.0
 
 
 def demo_autoplay() -> bool:
@@ -290,6 +292,8 @@ def _coerce_float(key: str, value: Any, where: str) -> float:
         number = float(value)
     except (TypeError, ValueError):
         raise ConfigError(f"{where}: '{key}' must be a number") from None
+    if not math.isfinite(number):  # nan passes every comparison; inf would wait forever
+        raise ConfigError(f"{where}: '{key}' must be a finite number, got {value!r}")
     if number < FLOAT_KEYS[key]:
         raise ConfigError(f"{where}: '{key}' must be ≥ {FLOAT_KEYS[key]}")
     if key in FLOAT_MAX and number > FLOAT_MAX[key]:

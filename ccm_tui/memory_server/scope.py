@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -65,6 +65,11 @@ class Scope:
 
     directory: Path | None = None
     root: Path | None = None
+    seen: set[str] = field(default_factory=set, compare=False, repr=False)  # sessions found here once
+
+    def __post_init__(self) -> None:
+        if self.directory is not None and is_session(self.directory):
+            self.seen.add(self.directory.name)  # there at start: gone later means renamed or removed
 
     @property
     def all_sessions(self) -> bool:
@@ -102,12 +107,19 @@ class Scope:
         """(name, directory) of the session a tool works on: the one served, or (all sessions) the one
         named, which must exist."""
         if self.directory is not None:
-            if not is_session(self.directory):
+            name = self.directory.name
+            if is_session(self.directory):
+                self.seen.add(name)
+            elif name in self.seen:  # it was here: renamed (Ctrl+S) or removed since
                 raise InputError(
-                    f"session {self.directory.name} holds no conversation yet (the first ccm-tui or ccm-tui send "
-                    "on it makes it)"
+                    f"session {name} was renamed or removed while this server ran; nothing was read or written "
+                    "(start ccm-tui mcp again with the session's new name)"
                 )
-            return self.directory.name, self.directory
+            else:
+                raise InputError(
+                    f"session {name} holds no conversation yet (the first ccm-tui or ccm-tui send on it makes it)"
+                )
+            return name, self.directory
         assert self.root is not None
         known = self.names()
         if name is None or name == "":

@@ -286,9 +286,12 @@ def serve(options: ServerOptions) -> int:
         try:
             await server.run_stdio_async()
         finally:
-            if writes is not None:
-                await writes.close()
-            reads.close()
+            try:  # what is still open (a write under way at the end): a session gone meanwhile is no failure
+                if writes is not None:
+                    await writes.close()
+                reads.close()
+            except Exception as exc:  # noqa: BLE001 - the server is done; say why in one line, no path
+                logging.getLogger(__name__).warning("closing: %s", options.scope.private(str(exc)))
 
     anyio.run(main)
     return 0

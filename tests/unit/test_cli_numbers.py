@@ -36,3 +36,21 @@ def test_a_number_in_range_is_taken(wait):
     from ccm_tui.commands.common import seconds
 
     assert seconds(wait) == float(wait)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_a_config_number_that_is_not_finite_is_refused(value, tmp_path, monkeypatch):
+    from ccm_tui.config import ConfigError, load_settings
+
+    path = tmp_path / "config.toml"
+    path.write_text(f'request_timeout = "{value}"\n', encoding="utf-8")
+    monkeypatch.setenv("CCM_CONFIG", str(path))
+    with pytest.raises(ConfigError, match="must be a finite number"):
+        load_settings()
+
+
+def test_a_retry_base_that_is_not_finite_falls_back(monkeypatch):
+    from ccm_tui.config import retry_base_seconds
+
+    monkeypatch.setenv("CCM_RETRY_BASE_SECONDS", "inf")
+    assert retry_base_seconds() == 1.0
