@@ -17,7 +17,7 @@ from pathlib import Path
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from ..core.reading import session_paths
+from ..core.reading import SessionCatalogError, session_paths
 
 AMBIENT = "ambient"
 EFFORT_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
@@ -101,7 +101,11 @@ class Scope:
         that is a symbolic link out of the data directory — sorted."""
         if self.root is None:
             return []
-        return [p.name for p in session_paths(self.root, links=False) if p.is_dir()]
+        try:
+            return [p.name for p in session_paths(self.root, links=False) if p.is_dir()]
+        except (SessionCatalogError, OSError) as exc:  # an error, never "no sessions"
+            reason = self.private(str(exc))
+            raise InputError(f"{reason}; nothing was read — try again in a moment") from None
 
     def session(self, name: object = None) -> tuple[str, Path]:
         """(name, directory) of the session a tool works on: the one served, or (all sessions) the one

@@ -115,7 +115,8 @@ class Writes:
         if outcome.cause == "locked":
             return locked(tool, self.wait, reason)
         if tool == "reopen" and outcome.cause in ("refused", "input"):
-            view = self.reads.reader(directory).effort(target)
+            with self.reads.reader(directory) as reader:
+                view = reader.effort(target)
             if view is None:
                 return InputError(f"there is no effort '{target}' in this session (search and list give the ids)")
             if view.state.is_open:
