@@ -7,6 +7,7 @@ lists them all) and knows where ccm-tui keeps its files (XDG locations).
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -136,7 +137,10 @@ def session_name(name: str) -> str:
     (no '/' or '\\', no control characters, not '.' or '..', at most 64 characters)."""
     clean = name.strip()
     if not clean or clean in {".", ".."} or any(c in "/\\" or _control(c) for c in clean):
-        raise ValueError(f"invalid session name {name!r}: use letters, digits, '-' or '_'")
+        raise ValueError(
+            f"invalid session name {name!r}: a name is a plain word, not a path (no '/', '\\', control character, "
+            "'.' or '..')"
+        )
     if len(clean) > SESSION_NAME_MAX or len(clean.encode("utf-8")) > 255:
         raise ValueError(f"invalid session name {clean[:20]!r}…: at most {SESSION_NAME_MAX} characters")
     return clean
@@ -160,9 +164,10 @@ def session_dir(explicit: Path | None = None, name: str | None = None) -> Path:
 def retry_base_seconds() -> float:
     """The first back-off delay after a transient provider fault (doubling after that)."""
     try:
-        return max(0.0, float(env("CCM_RETRY_BASE_SECONDS") or "1"))
+        seconds = float(env("CCM_RETRY_BASE_SECONDS") or "1")
     except ValueError:
         return 1.0
+    return max(0.0, seconds) if math.isfinite(seconds) else 1.0
 
 
 def demo_autoplay() -> bool:
@@ -201,6 +206,7 @@ class Settings:
     ambient_window: int = 10
     max_tool_rounds: int = 8
     summary_max_tokens: int = 150
+    reply_max_tokens: int = 8192  # one reply's length (the model's own output limit when lower): asked and enforced
     message_max_tokens: int | None = None  # one logged message's share of the context; None: budget/4
     request_timeout: float = 120.0
     max_retries: int = 3  # transient provider errors (5xx, timeouts)
@@ -232,6 +238,7 @@ INT_KEYS = {
     "ambient_window": 0,
     "max_tool_rounds": 1,
     "summary_max_tokens": 16,
+    "reply_max_tokens": 16,
     "message_max_tokens": 100,
     "max_retries": 0,
 }
@@ -292,6 +299,8 @@ def _coerce_float(key: str, value: Any, where: str) -> float:
         number = float(value)
     except (TypeError, ValueError):
         raise ConfigError(f"{where}: '{key}' must be a number") from None
+    if not math.isfinite(number):  # nan passes every comparison; inf would wait forever
+        raise ConfigError(f"{where}: '{key}' must be a finite number, got {value!r}")
     if number < FLOAT_KEYS[key]:
         raise ConfigError(f"{where}: '{key}' must be ≥ {FLOAT_KEYS[key]}")
     if key in FLOAT_MAX and number > FLOAT_MAX[key]:

@@ -107,7 +107,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, debug: bool)
     try:
         return runner(args.command)(args)
     except UsageError as exc:
-        parser.print_usage(sys.stderr)
+        if exc.usage:
+            parser.print_usage(sys.stderr)
         sys.stderr.write(f"ccm-tui: error: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:

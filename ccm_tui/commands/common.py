@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,42 @@ class CliError(Exception):
 
 
 class UsageError(Exception):
-    """Bad arguments (exit 2)."""
+    """Bad arguments (exit 2): printed after the usage, or (``usage=False``: what is wrong is the
+    message given, not how the command was called) as one line."""
+
+    def __init__(self, message: str, *, usage: bool = True) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+MAX_WAIT_SECONDS = 86_400.0  # a day: longer than any wait an option asks for
+
+
+def seconds(text: str) -> float:
+    """An option's seconds (``--wait``): a finite number from 0 to a day; ``nan``, ``inf`` and ``-1``
+    are refused by argparse with this message."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or not 0 <= value <= MAX_WAIT_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds from 0 to {MAX_WAIT_SECONDS:g}, got {text!r}")
+    return value
+
+
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    """An option's whole number from ``low`` to ``high`` (argparse's ``type``)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, got {text}")
+        return value
+
+    return parse
 
 
 def session_options(p: argparse.ArgumentParser, *, sub: bool = True) -> None:

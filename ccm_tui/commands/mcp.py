@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import config
-from .common import EXIT_OK, UsageError, debug_option, session_dir_from
+from .common import EXIT_OK, UsageError, debug_option, seconds, session_dir_from
 
 
 def add_parser(sub: Any) -> None:
@@ -41,7 +41,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--wait",
-        type=float,
+        type=seconds,
         default=None,
         metavar="SECONDS",
         help="with --allow-writes: how long a write waits while ccm-tui or send is mid-turn (default 10)",
@@ -52,8 +52,6 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..memory_server import WRITE_WAIT, Scope, ServerOptions, serve
 
-    if args.wait is not None and args.wait < 0:
-        raise UsageError("--wait must be 0 or more seconds")
     if args.all_sessions and (getattr(args, "session", None) or getattr(args, "session_dir", None)):
         raise UsageError("--all-sessions serves every session: leave out --session and --session-dir")
     if args.all_sessions:

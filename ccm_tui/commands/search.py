@@ -11,21 +11,25 @@ from ..config import terminal_styles
 from .common import (
     EXIT_OK,
     CliError,
-    UsageError,
     debug_option,
     print_json,
     raw_stream,
     require_session,
     session_dir_from,
     session_options,
+    whole_number,
 )
+
+MAX_LIMIT = 10_000  # results one search prints at most
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("search", help="ranked search over all efforts (no model needed)")
     session_options(p)
     debug_option(p)
-    p.add_argument("--limit", type=int, default=10, metavar="N", help="results to show (default 10)")
+    p.add_argument(
+        "--limit", type=whole_number(1, MAX_LIMIT), default=10, metavar="N", help="results to show (default 10)"
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("query", help="what to look for")
 
@@ -40,8 +44,6 @@ def styled_output(stream: Any) -> bool:
 def run(args: argparse.Namespace) -> int:
     from ..core.reading import SearchIndexError, hit_json, render_report, search_report, search_session
 
-    if args.limit < 1:
-        raise UsageError("--limit must be at least 1")
     directory = session_dir_from(args)
     require_session(directory)
     try:

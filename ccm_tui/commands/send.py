@@ -19,6 +19,7 @@ from .common import (
     model_options,
     print_json,
     require_model,
+    seconds,
     session_dir_from,
     session_options,
 )
@@ -34,7 +35,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--wait",
-        type=float,
+        type=seconds,
         default=DEFAULT_LOCK_WAIT,
         metavar="SECONDS",
         help=f"how long to wait for a session another process is writing to (default {DEFAULT_LOCK_WAIT:g})",
@@ -104,11 +105,9 @@ def run(args: argparse.Namespace) -> int:
         message = sys.stdin.read()
     try:
         intent = RetryOrphan() if args.retry_orphan else parse(message or "")
-    except SlashError as exc:
-        raise UsageError(str(exc)) from None
+    except SlashError as exc:  # the message is wrong, not the command line: its reason alone
+        raise UsageError(str(exc), usage=False) from None
     settings = load_settings_from(args)
-    if args.wait < 0:
-        raise UsageError("--wait must be 0 or more seconds")
     if isinstance(intent, (SendMessage, RetryOrphan)):  # slash commands need no model (a summary falls back)
         require_model(settings)
     load_model_library(settings)  # seconds of import, outside the session lock
@@ -140,7 +139,7 @@ async def _send(args: argparse.Namespace, settings: Any, intent: Any) -> int:
                 printer.text(outcome.reply)  # what /search, /status and /help answer
             printer.finish()
         if outcome.cause == "input":
-            raise UsageError(outcome.reason)
+            raise UsageError(outcome.reason, usage=False)
         if args.json:
             print_json(send_json(outcome, controller.snapshot, listener.suggestions))
         if outcome.cancelled:
@@ -207,6 +206,8 @@ def send_json(outcome: te.Outcome, snapshot: Any, suggestions: list[Any] | None 
         "request": outcome.request.as_dict() if outcome.request else None,
         "usage": dict(snapshot.usage) if snapshot is not None else {},
     }
+    if outcome.cut:
+        data["cut"] = True  # the reply stopped at reply_max_tokens (its banner says so)
     if suggestions:
         data["suggestions"] = [
             {

@@ -12,7 +12,8 @@ from typing import Any
 from . import eventlog as ev
 from .compaction import COLLAPSED_BY_COMPACTION
 from .lifecycle import REOPEN_SEPARATOR
-from .logged_line import LoggedLine
+from .logged_line import NOTE, LoggedLine, note_author
+from .long_lines import shown_content
 
 # The banner each effort event showed live (core/tools.py words them the same way).
 EVENT_BANNERS = {
@@ -34,7 +35,12 @@ def line_records(records: list[dict[str, Any]], logged_to: str) -> list[LoggedLi
         if content == REOPEN_SEPARATOR and r.get("role") == "system":
             continue  # the reopen's banner stands for it (live, the chat showed only that)
         if r.get("role") in ("user", "assistant", "system") and isinstance(content, str):
-            out.append(LoggedLine(r["role"], content, str(r.get("ts") or ""), logged_to, bool(r.get("interrupted"))))
+            text = shown_content(r)  # a line read by its head says how much is left out
+            author = note_author(r)  # an agent's note is shown as one, never as the user's words
+            role = NOTE if author is not None else r["role"]
+            ts = str(r.get("ts") or "")
+            interrupted, cut = bool(r.get("interrupted")), r.get("cut") is True
+            out.append(LoggedLine(role, text, ts, logged_to, interrupted, author=author or "", cut=cut))
     return out
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .efforts import Effort
-from .logged_line import with_interrupted_end
+from .logged_line import framed_note, note_author, with_interrupted_end
 from .session import Session
 from .tokens import REPLY_PRIMING, TokenCounter, keep_head_and_tail
 
@@ -55,10 +55,13 @@ class WorkingContext:
 
 def _clean(message: dict[str, Any]) -> dict[str, Any]:
     """What the provider sees of a logged line: role and content (plus tool plumbing in-turn); a reply
-    that was interrupted ends saying so (the model then knows it is incomplete)."""
+    that was interrupted ends saying so (the model then knows it is incomplete); an agent's note is
+    framed as one, never as the user's own words."""
     out = {"role": message["role"], "content": message.get("content") or ""}
     if message.get("interrupted") is True and message["role"] == "assistant":
         out["content"] = with_interrupted_end(str(out["content"]))
+    if (author := note_author(message)) is not None:
+        out["content"] = framed_note(author, out["content"])
     for key in ("tool_calls", "tool_call_id", "name"):
         if message.get(key):
             out[key] = message[key]

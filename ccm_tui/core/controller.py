@@ -270,7 +270,7 @@ class SessionController(SessionQueries, SessionBroadcast):
             return replace(outcome, work="command", text=intent.line)
         if isinstance(intent, Remember):
             self._set_state(phase=Phase.ACTION, work="action", detail="remember")
-            return await engine.remember(intent.text, intent.effort_id, self._during("action"))
+            return await engine.remember(intent.text, intent.effort_id, self._during("action"), agent=intent.agent)
         assert isinstance(intent, EffortAction)
         detail = f"{intent.action.value} {intent.target}".strip()
         self._set_state(phase=Phase.ACTION, work="action", detail=detail)

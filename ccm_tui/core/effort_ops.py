@@ -29,6 +29,7 @@ from .summarize import offline_summary, summarize_messages
 
 Topic = tuple[str, int, int]  # a topic's lines in an effort's log: (effort id, first line, last line)
 MAX_OPENED_PER_TURN = 8  # efforts the model may open in one turn (1,000 would fill the budget)
+NAMED_OPEN = 5  # open efforts a refusal names (then "and N more")
 
 
 @dataclass
@@ -68,8 +69,11 @@ def find_effort(ctx: ActionContext, effort_id: str | None, *, default_active: bo
         raise ActionRefused("no effort id given and no effort is active")
     effort = efforts.get(effort_id.strip()) or named_effort(ctx.session, effort_id)
     if effort is None:
-        known = ", ".join(sorted(e.id for e in efforts.open_efforts())) or "none open"
-        raise ActionRefused(f"no effort with id '{effort_id}' (open: {known}; use search_efforts to find others)")
+        opened = sorted(e.id for e in efforts.open_efforts())
+        known = ", ".join(opened[:NAMED_OPEN]) or "none open"
+        known += f" and {len(opened) - NAMED_OPEN} more" if len(opened) > NAMED_OPEN else ""
+        shown = effort_id if len(effort_id) <= 80 else effort_id[:79] + "…"
+        raise ActionRefused(f"no effort with id '{shown}' (open: {known}; use search_efforts to find others)")
     return effort
 
 

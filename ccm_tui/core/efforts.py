@@ -25,6 +25,12 @@ STATUSES = (OPEN, CONCLUDED)
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")  # always fullmatch: "$" would let "abc\n" through
 MAX_NAME_CHARS = 200
+# Ids that name something else wherever an effort id is read (a read, a log's name, a search hit): no
+# effort the user or a model names takes them; an import named so takes the next id ("ambient-2").
+RESERVED_IDS = {
+    "ambient": "the chat between efforts",
+    "notes": "the effort agents' notes go to (ccm-tui mcp's remember)",
+}
 
 
 class ManifestError(StoreError):

@@ -150,14 +150,14 @@ class Engine(EngineQuestions):
         except (SessionLocked, SessionWriteError) as exc:
             return failed_outcome(self.turn, "action", what, exc, given_back=False)
 
-    async def remember(self, text: str, effort_id: str = "", emit: Emit | None = None) -> Outcome:
+    async def remember(self, text: str, effort_id: str = "", emit: Emit | None = None, *, agent: str = "") -> Outcome:
         """A note another agent leaves (``ccm-tui mcp``'s remember): appended under the writer lock to
         ``effort_id``'s log, or to the notes effort (see :mod:`.notes`), and indexed, so a search finds
         it at once. The outcome's ``result`` says where it landed (effort id, line)."""
         try:
             async with self._writing(emit):
                 try:
-                    note = notes.append_note(self._session, text, effort_id)
+                    note = notes.append_note(self._session, text, effort_id, agent=agent)
                 except (OSError, StoreError) as exc:
                     raise self._write_failed(exc, in_turn=False) from None
                 self._reindex_effort(note.effort_id)

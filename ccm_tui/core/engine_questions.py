@@ -19,6 +19,7 @@ from .export import export_conversation, export_effort
 from .index_sync import sync_index
 from .log_lines import AMBIENT, LogLines, file_lines, indexed_lines
 from .logged_line import LoggedLine
+from .long_lines import READ_BYTES, SHOW_BYTES, cut_size, shown_content
 from .orchestrator import Orchestrator
 from .recall import RecallSource
 from .recovery import UnansweredTurn, unanswered_turn
@@ -143,8 +144,11 @@ class EngineQuestions:
         )
 
     def effort_log(self, effort_id: str) -> JsonlRead:
-        """An effort's whole raw log as on disk (unreadable lines counted, not fatal)."""
-        return read_jsonl(self._session.effort_path(effort_id))
+        """An effort's raw log as on disk, to show (unreadable lines counted, not fatal): a huge line by
+        its head, its content saying how much is left out (:mod:`.long_lines`)."""
+        read = read_jsonl(self._session.effort_path(effort_id), line_cap=SHOW_BYTES)
+        read.records = [{**r, "content": shown_content(r)} if cut_size(r) else r for r in read.records]
+        return read
 
     def read_lines(self, log: str, first: int, last: int) -> LogLines:
         """Lines ``first``..``last`` of an effort's log or of the ambient chat (``log="ambient"``),
@@ -153,7 +157,7 @@ class EngineQuestions:
             raw, index = self._session.raw_path, self._index
             if index is None:
                 return file_lines(raw, first, last)
-            read = partial(index.read_ambient_lines, raw)
+            read = partial(index.read_ambient_lines, raw, cap=READ_BYTES)
             return indexed_lines(read, first, last, self._session.state.ambient_messages)
         if self._session.efforts.get(log) is None:
             raise StoreError(f"there is no effort '{log}'")

@@ -6,11 +6,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .logged_line import with_interrupted_end
+from .logged_line import NOTE, note_author, with_interrupted_end
 from .store import read_jsonl, without_retracted
 from .views import EffortView
 
-ROLE_TITLES = {"user": "You", "assistant": "Assistant", "system": "System"}
+ROLE_TITLES = {"user": "You", "assistant": "Assistant", "system": "System", NOTE: "Note"}
+
+
+def role_title(record: dict[str, Any]) -> str:
+    """Who said a logged line, as a heading: "You", "Assistant", or "Note from <agent>" for a note."""
+    author = note_author(record)
+    if author is not None:
+        return f"Note from {author}"
+    role = str(record.get("role", "?"))
+    return ROLE_TITLES.get(role, role)
 
 
 def effort_markdown(effort: EffortView, records: list[dict[str, Any]]) -> str:
@@ -35,7 +44,7 @@ def effort_markdown(effort: EffortView, records: list[dict[str, Any]]) -> str:
         stamp = f" · {record['ts']}" if record.get("ts") else ""
         mark = " (interrupted)" if record.get("interrupted") else ""
         content = with_interrupted_end(content) if mark else content
-        lines += [f"### {ROLE_TITLES.get(role, role)}{stamp}{mark}", "", content.rstrip(), ""]
+        lines += [f"### {role_title(record)}{stamp}{mark}", "", content.rstrip(), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -71,7 +80,7 @@ def conversation_markdown(name: str, places: dict[str, list[dict[str, Any]]]) ->
         stamp = f" · {ts}" if ts else ""
         mark = " (interrupted)" if record.get("interrupted") else ""
         content = with_interrupted_end(content) if mark else content
-        lines += [f"### {ROLE_TITLES.get(role, role)}{stamp}{mark}", "", content.rstrip(), ""]
+        lines += [f"### {role_title(record)}{stamp}{mark}", "", content.rstrip(), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -32,11 +32,13 @@ from .efforts import (
     CONCLUDED,
     MAX_NAME_CHARS,
     OPEN,
+    RESERVED_IDS,
     SLUG_RE,
     Effort,
     ManifestError,
     effort_from_dict,
     slug_sequence,
+    slugify,
     unique_slug,
 )
 from .eventlog import now_iso
@@ -67,8 +69,11 @@ class _TakenIds:
 
 
 def open_effort(session: Session, name: str, *, turn: int) -> Effort:
-    """Create an effort from the name the model (or the user) gave; it becomes the active one."""
+    """Create an effort from the name the model (or the user) gave; it becomes the active one. A name
+    whose id is reserved (``ambient``, ``notes``: see RESERVED_IDS) is refused."""
     name = clean_name(name)[:MAX_NAME_CHARS]  # never a control sequence replayed by every later status
+    if (slug := slugify(name)) in RESERVED_IDS:
+        raise ActionRefused(f"'{slug}' is reserved: it names {RESERVED_IDS[slug]}; give the effort another name")
     effort = Effort(id=unique_slug(name, _TakenIds(session)), name=name, status=OPEN, created=now_iso())
     session.efforts.add(effort)
     session.efforts.set_active(effort)
@@ -226,6 +231,7 @@ def land_imported(
     source: dict[str, Any],
     *,
     restored_at: str | None = None,
+    reserved: str = "",
 ) -> Effort:
     """A transcript from another agent becomes a concluded effort, its summary in working memory.
 
@@ -233,7 +239,8 @@ def land_imported(
     before the manifest names it, so the manifest never points at a missing file
     and a kill leaves at most an unpublished log. Such a log (no manifest entry)
     is replaced by the next import of the same messages, never appended to or
-    duplicated; a different file under the chosen id is never touched."""
+    duplicated; a different file under the chosen id is never touched. A reserved id is not taken
+    (the next one is) unless it is ``reserved``: the notes effort's own."""
     restored_at = restored_at or now_iso()
     name = clean_name(name) or "imported"
     adopted = _adopted_by_repair(session, name, messages)
@@ -244,7 +251,7 @@ def land_imported(
         effort.created, effort.concluded_at = effort.created or restored_at, restored_at
     else:
         effort = Effort(
-            id=_import_id(session, name, messages),
+            id=_import_id(session, name, messages, reserved),
             status=CONCLUDED,
             summary=summary,
             name=name,
@@ -307,11 +314,12 @@ def remove_unpublished_imports(efforts_dir: Path) -> None:
         leftover.unlink(missing_ok=True)
 
 
-def _import_id(session: Session, name: str, messages: list[dict[str, Any]]) -> str:
+def _import_id(session: Session, name: str, messages: list[dict[str, Any]], reserved: str = "") -> str:
     """A free id for the import; a log left without a manifest entry by a killed import of
-    the same messages gives its id back, any other existing file keeps its own."""
+    the same messages gives its id back, any other existing file keeps its own. A reserved id is
+    skipped ("ambient" → "ambient-2") unless it is ``reserved`` (the notes effort takes "notes")."""
     for effort_id in slug_sequence(name):
-        if effort_id in session.efforts:
+        if effort_id in session.efforts or (effort_id in RESERVED_IDS and effort_id != reserved):
             continue
         path = session.effort_path(effort_id)
         if not os.path.lexists(path) or _same_messages(path, messages):

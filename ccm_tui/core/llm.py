@@ -191,8 +191,11 @@ class LLMClient:
         summary_model: str | None = None,
         timeout: float = 120.0,
         extra: dict[str, Any] | None = None,
+        reply_max_tokens: int | None = None,
     ) -> None:
         self.model = model
+        self.reply_max_tokens = reply_max_tokens  # asked of every chat request (max_tokens), see reply_cap
+        self._reply_cap: int | None = None
         self.summary_model = summary_model or model
         self.api_base = api_base
         note_url_secrets(api_base)  # its password or key is redacted wherever it is echoed
@@ -225,24 +228,38 @@ class LLMClient:
         tools: list[dict[str, Any]] | None,
         on_delta: OnDelta | None = None,
     ) -> Completion:
-        """One streamed request. Text deltas go to ``on_delta``; tool calls are reassembled."""
+        """One streamed request. Text deltas go to ``on_delta``; tool calls are reassembled. The reply
+        is asked to stop at ``reply_max_tokens`` (the model's own output limit when lower); a
+        receiver that stops reading (it raised) closes the stream, so a model that goes on
+        regardless is not read further."""
         litellm = import_litellm()
         kwargs = self._kwargs(self.model)
         kwargs.update(messages=messages, stream=True, stream_options={"include_usage": True})
+        if self.reply_max_tokens:
+            kwargs.setdefault("max_tokens", self._cap())
         if tools:
             kwargs["tools"] = tools
         stream = _StreamAssembler(on_delta)
+        response = None
         try:
             response = await litellm.acompletion(**kwargs)
             async for chunk in response:
                 await stream.take(chunk)
         except asyncio.CancelledError:
             raise
-        except _DeltaFailed as exc:  # the receiver failed (a full disk): its error, not "the stream was cut"
+        except _DeltaFailed as exc:  # the receiver failed (a full disk) or stopped: its error, not "the stream was cut"
+            await _close(response)
             raise exc.error from None
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes an LLMError
             raise stream.failure(classify(exc, self.model, self.api_base)) from None
         return stream.completion()
+
+    def _cap(self) -> int:
+        if self._reply_cap is None:
+            from .model_facts import reply_cap
+
+            self._reply_cap = reply_cap(self.reply_max_tokens or 0, self.model)
+        return self._reply_cap
 
     async def _request(self, model: str, **kwargs: Any) -> Any:
         """One non-streamed request; provider failures become LLMError."""
@@ -280,6 +297,15 @@ class LLMClient:
             tool_calls=calls,
             usage=_usage_dict(getattr(response, "usage", None)),
         )
+
+
+async def _close(response: Any) -> None:
+    """Close a streamed response that is not read to its end (the connection goes: the server stops)."""
+    close = getattr(response, "aclose", None)
+    if close is None:
+        return
+    with contextlib.suppress(Exception):
+        await close()
 
 
 def _usage_dict(usage: Any) -> dict[str, int]:

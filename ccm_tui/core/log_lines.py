@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .long_lines import READ_BYTES, cut_size, line_table, read_record
 from .store import is_message, open_nofollow
 
 RADIUS = 6  # lines either side of around_line
@@ -74,47 +75,49 @@ def page(offset: Any = 1, limit: Any = MAX_LINES) -> tuple[int, int]:
 
 
 def message_line(number: int, record: Any) -> dict[str, Any] | None:
-    """A log line as a read shows it (None for a line that is not a chat message)."""
+    """A log line as a read shows it (None for a line that is not a chat message): its content cut to
+    MESSAGE_CHARS, with ``chars`` (its whole length) when cut, or ``line_bytes`` (the whole line's
+    size) when the line was too long to read whole."""
     if not isinstance(record, dict) or not is_message(record):
         return None
     content = record.get("content")
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-    return {"line": number, "role": record.get("role"), "content": text[:MESSAGE_CHARS]}
+    shown: dict[str, Any] = {"line": number, "role": record.get("role"), "content": text[:MESSAGE_CHARS]}
+    size = cut_size(record)
+    if size is not None:
+        shown["line_bytes"] = size  # read by its head: its length in characters is not known
+    elif len(text) > MESSAGE_CHARS:
+        shown["chars"] = len(text)
+    return shown
 
 
-def _parsed(raw: bytes) -> Any:
-    try:
-        return json.loads(raw.decode("utf-8", errors="replace"))
-    except (ValueError, RecursionError):
-        return None
-
-
-def _numbered(path: Path, first: int, last: int) -> Iterator[tuple[int, Any]]:
-    """Every line's number, and the record of those from ``first`` to ``last`` (None for the others),
-    read as a stream (the file is never loaded whole); a missing file has none."""
+def _numbered(path: Path, first: int, last: int, cap: int | None) -> tuple[int, list[tuple[int, Any]]]:
+    """The log's line count, and the records of its lines ``first`` to ``last``, found through its
+    line table (:func:`.long_lines.line_table`: a log read before is not scanned again); a line
+    longer than ``cap`` bytes is parsed from its head. A missing file has no lines."""
     try:
         fd = open_nofollow(path, os.O_RDONLY)
     except FileNotFoundError:
-        return
+        return 0, []
     with os.fdopen(fd, "rb") as fh:
-        for number, raw in enumerate(fh, 1):
-            yield number, (_parsed(raw) if first <= number <= last else None)
+        size = os.fstat(fd).st_size
+        table = line_table(fh)
+        total = table.count(size)
+        numbers = range(max(1, first), min(last, total) + 1)
+        return total, [(n, read_record(fh, table.line(n, size), cap)) for n in numbers]
 
 
 def file_lines(path: Path, first: int, last: int) -> LogLines:
     """Lines of a log file as a read shows them (long messages clipped); missing → empty."""
-    out = LogLines(first, last, 0)
-    for number, record in _numbered(path, first, last):
-        out.total = number
-        if (shown := message_line(number, record)) is not None:
-            out.messages.append(shown)
-    out.last = min(last, out.total or 0)
+    total, records = _numbered(path, first, last, READ_BYTES)
+    out = LogLines(first, min(last, total), total)
+    out.messages = [shown for number, record in records if (shown := message_line(number, record)) is not None]
     return out
 
 
 def file_records(path: Path, first: int, last: int) -> list[tuple[int, dict[str, Any]]]:
     """The chat messages of lines ``first``..``last`` of a log, whole and numbered."""
-    return [(n, r) for n, r in _numbered(path, first, last) if isinstance(r, dict) and is_message(r)]
+    return [(n, r) for n, r in _numbered(path, first, last, None)[1] if isinstance(r, dict) and is_message(r)]
 
 
 def indexed_lines(read: Callable[[int, int], Iterable[tuple[int, Any]]], first: int, last: int, total: int) -> LogLines:

@@ -6,10 +6,34 @@ Vocabulary the UI imports at start-up: nothing here reads a session (that is
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
-ROLE_ORDER = {"user": 0, "system": 1, "assistant": 2}
+NOTE = "note"  # a note's role as the chat shows it (its log line says "user", marked "note": true)
+ROLE_ORDER = {"user": 0, NOTE: 0, "system": 1, "assistant": 2}
+AGENT_CHARS = 60  # of an agent's name as a note shows it
+
+
+def note_author(record: Mapping[str, Any]) -> str | None:
+    """Who left a note — an agent, through ``ccm-tui mcp``'s remember — or None when ``record`` is
+    no note. A note is a ``user`` line marked ``"note": true`` (older notes: ``"source": "mcp"``);
+    ``"agent"`` names the MCP client that left it (older notes: "an agent")."""
+    if record.get("role") != "user" or not (record.get("note") is True or record.get("source") == "mcp"):
+        return None
+    agent = record.get("agent")
+    name = (
+        " ".join("".join(c for c in agent if c.isprintable()).split())[:AGENT_CHARS] if isinstance(agent, str) else ""
+    )
+    return name or "an agent"
+
+
+def framed_note(author: str, text: str) -> str:
+    """A note as a model reads it: framed as a note, never as the user's own words."""
+    return f"[Note left by {author} via ccm-tui mcp — not the user's words] {text}"
+
+
 # What closes a reply that was cut short (Escape, a crash after its tools ran): the log keeps the text
 # as it came, flagged ``interrupted``; the history, the export and the model's context end it with this.
 INTERRUPTED_END = "[… reply interrupted]"
@@ -31,6 +55,8 @@ class LoggedLine:
     kind: str = "effort"  # a banner's kind, as live: "effort" (--- … ---) or "compaction"
     place: str = ""  # a turn's banner logged after its reply (decay, compaction): shown above it, as live
     usage: tuple[int, int, float | None] | None = None  # a reply's turn: prompt, completion tokens, cost
+    author: str = ""  # a note's: the agent that left it (role NOTE; shown "Note from <author>", not "You")
+    cut: bool = False  # a reply that stopped at its cap (reply_max_tokens)
 
     @property
     def shown(self) -> str:

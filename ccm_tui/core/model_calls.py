@@ -6,6 +6,11 @@ limits (``SESSION PAUSED``, resumed by itself), retries transient faults with
 backoff, tries an unreachable address once more, and notices a model that
 cannot take tools: from then on requests go without them and the user is told
 once. It also adds up the tokens and the cost the provider reports.
+
+A reply is capped (``reply_max_tokens``, the model's own output limit when lower): the request
+asks for no more, and its tokens are counted as they stream in, so a model that goes on regardless
+(a looping local model) is not read past the cap — the reply ends there, marked cut
+(``finish_reason`` "length", as a provider says when it stopped at max_tokens itself).
 """
 
 from __future__ import annotations
@@ -18,14 +23,44 @@ from typing import Any
 
 from ..config import Settings
 from . import eventlog as ev
-from .chat_model import ChatModel, Completion
+from .chat_model import ChatModel, Completion, OnDelta
 from .llm_errors import CONNECTION, NO_TOOLS, RATE_LIMIT, LLMError
-from .model_facts import FROM_MODEL_MAP, known_without_tools, learned_without_tools, remember_without_tools
+from .model_facts import FROM_MODEL_MAP, known_without_tools, learned_without_tools, remember_without_tools, reply_cap
 from .session import Session
+from .tokens import TokenCounter
 from .turn_events import Asking, Banner, Paused, Resumed, RoundReset, TurnEvent, Waiting
 
 Emit = Callable[[TurnEvent], None]
 LOADING_CLIENT = "loading the model client…"
+CUT = "length"  # the finish reason of a reply that reached its cap
+
+
+class ReplyCapped(Exception):
+    """The reply reached its cap: the stream is not read further."""
+
+
+class _Counted:
+    """The receiver of a reply's text that counts its tokens as they arrive, and stops the stream
+    (raising :class:`ReplyCapped`) at the piece that would pass ``cap``."""
+
+    def __init__(self, on_delta: OnDelta | None, cap: int, encoding: Any) -> None:
+        self.on_delta = on_delta
+        self.cap = cap
+        self.encoding = encoding
+        self.tokens = 0
+        self.text: list[str] = []
+
+    def __call__(self, piece: str) -> Any:
+        tokens = len(self.encoding.encode(piece, disallowed_special=()))
+        if self.tokens + tokens > self.cap:
+            raise ReplyCapped
+        self.tokens += tokens
+        self.text.append(piece)
+        return self.on_delta(piece) if self.on_delta is not None else None
+
+    def completion(self) -> Completion:
+        """The reply as far as it was read (its tool calls, unfinished, are left out)."""
+        return Completion(content="".join(self.text), usage={"completion_tokens": self.tokens}, finish_reason=CUT)
 
 
 def no_tools_notice(model: str) -> str:
@@ -59,6 +94,15 @@ class ModelCalls:
         self.turn_cost: float | None = None
         self._tools_enabled: bool | None = None  # looked up on first use
         self._tell_no_tools = False
+        self._reply_cap: int | None = None  # looked up on first use (the model map)
+
+    @property
+    def reply_cap(self) -> int:
+        """Most tokens of one reply: ``reply_max_tokens``, or the model's output limit when lower."""
+        if self._reply_cap is None:
+            model = self.llm.model if self.llm is not None else None
+            self._reply_cap = reply_cap(self.settings.reply_max_tokens, model)
+        return self._reply_cap
 
     # ------------------------------------------------------------------ tools
     @property
@@ -110,8 +154,11 @@ class ModelCalls:
         waited = 0.0
         while True:
             emit(Asking(turn=turn, attempt=attempt + 1))
+            counted = _Counted(on_delta, self.reply_cap, self._encoding())
             try:
-                completion = await self.llm.stream_chat(messages, tools, on_delta)
+                completion = await self.llm.stream_chat(messages, tools, counted)
+            except ReplyCapped:
+                completion = counted.completion()
             except LLMError as exc:
                 if exc.kind == NO_TOOLS and tools:
                     self._without_tools(str(exc), turn, emit, banners)
@@ -126,7 +173,18 @@ class ModelCalls:
                     await self._sleep(delay)
                 continue
             self._add_usage(completion.usage)
+            if completion.finish_reason == CUT:
+                self._say_cut(turn, emit, banners)
+                completion.tool_calls = []  # cut in the middle: not run
             return completion
+
+    def _say_cut(self, turn: int, emit: Emit, banners: list[str]) -> None:
+        """The reply stopped at its cap: the user is told, with the way out."""
+        banners.append(
+            f"The reply was cut at {self.reply_cap:,} tokens (reply_max_tokens): ask the model to go on, "
+            "or raise the setting"
+        )
+        emit(Banner(turn=turn, text=banners[-1], kind="info"))
 
     def _delay_before_retry(self, exc: LLMError, attempt: int, waited: float, turn: int, emit: Emit) -> float:
         """Seconds to wait before trying again, or raise when this failure is not retried."""
@@ -160,6 +218,10 @@ class ModelCalls:
         await self._sleep(delay)
         self.session.log_event(ev.SESSION_RESUME, attempt=attempt)
         emit(Resumed(turn=turn))
+
+    def _encoding(self) -> Any:
+        counter = self.session.counter if self.session is not None else TokenCounter(self.llm and self.llm.model)
+        return counter.encoding
 
     def begin_turn(self) -> None:
         self.turn_usage, self.turn_cost = {}, None

@@ -52,6 +52,19 @@ def input_window(model: str | None) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
+def output_limit(model: str | None) -> int | None:
+    """The most tokens the model writes in one reply, when the bundled map knows the model."""
+    value = model_info(model).get("max_output_tokens")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def reply_cap(configured: int, model: str | None) -> int:
+    """A reply's cap: ``reply_max_tokens``, or the model's own output limit when lower (a provider
+    refuses a max_tokens above it)."""
+    limit = output_limit(model)
+    return min(configured, limit) if limit is not None else configured
+
+
 def known_without_tools(model: str | None) -> bool:
     """True only when the bundled map says outright that this provider's model has no function
     calling. A bare-name entry counts only for its own provider: ``openai/deepseek-reasoner`` on a

@@ -32,6 +32,7 @@ def model_client(settings: Settings) -> ChatModel | None:
         api_base=settings.api_base,
         summary_model=settings.summary_model,
         timeout=settings.request_timeout,
+        reply_max_tokens=settings.reply_max_tokens,
     )
 
 

@@ -1,11 +1,15 @@
 """Notes other agents leave in a session (``ccm-tui mcp``'s remember): appended, never rewritten.
 
 A note is one log record, ``{"role": "user", "content": text, "ts": …, "note": true,
-"source": "mcp"}``, appended to the log of the effort it names — or, when it names
+"source": "mcp", "agent": <the MCP client's name>}``, appended to the log of the effort it names — or, when it names
 none, to the notes effort: landed as a concluded effort with the first note (through
 the lifecycle, like an imported transcript), so it sits in no model's context by
 itself and search finds it like any other effort. The caller holds the writer lock
 and re-indexes the effort (:meth:`.engine.Engine.remember`); ``note_added`` is logged.
+
+Its role stays ``user`` (the log's contract), but nothing shows it as the user's words: the
+working context frames it (:func:`.logged_line.framed_note`), the chat labels it "Note from
+<agent>", a summary's transcript says NOTE — older notes, marked ``"source": "mcp"``, too.
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from typing import Any
 from . import eventlog as ev
 from . import lifecycle
 from .efforts import Effort
+from .logged_line import AGENT_CHARS
 from .orchestrator import UserInputError, clean_user_text
 from .session import Session
 from .store import open_nofollow
+from .terminal_text import clean_name
 
 NOTES_NAME = "notes"  # the notes effort's name (and id, unless that id is taken)
 NOTES_KIND = "notes"  # its source's kind: how it is found again whatever its id
@@ -59,10 +65,13 @@ def notes_effort(session: Session) -> Effort | None:
     return made or session.efforts.get(NOTES_NAME)
 
 
-def append_note(session: Session, text: str, effort_id: str = "", *, source: str = "mcp") -> Note:
-    """Append a note to ``effort_id``'s log (any state), or to the notes effort, made on first use."""
+def append_note(session: Session, text: str, effort_id: str = "", *, source: str = "mcp", agent: str = "") -> Note:
+    """Append a note to ``effort_id``'s log (any state), or to the notes effort, made on first use
+    (``agent``: who leaves it, as its MCP client names itself)."""
     text = note_text(text)
-    record = {"role": "user", "content": text, "ts": ev.now_iso(), "note": True, "source": source}
+    record: dict[str, Any] = {"role": "user", "content": text, "ts": ev.now_iso(), "note": True, "source": source}
+    if name := clean_name(agent)[:AGENT_CHARS]:
+        record["agent"] = name
     effort = session.efforts.get(effort_id) if effort_id else notes_effort(session)
     if effort is None and effort_id:
         raise NoteError(
@@ -71,7 +80,7 @@ def append_note(session: Session, text: str, effort_id: str = "", *, source: str
         )
     if effort is None:
         effort = lifecycle.land_imported(
-            session, NOTES_NAME, [record], NOTES_SUMMARY, {"kind": NOTES_KIND, "via": source}
+            session, NOTES_NAME, [record], NOTES_SUMMARY, {"kind": NOTES_KIND, "via": source}, reserved=NOTES_NAME
         )
         note = Note(effort.id, 1, True)
     else:

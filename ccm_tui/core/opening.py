@@ -22,11 +22,13 @@ from ..config import Settings, default_budget, retry_base_seconds
 from .chat_model import ChatModel
 from .engine import TURN_LOCK_WAIT, Engine
 from .index_sync import sync_index, sync_log
+from .long_lines import READ_BYTES
 from .model_setup import model_client, resolve_budget
 from .orchestrator import Orchestrator
 from .search import EffortIndex, RecallHit, SearchHit, SearchIndexError, without_folded
 from .search.database import IN_MEMORY
 from .session import SEARCH_DB, Session, SessionLocked
+from .session_reader import ReadingSession
 from .tokens import TokenCounter
 from .tools import ToolError
 
@@ -54,7 +56,7 @@ class IndexHooks:
 
     def read_ambient(self, first: int, last: int) -> list[tuple[int, Any]]:
         try:
-            return self.index.read_ambient_lines(self.session.raw_path, first, last)
+            return self.index.read_ambient_lines(self.session.raw_path, first, last, READ_BYTES)
         except SearchIndexError as exc:
             raise ToolError(f"the search index is unavailable right now ({exc}); try again") from None
 
@@ -234,7 +236,7 @@ def open_read_only(session_dir: Path, settings: Settings) -> Engine:
 def search_session(session_dir: Path, query: str, limit: int = 10) -> list[SearchHit]:
     """Search a session without opening it for writing (``ccm-tui search``): reads the manifest,
     brings the derived index up to date, ranks. Never imports litellm."""
-    with Session.open(Path(session_dir), readonly=True) as session:  # (closed after: its catalog too)
+    with ReadingSession.open(Path(session_dir), readonly=True) as session:  # (closed after: its catalog too)
         try:
             index = open_index(session_dir)
         except SearchIndexError:

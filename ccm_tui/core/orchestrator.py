@@ -37,7 +37,7 @@ from .effort_ops import ActionContext, Topic, perform
 from .effort_states import Action, ActionRefused
 from .eventlog import now_iso
 from .llm_errors import LLMError
-from .model_calls import Emit, ModelCalls
+from .model_calls import CUT, Emit, ModelCalls
 from .recall import Find, Recalled, recall_for
 from .salience import IdIndex
 from .session import Session
@@ -247,6 +247,7 @@ class Orchestrator:
         for round_no in range(self.settings.max_tool_rounds + 1):
             tools = None if round_no == self.settings.max_tool_rounds else self.offered_tools
             completion = await self._ask(record, tools, round_no, emit)
+            record.cut = record.cut or completion.finish_reason == CUT  # (its banner said so)
             if completion.content.strip():
                 record.reply_parts.append(completion.content.strip())
             if not completion.tool_calls:

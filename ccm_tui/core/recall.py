@@ -97,7 +97,7 @@ def skip_rule(session: Session, message_cap: int | None = None) -> Skip:
         """Shown word for word: a role the context shows, not cut to the message cap."""
         if message.get("role") not in SHOWN_ROLES:
             return False
-        return not message_cap or counter.count_text(str(message.get("content") or "")) <= message_cap
+        return not message_cap or counter.within(str(message.get("content") or ""), message_cap)
 
     def skip(source: str, log: str, line: int) -> bool:
         if is_withdrawn(session, "ambient" if source == "ambient" else log, line):

@@ -115,6 +115,7 @@ class Remember:
 
     text: str
     effort_id: str = ""
+    agent: str = ""  # the MCP client that leaves it (its clientInfo name), shown with the note
 
 
 @dataclass(frozen=True)

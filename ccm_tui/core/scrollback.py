@@ -15,7 +15,6 @@ continues from there; asked for a page before another line, it starts again from
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +29,8 @@ from .chat_history import (
     with_usage,
 )
 from .efforts import SLUG_RE
-from .logged_line import END_OF_CHAT, ROLE_ORDER, LoggedLine
+from .logged_line import END_OF_CHAT, ROLE_ORDER, LoggedLine, note_author
+from .long_lines import SHOW_BYTES, lines_backwards, read_record
 from .session import Session
 from .store import RETRACTS, is_retraction, open_nofollow
 
@@ -53,64 +53,47 @@ def order_of(record: dict[str, Any]) -> tuple[str, int]:
 
 @dataclass
 class _Backwards:
-    """A JSONL file read from the end towards its start, a record at a time."""
+    """A JSONL file read from the end towards its start, a record at a time (a huge line by its head:
+    see :mod:`.long_lines`). The file is opened for each step, never held between pages."""
 
     path: Path
-    pos: int | None = None  # the byte before which nothing was read yet; None: the end
+    pos: int | None = None  # the start of the oldest line read; None: nothing read yet
     records: list[dict[str, Any]] = field(default_factory=list)  # read, not handed yet (file order)
-    rest: bytes = b""  # the partial first line of the last chunk read
     withdrawn: int = 0  # records still to skip: a retraction marker read (later in the file) withdraws them
 
     @property
     def exhausted(self) -> bool:
-        return not self.records and self.pos == 0 and not self.rest
+        return not self.records and self.pos == 0
 
     def previous(self) -> dict[str, Any] | None:
         """The record before the ones handed so far (None at the start of the file)."""
         while not self.records:
-            if not self._read_chunk():
+            if not self._read_step():
                 return None
         return self.records.pop()
 
-    def _read_chunk(self) -> bool:
+    def _read_step(self) -> bool:
+        """Read the records of about a chunk's worth of lines before ``pos`` (at least one line)."""
+        if self.pos == 0:
+            return False
         try:
             fd = open_nofollow(self.path, os.O_RDONLY)
         except OSError:
-            self.pos, self.rest = 0, b""
+            self.pos = 0
             return False
+        found: list[dict[str, Any]] = []
         with os.fdopen(fd, "rb") as fh:
-            if self.pos is None:
-                self.pos = fh.seek(0, os.SEEK_END)
-            if self.pos == 0:  # the file's first line, kept from the chunk before, or nothing left
-                if not self.rest:
-                    return False
-                self.records, self.rest = _parse(self.rest), b""
-                return True
-            step = min(CHUNK, self.pos)
-            self.pos -= step
-            fh.seek(self.pos)
-            buf = fh.read(step) + self.rest
-        if self.pos > 0:
-            cut = buf.find(b"\n")
-            self.rest, buf = (buf, b"") if cut < 0 else (buf[: cut + 1], buf[cut + 1 :])
-        else:
-            self.rest = b""
-        self.records = _parse(buf)
+            end, self.pos, scanned = self.pos, 0, 0  # 0: unless a line is left before the last one read
+            for line in lines_backwards(fh, end):
+                if scanned >= CHUNK:
+                    self.pos = line.end + 1
+                    break
+                scanned += line.size + 1
+                record = read_record(fh, line, SHOW_BYTES)
+                if isinstance(record, dict):
+                    found.append(record)  # a bad line costs itself only, as everywhere
+        self.records = found[::-1]
         return True
-
-
-def _parse(raw: bytes) -> list[dict[str, Any]]:
-    out = []
-    for line in raw.split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line.decode("utf-8", errors="replace"))
-        except (ValueError, RecursionError):
-            continue  # a bad line costs itself only, as everywhere
-        if isinstance(record, dict):
-            out.append(record)
-    return out
 
 
 @dataclass
@@ -203,10 +186,11 @@ class ScrollBack:
                 continue
             if record.get("role") not in ("user", "assistant"):
                 continue  # a reopen's separator and the like: its banner comes from the event log
-            while not (claims.notes if record.get("note") is True else claims.lines) and self._may_claim(record):
+            note = note_author(record) is not None
+            while not (claims.notes if note else claims.lines) and self._may_claim(record):
                 if not self._read_events(EVENTS_PER_STEP):
                     break
-            if record.get("note") is True:
+            if note:
                 if claims.notes <= 0:
                     continue
                 claims.notes -= 1

@@ -61,6 +61,8 @@ SEARCH_DB = "search.sqlite"  # derived: safe to delete, rebuilt from the logs
 class Session:
     """The files of one session plus the in-memory state a turn needs."""
 
+    open_logs = True  # read the open efforts' logs on load (a reader that builds no context does not)
+
     def __init__(
         self,
         directory: Path,
@@ -199,9 +201,9 @@ class Session:
         previous.close()
         self._logs.clear()
         self.load_ambient_tail()
-        for effort in self.efforts.open_efforts():
+        for effort in self.efforts.open_efforts() if self.open_logs else ():
             log = self.effort_log(effort.id)
-            effort.raw_tokens = sum(self.counter.count_message(m) for m in log)
+            effort.raw_tokens = sum(self.counter.count_message(m, estimate=True) for m in log)
             effort.messages = self._log_lines.get(effort.id, len(log))  # (line numbers count what was withdrawn)
         for effort_id in list(self.view.expanded):
             known = self.efforts.get(effort_id)
@@ -386,7 +388,7 @@ class Session:
         self._count_logged(effort, messages)
 
     def _count_logged(self, effort: Effort, messages: list[dict[str, Any]]) -> None:
-        delta = sum(self.counter.count_message(m) for m in messages)
+        delta = sum(self.counter.count_message(m, estimate=True) for m in messages)  # a figure: naive tokens
         effort.raw_tokens += delta  # (the effort table adds it to effort_raw_total)
         effort.messages += len(messages)
 

@@ -96,11 +96,14 @@ def is_session(path: Path) -> bool:
 def session_paths(root: Path, *, accept: Callable[[str], object] = _valid_name, links: bool = True) -> list[Path]:
     """The sessions under ``root``, sorted by name: directories holding a session file whose names
     ``accept`` takes (by default ``--session``'s rule); ``links=False`` leaves out symbolic links
-    (the MCP server serves no session that leads out of the data directory)."""
+    (the MCP server serves no session that leads out of the data directory). No directory yet: none;
+    one that cannot be read (too many open files, no permission) is an error, never "none"."""
     try:
         entries = list(root.iterdir())
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         return []
+    except OSError as exc:
+        raise SessionCatalogError(f"cannot list the sessions in {root}: {(exc.strerror or str(exc)).lower()}") from None
     return sorted(
         (p for p in entries if accept(p.name) and (links or not p.is_symlink()) and is_session(p)),
         key=lambda p: p.name,

@@ -19,12 +19,24 @@ from pathlib import Path
 from ..config import Settings
 from .index_sync import sync_index
 from .log_lines import AMBIENT, LogLines, file_lines, indexed_lines
+from .long_lines import READ_BYTES
 from .search import EffortIndex, SearchHit, SearchIndexBusy, SearchIndexError, without_folded
 from .session import SEARCH_DB, Session
 from .tokens import TokenCounter
 from .views import EffortView, effort_view
 
 READ_WAIT = 1.0  # seconds a search may wait for a lock SQLite takes briefly (a WAL reader rarely meets one)
+
+
+class ReadingSession(Session):
+    """A session read for searches and listings, which build no context: the open efforts' logs and the
+    ambient window stay on disk (line and token counts are the manifest's), so a huge message in
+    one costs nothing to open."""
+
+    open_logs = False
+
+    def load_ambient_tail(self) -> None:
+        """(No ambient window: nothing here shows it.)"""
 
 
 class ReadError(ValueError):
@@ -65,7 +77,7 @@ class SessionReader:
     def _current(self) -> Session:
         """The session as on disk now (read again only when another process wrote to it)."""
         if self._session is None:
-            self._session = Session.open(
+            self._session = ReadingSession.open(
                 self.dir,
                 readonly=True,
                 ambient_window=self.settings.ambient_window,
@@ -123,7 +135,10 @@ class SessionReader:
             session = self._current()
             view = session.view
             return [
-                EffortEntry(effort_view(session, e), view.last_referenced.get(e.id, view.summaries.get(e.id)))
+                EffortEntry(
+                    effort_view(session, e, in_context=False),  # (an open effort's log is not read to list it)
+                    view.last_referenced.get(e.id, view.summaries.get(e.id)),
+                )
                 for e in session.efforts
             ]
 
@@ -172,7 +187,9 @@ class SessionReader:
         if index is None:
             return file_lines(session.raw_path, first, last)
         chosen = index
-        return indexed_lines(lambda a, b: chosen.read_ambient_lines(session.raw_path, a, b), first, last, total)
+        return indexed_lines(
+            lambda a, b: chosen.read_ambient_lines(session.raw_path, a, b, READ_BYTES), first, last, total
+        )
 
     def close(self) -> None:
         with self._lock:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic_file import atomic_write_text
+from .long_lines import CHUNK, lines_backwards, lines_forward, read_record
 
 
 class StoreError(RuntimeError):
@@ -248,8 +249,11 @@ def is_message(record: dict[str, Any]) -> bool:
     return isinstance(content, str)
 
 
-def read_jsonl(path: Path) -> JsonlRead:
-    """Read a whole JSONL file tolerantly. A missing file reads as empty."""
+def read_jsonl(path: Path, *, line_cap: int | None = None) -> JsonlRead:
+    """Read a whole JSONL file tolerantly. A missing file reads as empty. With ``line_cap`` (a reader
+    that shows lines) a longer line is parsed from its head (:mod:`.long_lines`)."""
+    if line_cap is not None:
+        return _read_capped(path, line_cap)
     try:
         raw = read_bytes(path)
     except FileNotFoundError:
@@ -259,11 +263,38 @@ def read_jsonl(path: Path) -> JsonlRead:
     return _parse_lines(raw)
 
 
-def read_jsonl_tail(path: Path, max_records: int, *, chunk: int = 65536) -> list[dict[str, Any]]:
+def _read_capped(path: Path, line_cap: int) -> JsonlRead:
+    out = JsonlRead()
+    try:
+        fh = os.fdopen(open_nofollow(path, os.O_RDONLY), "rb")
+    except FileNotFoundError:
+        return out
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    with fh:
+        for number, line in enumerate(lines_forward(fh), 1):
+            if line.size:
+                record = read_record(fh, line, line_cap)
+                if isinstance(record, dict):
+                    out.records.append(record)
+                elif line.complete:
+                    out.bad_lines.append(number)
+                else:
+                    out.torn_tail = True
+    return out
+
+
+def read_jsonl_tail(
+    path: Path, max_records: int, *, chunk: int = CHUNK, line_cap: int | None = None
+) -> list[dict[str, Any]]:
     """The last ``max_records`` good records of a JSONL file, reading from the end.
 
     Cost depends on the size of the tail, not of the file, so a session with a
-    million ambient lines starts as fast as an empty one.
+    million ambient lines starts as fast as an empty one; each byte of the tail is
+    scanned once (a 60 MB line costs a scan of 60 MB, not of its square). With
+    ``line_cap`` (readers that show lines) a longer line is parsed from its head
+    (see :mod:`.long_lines`), so it costs a scan for its newline and ``line_cap`` bytes.
+    A bad line is skipped; at most ``2 * max_records + 16`` lines are looked at.
     """
     if max_records <= 0:
         return []
@@ -271,22 +302,16 @@ def read_jsonl_tail(path: Path, max_records: int, *, chunk: int = 65536) -> list
         fh = os.fdopen(open_nofollow(path, os.O_RDONLY), "rb")
     except FileNotFoundError:
         return []
+    out: list[dict[str, Any]] = []
     with fh:
-        end = fh.seek(0, os.SEEK_END)
-        pos = end
-        buf = b""
-        while pos > 0:
-            step = min(chunk, pos)
-            pos -= step
-            fh.seek(pos)
-            buf = fh.read(step) + buf
-            if buf.count(b"\n") > max_records + 1:
+        for looked, line in enumerate(lines_backwards(fh, chunk=chunk)):
+            if len(out) >= max_records or looked >= 2 * max_records + 16:
                 break
-        if pos > 0:
-            # drop the partial first line
-            nl = buf.find(b"\n")
-            buf = buf[nl + 1 :] if nl >= 0 else b""
-    return _parse_lines(buf).records[-max_records:]
+            record = read_record(fh, line, line_cap)
+            if isinstance(record, dict):
+                out.append(record)
+    out.reverse()
+    return out
 
 
 def file_size(path: Path) -> int:

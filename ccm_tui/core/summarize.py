@@ -14,6 +14,7 @@ from .. import paths
 from .chat_model import ChatModel
 from .extractive import summarize
 from .llm import LLMError
+from .logged_line import note_author
 from .tokens import TokenCounter, cap_tokens
 
 # How much raw log one summary request may carry.
@@ -26,7 +27,9 @@ def transcript_text(messages: list[dict[str, Any]]) -> str:
     for m in messages:
         role = m.get("role", "?")
         content = str(m.get("content") or "").strip()
-        if content:
+        if content and (author := note_author(m)) is not None:  # an agent's note, not the user's words
+            lines.append(f"NOTE (left by {author} via ccm-tui mcp): {content}")
+        elif content:
             lines.append(f"{role.upper()}: {content}")
     return "\n\n".join(lines)
 

@@ -6,6 +6,12 @@ terminal (the commands, the TUI's message bodies) passes it through :func:`termi
 whole sequences go, then every remaining C0/C1 control character (a lone ``ESC`` left by a sequence
 split across two stream deltas included). Line breaks and tabs stay; ``\\r\\n`` becomes ``\\n``.
 The app's own colours are written by the app, never through here.
+
+Bidirectional formatting characters go too (U+202A–U+202E embeddings and overrides, U+2066–U+2069
+isolates, U+200E/U+200F and U+061C marks): they make a terminal show text in another order than it
+is stored ("Trojan Source"), so a stored line could show a command, a path or a name that is not the
+one there. Dropping them leaves right-to-left text readable (each script keeps its own direction);
+the commands, the TUI's messages and every answer of ``ccm-tui mcp`` pass through this one function.
 """
 
 from __future__ import annotations
@@ -24,12 +30,14 @@ _UNFINISHED = re.compile(
     r"(?:(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*\x1b?|(?:\x1b\[|\x9b)[0-?]*[ -/]*|\x1b[ -/]*)\Z"
 )
 MAX_HELD = 1024  # an unfinished sequence longer than this is cut (its text shown, cleaned) rather than held
-# What is left: C0 but tab and newline, DEL, C1.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# What is left: C0 but tab and newline, DEL, C1 — and the bidirectional formatting characters.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_CONTROLS = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
 
 
 def terminal_safe(text: str) -> str:
-    """``text`` without escape sequences or control characters (``\\n`` and ``\\t`` kept)."""
+    """``text`` without escape sequences, control or bidirectional formatting characters (``\\n`` and
+    ``\\t`` kept)."""
     if not _CONTROLS.search(text):
         return text
     text = _SEQUENCES.sub("", text).replace("\r\n", "\n")
@@ -42,8 +50,9 @@ def clean_name(name: str) -> str:
 
 
 def json_safe(text: str) -> str:
-    """JSON text with DEL and C1 characters written as ``\\u`` escapes (``json.dumps`` escapes
-    only C0 with ``ensure_ascii=False``): the same data, nothing a terminal acts on."""
+    """JSON text with DEL, C1 and bidirectional formatting characters written as ``\\u`` escapes
+    (``json.dumps`` escapes only C0 with ``ensure_ascii=False``): the same data, nothing a terminal
+    acts on."""
     return _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

@@ -20,6 +20,9 @@ MESSAGE_OVERHEAD = 4
 REPLY_PRIMING = 3
 FALLBACK_ENCODING = "cl100k_base"
 ENCODINGS = ("cl100k_base", "o200k_base")  # the ones a model is counted with (encoding_name_for_model)
+MAX_TOKEN_CHARS = 128  # no token of tiktoken's encodings is longer (in bytes): n characters are ≥ n/128 tokens
+EXACT_CHARS = 1_000_000  # a text this long is counted exactly for a figure; a longer one is estimated …
+SAMPLE_CHARS = 64_000  # … from the rate of its first characters (a 60 MB message costs a 64 KB count)
 
 
 def encoding_name_for_model(model: str | None) -> str:
@@ -71,9 +74,25 @@ class TokenCounter:
             self._cache.popitem(last=False)
         return n
 
-    def count_message(self, message: dict[str, Any]) -> int:
-        """Tokens a chat message costs in a request, including framing and tool calls."""
-        n = MESSAGE_OVERHEAD + self.count_text(str(message.get("content") or ""))
+    def within(self, text: str, cap: int) -> bool:
+        """Whether ``text`` is at most ``cap`` tokens — a text too long for that whatever its tokens
+        (more than ``cap * MAX_TOKEN_CHARS`` characters) is not encoded."""
+        return len(text) <= cap * MAX_TOKEN_CHARS and self.count_text(text) <= cap
+
+    def estimate_text(self, text: str) -> int:
+        """Tokens of ``text`` for a figure (what a whole raw log would cost): exact up to EXACT_CHARS,
+        beyond that the rate of its first SAMPLE_CHARS characters times its length, so that a huge
+        imported message is not encoded whole at every start."""
+        if len(text) <= EXACT_CHARS:
+            return self.count_text(text)
+        sample = text[:SAMPLE_CHARS]
+        return max(len(text) // MAX_TOKEN_CHARS, round(self.count_text(sample) * len(text) / len(sample)))
+
+    def count_message(self, message: dict[str, Any], *, estimate: bool = False) -> int:
+        """Tokens a chat message costs in a request, including framing and tool calls (``estimate``:
+        a huge content estimated, see :meth:`estimate_text` — for figures, never to fit a request)."""
+        content = str(message.get("content") or "")
+        n = MESSAGE_OVERHEAD + (self.estimate_text(content) if estimate else self.count_text(content))
         for call in message.get("tool_calls") or ():
             fn = call.get("function", {}) if isinstance(call, dict) else {}
             n += self.count_text(str(fn.get("name", ""))) + self.count_text(str(fn.get("arguments", "")))
@@ -99,6 +118,8 @@ def keep_head_and_tail(
     Returns the text (unchanged when it fits) and how many tokens were left out. The
     result's own count includes the marker, so it really is ≤ ``cap``.
     """
+    if len(text) > (cap + 1) * MAX_TOKEN_CHARS:  # surely longer than cap: never encoded whole
+        return _ends_of_huge(text, cap, counter, marker, head_share)
     total = counter.count_text(text)
     if total <= cap:
         return text, 0
@@ -114,6 +135,41 @@ def keep_head_and_tail(
         if counter.count_text(out) <= cap or keep <= 8:
             return out, total - counter.count_text(out)
         keep -= 8  # token boundaries can merge differently after decoding; shave and retry
+
+
+def _end_tokens(enc: Any, text: str, n: int, *, head: bool) -> list[int]:
+    """At least ``n + 1`` tokens of one end of ``text`` (longer than ``n * MAX_TOKEN_CHARS``): encoded
+    from a piece of about 6 characters a token, four times longer while it holds too few."""
+    chars = 6 * (n + 2)
+    while True:
+        piece = text[:chars] if head else text[-chars:]
+        tokens = enc.encode(piece, disallowed_special=())
+        if len(tokens) > n + 1 or chars >= (n + 2) * MAX_TOKEN_CHARS:
+            return tokens
+        chars *= 4
+
+
+def _ends_of_huge(
+    text: str, cap: int, counter: TokenCounter, marker: Callable[[int], str], head_share: float
+) -> tuple[str, int]:
+    """:func:`keep_head_and_tail` for a text too long to fit whatever its tokens: only its two ends are
+    encoded (``cap`` tokens at most each, from ``cap * MAX_TOKEN_CHARS`` characters at most), and the
+    tokens left out are estimated (:meth:`TokenCounter.estimate_text`)."""
+    enc = counter.encoding
+    head_tokens = _end_tokens(enc, text, cap, head=True)
+    tail_tokens = _end_tokens(enc, text, cap, head=False)
+    total = counter.estimate_text(text)
+    keep = max(8, cap - counter.count_text(marker(total)) - 4)
+    while True:
+        head_n = int(keep * head_share)
+        tail_n = keep - head_n
+        head = enc.decode(head_tokens[:head_n]).rstrip()
+        tail = enc.decode(tail_tokens[len(tail_tokens) - tail_n :]).lstrip() if tail_n else ""
+        out = f"{head}\n\n{marker(max(0, total - head_n - tail_n))}\n\n{tail}".rstrip()
+        kept = counter.count_text(out)
+        if kept <= cap or keep <= 8:
+            return out, max(0, total - kept)
+        keep -= 8
 
 
 def cap_tokens(text: str, max_tokens: int, counter: TokenCounter) -> str:

@@ -162,6 +162,7 @@ class Outcome(TurnEvent):
     turn_usage: dict[str, int] = field(default_factory=dict)  # this turn's requests: prompt, completion tokens
     turn_cost: float | None = None  # this turn's cost in dollars, when the model's price is known
     result: dict[str, Any] | None = None  # an action's result (its effort id, its summary ...)
+    cut: bool = False  # the reply stopped at its cap (reply_max_tokens): it is marked so in the log
 
     @property
     def ok(self) -> bool:

@@ -73,6 +73,7 @@ class TurnRecord:
     request: ContextFigures | None = None
     after_stored: str | None = None  # a write after the exchange was stored failed (why)
     recalled: str = ""  # logged lines that answer the message, in this turn's requests (core/recall.py)
+    cut: bool = False  # a reply stopped at its cap (reply_max_tokens)
 
     def __post_init__(self) -> None:
         self.in_turn = [self.user_msg]
@@ -193,6 +194,8 @@ class TurnRecorder:
         assistant: dict[str, Any] = {"role": "assistant", "content": reply, "ts": now_iso()}
         if record.tool_calls:
             assistant["tools"] = [c["name"] for c in record.tool_calls]
+        if record.cut:
+            assistant["cut"] = True  # stopped at reply_max_tokens: the chat's history says so
         session.state.turn = turn
         if any(c["ok"] and c["name"] in EFFORT_TOOLS for c in record.tool_calls):
             session.state.last_effort_tool_turn = turn  # the model manages efforts itself
@@ -235,6 +238,7 @@ class TurnRecorder:
             tool_calls=tuple(record.tool_calls),
             turn_usage=dict(self.orchestrator.calls.turn_usage),
             turn_cost=self.orchestrator.calls.turn_cost,
+            cut=record.cut,
         )
 
     def _advance_salience(self, record: TurnRecord, reply: str, emit: Emit) -> None:

@@ -147,7 +147,11 @@ def context_tokens(session: Session, effort: Effort, state: EffortState, message
     return effort_context_tokens(session, effort, message_cap)
 
 
-def effort_view(session: Session, effort: Effort, message_cap: int | None = None) -> EffortView:
+def effort_view(
+    session: Session, effort: Effort, message_cap: int | None = None, *, in_context: bool = True
+) -> EffortView:
+    """How ``effort`` is shown; ``in_context`` False leaves out what it takes in the working context
+    (reading an open effort's log to count it: a list of efforts for another agent does not need it)."""
     state = effort_state(session, effort)
     return EffortView(
         id=effort.id,
@@ -162,7 +166,7 @@ def effort_view(session: Session, effort: Effort, message_cap: int | None = None
         concluded_at=effort.concluded_at,
         source=effort.source,
         in_memory=not session.is_evicted(effort),
-        context_tokens=context_tokens(session, effort, state, message_cap),
+        context_tokens=context_tokens(session, effort, state, message_cap) if in_context else None,
     )
 
 

@@ -16,7 +16,10 @@ SEARCH = (
 SEARCH_ALL = " It covers every ccm-tui session unless session names one; each hit says its session."
 QUERY = "Words to look for, e.g. 'refresh token middleware' or 'ECONNREFUSED 5432' (question words are ignored)."
 SEARCH_LIMIT = "How many hits to return, best first (1-25; default 10)."
-SEARCH_SESSION = "Search only this session (a name as status lists them); default: every session."
+SEARCH_SESSION = (
+    "Search only this session (its name as status lists them: up to 64 characters, no '/', '\\' or control "
+    "character); default: every session."
+)
 
 READ = (
     "Read an effort's summary and raw log (by the id search or list gave), or the ambient chat (id "
@@ -47,7 +50,10 @@ STATUS = (
     "ccm-tui's model context against its budget, and the saving against a plain chat)."
 )
 STATUS_ALL = " Without a session: the sessions there are, with their efforts."
-SESSION = "The ccm-tui session (a name as status lists them without one)."
+SESSION = (
+    "The ccm-tui session: its name as status lists them without one (up to 64 characters, no '/', '\\' or "
+    "control character)."
+)
 
 REMEMBER = (
     "Save a note in the user's ccm-tui memory so that it is found later — by you, by other agents and in "

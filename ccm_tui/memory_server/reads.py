@@ -1,8 +1,11 @@
 """The read tools' work: search, read, list, status — through the core's reader, never the writer lock.
 
-One :class:`~ccm_tui.core.reading.SessionReader` per session stays open for the server's
-life (its search index open, the session read again only when another process wrote),
-so a search costs the ranking, not an open. Every failure becomes an :class:`InputError`
+A :class:`~ccm_tui.core.reading.SessionReader` per session stays open (its search index open,
+the session read again only when another process wrote), so a search costs the ranking, not
+an open — for the sessions used last: each holds about six file descriptors, so with every
+session served (``--all-sessions``) only :func:`readers_kept` stay open (a share of the
+process's descriptor limit) and the one used longest ago is closed for the next. A reader in
+use is never closed under its caller. Every failure becomes an :class:`InputError`
 in plain words, naming sessions and files in them, never a local path: an unknown id, a
 line past the end, a session that is not there, a manifest that does not parse.
 """
@@ -10,6 +13,10 @@ line past the end, a session that is not there, a manifest that does not parse.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import Settings
@@ -27,6 +34,30 @@ from ..core.reading import (
 from . import render
 from .scope import InputError, Scope, effort_id
 
+FDS_PER_READER = 6  # a reader's search index and manifest catalog (SQLite: the file, its WAL, its shared memory)
+MAX_READERS = 64
+
+
+def readers_kept(limit: int | None = None) -> int:
+    """How many session readers stay open: a quarter of the process's descriptor limit (the rest is
+    the SDK's, the writes', the logs'), at least 2, at most MAX_READERS."""
+    if limit is None:
+        try:
+            import resource
+
+            limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        except (ImportError, OSError, ValueError):
+            limit = 256
+        if limit < 0:  # RLIM_INFINITY
+            limit = 1 << 16
+    return max(2, min(MAX_READERS, limit // (4 * FDS_PER_READER)))
+
+
+@dataclass
+class _Kept:
+    reader: SessionReader
+    users: int = 0
+
 
 def _plain(exc: Exception, scope: Scope, session: str | None = None) -> InputError:
     """``exc`` in plain words for the caller: no local path, no credential; a session that cannot be
@@ -40,24 +71,44 @@ def _plain(exc: Exception, scope: Scope, session: str | None = None) -> InputErr
 class Reads:
     """The read tools over the sessions of a :class:`Scope` (thread-safe)."""
 
-    def __init__(self, scope: Scope, settings: Settings) -> None:
+    def __init__(self, scope: Scope, settings: Settings, *, kept: int | None = None) -> None:
         self.scope = scope
         self.settings = settings
-        self._readers: dict[Path, SessionReader] = {}
+        self.kept = kept if kept is not None else readers_kept()
+        self._readers: OrderedDict[Path, _Kept] = OrderedDict()  # least recently used first
         self._guard = threading.Lock()
 
-    def reader(self, directory: Path) -> SessionReader:
+    @contextmanager
+    def reader(self, directory: Path) -> Iterator[SessionReader]:
+        """The session's reader, open while the caller uses it (then kept, or closed for another)."""
         with self._guard:
-            reader = self._readers.get(directory)
-            if reader is None:
-                reader = self._readers[directory] = SessionReader(directory, self.settings)
-            return reader
+            entry = self._readers.pop(directory, None) or _Kept(SessionReader(directory, self.settings))
+            self._readers[directory] = entry
+            entry.users += 1
+        try:
+            yield entry.reader
+        finally:
+            with self._guard:
+                entry.users -= 1
+                closing = self._over_limit()
+            for reader in closing:
+                reader.close()
+
+    def _over_limit(self) -> list[SessionReader]:
+        """The readers used longest ago and not in use, beyond ``kept`` (taken out: the caller closes them)."""
+        idle = [d for d, entry in self._readers.items() if not entry.users]
+        return [self._readers.pop(d).reader for d in idle[: max(0, len(self._readers) - self.kept)]]
+
+    @property
+    def open_readers(self) -> int:
+        return len(self._readers)
 
     def close(self) -> None:
         with self._guard:
-            for reader in self._readers.values():
-                reader.close()
+            readers = [entry.reader for entry in self._readers.values()]
             self._readers.clear()
+        for reader in readers:
+            reader.close()
 
     # ------------------------------------------------------------------ tools
     def search(self, query: str, limit: int, session: str | None = None) -> str:
@@ -68,13 +119,13 @@ class Reads:
         found: list[render.Found] = []
         stale, skipped = [], []
         for name, directory in targets:
-            reader = self.reader(directory)
             try:
-                answer = reader.search(query, limit)
-                found.extend(
-                    render.Found(h, name if label else None, None if h.source == AMBIENT else reader.effort(h.id))
-                    for h in answer.hits
-                )
+                with self.reader(directory) as reader:
+                    answer = reader.search(query, limit)
+                    found.extend(
+                        render.Found(h, name if label else None, None if h.source == AMBIENT else reader.effort(h.id))
+                        for h in answer.hits
+                    )
             except (StoreError, SearchIndexError, OSError) as exc:
                 if len(targets) == 1:
                     raise _plain(exc, self.scope, name) from None
@@ -96,25 +147,25 @@ class Reads:
             )
         except LineRangeError as exc:
             raise InputError(str(exc)) from None
-        reader = self.reader(directory)
         try:
-            lines = reader.read_lines(log, first, last, line=around_line)
-            if log == AMBIENT:
-                title = render.ambient_title(lines.total or 0, label)
-            else:
-                view = reader.effort(log)
-                assert view is not None  # read_lines checked it
-                title = render.effort_title(view, lines.total, label)
+            with self.reader(directory) as reader:
+                lines = reader.read_lines(log, first, last, line=around_line)
+                if log == AMBIENT:
+                    title = render.ambient_title(lines.total or 0, label)
+                else:
+                    view = reader.effort(log)
+                    assert view is not None  # read_lines checked it
+                    title = render.effort_title(view, lines.total, label)
         except (ReadError, StoreError, SearchIndexError, OSError) as exc:
             raise _plain(exc, self.scope, name) from None
         return render.read_text(title, lines.messages, lines.first, lines.last, lines.total)
 
     def list(self, state: str, limit: int, offset: int, session: str | None = None) -> str:
         name, directory = self.scope.session(session)
-        reader = self.reader(directory)
         try:
-            entries = reader.efforts()
-            turn = reader.turn
+            with self.reader(directory) as reader:
+                entries = reader.efforts()
+                turn = reader.turn
         except (StoreError, OSError) as exc:
             raise _plain(exc, self.scope, name) from None
         chosen = [e for e in entries if _in_state(e, state)]
@@ -139,7 +190,8 @@ class Reads:
         for name in names:
             assert self.scope.root is not None
             try:
-                total, opened = self.reader(self.scope.root / name).counts()
+                with self.reader(self.scope.root / name) as reader:
+                    total, opened = reader.counts()
                 out.append(f"{name} · {total} efforts, {opened} open")
             except (StoreError, OSError) as exc:
                 out.append(f"{name} · unreadable: {_plain(exc, self.scope)}")

@@ -99,9 +99,17 @@ def search_text(query: str, found: list[Found], *, stale: Iterable[str] = (), sk
 
 def message_text(message: dict[str, Any]) -> str:
     content = str(message.get("content") or "")
-    if len(content) > MESSAGE_CHARS:
-        content = content[:MESSAGE_CHARS] + f"… [{len(content) - MESSAGE_CHARS:,} more characters]"
+    size, chars = message.get("line_bytes"), message.get("chars")
+    if isinstance(size, int):  # too long to read whole: its size is known in bytes
+        content = content[:MESSAGE_CHARS] + f"… [the message goes on: {_size(size)} in all]"
+    elif len(content) > MESSAGE_CHARS or isinstance(chars, int):
+        whole = chars if isinstance(chars, int) else len(content)
+        content = content[:MESSAGE_CHARS] + f"… [{whole - MESSAGE_CHARS:,} more characters]"
     return f"{message['line']} {message.get('role')}: " + content.replace("\n", "\n    ")
+
+
+def _size(size: int) -> str:
+    return f"about {size / 1_000_000:,.1f} MB" if size >= 1_000_000 else f"about {size:,} bytes"
 
 
 def read_text(title: list[str], messages: list[dict[str, Any]], first: int, last: int, total: int | None) -> str:

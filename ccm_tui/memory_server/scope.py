@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from ..core.reading import session_paths
+from ..core.reading import SessionCatalogError, session_paths
 
 AMBIENT = "ambient"
 EFFORT_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 EFFORT_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"  # the same, for the tools' JSON schemas
 READ_ID_PATTERN = r"^(ambient|[a-z0-9][a-z0-9-]{0,63})$"
 SESSION_NAME_PATTERN = r"^[^/\\\u0000-\u001f\u007f-\u009f]{1,64}$"  # --session's rule: no path, no controls
+SESSION_NAME_RULE = "up to 64 characters, no '/', '\\' or control character"  # the pattern in words
 SESSION_FILES = ("manifest.yaml", "events.jsonl", "raw.jsonl")  # any of them: a directory is a session
 
 
@@ -64,6 +65,11 @@ class Scope:
 
     directory: Path | None = None
     root: Path | None = None
+    seen: set[str] = field(default_factory=set, compare=False, repr=False)  # sessions found here once
+
+    def __post_init__(self) -> None:
+        if self.directory is not None and is_session(self.directory):
+            self.seen.add(self.directory.name)  # there at start: gone later means renamed or removed
 
     @property
     def all_sessions(self) -> bool:
@@ -95,18 +101,29 @@ class Scope:
         that is a symbolic link out of the data directory — sorted."""
         if self.root is None:
             return []
-        return [p.name for p in session_paths(self.root, links=False) if p.is_dir()]
+        try:
+            return [p.name for p in session_paths(self.root, links=False) if p.is_dir()]
+        except (SessionCatalogError, OSError) as exc:  # an error, never "no sessions"
+            reason = self.private(str(exc))
+            raise InputError(f"{reason}; nothing was read — try again in a moment") from None
 
     def session(self, name: object = None) -> tuple[str, Path]:
         """(name, directory) of the session a tool works on: the one served, or (all sessions) the one
         named, which must exist."""
         if self.directory is not None:
-            if not is_session(self.directory):
+            name = self.directory.name
+            if is_session(self.directory):
+                self.seen.add(name)
+            elif name in self.seen:  # it was here: renamed (Ctrl+S) or removed since
                 raise InputError(
-                    f"session {self.directory.name} holds no conversation yet (the first ccm-tui or ccm-tui send "
-                    "on it makes it)"
+                    f"session {name} was renamed or removed while this server ran; nothing was read or written "
+                    "(start ccm-tui mcp again with the session's new name)"
                 )
-            return self.directory.name, self.directory
+            else:
+                raise InputError(
+                    f"session {name} holds no conversation yet (the first ccm-tui or ccm-tui send on it makes it)"
+                )
+            return name, self.directory
         assert self.root is not None
         known = self.names()
         if name is None or name == "":

@@ -18,10 +18,10 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp.types import ToolAnnotations
@@ -31,8 +31,16 @@ from .. import __version__
 from ..config import Settings
 from . import descriptions as words
 from .reads import Reads
-from .scope import EFFORT_ID_PATTERN, READ_ID_PATTERN, SESSION_NAME_PATTERN, InputError, Scope, shown
-from .wire import Answering
+from .scope import (
+    EFFORT_ID_PATTERN,
+    READ_ID_PATTERN,
+    SESSION_NAME_PATTERN,
+    SESSION_NAME_RULE,
+    InputError,
+    Scope,
+    shown,
+)
+from .wire import Answering, CheckedLines, Cleaning, wire_stdin
 from .writes import WRITE_WAIT, Writes
 
 MAX_QUERY_CHARS = 500
@@ -106,7 +114,7 @@ def plain_validation(error: ValidationError) -> str:
             )
             message += ", or 'ambient'" if field == "id" else ""
         elif kind == "string_pattern_mismatch":
-            message = f"{shown(given)} is not a session name (letters, digits, '-' and '_', as status lists them)"
+            message = f"{shown(given)} is not a session name ({SESSION_NAME_RULE}, as status lists them)"
         else:
             said = str(issue.get("msg", "is not valid")).removeprefix("Value error, ")
             message = f"{said[:1].lower()}{said[1:]} (got {_given(given)})"
@@ -168,12 +176,26 @@ class MemoryServer(MCPServer[Any]):
         return arguments
 
     async def run_stdio_async(self) -> None:
-        """Serve on stdin/stdout as the SDK does, the server reading the transport through :class:`Answering`."""
+        """Serve on stdin/stdout as the SDK does, the server reading the transport through :class:`Answering`
+        and the SDK reading stdin through :class:`CheckedLines` (a request whose id is no string or integer);
+        every message written is cleaned of terminal controls (:class:`Cleaning`)."""
         lowlevel = self._lowlevel_server
-        async with stdio_server() as (read_stream, write_stream):
-            await lowlevel.run(
-                Answering(read_stream, write_stream), write_stream, lowlevel.create_initialization_options()
-            )
+        with wire_stdin() as wire:
+            lines = CheckedLines(anyio.wrap_file(wire))
+            async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
+                clean = Cleaning(write_stream)
+                await lowlevel.run(Answering(read_stream, clean), clean, lowlevel.create_initialization_options())
+
+
+def client_name(ctx: Context | None) -> str:
+    """The name the MCP client gave itself at initialize (``clientInfo.name``: "claude-code" …), which a
+    note is shown with; "" when it gave none."""
+    try:
+        params = ctx.session.client_params if ctx is not None else None
+    except (AttributeError, ValueError):  # (outside a request)
+        return ""
+    name = getattr(getattr(params, "client_info", None), "name", "")
+    return name if isinstance(name, str) else ""
 
 
 def _fit_session(fn: Callable[..., Any], *, all_sessions: bool, optional: bool) -> None:
@@ -237,8 +259,10 @@ def build_server(options: ServerOptions) -> tuple[MemoryServer, Reads, Writes | 
     if writes is not None:
         active = writes
 
-        async def remember(text: NoteText, effort_id: NoteEffort = None, session: Session = None) -> str:
-            return await active.remember(text, effort_id, session)
+        async def remember(
+            text: NoteText, effort_id: NoteEffort = None, session: Session = None, ctx: Context | None = None
+        ) -> str:
+            return await active.remember(text, effort_id, session, agent=client_name(ctx))
 
         async def reopen(id: EffortId, session: Session = None) -> str:
             return await active.reopen(id, session)
@@ -248,7 +272,7 @@ def build_server(options: ServerOptions) -> tuple[MemoryServer, Reads, Writes | 
     for name, fn, description, hints in tools:
         _fit_session(fn, all_sessions=all_sessions, optional=name in ("search", "status"))
         fn.__name__ = name  # the schema's title
-        server.accepted[name] = frozenset(inspect.signature(fn).parameters)
+        server.accepted[name] = frozenset(inspect.signature(fn).parameters) - {"ctx"}  # (the SDK's, not the caller's)
         server.add_tool(fn, name=name, description=description, annotations=hints, structured_output=False)
     return server, reads, writes
 
@@ -262,9 +286,12 @@ def serve(options: ServerOptions) -> int:
         try:
             await server.run_stdio_async()
         finally:
-            if writes is not None:
-                await writes.close()
-            reads.close()
+            try:  # what is still open (a write under way at the end): a session gone meanwhile is no failure
+                if writes is not None:
+                    await writes.close()
+                reads.close()
+            except Exception as exc:  # noqa: BLE001 - the server is done; say why in one line, no path
+                logging.getLogger(__name__).warning("closing: %s", options.scope.private(str(exc)))
 
     anyio.run(main)
     return 0

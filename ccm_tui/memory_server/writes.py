@@ -3,7 +3,10 @@
 Each session written to gets a :class:`~ccm_tui.core.controller.SessionController`
 opened without holding the writer lock (like the TUI): the lock is taken around each
 write, waiting up to ``wait`` seconds while the TUI or ``ccm-tui send`` is mid-turn,
-then the write fails with that reason in plain words. No model is loaded: neither a
+then the write fails with that reason in plain words. The controller is closed again
+once no write is under way (writes that come together share it): an open controller
+holds the session's presence, and a long-lived agent's server must not keep the user
+from renaming the session between its writes. No model is loaded: neither a
 note nor a reopen needs one. The core words its refusals for ccm-tui's own model and
 its user ("use search_efforts", "send again"); :func:`agent_words` says them again for
 an agent calling these tools: the tools it has, what to call again, no local path.
@@ -69,6 +72,21 @@ class Writes:
         self.wait = wait
         self._controllers: dict[Path, SessionController] = {}
         self._opening: dict[Path, asyncio.Lock] = {}
+        self._writing: dict[Path, int] = {}  # writes under way per session (its controller closes at 0)
+
+    async def _run(self, directory: Path, tool: str, intent: Remember | EffortAction) -> Outcome:
+        """Run one write through the session's controller, opened for it (or shared with the writes
+        under way) and closed after the last of them."""
+        self._writing[directory] = self._writing.get(directory, 0) + 1
+        try:
+            return await (await self._controller(directory, tool)).run(intent)
+        finally:
+            self._writing[directory] -= 1
+            if not self._writing[directory]:
+                del self._writing[directory]
+                controller = self._controllers.pop(directory, None)  # (before the await: a new write opens anew)
+                if controller is not None:
+                    await controller.close()
 
     async def _controller(self, directory: Path, tool: str) -> SessionController:
         lock = self._opening.setdefault(directory, asyncio.Lock())
@@ -97,7 +115,8 @@ class Writes:
         if outcome.cause == "locked":
             return locked(tool, self.wait, reason)
         if tool == "reopen" and outcome.cause in ("refused", "input"):
-            view = self.reads.reader(directory).effort(target)
+            with self.reads.reader(directory) as reader:
+                view = reader.effort(target)
             if view is None:
                 return InputError(f"there is no effort '{target}' in this session (search and list give the ids)")
             if view.state.is_open:
@@ -107,10 +126,11 @@ class Writes:
                 )
         return InputError(agent_words(reason, tool, self.scope))
 
-    async def remember(self, text: str, effort: str | None, session: str | None = None) -> str:
+    async def remember(self, text: str, effort: str | None, session: str | None = None, *, agent: str = "") -> str:
+        """A note, shown with ``agent`` (the MCP client's name) as who left it — never as the user's words."""
         target = effort_id(effort) if effort else ""
         name, directory = self.scope.session(session)
-        outcome = await (await self._controller(directory, "remember")).run(Remember(text, target))
+        outcome = await self._run(directory, "remember", Remember(text, target, agent))
         if not outcome.ok:
             raise self._failed(outcome, "remember", directory)
         result = outcome.result or {}
@@ -124,7 +144,7 @@ class Writes:
     async def reopen(self, effort: str, session: str | None = None) -> str:
         target = effort_id(effort)
         name, directory = self.scope.session(session)
-        outcome = await (await self._controller(directory, "reopen")).run(EffortAction(Action.REOPEN, target))
+        outcome = await self._run(directory, "reopen", EffortAction(Action.REOPEN, target))
         if not outcome.ok:
             raise self._failed(outcome, "reopen", directory, target)
         result = outcome.result or {}
@@ -134,6 +154,6 @@ class Writes:
         return f"Reopened effort {target}{where}: it is the active effort there now.{summary}"
 
     async def close(self) -> None:
-        for controller in self._controllers.values():
+        controllers, self._controllers = list(self._controllers.values()), {}
+        for controller in controllers:
             await controller.close()
-        self._controllers.clear()

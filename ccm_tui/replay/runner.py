@@ -45,6 +45,7 @@ from .capping import Caps, CapStats, cap_text
 from .model import ReplayModel, TurnPlan
 
 EMPTY_USER = "(empty message)"
+NO_RESPONSE = "(no response recorded)"  # as an import lands a request the agent never answered
 
 
 class ReplayFailed(RuntimeError):
@@ -180,7 +181,7 @@ async def replay(
             user_sent, user_cut = cap_text(user, caps.user, counter, "user message")
             reply_full = "\n\n".join(r.strip() for r in turn.agent_responses if r and r.strip()).strip()
             reply_sent, reply_cut = cap_text(reply_full, caps.reply, counter, "agent response")
-            reply_sent = reply_sent.strip()
+            reply_sent = reply_sent.strip() or NO_RESPONSE  # a request never answered (a re-send came next)
             if user_cut:
                 stats.user_capped += 1
                 stats.user_tokens_cut += user_cut

@@ -96,7 +96,7 @@ class TurnPresenter:
                 if spent
                 else None
             )
-            await view.finish(outcome.reply, outcome.logged_to, usage)
+            await view.finish(outcome.reply, outcome.logged_to, usage, cut=outcome.cut)
         elif outcome.cancelled and outcome.given_back:
             await view.withdraw()  # nothing came back: as if it was never sent
             self.give_back(view.text, view.typed, view.pastes)

@@ -30,6 +30,7 @@ request once the list is exhausted).  Reply dicts::
     {"type": "fault", "status": 429, "body": {...} | "raw" | null, "headers": {"Retry-After": "2"}}
     {"type": "stream_cut", "content": "partial text", "after_chars": 5}
     {"type": "hang", "seconds": 30, "then": reply-dict | null}
+    {"type": "endless", "piece": "la "}   (streams forever, whatever max_tokens says)
 
 Transport details: HTTP/1.1 keep-alive; non-stream replies carry
 Content-Length; streams use chunked transfer encoding (so a stream cut is seen by
@@ -55,6 +56,7 @@ from typing import Any
 
 __all__ = [
     "Call",
+    "Endless",
     "FakeLLMServer",
     "Fault",
     "Hang",
@@ -63,6 +65,7 @@ __all__ = [
     "Text",
     "ToolCalls",
     "call",
+    "endless",
     "fault",
     "hang",
     "reply_from_dict",
@@ -155,7 +158,15 @@ class Hang:
         }
 
 
-Reply = Text | ToolCalls | Fault | StreamCut | Hang
+@dataclass(frozen=True)
+class Endless:
+    piece: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "endless", "piece": self.piece}
+
+
+Reply = Text | ToolCalls | Fault | StreamCut | Hang | Endless
 Responder = Callable[[dict[str, Any]], "Reply | Mapping[str, Any] | None"]
 
 
@@ -198,10 +209,18 @@ def hang(seconds: float, then: Reply | None = None) -> Hang:
     return Hang(seconds, then)
 
 
+def endless(piece: str) -> Endless:
+    """A streamed reply that never ends: ``piece`` and a count, again and again, whatever ``max_tokens`` says
+    (a looping local model), until the client stops reading (the fake's ``endless_pieces`` counts what it sent)."""
+    return Endless(piece)
+
+
 def reply_from_dict(d: Mapping[str, Any] | Reply) -> Reply:
     """Build a reply from its JSON-script form (a reply object passes through)."""
-    if isinstance(d, (Text, ToolCalls, Fault, StreamCut, Hang)):
+    if isinstance(d, (Text, ToolCalls, Fault, StreamCut, Hang, Endless)):
         return d
+    if d.get("type") == "endless":
+        return Endless(str(d.get("piece", "la ")))
     kind = d.get("type")
     if kind == "text":
         return Text(d.get("content", ""), d.get("usage"))
@@ -437,6 +456,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._stream_pause()
                 self._stream_event(self._chunk(cid, model, {"content": piece}, body))
             self._cut_stream()  # no terminating chunk, no [DONE]
+        elif isinstance(reply, Endless):
+            self._serve_endless(reply, body, model)
         elif isinstance(reply, (Text, ToolCalls)):
             if stream:
                 self._serve_stream(reply, body, model)
@@ -536,6 +557,20 @@ class _Handler(BaseHTTPRequestHandler):
         self._write_chunk(b"data: [DONE]\n\n")
         self._write_chunk(b"")  # terminating zero-length chunk
 
+    def _serve_endless(self, reply: Endless, body: dict[str, Any], model: str) -> None:
+        fake = self.server.fake
+        cid = fake._new_id("chatcmpl")
+        self._stream_start()
+        self._stream_event(self._chunk(cid, model, {"role": "assistant", "content": ""}, body))
+        try:
+            while True:  # until the client goes (a write fails) or the server stops
+                self._stream_pause()
+                said = f"{reply.piece}{fake.endless_pieces} "  # never the same chunk twice (litellm stops a repeat)
+                self._stream_event(self._chunk(cid, model, {"content": said}, body))
+                fake.endless_pieces += 1
+        finally:
+            fake.endless_ended.set()
+
     def _stream_start(self) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream; charset=utf-8")
@@ -591,6 +626,8 @@ class FakeLLMServer:
         self.responder = responder
         self.chunk_chars = chunk_chars
         self.stream_delay = stream_delay
+        self.endless_pieces = 0  # pieces an endless() reply sent before the client stopped reading
+        self.endless_ended = threading.Event()  # set when an endless() reply stopped: the client closed it
         self.verbose = verbose
         self.on_request = on_request
         self.refuse_tools = False

@@ -38,3 +38,26 @@ def test_unreadable_lines_are_answered_with_parse_or_invalid_request_errors(sess
     assert "axolotl" in by_id[8]["result"]["content"][0]["text"]  # and it goes on serving
     assert len(out) == 1 + 3 + 2  # initialize, the three ids, the two nulls: nothing for the blank line
     assert "Traceback" not in errors
+
+
+def test_a_request_whose_id_is_no_string_or_integer_is_answered_once_and_a_notification_never():
+    """JSON-RPC: a request's id is a string or an integer here (MCP); 1.5, true, an object, an array or null
+    is an invalid request (-32600, id null) — the SDK alone read it as a notification and never answered."""
+    bad_ids = [1.5, True, False, {"a": 1}, [1], None, 2.0, -0.0]
+    lines = [{"jsonrpc": "2.0", "id": given, "method": "tools/list"} for given in bad_ids]
+    lines += [
+        '{"jsonrpc": "2.0", "\\u0069d": 3.5, "\\u006dethod": "ping"}',  # the same, its keys escaped
+        {"jsonrpc": "2.0", "method": "tools/list"},  # a notification (no id): no answer
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": "ok", "method": "ping"},
+        {"jsonrpc": "2.0", "id": 9, "method": "tools/list"},
+    ]
+    out, errors = raw_exchange(lines, {"ok", 9})
+    nulls = [m for m in out if m.get("id") is None]
+    assert len(nulls) == len(bad_ids) + 1  # one answer for each bad request, none for the notifications
+    assert all(
+        m["error"]["code"] == -32600 and "must be a string or an integer" in m["error"]["message"] for m in nulls
+    )
+    assert "got 1.5" in nulls[0]["error"]["message"] and "got true" in nulls[1]["error"]["message"]
+    assert len(out) == 1 + len(nulls) + 2  # initialize, the bad ones, "ok" and 9: every line counted
+    assert {m["id"] for m in out} == {1, None, "ok", 9} and "Traceback" not in errors

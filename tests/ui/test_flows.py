@@ -150,12 +150,16 @@ async def test_rate_limit_shows_a_paused_banner_then_answers(tmp_path, llm_serve
         assert any("resumed" in b for b in banners(screen))
 
 
-async def test_palette_search_finds_an_effort_and_offers_its_actions(tmp_path):
+async def test_palette_search_finds_an_effort_and_enter_reads_its_passage(tmp_path):
     from textual.command import CommandList
+
+    from ccm_tui.ui.screens.lines_viewer import LinesScreen
 
     def results() -> list[str]:
         lists = pilot.app.screen.query(CommandList)
-        return [str(option.prompt) for option in lists.first().options] if lists else []
+        return (
+            [str(getattr(option.prompt, "plain", option.prompt)) for option in lists.first().options] if lists else []
+        )
 
     async with demo_app(await build(tmp_path / "s", 5)).run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -164,9 +168,9 @@ async def test_palette_search_finds_an_effort_and_offers_its_actions(tmp_path):
         await pilot.press(*"nara")  # only in the trip's summary and raw log
         await wait_until(pilot, lambda: any("japan-trip" in r for r in results()), what="live search results")
         assert any(r.startswith("Open a new effort: nara") for r in results())
-        await pilot.press("enter")
-        dialog = await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog) and pilot.app.screen)
-        assert dialog.title_text == "Effort japan-trip"
+        await pilot.press("enter")  # (the trip's hit is first: Enter reads its passage's lines, as for ambient chat)
+        viewer = await wait_until(pilot, lambda: isinstance(pilot.app.screen, LinesScreen) and pilot.app.screen)
+        assert viewer.title_text == "Effort log — japan-trip" and viewer.query(".-hit")
 
 
 async def test_palette_lists_every_action(tmp_path):

@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
+from ..long_lines import lines_forward, read_record
 from ..store import open_nofollow
 from .database import IndexDatabase, _recovering
 from .records import AMBIENT_LOG, LogState, clear_messages, insert_messages, parse_line
@@ -70,22 +71,25 @@ class IndexAmbient(IndexDatabase):
             return None
         return found[0] + 1, found[1]
 
-    def read_ambient_lines(self, log_path: Path, first: int, last: int) -> list[tuple[int, Any]]:
+    def read_ambient_lines(
+        self, log_path: Path, first: int, last: int, cap: int | None = None
+    ) -> list[tuple[int, Any]]:
         """Lines ``first``..``last`` (1-based, at most MAX_READ_LINES) of the ambient log as
         (line number, parsed record or None), read from the file with one seek to the indexed block
-        that holds ``first`` — or from the start when the file is not the one indexed."""
+        that holds ``first`` — or from the start when the file is not the one indexed. A line before
+        ``first`` is scanned for its newline, never held; with ``cap`` (a reader that shows lines) one
+        longer than ``cap`` bytes is parsed from its head (core/long_lines.py)."""
         first, last = max(1, first), min(last, max(1, first) + MAX_READ_LINES - 1)
         state, start = self._seek_point(first)
         out: list[tuple[int, Any]] = []
         with self._open_log(log_path) as fh:
             indexed = state.ino == os.fstat(fh.fileno()).st_ino and state.tail_matches(fh)
             number, offset = start if start is not None and indexed else (1, 0)
-            fh.seek(offset)
-            for raw in fh:
-                if number > last or not raw.endswith(b"\n"):
+            for line in lines_forward(fh, offset):
+                if number > last or not line.complete:
                     break
                 if number >= first:
-                    out.append((number, parse_line(raw)))
+                    out.append((number, read_record(fh, line, cap)))
                 number += 1
         return out
 

@@ -155,6 +155,21 @@ def _word_end(text: str, i: int, floor: int) -> int:
     return space if space > floor and i - space <= WORD_SLACK else i
 
 
+def _near_first_mark(raw: str, width: int) -> str:
+    """The part of ``raw`` a snippet of ``width`` characters can be cut from: from ``2 * width``
+    before its first mark to ``8 * width`` after (and through that mark's end), with ``…`` where it
+    starts late; the whole of a short text."""
+    if len(raw) <= 10 * width:
+        return raw
+    first = raw.find(_MARK_OPEN)
+    start = max(0, first - 2 * width) if first >= 0 else 0
+    end = start + 10 * width
+    opened, closed = raw.rfind(_MARK_OPEN, start, end), raw.rfind(_MARK_CLOSE, start, end)
+    if opened > closed and (close := raw.find(_MARK_CLOSE, end)) >= 0:  # never cut a marked term in half
+        end = close + 1
+    return ("…" if start else "") + raw[start:end] + ("…" if end < len(raw) else "")
+
+
 def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False) -> str:
     """Collapse whitespace, trim around the first match, turn markers into ``**``.
 
@@ -164,7 +179,10 @@ def format_snippet(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False)
 
 
 def _trimmed(raw: str, width: int = SNIPPET_CHARS, *, plain: bool = False) -> str:
-    """:func:`format_snippet` with the index's markers kept (for :meth:`Marked.from_markers`)."""
+    """:func:`format_snippet` with the index's markers kept (for :meth:`Marked.from_markers`). A long
+    text is first cut to the part the snippet can come from (see :func:`_near_first_mark`): it costs
+    its width, not its length."""
+    raw = _near_first_mark(raw, width)
     text = " ".join((_MARKDOWN_MARKS_RE.sub("", raw, count=0) if plain else raw).split())
     if len(text) > width:
         first = text.find(_MARK_OPEN)

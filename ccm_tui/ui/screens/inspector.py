@@ -15,6 +15,7 @@ from textual.widgets import Footer, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...core.controller import ContextInspection, RecallSource
+from ...core.terminal_text import terminal_safe
 
 HEADER_WIDTH = 44  # a message's header line fits the text pane at 80 columns
 
@@ -29,7 +30,7 @@ def section_text(messages: list[dict[str, Any]], count: Callable[[dict[str, Any]
             extra = "\ntool_calls: " + json.dumps(m["tool_calls"], ensure_ascii=False)
         if m.get("tool_call_id"):
             head += f"· tool_call_id {m['tool_call_id']} "
-        blocks.append(head.ljust(HEADER_WIDTH, "─") + "\n" + str(m.get("content") or "") + extra)
+        blocks.append(head.ljust(HEADER_WIDTH, "─") + "\n" + terminal_safe(str(m.get("content") or "")) + extra)
     return "\n\n".join(blocks)
 
 

@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...core.export import effort_markdown
+from ...core.terminal_text import terminal_safe
 from ...core.views import EffortView
 from ..widgets.banner import BannerLine
 from ..widgets.message import ChatMessage
@@ -50,7 +51,7 @@ class EffortLogScreen(Screen[str | None]):
             yield Static(sub, classes="screen-subtitle")
             with VerticalScroll(id="log-scroll"):
                 if e.summary:
-                    summary = Static(e.summary, id="log-summary", markup=False)
+                    summary = Static(terminal_safe(e.summary), id="log-summary", markup=False)
                     summary.border_title = "Summary"
                     yield summary
                 for record in shown:

@@ -43,9 +43,10 @@ def _history_widget(line: LoggedLine) -> Widget:
     elif line.role == "system":
         widget = BannerLine(f"--- {line.content.strip(' -')} ({line.logged_to}) ---", "info")
     else:
-        message = ChatMessage(
-            line.role, line.content, earlier=True, logged_to=line.logged_to if line.role == "assistant" else None
+        message = ChatMessage(  # (``shown``: an interrupted reply says so at its end too)
+            line.role, line.shown, earlier=True, logged_to=line.logged_to if line.role == "assistant" else None
         )
+        message.logged = line  # type: ignore[attr-defined]  # (the header reads a note's author, a cut reply)
         if line.interrupted:
             message.note = "(interrupted)"
         if line.usage is not None:

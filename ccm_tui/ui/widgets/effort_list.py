@@ -19,6 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ...core.effort_states import Action
+from ...core.terminal_text import terminal_safe
 from ...core.views import EffortState, EffortView
 from ..actions import LOOKS, offered, parse_action
 from ..messages import EffortActionRequested, EffortActivated, EffortSelected, TypingRedirected
@@ -48,7 +49,8 @@ def _name(e: EffortView, style: str = "bold") -> Content:
     """The human name (shortened with an ellipsis), then the id, dimmed, when the name says something else."""
     if e.title == e.id:
         return Content.styled(e.id, style)
-    name = e.title if len(e.title) <= MAX_NAME_CHARS else e.title[: MAX_NAME_CHARS - 1].rstrip() + "…"
+    title = terminal_safe(e.title)
+    name = title if len(title) <= MAX_NAME_CHARS else title[: MAX_NAME_CHARS - 1].rstrip() + "…"
     return Content.assemble((name, style), (f"  {e.id}", "$foreground-muted"))
 
 
@@ -89,7 +91,7 @@ def build_rows(
     concluded = [e for e in reversed(efforts) if e.state in (EffortState.CONCLUDED, EffortState.EVICTED)]
     concluded.sort(key=lambda e: e.evicted)  # in working memory first, newest first
     for e in concluded[:MAX_CONCLUDED_ROWS]:
-        summary = " ".join((e.summary or "no summary").split())
+        summary = " ".join(terminal_safe(e.summary or "no summary").split())
         if e.evicted:
             title = Content.assemble(
                 ("○ ", "$foreground-muted"),

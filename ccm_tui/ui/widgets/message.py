@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
+PLAIN_ROLES = ("user", "note")  # shown as typed, line breaks kept, never as Markdown
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 FOLD_LINES = 60  # an earlier reply longer than this shows its first lines; the rest comes on demand
 FOLD_CHARS = 8_000  # … or longer than this many characters
@@ -106,14 +107,15 @@ class ChatMessage(Vertical):
         self._stream: MarkdownStream | None = None
         self.usage: tuple[int, int, float | None] | None = None  # its turn's tokens in, out and cost
         # a user message's parts, large pastes folded: (text, None) typed, (text, title) folded
-        self.shown = shown if shown is not None or role != "user" else long_message(self.text)
+        typed = role in PLAIN_ROLES
+        self.shown = shown if shown is not None or not typed else long_message(self.text)
 
     def compose(self) -> ComposeResult:
         yield Static(self._header(), classes="message-header")
         yield Static(self._usage_line(), classes="message-usage")
         yield Static("", classes="message-tools", markup=False)
         yield Static("thinking…", classes="message-thinking")
-        if self.role == "user" and self.shown:  # large pastes folded: a click or Enter shows them
+        if self.role in PLAIN_ROLES and self.shown:  # large pastes folded: a click or Enter shows them
             with Vertical(classes="message-body -plain -folded"):
                 for text, title in self.shown:
                     if title is None:
@@ -125,7 +127,7 @@ class ChatMessage(Vertical):
                             collapsed=True,
                             classes="paste",
                         )
-        elif self.role == "user":  # what the user typed, as typed: no Markdown, line breaks kept
+        elif self.role in PLAIN_ROLES:  # what the user (or an agent's note) typed, as typed: no Markdown
             yield Static(self.text, classes="message-body -plain", markup=False)
         else:
             from textual.widgets import Markdown  # (markdown-it loads with the first reply, after the first paint)
@@ -146,12 +148,16 @@ class ChatMessage(Vertical):
 
     # ------------------------------------------------------------------ view
     def _header(self) -> Content:
-        parts: list[tuple[str, str] | str] = [(ROLE_TITLES.get(self.role, self.role), "bold")]
+        logged = getattr(self, "logged", None)  # the logged line it shows (the chat's history)
+        author = getattr(logged, "author", "")  # a note: the agent that left it
+        title = f"Note from {author}" if author else ROLE_TITLES.get(self.role, self.role)
+        note = self.note or ("(cut at reply_max_tokens)" if getattr(logged, "cut", False) else "")
+        parts: list[tuple[str, str] | str] = [(title, "bold")]
         if self.logged_to:
             where = "ambient" if self.logged_to == "ambient" else f"effort {self._effort_label(self.logged_to)}"
             parts += ["  ", (f"→ {where}", "$foreground-muted")]
-        if self.note:
-            parts += ["  ", (self.note, "$text-warning italic")]
+        if note:
+            parts += ["  ", (note, "$text-warning italic")]
         return Content.assemble(*parts)
 
     def _usage_line(self) -> Content:
@@ -211,7 +217,7 @@ class ChatMessage(Vertical):
         """Drop what streamed and show ``text`` instead (a retried round, a final reply)."""
         await self._stop_stream()
         self.text = text = terminal_safe(text)
-        if self.role == "user":
+        if self.role in PLAIN_ROLES:
             self.shown = None
             for body in self.query(".message-body"):
                 await body.remove()

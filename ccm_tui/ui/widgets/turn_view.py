@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from ...core import turn_events as te
-from ...core.run_state import sent_now
+from ...core.run_state import sent_now, with_interrupted_end
 from ..pastes import segments
 from .banner import BannerLine, PauseBanner
 from .message import ChatMessage
@@ -81,15 +81,23 @@ class TurnView(Vertical):
         return None
 
     async def finish(
-        self, reply: str, logged_to: str | None, usage: tuple[int, int, float | None] | None = None
+        self,
+        reply: str,
+        logged_to: str | None,
+        usage: tuple[int, int, float | None] | None = None,
+        *,
+        cut: bool = False,
     ) -> None:
-        """The turn is done: the whole reply, where it was logged, and what it cost."""
-        await self.assistant.finish(reply or self.assistant.text or "*(no reply)*", logged_to=logged_to)
+        """The turn is done: the whole reply, where it was logged, what it cost, and whether it stopped at
+        its length cap (``cut``)."""
+        note = "(cut at reply_max_tokens)" if cut else ""
+        await self.assistant.finish(reply or self.assistant.text or "*(no reply)*", logged_to=logged_to, note=note)
         self.assistant.set_usage(usage)
 
     async def interrupted(self, partial: str) -> None:
-        """Cancelled after something came back: what came is kept, marked."""
-        await self.assistant.finish(self.assistant.text or partial, note="(interrupted)")
+        """Cancelled after something came back: what came is kept, marked in its header and at its end
+        (as the history and the model's next requests show it)."""
+        await self.assistant.finish(with_interrupted_end(self.assistant.text or partial), note="(interrupted)")
         self._resolve_pause("cancelled")
 
     async def _append(self, piece: str) -> None:
