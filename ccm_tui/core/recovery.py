@@ -97,12 +97,22 @@ class RecoveryReport:
         )
 
     def lines(self) -> list[str]:
-        out = ["RECOVERY — the last run did not end cleanly" if self.unclean else "RECOVERY"]
-        out.append(f"Events reconciled: {self.events_reconciled}")
+        """The report in words a user knows (the first line starts with ``RECOVERY``)."""
+        if self.unclean:
+            out = [
+                "RECOVERY — ccm-tui was not closed properly last time (the process was killed or crashed); "
+                "nothing was lost"
+            ]
+        else:
+            out = ["RECOVERY"]
+        if self.events_reconciled:
+            n = self.events_reconciled
+            out.append(f"{n:,} change{'s' if n != 1 else ''} the last run made {'were' if n != 1 else 'was'} "
+                       "brought up to date from the event log")  # fmt: skip
         for item in self.repaired:
             out.append(f"Repaired: {item}")
         for item in self.torn_files:
-            out.append(f"Torn last line set aside: {item}")
+            out.append(f"Torn last line set aside: {item} (a write the crash cut short; the line is kept beside it)")
         for note in self.notes:
             out.append(f"Note: {note}")
         out.extend(self.settled)
@@ -117,9 +127,9 @@ class RecoveryReport:
             )
         if self.orphan:
             preview = " ".join(self.orphan.text.split())[:80]
-            out.append(f'Orphaned turn {self.orphan.turn}: "{preview}" got no reply — it can be retried')
-        else:
-            out.append("Orphaned turns: 0")
+            out.append(
+                f'Orphaned turn {self.orphan.turn}: your message "{preview}" got no reply — it can be sent again'
+            )
         return out
 
     def one_line(self) -> str:

@@ -124,6 +124,7 @@ class CcmApp(App[int]):
 
     def on_mount(self) -> None:
         self.call_after_refresh(gc.enable)  # `ccm-tui` turned it off for the start (commands/tui.py)
+        self._quit_on_hangup()
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         self.theme_changed_signal.subscribe(self, self._remember_theme)
@@ -257,6 +258,27 @@ class CcmApp(App[int]):
         """The settings of this run from now on: the chat reopens its session with them."""
         if self.chat_screen is None or self.chat_screen.apply_settings(settings):
             self.settings = settings
+
+    def _quit_on_hangup(self) -> None:
+        """Closing the terminal (SIGHUP) or being asked to stop (SIGTERM) is a quit, as Ctrl+Q: the session
+        is closed cleanly (a running reply written first), so the next start has nothing to recover."""
+        import asyncio
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for name in ("SIGHUP", "SIGTERM"):
+            number = getattr(signal, name, None)
+            if number is None:
+                continue  # (not on this platform)
+            try:
+                loop.add_signal_handler(number, self._stop_asked)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass  # not the main thread (tests), or no signals here: the default stays
+
+    def _stop_asked(self) -> None:
+        if not getattr(self, "_stopping", False):
+            self._stopping = True
+            self.run_worker(self.action_quit(), group="quit", exit_on_error=False)
 
     async def action_quit(self) -> None:
         chat = self.chat_screen

@@ -29,6 +29,8 @@ class DemoHost(Protocol):
 
     def send(self, text: str) -> None: ...
 
+    def update_hint(self) -> None: ...
+
 
 INTRO = (
     "DEMO — an offline scripted model drives the real core: no key, no network. "
@@ -79,6 +81,7 @@ class DemoDriver:
         self.finished = True
         self.autoplay = False
         await log.add_banner(OUTRO, "demo")
+        self.screen.update_hint()  # (no scripted message waits in the input any more)
 
     def sent(self, text: str) -> None:
         if self.next < len(self.script) and " ".join(text.split()) == " ".join(self.script[self.next].split()):

@@ -86,7 +86,7 @@ def test_recovery_after_a_crash_reports_the_orphan_and_repairs_a_torn_line(ccm):
         "second message",
     )
     assert rc == 0
-    assert "RECOVERY — the last run did not end cleanly" in err
+    assert "RECOVERY — ccm-tui was not closed properly last time" in err
     assert "Orphaned turn 2" in err and "lost in the crash" in err
     assert "Torn last line set aside: raw.jsonl" in err
     raw = (ccm.dir / "raw.jsonl").read_text().splitlines()

@@ -131,3 +131,23 @@ async def test_an_offer_is_dropped_when_another_process_writes_to_the_session(tm
         screen.post_message(msg.WrittenElsewhere(()))
         await wait_until(pilot, lambda: screen.suggestion is None, what="the offer dropped")
         assert "Ctrl+Y" not in str(screen.query_one("#prompt-hint").render())
+
+
+async def test_search_in_the_chat_bolds_the_words_found_and_shows_the_text_as_logged(tmp_path):
+    """``/search`` printed raw ``**term**``: its report comes with the spans of the words found (issue 30, 10)."""
+    from tests.ui.helpers import build
+
+    async with demo_app(await build(tmp_path / "s", 5)).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        prompt = screen.query_one(PromptInput)
+        prompt.set_text("/search nara")
+        await pilot.press("enter")
+        result = await wait_until(
+            pilot, lambda: screen.query(CommandResult).last() if screen.query(CommandResult) else None
+        )
+        lines = await wait_until(pilot, lambda: list(result.query(".-report")), what="the report")
+        contents = [line.render() for line in lines]
+        shown = "\n".join(c.plain for c in contents)
+        assert "japan-trip" in shown and "\x02" not in shown
+        bold = [c.plain[s.start : s.end] for c in contents for s in c.spans if "bold" in str(s.style)]
+        assert any(word.lower() == "nara" for word in bold)

@@ -31,7 +31,7 @@ def _ccm_tui() -> str | None:
 def tmux(tmp_path):
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
-    socket = f"ccm-smoke-{os.getpid()}"
+    socket = f"ccm-smoke-{os.getpid()}-{tmp_path.name}"  # (one tmux server per test: a killed one may linger)
 
     def run(*args: str, check: bool = True) -> str:
         result = subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, check=check)
@@ -190,3 +190,35 @@ def test_bursts_of_typing_in_a_real_terminal_are_sent_once_each(tmp_path, tmux):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_closing_the_terminal_is_a_clean_quit(tmp_path, tmux):
+    """SIGHUP (the terminal window closed) ends the session as Ctrl+Q does: the next start recovers nothing."""
+    program = _ccm_tui()
+    if program is None:
+        pytest.skip("ccm-tui is not installed")
+    session = tmp_path / "session"
+    env = {
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "OPENAI_API_KEY": "sk-test-fake",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    exports = " ".join(f"{k}={v}" for k, v in env.items())
+    command = f"{program} --session-dir {session} --model openai/fake-model --api-base http://127.0.0.1:9/v1"
+    tmux("new-session", "-d", "-s", "smoke", "-x", "150", "-y", "45", f"env -u COLUMNS -u LINES {exports} {command}")
+    _wait_for(tmux, "of budget")
+    tmux("kill-server")  # the terminal goes away: SIGHUP to the app
+    deadline = time.monotonic() + 15
+    last: dict = {}
+    while time.monotonic() < deadline:
+        lines = (session / "events.jsonl").read_text().splitlines()
+        last = json.loads(lines[-1])
+        if last["event"] == "session_end":
+            break
+        time.sleep(0.1)
+    assert last["event"] == "session_end"
+    result = subprocess.run(
+        [program, "status", "--session-dir", str(session)], capture_output=True, text=True, env={**os.environ, **env}
+    )
+    assert result.returncode == 0 and "RECOVERY" not in result.stderr + result.stdout

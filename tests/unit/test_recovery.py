@@ -101,8 +101,9 @@ def test_a_run_that_ended_without_session_end_is_unclean(tmp_path, opened):
     session = opened(stop(run))
     report = recover(session)
     assert report.unclean and report.changed
-    assert report.lines()[0] == "RECOVERY — the last run did not end cleanly"
-    assert report.lines()[-1] == "Orphaned turns: 0"
+    assert report.lines()[0].startswith("RECOVERY — ccm-tui was not closed properly last time")
+    assert "nothing was lost" in report.lines()[0]
+    assert not any("Orphaned" in line for line in report.lines())  # (nothing to say: said nothing)
     [recovered] = events(session.dir, "recovered")
     assert recovered["orphan_turn"] is None and recovered["interrupted_turn"] is None
 
@@ -280,7 +281,7 @@ def test_a_turn_with_no_reply_and_no_effects_is_an_orphan_that_can_be_retried(tm
 
     assert report.orphan == UnansweredTurn("lost in the crash", 2, "orphaned")
     assert report.orphan.retry_safe and report.interrupted is None
-    assert 'Orphaned turn 2: "lost in the crash" got no reply — it can be retried' in report.lines()
+    assert 'Orphaned turn 2: your message "lost in the crash" got no reply — it can be sent again' in report.lines()
     assert events(session.dir, "recovered")[-1]["orphan_turn"] == 2
     assert unanswered_turn(session) == UnansweredTurn("lost in the crash", 2, "orphaned")
     assert [m["content"] for m in jsonl(session.raw_path)] == ["first", "one"]  # nothing invented

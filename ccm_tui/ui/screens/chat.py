@@ -171,6 +171,8 @@ class ChatScreen(ChatTurns):
             proposal=offer,
             no_tools=snapshot is not None and snapshot.has_model and not snapshot.tools_enabled,
             sidebar_visible=self.sidebar_visible,
+            cancellable=self.run_state.cancellable or bool(self.run_state.queued),
+            demo_done=self.demo and self.driver.finished,
         )
 
     def watch_show_sidebar(self, show: bool | None) -> None:
@@ -198,6 +200,7 @@ class ChatScreen(ChatTurns):
     def show_run_state(self, state: RunState) -> None:
         self.run_state = state
         self.refresh_bindings()
+        self.update_hint()  # (it says Esc cancels only while there is something to cancel)
         status = self.status_line
         phase = state.phase
         if phase is Phase.OPENING:

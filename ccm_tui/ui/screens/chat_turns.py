@@ -131,7 +131,8 @@ class ChatTurns(ChatActions):
         await self.chat_log.add(view)
         self.chat_log.scroll_end(animate=False)
         outcome = await self.link.controller.command(command)
-        view.show(outcome.reply if outcome.ok else outcome.reason, failed=not outcome.ok)
+        report = (outcome.result or {}).get("report") if outcome.ok else None
+        view.show(outcome.reply if outcome.ok else outcome.reason, failed=not outcome.ok, report=report)
         self.chat_log.scroll_end(animate=False)
 
     def send_message(

@@ -62,6 +62,7 @@ class InspectorScreen(Screen[None]):
     BINDINGS = [
         Binding("escape,f2", "close", "Close", id="inspector.close"),
         Binding("y", "copy_section", "Copy section", id="inspector.copy"),
+        Binding("w", "toggle_wrap", "Wrap long lines", id="inspector.wrap"),
     ]
 
     def __init__(self, inspection: ContextInspection, *, draft: bool) -> None:
@@ -136,7 +137,7 @@ class InspectorScreen(Screen[None]):
                 yield TextArea(
                     self.texts[0] if self.texts else "",
                     read_only=True,
-                    soft_wrap=True,
+                    soft_wrap=False,  # the lines as the model gets them (w wraps the long ones)
                     show_line_numbers=False,
                     id="inspector-text",
                 )
@@ -165,6 +166,11 @@ class InspectorScreen(Screen[None]):
         index = int(str(event.option.id).rsplit("-", 1)[1])
         text.load_text(self.texts[index])
         text.scroll_home(animate=False)
+
+    def action_toggle_wrap(self) -> None:
+        """Lines as sent (the system prompt's own line breaks, nothing re-wrapped), or long lines wrapped."""
+        text = self.query_one("#inspector-text", TextArea)
+        text.soft_wrap = not text.soft_wrap
 
     def action_copy_section(self) -> None:
         self.app.copy_to_clipboard(self.query_one("#inspector-text", TextArea).text)

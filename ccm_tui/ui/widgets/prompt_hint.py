@@ -6,9 +6,11 @@ from __future__ import annotations
 from ...core.slash_commands import COMMANDS
 from .line import Line
 
-HINT = "Enter send · Alt+Enter or Ctrl+J newline · Esc cancel a reply · F1 keys · Ctrl+P all commands"
+HINT = "Enter send · Alt+Enter or Ctrl+J newline · F1 keys · Ctrl+P all commands"
+CANCEL_HINT = "Esc cancels the reply"  # said only while there is one to cancel
 NO_TOOLS_HINT = "no tools: Ctrl+O opens an effort, Ctrl+G then d concludes it"
 DEMO_HINT = "DEMO · Enter sends the scripted message (edit it if you like) · F6 autoplay · Ctrl+P all commands"
+DEMO_DONE_HINT = "DEMO · the script is done: type anything (the scripted model answers briefly) · Ctrl+P all commands"
 
 
 def command_hint(typed: str) -> str | None:
@@ -31,14 +33,25 @@ class PromptHint(Line):
         super().__init__(DEMO_HINT if demo else HINT, id=id)
         self.demo = demo
 
-    def show(self, *, typed: str, proposal: str | None, no_tools: bool, sidebar_visible: bool) -> None:
+    def show(
+        self,
+        *,
+        typed: str,
+        proposal: str | None,
+        no_tools: bool,
+        sidebar_visible: bool,
+        cancellable: bool = False,
+        demo_done: bool = False,
+    ) -> None:
         command = command_hint(typed)
         if command is None and proposal is not None:
             command = f"{proposal} · or just keep typing"
         if command is not None:
             self.set_text(command)
             return
-        hint = DEMO_HINT if self.demo else HINT
+        hint = (DEMO_DONE_HINT if demo_done else DEMO_HINT) if self.demo else HINT
+        if cancellable:
+            hint = f"{CANCEL_HINT} · {hint}"
         if no_tools:
             hint = f"{NO_TOOLS_HINT} · {hint}"
         self.set_text(hint if sidebar_visible else f"Ctrl+B efforts · {hint}")
