@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ccm_tui.config import Settings  # noqa: E402
-from ccm_tui.core.chat_model import Completion, InProcessChatModel  # noqa: E402
-from ccm_tui.core.opening import open_engine  # noqa: E402
+from ccm_tui.core.engine.opening import open_engine  # noqa: E402
+from ccm_tui.core.models.interface import Completion, InProcessChatModel  # noqa: E402
 
 CORPUS_TRANSCRIPT = ROOT.parent / "shared" / "corpus" / "aider" / "brejlator.aider.md"
 FIXTURE = ROOT / "tests" / "fixtures" / "transcripts" / "aider.chat.history.md"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from ccm_tui.core.text_tool_calls import CallHoldback
+from ccm_tui.core.turn._text_tool_calls import CallHoldback
 
 PROSE = "A line of prose with a { brace, a [list] and a `tick`.\n  {not a call, a brace in text}\n"
 

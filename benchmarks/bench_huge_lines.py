@@ -45,8 +45,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from ccm_tui.cli import main as cli  # noqa: E402
 from ccm_tui.config import Settings  # noqa: E402
-from ccm_tui.core.controller import OpenOptions, SessionController  # noqa: E402
-from ccm_tui.core.opening import search_session  # noqa: E402
+from ccm_tui.core.engine.opening import search_session  # noqa: E402
+from ccm_tui.core.service.controller import OpenOptions, SessionController  # noqa: E402
 from ccm_tui.restore.landing import land  # noqa: E402
 from ccm_tui.restore.turns import ParsedTranscript, TurnRound  # noqa: E402
 from tests.fakes.openai_server import FakeLLMServer, call, text, tool_calls  # noqa: E402

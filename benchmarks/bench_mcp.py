@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bench_turn import WORDS  # noqa: E402
 from benchmarks.bench_turn import build_session as build_effort_files  # noqa: E402
 from ccm_tui.config import Settings  # noqa: E402
-from ccm_tui.core.opening import open_engine, search_session  # noqa: E402
-from ccm_tui.core.reading import SessionReader  # noqa: E402
+from ccm_tui.core.api import SessionReader  # noqa: E402
+from ccm_tui.core.engine.opening import open_engine, search_session  # noqa: E402
 
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -47,12 +47,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_recall import PlainBM25
 
-from ccm_tui.core.efforts import CONCLUDED, Effort
-from ccm_tui.core.manifest_store import save_manifest
-from ccm_tui.core.opening import search_session
-from ccm_tui.core.search.records import MAX_MESSAGE_CHARS
-from ccm_tui.core.session import EFFORTS_DIR, MANIFEST_FILE
-from ccm_tui.core.store import append_jsonl
+from ccm_tui.core.engine.opening import search_session
+from ccm_tui.core.manifest.effort import CONCLUDED, Effort
+from ccm_tui.core.manifest.store import save_manifest
+from ccm_tui.core.search._records import MAX_MESSAGE_CHARS
+from ccm_tui.core.session.session import EFFORTS_DIR, MANIFEST_FILE
+from ccm_tui.core.storage.durable import append_jsonl
 from ccm_tui.restore.landing import turn_messages
 from ccm_tui.restore.parse import TranscriptError, parse_transcript
 

@@ -189,9 +189,9 @@ class _ProxyHandler(BaseHTTPRequestHandler):
 
 async def converse(session_dir: Path, proxy: RecordingProxy) -> dict[str, Any]:
     from ccm_tui.config import Settings
-    from ccm_tui.core.controller import OpenOptions, SessionController
-    from ccm_tui.core.run_state import SendMessage, SlashCommand, Suggestion
-    from ccm_tui.core.slash_commands import parse
+    from ccm_tui.core.service.controller import OpenOptions, SessionController
+    from ccm_tui.core.service.run_state import SendMessage, SlashCommand, Suggestion
+    from ccm_tui.core.service.slash_commands import parse
 
     settings = Settings(model="openai/smollm2", api_base=proxy.base_url, token_budget=BUDGET, request_timeout=600)
     controller = SessionController(session_dir, settings, options=OpenOptions(hold_lock=True))
@@ -257,7 +257,7 @@ def model_effort_events(session_dir: Path) -> dict[str, int]:
 
 
 def found_by_search(session_dir: Path) -> int:
-    from ccm_tui.core.reading import search_session
+    from ccm_tui.core.api import search_session
 
     def shown(hit: Any) -> str:
         return ((hit.passage or "") + " " + (hit.summary or "")).replace("**", "")  # matches are marked **so**

@@ -51,12 +51,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ccm_tui.core.efforts import CONCLUDED, Effort
-from ccm_tui.core.manifest_store import load_manifest, save_manifest
-from ccm_tui.core.opening import search_session
+from ccm_tui.core.engine.opening import search_session
+from ccm_tui.core.manifest.effort import CONCLUDED, Effort
+from ccm_tui.core.manifest.store import load_manifest, save_manifest
 from ccm_tui.core.search import EffortIndex, Weights
-from ccm_tui.core.session import EFFORTS_DIR, MANIFEST_FILE, SEARCH_DB
-from ccm_tui.core.store import append_jsonl
+from ccm_tui.core.session.session import EFFORTS_DIR, MANIFEST_FILE, SEARCH_DB
+from ccm_tui.core.storage.durable import append_jsonl
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev"
 DATA_FILE = "locomo-dev.json"

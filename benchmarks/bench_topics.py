@@ -6,7 +6,7 @@ one-off questions proposed "capital-joke-peru". This replays the labelled conver
 ``tests/unit/labelled_chats.py`` — small talk (no proposal wanted at any point) and topics (a
 proposal wanted by the end) — exchange by exchange, through the proposer as it was (the
 segmenter's latest topic, long enough and fitting its last turn) and as it is (that topic must
-also be *sustained*: turns linked by content words or follow-ups, :func:`ccm_tui.core.topics.sustained`).
+also be *sustained*: turns linked by content words or follow-ups, :func:`ccm_tui.core.text.topics.sustained`).
 
 A conversation counts as proposed when any of its prefixes gets a proposal. Precision: proposed
 topics over all proposed conversations; recall: proposed topics over all topics. Switches are
@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ccm_tui.core import effort_assist  # noqa: E402
-from ccm_tui.core.effort_assist import Exchange, Proposal  # noqa: E402
-from ccm_tui.core.topics import last_turn_fits  # noqa: E402
+from ccm_tui.core.efforts import proposals as effort_assist  # noqa: E402
+from ccm_tui.core.efforts.proposals import Exchange, Proposal  # noqa: E402
+from ccm_tui.core.text.topics import last_turn_fits  # noqa: E402
 from tests.unit.labelled_chats import (  # noqa: E402
     HELD_OUT_SMALL_TALK,
     HELD_OUT_TOPICS,

@@ -27,11 +27,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ccm_tui.config import Settings
-from ccm_tui.core.chat_model import Completion, InProcessChatModel
-from ccm_tui.core.effort_states import Action
-from ccm_tui.core.efforts import CONCLUDED, Effort
-from ccm_tui.core.manifest_store import save_manifest
-from ccm_tui.core.opening import open_engine
+from ccm_tui.core.efforts.states import Action
+from ccm_tui.core.engine.opening import open_engine
+from ccm_tui.core.manifest.effort import CONCLUDED, Effort
+from ccm_tui.core.manifest.store import save_manifest
+from ccm_tui.core.models.interface import Completion, InProcessChatModel
 
 WORDS = (
     "auth token refresh cache database pool index query latency queue kafka consumer partition deploy "

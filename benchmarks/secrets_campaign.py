@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from ccm_tui.core.llm import LLMClient  # noqa: E402
+from ccm_tui.core.models.litellm_client import LLMClient  # noqa: E402
 from ccm_tui.restore import evidence as ev  # noqa: E402
 from ccm_tui.restore.turns import Artifact, ParsedTranscript, TurnRound  # noqa: E402
 from tests.fakes.openai_server import FakeLLMServer, call, text, tool_calls  # noqa: E402

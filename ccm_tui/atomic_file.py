@@ -1,7 +1,7 @@
 """Whole-file replacement that a crash cannot tear: temporary file, fsync, rename, fsync the directory.
 
 The bottom layer: the configuration file and every session file (through
-:mod:`ccm_tui.core.store`) are written with it.
+:mod:`ccm_tui.core.storage.durable`) are written with it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The offline demo: a scripted model that drives the real core through a short session.
 
-``DemoModel`` is a :class:`ccm_tui.core.chat_model.ChatModel` that answers in
+``DemoModel`` is a :class:`ccm_tui.core.models.interface.ChatModel` that answers in
 process (``stream_chat`` and ``complete``). It picks
 its reply from :data:`SCRIPT` by the user's message, streams it in small pieces
 and calls the real effort tools, so the sidebar and the token meter move exactly
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .core.chat_model import Completion, InProcessChatModel, ToolCall
+from .core.models.interface import Completion, InProcessChatModel, ToolCall
 
 DEMO_MODEL = "demo/scripted"
 
@@ -229,7 +229,7 @@ def _pieces(text: str) -> list[str]:
 
 
 class DemoModel(InProcessChatModel):
-    """A scripted :class:`~ccm_tui.core.chat_model.ChatModel` (offline, deterministic)."""
+    """A scripted :class:`~ccm_tui.core.models.interface.ChatModel` (offline, deterministic)."""
 
     def __init__(self, *, delay: float = 0.03, sleep: Callable[[float], Any] = asyncio.sleep) -> None:
         self.model = DEMO_MODEL

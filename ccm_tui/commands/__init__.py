@@ -150,7 +150,7 @@ def stdout_is_closed() -> bool:
 
 def error_line(exc: Exception, args: argparse.Namespace) -> str:
     """One line that says what went wrong (and the way out, where there is one); secrets redacted."""
-    from ..core.reading import ManifestError, disk_full, redact
+    from ..core.api import ManifestError, disk_full, redact
 
     ours = isinstance(exc, (CliError, OSError, ValueError)) or type(exc).__module__.startswith("ccm_tui")
     message = str(exc) if ours else f"{type(exc).__name__}: {exc}"

@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import config
 from ..config import Settings
-from ..core.terminal_text import json_safe, terminal_safe
+from ..core.api import json_safe, terminal_safe
 
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
 
@@ -122,7 +122,7 @@ def print_json(data: Any) -> None:
 
 class TerminalSafe:
     """A text stream that writes model- and file-sourced text without control sequences
-    (:func:`~ccm_tui.core.terminal_text.terminal_safe`); the commands print through it.
+    (:func:`~ccm_tui.core.text.terminal.terminal_safe`); the commands print through it.
     The app's own sequences (a progress bar redrawn in place) go to ``raw``."""
 
     def __init__(self, raw: Any) -> None:

@@ -27,7 +27,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.reading import RepairNotNeeded, repair
+    from ..core.api import RepairNotNeeded, repair
 
     directory = session_dir_from(args)
     require_session(directory)

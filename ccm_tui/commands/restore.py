@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..config import ConfigError, retry_base_seconds
-from ..core.terminal_text import terminal_safe
+from ..core.api import terminal_safe
 from ..restore.discovery import NoTranscriptFound, expand_transcripts, single_transcript
 from ..restore.results import ImportRow, ImportStatus, ParsedFile, RestoreFailed, any_failed, tally
 from ..restore.turns import ParsedTranscript, to_parse_only_json

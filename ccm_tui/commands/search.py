@@ -42,7 +42,7 @@ def styled_output(stream: Any) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.reading import SearchIndexError, hit_json, render_report, search_report, search_session
+    from ..core.api import SearchIndexError, hit_json, render_report, search_report, search_session
 
     directory = session_dir_from(args)
     require_session(directory)

@@ -8,8 +8,8 @@ import sys
 import time
 from typing import Any
 
-from ..core import turn_events as te
-from ..core.terminal_text import StreamCleaner
+from ..core.api import StreamCleaner
+from ..core.api import turn_events as te
 from .common import (
     EXIT_OK,
     CliError,
@@ -92,9 +92,7 @@ class SendPrinter:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.reading import load_model_library
-    from ..core.run_state import RetryOrphan, SendMessage
-    from ..core.slash_commands import SlashError, parse
+    from ..core.api import RetryOrphan, SendMessage, SlashError, load_model_library, parse
 
     message = args.message
     if args.retry_orphan and message:
@@ -115,8 +113,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _send(args: argparse.Namespace, settings: Any, intent: Any) -> int:
-    from ..core.controller import OpenOptions, SessionController
-    from ..core.run_state import SlashCommand
+    from ..core.api import OpenOptions, SessionController, SlashCommand
 
     options = OpenOptions(hold_lock=True, lock_wait=args.wait, retry_delays=(), probe_model_window=True)
     controller = SessionController(session_dir_from(args), settings, options=options)
@@ -165,7 +162,7 @@ class SendListener:
         self.suggestions: list[Any] = []  # efforts the app proposes (the model does not manage them)
 
     def __call__(self, event: Any) -> None:
-        from ..core.run_state import Phase, StateChanged, Suggestion
+        from ..core.api import Phase, StateChanged, Suggestion
 
         if isinstance(event, Suggestion):
             self.suggestions.append(event)

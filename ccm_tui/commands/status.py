@@ -24,7 +24,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.reading import read_status, status_text
+    from ..core.api import read_status, status_text
 
     settings = load_settings()
     directory = session_dir_from(args)

@@ -1,6 +1,6 @@
 """The read tools' work: search, read, list, status — through the core's reader, never the writer lock.
 
-A :class:`~ccm_tui.core.reading.SessionReader` per session stays open (its search index open,
+A :class:`~ccm_tui.core.api.SessionReader` per session stays open (its search index open,
 the session read again only when another process wrote), so a search costs the ranking, not
 an open — for the sessions used last: each holds about six file descriptors, so with every
 session served (``--all-sessions``) only :func:`readers_kept` stay open (a share of the
@@ -20,13 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import Settings
-from ..core.log_lines import AMBIENT, LineRangeError, line_range, page
-from ..core.reading import (
+from ..core.api import (
+    AMBIENT,
     EffortEntry,
+    LineRangeError,
     ReadError,
     SearchIndexError,
     SessionReader,
     StoreError,
+    line_range,
+    page,
     read_status,
     redact,
     status_text,

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.reading import EffortEntry, EffortView, SearchHit
+from ..core.api import EffortEntry, EffortView, SearchHit
 
 SUMMARY_CHARS = 90  # of a hit's summary
 PASSAGE_LINES = 2  # lines of a hit's passage shown

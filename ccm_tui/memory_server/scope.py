@@ -17,7 +17,7 @@ from pathlib import Path
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from ..core.reading import SessionCatalogError, session_paths
+from ..core.api import SessionCatalogError, session_paths
 
 AMBIENT = "ambient"
 EFFORT_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")

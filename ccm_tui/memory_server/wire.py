@@ -19,7 +19,7 @@ gets exactly one answer, or none when it is a notification (no ``id`` at all) or
 
 Every message the server writes passes through :class:`Cleaning`: each string in it but the request
 id it answers goes through the same cleaning as the command line's output
-(:func:`~ccm_tui.core.terminal_text.terminal_safe`), so no answer carries an escape sequence, a C1
+(:func:`~ccm_tui.core.text.terminal.terminal_safe`), so no answer carries an escape sequence, a C1
 control or a bidirectional override from a stored transcript, a file or a caller's own arguments — an
 agent printing tool results never has its clipboard, title or screen written.
 """
@@ -41,7 +41,7 @@ from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
-from ..core.terminal_text import terminal_safe
+from ..core.api import terminal_safe
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The write tools (only with ``--allow-writes``): remember and reopen, through the session controller.
 
-Each session written to gets a :class:`~ccm_tui.core.controller.SessionController`
+Each session written to gets a :class:`~ccm_tui.core.service.controller.SessionController`
 opened without holding the writer lock (like the TUI): the lock is taken around each
 write, waiting up to ``wait`` seconds while the TUI or ``ccm-tui send`` is mid-turn,
 then the write fails with that reason in plain words. The controller is closed again
@@ -20,11 +20,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..config import Settings
-from ..core.controller import OpenOptions, SessionController
-from ..core.effort_states import Action
-from ..core.reading import StoreError, redact
-from ..core.run_state import EffortAction, Phase, Remember
-from ..core.turn_events import Outcome
+from ..core.api import (
+    Action,
+    EffortAction,
+    OpenOptions,
+    Outcome,
+    Phase,
+    Remember,
+    SessionController,
+    StoreError,
+    redact,
+)
 from .reads import Reads
 from .render import cut
 from .scope import InputError, Scope, effort_id

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.chat_model import ChatModel
-from ..core.topics import TurnText, segment
+from ..core.models.interface import ChatModel
+from ..core.text.topics import TurnText, segment
 from .boundaries import BoundaryError, EffortSpan, load_boundaries
 
 __all__ = ["replay_file", "choose_spans", "EffortSpan", "BoundaryError", "replay_errors"]
@@ -22,7 +22,7 @@ __all__ = ["replay_file", "choose_spans", "EffortSpan", "BoundaryError", "replay
 
 def replay_errors() -> tuple[type[Exception], ...]:
     """What a replay raises that is told to the user in one line (the command catches these)."""
-    from ..core.llm_errors import LLMError
+    from ..core.models.provider_errors import LLMError
     from ..restore.turns import TranscriptError
     from .capping import BudgetTooSmall
     from .model import ReplayToolError
@@ -49,7 +49,7 @@ async def choose_spans(parsed, efforts: Path | None, llm: ChatModel | None) -> S
     if efforts is not None:
         return SpanChoice(load_boundaries(efforts, n), "file")
     if llm is not None:
-        from ..core.llm_errors import LLMError
+        from ..core.models.provider_errors import LLMError
         from .model_segmenter import segment_with_model
 
         try:
@@ -75,7 +75,7 @@ async def replay_file(
     Raises TranscriptError, BoundaryError, ReplayFailed, BudgetTooSmall, LLMError.
     """
     from ..config import Settings
-    from ..core.model_setup import model_client
+    from ..core.models.client_setup import model_client
     from ..restore.parse import parse_transcript
     from .runner import replay
 

@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..core.topics import EffortSpan
+from ..core.text.topics import EffortSpan
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")  # always fullmatch: "$" would let "abc\n" through
 EFFORT_KEYS = {"id", "first_turn", "last_turn", "name", "note"}

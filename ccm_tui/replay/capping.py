@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.tokens import TokenCounter, keep_head_and_tail
+from ..core.text.tokens import TokenCounter, keep_head_and_tail
 
 RESERVE = 800  # effort headers, checkpoint summary (≤ 300), tool calls and results, effort-state lines
 MARKER = "[… {cut:,} tokens of this {what} left out by the replay (message cap {cap:,} tokens) …]"

@@ -1,7 +1,7 @@
 """The replay model: stands in for the chat model, replaying a transcript's own turns.
 
 It has the interface the orchestrator calls (``stream_chat`` and ``complete``,
-like :class:`ccm_tui.core.llm.LLMClient`), so every replayed turn runs through
+like :class:`ccm_tui.core.models.litellm_client.LLMClient`), so every replayed turn runs through
 the real orchestrator: context assembly, budget and compaction, tool
 execution, logging and salience. Per turn the runner sets a :class:`TurnPlan`;
 the model then
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import paths
-from ..core import extractive
-from ..core.chat_model import ChatModel, Completion, InProcessChatModel, ToolCall
-from ..core.llm_errors import LLMError
-from ..core.tokens import TokenCounter
+from ..core.models.interface import ChatModel, Completion, InProcessChatModel, ToolCall
+from ..core.models.provider_errors import LLMError
+from ..core.text import extractive
+from ..core.text.tokens import TokenCounter
 
 
 class ReplayToolError(RuntimeError):
@@ -71,7 +71,7 @@ class ModelStats:
 
 
 class ReplayModel(InProcessChatModel):
-    """A :class:`~ccm_tui.core.chat_model.ChatModel` whose replies come from the transcript."""
+    """A :class:`~ccm_tui.core.models.interface.ChatModel` whose replies come from the transcript."""
 
     def __init__(self, counter: TokenCounter, summarizer: ChatModel | None = None) -> None:
         self.counter = counter

@@ -12,8 +12,8 @@ import re
 from typing import Any
 
 from .. import paths
-from ..core.chat_model import ChatModel
-from ..core.efforts import slugify
+from ..core.manifest.effort import slugify
+from ..core.models.interface import ChatModel
 from .boundaries import BoundaryError, EffortSpan, validate_spans
 
 LINE_CHARS = 160

@@ -32,13 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..core.chat_model import ChatModel
-from ..core.engine import Engine
-from ..core.model_setup import resolve_budget
-from ..core.opening import open_engine
-from ..core.orchestrator import clean_user_text
-from ..core.tokens import TokenCounter
-from ..core.turn_events import savings_share
+from ..core.engine.engine import Engine
+from ..core.engine.opening import open_engine
+from ..core.models.client_setup import resolve_budget
+from ..core.models.interface import ChatModel
+from ..core.text.tokens import TokenCounter
+from ..core.turn.events import savings_share
+from ..core.turn.orchestrator import clean_user_text
 from ..restore.turns import ParsedTranscript
 from .boundaries import EffortSpan, turn_plan
 from .capping import Caps, CapStats, cap_text

@@ -17,8 +17,8 @@ from enum import StrEnum
 from typing import Any
 
 from ccm_tui import paths
-from ccm_tui.core.chat_model import ChatModel
-from ccm_tui.core.llm import LLMError, parse_arguments
+from ccm_tui.core.models.interface import ChatModel
+from ccm_tui.core.models.litellm_client import LLMError, parse_arguments
 from ccm_tui.restore.evidence_tools import COMPLETE, TOOLS, EvidenceTools, to_json
 from ccm_tui.restore.file_access import FileAccess, ToolError, choose_root
 from ccm_tui.restore.turns import ParsedTranscript

@@ -40,10 +40,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ccm_tui.config import Settings
-from ccm_tui.core.chat_model import ChatModel
-from ccm_tui.core.efforts import ManifestError
-from ccm_tui.core.store import StoreError
-from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.core.manifest.effort import ManifestError
+from ccm_tui.core.models.interface import ChatModel
+from ccm_tui.core.storage.durable import StoreError
+from ccm_tui.core.text.tokens import TokenCounter
 from ccm_tui.restore import landing
 from ccm_tui.restore.call_plan import DEFAULT_MAX_CALLS, CallPlan, plan_calls
 from ccm_tui.restore.landing import AlreadyImported, Landed
@@ -124,7 +124,7 @@ class Importer:
     @classmethod
     def with_settings_model(cls, directory: Path, settings: Settings, options: ImportOptions) -> Importer:
         """An importer that uses the model the settings name (they must name one)."""
-        from ccm_tui.core.model_setup import model_client
+        from ccm_tui.core.models.client_setup import model_client
 
         llm = model_client(settings)
         if llm is None:

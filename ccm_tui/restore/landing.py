@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from ccm_tui.config import Settings
-from ccm_tui.core.efforts import Effort, ManifestError
-from ccm_tui.core.eventlog import now_iso
-from ccm_tui.core.manifest_store import check_manifest, imported_as
-from ccm_tui.core.session_lock import SessionLock
-from ccm_tui.core.store import StoreError
+from ccm_tui.core.manifest.effort import Effort, ManifestError
+from ccm_tui.core.manifest.store import check_manifest, imported_as
+from ccm_tui.core.session.lock import SessionLock
+from ccm_tui.core.storage.durable import StoreError
+from ccm_tui.core.storage.eventlog import now_iso
 from ccm_tui.restore.turns import ParsedTranscript
 
 NO_RESPONSE = "(no response recorded)"
@@ -144,7 +144,7 @@ def land(
 
     With ``digest`` (the transcript's :func:`transcript_digest`) and not ``force``, an
     import of the same transcript that landed meanwhile raises :class:`AlreadyImported`."""
-    from ccm_tui.core.opening import NO_MODEL, start_engine
+    from ccm_tui.core.engine.opening import NO_MODEL, start_engine
 
     restored_at = now_iso()
     engine = start_engine(Path(directory), settings, llm=NO_MODEL, lock_wait=lock_wait, probe_model_window=False)

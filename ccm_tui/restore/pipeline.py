@@ -2,7 +2,7 @@
 
 The importer (:mod:`.importer`) runs it for each transcript and lands the result
 with :mod:`.landing`; everything that talks to the model is here, through any
-:class:`~ccm_tui.core.chat_model.ChatModel`.
+:class:`~ccm_tui.core.models.interface.ChatModel`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ccm_tui.config import Settings
-from ccm_tui.core.chat_model import ChatModel, Completion, OnDelta
-from ccm_tui.core.llm_errors import OTHER, LLMError
-from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.core.models.interface import ChatModel, Completion, OnDelta
+from ccm_tui.core.models.provider_errors import OTHER, LLMError
+from ccm_tui.core.text.tokens import TokenCounter
 from ccm_tui.restore.turns import ParsedTranscript, TurnRound
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 The file allow-list (:mod:`.file_policy`) keeps credential files away; this catches what
 ordinary files and the transcript still carry: a key pasted into a source file, a
 ``DATABASE_URL`` with its password, a token echoed in a tool result the agent saw. It builds
-on :func:`ccm_tui.core.eventlog.redact` (the configured credentials by value, URL userinfo,
+on :func:`ccm_tui.core.storage.eventlog.redact` (the configured credentials by value, URL userinfo,
 ``?key=`` queries, auth headers, ``sk-``/``AIza`` keys) and adds what files hold: provider
 tokens by their shape (AWS, GitHub, GitLab, Slack, Stripe, Google, Hugging Face, npm, PyPI,
 Vault …), JWTs, private key blocks, ``password=`` / ``secret:`` / ``"api_key": "…"`` style
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ccm_tui.core.eventlog import redact as redact_credentials
+from ccm_tui.core.storage.eventlog import redact as redact_credentials
 
 MARK = "[redacted]"
 

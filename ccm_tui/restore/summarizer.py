@@ -23,9 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ccm_tui import paths
-from ccm_tui.core.chat_model import ChatModel
-from ccm_tui.core.llm import AUTH, NOT_FOUND, LLMError
-from ccm_tui.core.tokens import TokenCounter, cap_tokens
+from ccm_tui.core.models.interface import ChatModel
+from ccm_tui.core.models.litellm_client import AUTH, NOT_FOUND, LLMError
+from ccm_tui.core.text.tokens import TokenCounter, cap_tokens
 from ccm_tui.restore.redaction import redact_text
 from ccm_tui.restore.summary_fields import (
     SESSION_ALIASES,

@@ -25,14 +25,14 @@ from ..config import (
     save_config_file,
 )
 from . import terminal_keys
-from .commands import CcmCommands, EffortSearch
 from .messages import ShowWelcome
+from .palette import CcmCommands, EffortSearch
 from .screens.chat import ChatScreen
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
-    from ..core.reading import ModelCheck
+    from ..core.api import ModelCheck
 
 DEMO_BUDGET = 6_000
 

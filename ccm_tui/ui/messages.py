@@ -1,6 +1,6 @@
 """Every Textual message of the UI, in one place.
 
-The core reports a turn as plain dataclass events (:mod:`ccm_tui.core.turn_events`);
+The core reports a turn as plain dataclass events (:mod:`ccm_tui.core.turn.events`);
 :func:`for_event` wraps each one in the matching message so the chat screen can
 handle it on the event loop. Token-figure messages may replace an older queued
 one (``can_replace``): only the newest figures matter.
@@ -12,13 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from ..core import run_state as rs
-from ..core import turn_events as te
-from ..core.effort_states import Action
-from ..core.run_state import RunState, SessionSnapshot
+from ..core.api import Action, RunState, SessionSnapshot
+from ..core.api import run_state as rs
+from ..core.api import turn_events as te
 
 if TYPE_CHECKING:
-    from ..core.run_state import LoggedLine
+    from ..core.api import LoggedLine
 
 
 # --------------------------------------------------------------------------- turn events

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from textual.content import Content
 
-from ..core.terminal_text import terminal_safe
+from ..core.api import terminal_safe
 
 MATCH_STYLE = "bold reverse"  # a matched term of a search passage
 

@@ -14,7 +14,7 @@ import asyncio
 from collections import deque
 from collections.abc import Callable
 
-from ..core import turn_events as te
+from ..core.api import turn_events as te
 from .widgets.chat_log import ChatLog
 from .widgets.turn_view import TurnView
 

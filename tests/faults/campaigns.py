@@ -97,8 +97,8 @@ def build_repair_session(session: Path, efforts: int, events_mb: float) -> tuple
     """A session whose event log holds ``efforts`` efforts (all concluded but the last, which is
     open and active) padded with turn events to ``events_mb`` MB, and a manifest broken on one
     line. Returns the broken manifest's bytes, every effort id, and the active id."""
-    from ccm_tui.core.efforts import CONCLUDED, OPEN, Effort
-    from ccm_tui.core.manifest_file import dump_manifest
+    from ccm_tui.core.manifest.effort import CONCLUDED, OPEN, Effort
+    from ccm_tui.core.manifest.yaml_file import dump_manifest
 
     (session / "efforts").mkdir(parents=True, exist_ok=True)
     ids = [f"effort-{i:04d}" for i in range(efforts)]

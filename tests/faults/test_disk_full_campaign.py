@@ -8,8 +8,8 @@ import sqlite3
 
 import pytest
 
-from ccm_tui.core.manifest_store import load_manifest
-from ccm_tui.core.session import Session
+from ccm_tui.core.manifest.store import load_manifest
+from ccm_tui.core.session.session import Session
 from tests.faults.campaign_disk_full import SmallDiskUnavailable, run_disk_full_campaign
 from tests.unit.sessionkit import concluded_effort
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from ccm_tui.config import Settings
-from ccm_tui.core import recovery
-from ccm_tui.core.opening import start_engine
+from ccm_tui.core.engine import recovery
+from ccm_tui.core.engine.opening import start_engine
 from tests.fakes.openai_server import text
 
 
@@ -76,7 +76,7 @@ def test_a_failed_recovery_never_marks_the_session_clean(ccm, monkeypatch):
 def test_a_failed_write_mid_turn_is_logged_and_recovered(ccm, monkeypatch):
     import errno
 
-    from ccm_tui.core.session import Session
+    from ccm_tui.core.session.session import Session
 
     ccm.server.push(text("one"), text("two"))
     ccm.send("first")
@@ -107,7 +107,7 @@ def test_append_takes_back_a_partial_record_when_the_write_fails(tmp_path, monke
     import errno
     import os
 
-    from ccm_tui.core import store
+    from ccm_tui.core.storage import durable as store
 
     path = tmp_path / "raw.jsonl"
     store.append_jsonl(path, [{"role": "user", "content": "kept"}])
@@ -139,7 +139,7 @@ def test_invalid_utf8_input_gets_a_clear_message(ccm, monkeypatch):
 
 
 def test_undecodable_text_in_a_record_is_stored_escaped(tmp_path):
-    from ccm_tui.core.store import append_jsonl, read_jsonl
+    from ccm_tui.core.storage.durable import append_jsonl, read_jsonl
 
     path = tmp_path / "raw.jsonl"
     append_jsonl(path, [{"role": "user", "content": "caf\udce9"}])

@@ -66,7 +66,7 @@ def test_an_exchange_logged_but_not_evented_is_not_an_orphan(ccm):
 
 def test_the_tui_retry_is_not_offered_for_a_logged_exchange(ccm):
     from ccm_tui.config import Settings
-    from ccm_tui.core.opening import start_engine
+    from ccm_tui.core.engine.opening import start_engine
 
     ccm.server.push(tool_calls(call("open_effort", {"name": "alpha"})), text("ok"))
     ccm.send("work on alpha")

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-from ccm_tui.core.session import SessionLock
+from ccm_tui.core.session.session import SessionLock
 from tests.fakes.openai_server import call, text, tool_calls
 
 
@@ -20,7 +20,7 @@ def test_a_second_writer_waits_then_gets_a_clear_message(ccm, tmp_path):
             textwrap.dedent(f"""
             import sys, time
             from pathlib import Path
-            from ccm_tui.core.session import SessionLock
+            from ccm_tui.core.session.session import SessionLock
             lock = SessionLock(Path({str(ccm.dir)!r})); lock.acquire()
             print("held", flush=True); time.sleep(60)
         """),
@@ -200,7 +200,7 @@ def test_a_second_send_waits_for_the_first_and_then_runs(ccm, monkeypatch):
             textwrap.dedent(f"""
             import sys
             from pathlib import Path
-            from ccm_tui.core.session import SessionLock
+            from ccm_tui.core.session.session import SessionLock
             lock = SessionLock(Path({str(ccm.dir)!r})); lock.acquire()
             print("held", flush=True); sys.stdin.readline(); lock.release()
         """),

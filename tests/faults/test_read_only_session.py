@@ -51,7 +51,7 @@ def test_search_answers_in_a_session_the_user_cannot_write(llm_server, capsys):
 
 
 def test_restore_into_a_session_locked_elsewhere_fails_before_any_model_call(ccm, monkeypatch, tmp_path):
-    from ccm_tui.core.session_lock import SessionLock
+    from ccm_tui.core.session.lock import SessionLock
     from ccm_tui.restore import landing
 
     ccm.server.push(text("Hello."))
@@ -80,7 +80,7 @@ def test_restore_into_a_session_locked_elsewhere_fails_before_any_model_call(ccm
 
 
 def test_forced_repairs_keep_only_the_last_three_copies(ccm):
-    from ccm_tui.core.repair import KEEP_BEFORE_REPAIR
+    from ccm_tui.core.engine.repair import KEEP_BEFORE_REPAIR
 
     ccm.server.push(text("Hello."))
     ccm.send("hi")

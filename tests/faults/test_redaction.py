@@ -44,7 +44,7 @@ def test_an_echoed_key_reaches_no_output_and_no_file(ccm, monkeypatch):
 
 def test_credentials_in_the_api_base_reach_no_output_no_session_file_and_no_models_json(ccm):
     from ccm_tui.config import model_facts_file
-    from ccm_tui.core.model_facts import learned_without_tools, remember_without_tools
+    from ccm_tui.core.models.capabilities import learned_without_tools, remember_without_tools
 
     host = ccm.server.base_url.split("://", 1)[1]
     base = f"http://alice:Pw0rd7x@{host}?key=QK77zz"

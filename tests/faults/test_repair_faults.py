@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from ccm_tui.core import repair
+from ccm_tui.core.engine import repair
 from tests.fakes.openai_server import call, text, tool_calls
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 async def main(session_dir: Path, base_url: str, seed: int) -> None:
     from ccm_tui.config import Settings
-    from ccm_tui.core.opening import start_engine
+    from ccm_tui.core.engine.opening import start_engine
 
     settings = Settings(model="openai/fake-model", api_base=base_url, token_budget=6000, max_retries=0)
     engine = start_engine(session_dir, settings, retry_base=0)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from ccm_tui.core.effort_ops import MAX_OPENED_PER_TURN
-from ccm_tui.core.orchestrator import MAX_CALLS_PER_REPLY
+from ccm_tui.core.efforts.operations import MAX_OPENED_PER_TURN
+from ccm_tui.core.turn.orchestrator import MAX_CALLS_PER_REPLY
 from tests.fakes.openai_server import call, text, tool_calls
 
 

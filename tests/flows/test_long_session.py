@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ccm_tui.config import Settings
-from ccm_tui.core.opening import open_engine
+from ccm_tui.core.engine.opening import open_engine
 from tests.fakes.openai_server import call, text, tool_calls
 
 BUDGET = 4000

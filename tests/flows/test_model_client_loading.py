@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import asyncio, json, sys
 from ccm_tui.config import Settings
-from ccm_tui.core.opening import start_engine
-from ccm_tui.core import turn_events as te
+from ccm_tui.core.engine.opening import start_engine
+from ccm_tui.core.turn import events as te
 
 engine = start_engine(sys.argv[1], Settings(model="openai/fake-model", api_base=sys.argv[2]))
 events = []
@@ -65,9 +65,9 @@ def test_a_preloaded_client_does_not_wait(llm_server, tmp_path):
 ACTION_SCRIPT = """
 import asyncio, json, sys
 from ccm_tui.config import Settings
-from ccm_tui.core.opening import start_engine
-from ccm_tui.core import turn_events as te
-from ccm_tui.core.effort_states import Action
+from ccm_tui.core.engine.opening import start_engine
+from ccm_tui.core.turn import events as te
+from ccm_tui.core.efforts.states import Action
 
 engine = start_engine(sys.argv[1], Settings(model="openai/fake-model", api_base=sys.argv[2]))
 events = []

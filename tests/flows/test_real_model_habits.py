@@ -7,8 +7,8 @@ import asyncio
 import json
 
 from ccm_tui.config import Settings, model_facts_file
-from ccm_tui.core.effort_states import Action
-from ccm_tui.core.opening import start_engine
+from ccm_tui.core.efforts.states import Action
+from ccm_tui.core.engine.opening import start_engine
 from tests.fakes.openai_server import text
 from tests.flows.conftest import MODEL, is_summary_request
 

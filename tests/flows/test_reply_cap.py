@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 from ccm_tui.config import Settings
-from ccm_tui.core.model_facts import reply_cap
-from ccm_tui.core.opening import open_engine
-from ccm_tui.core.scrollback import recent_lines
-from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.core.engine.opening import open_engine
+from ccm_tui.core.models.capabilities import reply_cap
+from ccm_tui.core.text.tokens import TokenCounter
+from ccm_tui.core.views.scrollback import recent_lines
 from tests.fakes.openai_server import endless, text
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ccm_tui.core.terminal_text import MAX_HELD, StreamCleaner, clean_name, json_safe, terminal_safe
+from ccm_tui.core.text.terminal import MAX_HELD, StreamCleaner, clean_name, json_safe, terminal_safe
 from tests.fakes.openai_server import call, text, tool_calls
 
 CLIPBOARD = "\x1b]52;c;ZXZpbA==\x07"

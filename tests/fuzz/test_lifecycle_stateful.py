@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from ccm_tui.config import Settings
-from ccm_tui.core.chat_model import Completion, InProcessChatModel, ToolCall
-from ccm_tui.core.effort_states import Action
-from ccm_tui.core.manifest_store import load_manifest
-from ccm_tui.core.opening import open_engine
-from ccm_tui.core.orchestrator import clean_user_text
+from ccm_tui.core.efforts.states import Action
+from ccm_tui.core.engine.opening import open_engine
+from ccm_tui.core.manifest.store import load_manifest
+from ccm_tui.core.models.interface import Completion, InProcessChatModel, ToolCall
+from ccm_tui.core.turn.orchestrator import clean_user_text
 
 TOOLS = [
     "open_effort",

@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ccm_tui.config import ConfigError, read_config_file
-from ccm_tui.core.efforts import ManifestError
-from ccm_tui.core.manifest_store import load_manifest
-from ccm_tui.core.session import Session
-from ccm_tui.core.store import read_jsonl, read_jsonl_tail
+from ccm_tui.core.manifest.effort import ManifestError
+from ccm_tui.core.manifest.store import load_manifest
+from ccm_tui.core.session.session import Session
+from ccm_tui.core.storage.durable import read_jsonl, read_jsonl_tail
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

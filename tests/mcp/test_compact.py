@@ -7,9 +7,9 @@ import json
 import random
 import re
 
-from ccm_tui.core.efforts import CONCLUDED, Effort
-from ccm_tui.core.manifest_store import save_manifest
-from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.core.manifest.effort import CONCLUDED, Effort
+from ccm_tui.core.manifest.store import save_manifest
+from ccm_tui.core.text.tokens import TokenCounter
 
 from .conftest import MODEL, mcp_server, sessions_root
 

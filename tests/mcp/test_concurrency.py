@@ -12,13 +12,13 @@ import sys
 import time
 from pathlib import Path
 
-from ccm_tui.core.session_lock import SessionLock
+from ccm_tui.core.session.lock import SessionLock
 from tests.fakes.openai_server import FakeLLMServer, hang, text
 
 from .conftest import MODEL, ROOT, mcp_server
 
 HOLD_LOCK = (
-    "import sys; from pathlib import Path; from ccm_tui.core.session_lock import SessionLock; "
+    "import sys; from pathlib import Path; from ccm_tui.core.session.lock import SessionLock; "
     "lock = SessionLock(Path(sys.argv[1])); assert lock.try_acquire(); print('held', flush=True); sys.stdin.read()"
 )
 

@@ -4,10 +4,10 @@ made for it) under the writer lock, is indexed at once, and every case ends in o
 from __future__ import annotations
 
 from ccm_tui.config import Settings
-from ccm_tui.core.controller import OpenOptions, SessionController
-from ccm_tui.core.run_state import Remember
 from ccm_tui.core.search import EffortIndex
-from ccm_tui.core.session_lock import SessionLock
+from ccm_tui.core.service.controller import OpenOptions, SessionController
+from ccm_tui.core.service.run_state import Remember
+from ccm_tui.core.session.lock import SessionLock
 
 from .conftest import log_lines
 

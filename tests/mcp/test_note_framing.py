@@ -5,11 +5,11 @@ its contract role, marked as a note; the context frames it, the chat and exports
 from __future__ import annotations
 
 from ccm_tui.config import Settings
-from ccm_tui.core.export import effort_markdown
-from ccm_tui.core.logged_line import NOTE
-from ccm_tui.core.opening import open_engine
-from ccm_tui.core.store import append_jsonl
-from ccm_tui.core.summarize import transcript_text
+from ccm_tui.core.efforts.summaries import transcript_text
+from ccm_tui.core.engine.opening import open_engine
+from ccm_tui.core.session.chat_line import NOTE
+from ccm_tui.core.storage.durable import append_jsonl
+from ccm_tui.core.views.markdown_export import effort_markdown
 from tests.fakes.openai_server import FakeLLMServer, text
 
 from .conftest import log_lines, raw_exchange, send
@@ -58,8 +58,8 @@ def test_a_note_in_the_active_effort_reaches_the_model_framed_and_the_chat_label
 
 
 def test_the_chat_titles_a_note_with_its_agent():
-    from ccm_tui.core.logged_line import LoggedLine
-    from ccm_tui.ui.widgets.message import ChatMessage
+    from ccm_tui.core.session.chat_line import LoggedLine
+    from ccm_tui.ui.widgets.chat_message import ChatMessage
 
     message = ChatMessage(NOTE, ORDER, earlier=True)
     message.logged = LoggedLine(NOTE, ORDER, "2026-01-01T00:00:00Z", "auth-bug", author="claude-code")  # type: ignore[attr-defined]

@@ -10,8 +10,8 @@ import shutil
 
 import pytest
 
-from ccm_tui.core.reading import rename_session
-from ccm_tui.core.session_catalog import SessionOpen
+from ccm_tui.core.api import rename_session
+from ccm_tui.core.session.sessions_folder import SessionOpen
 
 from .conftest import mcp_server, sessions_root
 
@@ -53,7 +53,7 @@ async def test_a_removed_session_is_said_and_never_made_again(session_dir, tmp_p
 async def test_a_write_in_progress_holds_the_presence_only_while_it_runs(session_dir):
     """A rename is refused while the session is open in a process that holds it (the TUI), not because an
     agent's server wrote to it once."""
-    from ccm_tui.core.session_lock import Presence
+    from ccm_tui.core.session.lock import Presence
 
     async with mcp_server("--allow-writes") as client:
         assert not (await client.call("remember", text="note one")).error

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ccm_tui.core.store import append_jsonl
+from ccm_tui.core.storage.durable import append_jsonl
 from tests.unit.test_terminal_text_property import FORBIDDEN, strings
 
 from .conftest import log_lines, raw_exchange

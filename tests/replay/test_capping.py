@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.core.text.tokens import TokenCounter
 from ccm_tui.replay.capping import BudgetTooSmall, Caps, cap_text
 
 COUNTER = TokenCounter()

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ccm_tui import paths
-from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.core.text.tokens import TokenCounter
 from ccm_tui.replay.boundaries import BoundaryError
 from ccm_tui.replay.model import ReplayModel, ReplayToolError, TurnPlan
 from ccm_tui.replay.model_segmenter import one_liners, parse_answer

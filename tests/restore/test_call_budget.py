@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from ccm_tui.core.llm import LLMClient, LLMError
-from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.core.models.litellm_client import LLMClient, LLMError
+from ccm_tui.core.text.tokens import TokenCounter
 from ccm_tui.restore import summarizer as sm
 from ccm_tui.restore.call_plan import DEFAULT_MAX_CALLS, MAX_TURNS_PER_CALL, plan_calls
 from ccm_tui.restore.pipeline import ModelCallMeter

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ccm_tui.core.llm import LLMClient
+from ccm_tui.core.models.litellm_client import LLMClient
 from ccm_tui.restore import evidence as ev
 from ccm_tui.restore import evidence_tools as et
 from ccm_tui.restore.turns import Artifact, ParsedTranscript, TurnRound

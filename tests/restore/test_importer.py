@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from ccm_tui.config import Settings
-from ccm_tui.core.chat_model import ChatModel, Completion, OnDelta
-from ccm_tui.core.llm import LLMClient
+from ccm_tui.core.models.interface import ChatModel, Completion, OnDelta
+from ccm_tui.core.models.litellm_client import LLMClient
 from ccm_tui.restore.importer import Importer, ImportOptions, check_session, parse_file, parse_only
 from ccm_tui.restore.results import ImportRow, ImportStatus, NotATranscript, ProviderRefused, RestoreFailed
 from tests.fakes.openai_server import fault

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ccm_tui.core.llm import LLMClient
+from ccm_tui.core.models.litellm_client import LLMClient
 from ccm_tui.restore import evidence as ev
 from ccm_tui.restore.file_policy import refusal
 from ccm_tui.restore.redaction import redact_text

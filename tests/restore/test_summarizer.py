@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ccm_tui.core.llm import LLMClient
-from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.core.models.litellm_client import LLMClient
+from ccm_tui.core.text.tokens import TokenCounter
 from ccm_tui.restore import summarizer as sm
 from ccm_tui.restore import summary_fields as sf
 from ccm_tui.restore import turn_state as ts

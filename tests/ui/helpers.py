@@ -107,7 +107,7 @@ async def settle(pilot: Pilot) -> None:
 
 async def build(directory: Path, turns: int, **settings: Any) -> Path:
     """Run the first ``turns`` demo turns straight through the engine (fast, no UI)."""
-    from ccm_tui.core.opening import open_engine
+    from ccm_tui.core.engine.opening import open_engine
     from ccm_tui.demo import DemoModel
 
     base = Settings(model=DEMO_MODEL, token_budget=6_000)

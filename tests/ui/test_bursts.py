@@ -11,7 +11,7 @@ from pathlib import Path
 
 from textual import events
 
-from ccm_tui.core.store import read_jsonl
+from ccm_tui.core.storage.durable import read_jsonl
 from ccm_tui.ui.widgets.chat_log import ChatLog
 from ccm_tui.ui.widgets.prompt_input import PromptInput
 from tests.fakes.openai_server import text

@@ -58,7 +58,7 @@ async def test_copy_code_takes_the_models_last_code_block_not_the_users_paste(tm
 async def test_the_status_label_leaves_loading_the_client_once_the_model_is_asked():
     from textual.app import App, ComposeResult
 
-    from ccm_tui.core import turn_events as te
+    from ccm_tui.core.turn import events as te
     from ccm_tui.ui.turn_presenter import TurnPresenter
     from ccm_tui.ui.widgets.chat_log import ChatLog
 
@@ -108,7 +108,7 @@ async def test_a_long_effort_name_is_ellipsized_so_its_banner_stays_one_line():
 
 # ------------------------------------------------------------------ 8. the sidebar follows the active effort
 def efforts_view(active: str, concluded: int):
-    from ccm_tui.core.views import EffortState, EffortView
+    from ccm_tui.core.views.status import EffortState, EffortView
 
     open_ = [
         EffortView(id=name, name=name, state=EffortState.ACTIVE if name == active else EffortState.BACKGROUND)
@@ -245,7 +245,7 @@ async def test_switch_model_refuses_an_unknown_id_and_says_why(tmp_path, llm_ser
 
 # ------------------------------------------------------------------ prompt history and the draft
 async def test_up_and_down_in_an_empty_input_walk_the_sessions_prompts_across_launches(tmp_path, llm_server):
-    from ccm_tui.core.prompt_history import HISTORY_FILE
+    from ccm_tui.core.session.prompt_history import HISTORY_FILE
 
     llm_server.push(text("One."))
     llm_server.push(text("Two."))
@@ -322,8 +322,8 @@ async def test_a_message_sent_while_a_reply_runs_is_queued_then_sent(tmp_path, l
 async def test_the_whole_conversation_exports_to_markdown_in_the_order_it_was_said(tmp_path):
     from textual.widgets import Input
 
-    from ccm_tui.ui.commands import app_commands
-    from ccm_tui.ui.screens.prompt import PromptDialog
+    from ccm_tui.ui.palette import app_commands
+    from ccm_tui.ui.screens.question import PromptDialog
 
     await build(tmp_path / "s", 7)  # ambient chat, an effort concluded, another open, an aside
     async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
@@ -347,8 +347,8 @@ async def test_the_whole_conversation_exports_to_markdown_in_the_order_it_was_sa
 async def test_find_in_the_chat_reaches_each_matching_message_newest_first(tmp_path):
     from textual.widgets import Input
 
-    from ccm_tui.ui.commands import app_commands
-    from ccm_tui.ui.screens.prompt import PromptDialog
+    from ccm_tui.ui.palette import app_commands
+    from ccm_tui.ui.screens.question import PromptDialog
 
     await build(tmp_path / "s", 7)
     async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:

@@ -8,8 +8,8 @@ import os
 
 from ccm_tui.ui.screens.choice import ChoiceDialog
 from ccm_tui.ui.widgets.chat_log import ChatLog
+from ccm_tui.ui.widgets.chat_message import ChatMessage
 from ccm_tui.ui.widgets.effort_list import EffortItem
-from ccm_tui.ui.widgets.message import ChatMessage
 from ccm_tui.ui.widgets.prompt_input import PromptInput
 from tests.fakes.openai_server import text
 from tests.ui.helpers import SIZE, build, demo_app, ready, scroll_to_start, send, server_app, wait_until
@@ -295,7 +295,7 @@ async def test_a_turn_waiting_for_the_session_says_who_holds_it_then_runs(tmp_pa
 
 
 async def test_a_session_held_through_the_whole_wait_gives_tui_advice(tmp_path, llm_server, monkeypatch):
-    from ccm_tui.ui.session_link import SessionLink
+    from ccm_tui.ui.controller_link import SessionLink
 
     monkeypatch.setattr(SessionLink, "turn_lock_wait", 0.2)
     async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
@@ -330,8 +330,8 @@ async def test_the_palette_asks_before_opening_an_effort_from_a_query(tmp_path):
     from textual.command import CommandList
     from textual.widgets import Input
 
-    from ccm_tui.ui.commands import NEW_EFFORT_HELP
-    from ccm_tui.ui.screens.prompt import PromptDialog
+    from ccm_tui.ui.palette import NEW_EFFORT_HELP
+    from ccm_tui.ui.screens.question import PromptDialog
 
     await build(tmp_path / "s", 2)
     async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
@@ -356,7 +356,7 @@ async def test_the_palette_asks_before_opening_an_effort_from_a_query(tmp_path):
 
 
 async def test_the_palette_shows_the_copy_and_clear_keys(tmp_path):
-    from ccm_tui.ui.commands import app_commands
+    from ccm_tui.ui.palette import app_commands
 
     async with demo_app(await build(tmp_path / "s", 2)).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ccm_tui.core.run_state import Phase, RunState
-from ccm_tui.core.store import read_jsonl
+from ccm_tui.core.service.run_state import Phase, RunState
+from ccm_tui.core.storage.durable import read_jsonl
 from ccm_tui.ui.screens.choice import ChoiceDialog
 from ccm_tui.ui.widgets.banner import BannerLine
 from ccm_tui.ui.widgets.chat_log import ChatLog
@@ -174,7 +174,7 @@ async def test_palette_search_finds_an_effort_and_enter_reads_its_passage(tmp_pa
 
 
 async def test_palette_lists_every_action(tmp_path):
-    from ccm_tui.ui.commands import app_commands, effort_commands
+    from ccm_tui.ui.palette import app_commands, effort_commands
 
     async with demo_app(await build(tmp_path / "s", 2)).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -301,7 +301,7 @@ async def test_log_viewer_and_export(tmp_path, monkeypatch):
 
 async def test_changes_from_another_process_appear_live(tmp_path):
     from ccm_tui.config import Settings
-    from ccm_tui.core.opening import open_engine
+    from ccm_tui.core.engine.opening import open_engine
     from ccm_tui.demo import DEMO_MODEL, DemoModel, script_messages
     from ccm_tui.ui.app import CcmApp
 
@@ -328,8 +328,8 @@ async def test_changes_from_another_process_appear_live(tmp_path):
 
 
 async def test_recovery_report_offers_to_retry_the_orphaned_message(tmp_path):
-    from ccm_tui.core import eventlog as ev
-    from ccm_tui.core.session import Session
+    from ccm_tui.core.session.session import Session
+    from ccm_tui.core.storage import eventlog as ev
     from ccm_tui.ui.widgets.prompt_hint import PromptHint
 
     directory = tmp_path / "s"
@@ -467,9 +467,9 @@ async def test_settings_save_keeps_flags_and_writes_only_what_changed(tmp_path, 
 
 
 async def test_a_locked_session_is_retried_and_the_queued_message_sent(tmp_path, monkeypatch):
-    from ccm_tui.core.session import SessionLock
+    from ccm_tui.core.session.session import SessionLock
     from ccm_tui.demo import script_messages
-    from ccm_tui.ui.session_link import SessionLink
+    from ccm_tui.ui.controller_link import SessionLink
 
     monkeypatch.setattr(SessionLink, "lock_wait", 0.1)
     monkeypatch.setattr(SessionLink, "retry_delays", (0.2, 0.4))
@@ -495,7 +495,7 @@ async def test_a_locked_session_is_retried_and_the_queued_message_sent(tmp_path,
 
 
 async def test_escape_before_the_turn_begins_gives_the_message_back(tmp_path):
-    from ccm_tui.core.session import SessionLock
+    from ccm_tui.core.session.session import SessionLock
     from ccm_tui.demo import script_messages
 
     first = script_messages()[0]
@@ -520,8 +520,8 @@ async def test_escape_before_the_turn_begins_gives_the_message_back(tmp_path):
 async def test_escape_on_a_queued_message_gives_it_back(tmp_path, monkeypatch):
     """Sent while the session is still held by another process: the message waits, queued; Escape
     withdraws it (nothing was logged) and puts it back in the input, ready to send again."""
-    from ccm_tui.core.session import SessionLock
-    from ccm_tui.ui.session_link import SessionLink
+    from ccm_tui.core.session.session import SessionLock
+    from ccm_tui.ui.controller_link import SessionLink
 
     monkeypatch.setattr(SessionLink, "lock_wait", 0.1)
     monkeypatch.setattr(SessionLink, "retry_delays", (30.0,))
@@ -588,7 +588,7 @@ async def test_the_token_meter_stays_visible_with_many_efforts(tmp_path):
 
 
 def test_effort_details_keep_their_keys_above_a_long_summary():
-    from ccm_tui.core.views import EffortState, EffortView
+    from ccm_tui.core.views.status import EffortState, EffortView
     from ccm_tui.ui.widgets.effort_detail import describe
 
     effort = EffortView(id="long", name="long", state=EffortState.CONCLUDED, raw_tokens=900, summary="word " * 200)
@@ -601,7 +601,7 @@ async def test_a_model_change_runs_the_warm_up_again(tmp_path, monkeypatch):
     from dataclasses import replace
 
     from ccm_tui.config import Settings
-    from ccm_tui.core.controller import SessionController
+    from ccm_tui.core.service.controller import SessionController
     from ccm_tui.ui.app import CcmApp
 
     checked: list[str] = []
@@ -637,7 +637,7 @@ async def test_garbage_collection_turned_off_for_the_start_is_back_once_the_firs
 async def test_an_app_that_ends_without_quit_still_closes_its_session(tmp_path, llm_server):
     """Quit closes the session itself; any other end (an exit from elsewhere, a test's) closes it on unmount:
     the session's hold, files and thread are let go, so a process that runs app after app keeps none."""
-    from ccm_tui.core.session_lock import open_elsewhere
+    from ccm_tui.core.session.lock import open_elsewhere
 
     llm_server.push(text("Noted."))
     app = server_app(tmp_path / "s", llm_server.base_url)

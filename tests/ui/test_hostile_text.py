@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from textual.command import CommandList
 from textual.content import Content
 
-from ccm_tui.core.search.results import Marked
-from ccm_tui.core.session import Session
-from ccm_tui.core.terminal_text import terminal_safe
+from ccm_tui.core.search._results import Marked
+from ccm_tui.core.session.session import Session
+from ccm_tui.core.text.terminal import terminal_safe
 from ccm_tui.ui.plain_text import MATCH_STYLE, highlighted, plain
 from ccm_tui.ui.widgets.effort_list import EffortItem
 from ccm_tui.ui.widgets.header import AppHeader

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccm_tui.config import Settings
-from ccm_tui.core.chat_model import Completion, InProcessChatModel
-from ccm_tui.core.opening import open_engine
+from ccm_tui.core.engine.opening import open_engine
+from ccm_tui.core.models.interface import Completion, InProcessChatModel
 from ccm_tui.ui.widgets.chat_log import MAX_SCREENS, NEWER_HIDDEN, ChatLog
-from ccm_tui.ui.widgets.message import MoreLines
+from ccm_tui.ui.widgets.chat_message import MoreLines
 from tests.fakes.openai_server import text
 from tests.ui.helpers import SIZE, idle, ready, scroll_to_start, server_app, wait_until
 

@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Input
 
 from ccm_tui.config import PROVIDER_KEYS, Settings
-from ccm_tui.core.reading import CatalogEntry
+from ccm_tui.core.api import CatalogEntry
 from ccm_tui.ui.app import CcmApp
 from ccm_tui.ui.screens.model_picker import ModelPicker, PickerList
 from tests.ui.helpers import SIZE, ready, server_app, wait_until

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Collapsible
 
-from ccm_tui.core.store import read_jsonl
+from ccm_tui.core.storage.durable import read_jsonl
 from ccm_tui.ui.pastes import Pastes, long_message, segments
 from ccm_tui.ui.widgets.chat_log import ChatLog
 from ccm_tui.ui.widgets.prompt_input import PromptInput

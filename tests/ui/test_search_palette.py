@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.command import CommandList
 from textual.content import Content
 
-from ccm_tui.core.search.results import Marked
+from ccm_tui.core.search._results import Marked
 from ccm_tui.ui.plain_text import MATCH_STYLE
 from ccm_tui.ui.plain_text import highlighted as styled
 from tests.ui.helpers import SIZE, build, demo_app, ready, wait_until

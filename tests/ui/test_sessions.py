@@ -209,8 +209,8 @@ def _made_by_hand(root: Path, name: str, *, age: float, size: int, efforts: int 
     import os
     import time
 
-    from ccm_tui.core.effort_catalog import CATALOG_FILE, EffortCatalog
-    from ccm_tui.core.efforts import Effort
+    from ccm_tui.core.manifest.catalog import CATALOG_FILE, EffortCatalog
+    from ccm_tui.core.manifest.effort import Effort
 
     path = root / name
     (path / "efforts").mkdir(parents=True)

@@ -120,7 +120,7 @@ async def test_an_offer_is_dropped_once_the_session_moves_on_without_it(tmp_path
 
 async def test_an_offer_is_dropped_when_another_process_writes_to_the_session(tmp_path):
     """`ccm-tui send` or the memory server ran a turn meanwhile: the offer described the talk before it."""
-    from ccm_tui.core.effort_assist import Proposal
+    from ccm_tui.core.efforts.proposals import Proposal
     from ccm_tui.ui import messages as msg
 
     async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:

@@ -140,7 +140,8 @@ def small_model_map(monkeypatch):
     from pathlib import Path
 
     from ccm_tui.config import PROVIDER_KEYS
-    from ccm_tui.core import model_check, model_facts
+    from ccm_tui.core.models import capabilities as model_facts
+    from ccm_tui.core.models import id_check as model_check
 
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "model_map_small.json"
     monkeypatch.setattr(model_facts, "bundled_model_map", lambda: fixture)

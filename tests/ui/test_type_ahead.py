@@ -7,9 +7,9 @@ were hotkeys of the old dialog included — reach the input and are sent as type
 
 from __future__ import annotations
 
-from ccm_tui.core import eventlog as ev
-from ccm_tui.core.session import Session
-from ccm_tui.core.store import read_jsonl
+from ccm_tui.core.session.session import Session
+from ccm_tui.core.storage import eventlog as ev
+from ccm_tui.core.storage.durable import read_jsonl
 from ccm_tui.ui.screens.choice import Choice, ChoiceDialog
 from ccm_tui.ui.widgets.chat_log import ChatLog
 from ccm_tui.ui.widgets.prompt_input import PromptInput

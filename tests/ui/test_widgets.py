@@ -12,8 +12,8 @@ import time
 from textual.app import App, ComposeResult
 from textual.widget import Widget
 
-from ccm_tui.core import turn_events as te
-from ccm_tui.core.views import EffortState, EffortView
+from ccm_tui.core.turn import events as te
+from ccm_tui.core.views.status import EffortState, EffortView
 from ccm_tui.ui.app import stylesheets
 from ccm_tui.ui.widgets.banner import PauseBanner
 from ccm_tui.ui.widgets.effort_list import EffortItem, EffortList

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from ccm_tui.config import Settings
-from ccm_tui.core import lifecycle
-from ccm_tui.core.efforts import Effort
-from ccm_tui.core.llm import LLMClient
-from ccm_tui.core.orchestrator import Orchestrator
-from ccm_tui.core.session import Session
-from ccm_tui.core.store import read_jsonl
-from ccm_tui.core.turn_events import TurnEvent
+from ccm_tui.core.efforts import lifecycle
+from ccm_tui.core.manifest.effort import Effort
+from ccm_tui.core.models.litellm_client import LLMClient
+from ccm_tui.core.session.session import Session
+from ccm_tui.core.storage.durable import read_jsonl
+from ccm_tui.core.turn.events import TurnEvent
+from ccm_tui.core.turn.orchestrator import Orchestrator
 
 MODEL = "openai/fake-model"
 SUMMARY_MARK = "You write the summary"  # the opening words of the summarize prompt

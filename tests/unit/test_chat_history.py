@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccm_tui.config import Settings
-from ccm_tui.core.effort_states import Action
-from ccm_tui.core.opening import open_engine
+from ccm_tui.core.efforts.states import Action
+from ccm_tui.core.engine.opening import open_engine
 from ccm_tui.demo import DEMO_MODEL, DemoModel, script_messages
 
 Shown = list[tuple[str, str]]
@@ -70,8 +70,8 @@ async def test_auto_compaction_and_what_it_collapsed_come_back_as_they_were_show
 
 def _imported(directory: Path, lines: int = 60) -> None:
     """A transcript imported into the session as a concluded effort (as `ccm-tui restore` lands it)."""
-    from ccm_tui.core import lifecycle
-    from ccm_tui.core.session import Session
+    from ccm_tui.core.efforts import lifecycle
+    from ccm_tui.core.session.session import Session
 
     session = Session.open(directory)
     try:
@@ -113,7 +113,7 @@ async def test_an_imported_transcript_is_never_shown_as_chat_only_its_banner(tmp
 
 
 def test_a_rebuilt_expansion_banner_separates_thousands_as_the_live_one():
-    from ccm_tui.core.chat_history import _banner_text
+    from ccm_tui.core.views._history_lines import _banner_text
 
     assert _banner_text({"event": "effort_expanded", "tokens": 36636}, "auth-bug") == (
         "Expanded effort: auth-bug (36,636 tokens loaded)"

@@ -9,12 +9,12 @@ import re
 import pytest
 
 from ccm_tui.config import Settings
-from ccm_tui.core import lifecycle
-from ccm_tui.core.compaction import KEEP_RECENT_MESSAGES, Compactor, ContextTooLarge
-from ccm_tui.core.context import assemble
-from ccm_tui.core.manifest_store import load_manifest
-from ccm_tui.core.session import MANIFEST_FILE, Session
-from ccm_tui.core.turn_events import Banner, EffortChanged
+from ccm_tui.core.efforts import lifecycle
+from ccm_tui.core.efforts.working_context import assemble
+from ccm_tui.core.manifest.store import load_manifest
+from ccm_tui.core.session.session import MANIFEST_FILE, Session
+from ccm_tui.core.turn.compaction import KEEP_RECENT_MESSAGES, Compactor, ContextTooLarge
+from ccm_tui.core.turn.events import Banner, EffortChanged
 from tests.fakes.openai_server import fault, text
 from tests.unit.sessionkit import Emitted, concluded_effort, events, exchange, llm_for, open_effort, orchestrator_for
 

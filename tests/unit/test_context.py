@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ccm_tui.core.context import assemble, fit_message
-from ccm_tui.core.efforts import CONCLUDED, Effort
-from ccm_tui.core.salience import IdIndex, end_of_turn, referenced_efforts, salient_keywords
-from ccm_tui.core.session import Session
-from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.core.efforts.salience import IdIndex, end_of_turn, referenced_efforts, salient_keywords
+from ccm_tui.core.efforts.working_context import assemble, fit_message
+from ccm_tui.core.manifest.effort import CONCLUDED, Effort
+from ccm_tui.core.session.session import Session
+from ccm_tui.core.text.tokens import TokenCounter
 
 
 def make_session(tmp_path) -> Session:
@@ -94,7 +94,7 @@ def test_one_counter_the_expansion_figure_is_the_expanded_layer_and_sections_add
     """Issue 14 (figures that disagree): what the expansion banner says it loaded is what the meter's
     expanded layer shows, even when a giant message is capped; the inspector's sections plus the tool
     definitions are the meter's total."""
-    from ccm_tui.core import lifecycle
+    from ccm_tui.core.efforts import lifecycle
 
     session = make_session(tmp_path)
     session.view.expanded.clear()

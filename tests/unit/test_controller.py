@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 
-from ccm_tui.core import eventlog as ev
-from ccm_tui.core import lifecycle
-from ccm_tui.core.controller import SessionController
-from ccm_tui.core.effort_states import VALID, Action, EffortState
-from ccm_tui.core.opening import OpenOptions
-from ccm_tui.core.run_state import (
+from ccm_tui.core.efforts import lifecycle
+from ccm_tui.core.efforts.states import VALID, Action, EffortState
+from ccm_tui.core.engine.opening import OpenOptions
+from ccm_tui.core.service.controller import SessionController
+from ccm_tui.core.service.run_state import (
     Cancel,
     EffortAction,
     Phase,
@@ -29,9 +28,10 @@ from ccm_tui.core.run_state import (
     StateChanged,
     WrittenElsewhere,
 )
-from ccm_tui.core.session import Session, SessionLocked
-from ccm_tui.core.session_lock import SessionLock
-from ccm_tui.core.turn_events import EffortChanged, Outcome, TextDelta, TurnEvent
+from ccm_tui.core.session.lock import SessionLock
+from ccm_tui.core.session.session import Session, SessionLocked
+from ccm_tui.core.storage import eventlog as ev
+from ccm_tui.core.turn.events import EffortChanged, Outcome, TextDelta, TurnEvent
 from tests.fakes.openai_server import call, text, tool_calls
 from tests.unit.sessionkit import concluded_effort, events, exchange, jsonl, open_effort, settings_for
 
@@ -203,7 +203,7 @@ async def test_a_message_ends_with_one_outcome_then_idle(make, llm_server):
 async def test_a_failure_after_the_outcome_still_hands_it_over_and_the_queue_moves_on(make, llm_server):
     """Found on a full disk: the catalog's COMMIT failed while the manifest caught up after a
     stored turn, the work ended without setting its future and ``send`` waited forever."""
-    from ccm_tui.core.turn_events import Banner
+    from ccm_tui.core.turn.events import Banner
 
     controller, recorder = make()
     await controller.open()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ccm_tui.core.effort_assist import Exchange, exchanges_of, propose_folds, propose_open, propose_switch
-from ccm_tui.core.topics import TurnText, sustained
+from ccm_tui.core.efforts.proposals import Exchange, exchanges_of, propose_folds, propose_open, propose_switch
+from ccm_tui.core.text.topics import TurnText, sustained
 from tests.unit import labelled_chats
 
 JAPAN = [

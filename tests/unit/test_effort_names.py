@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from ccm_tui.core import effort_ops
-from ccm_tui.core import tools as toolbox
-from ccm_tui.core.effort_ops import ActionContext, named_effort
-from ccm_tui.core.effort_states import Action, ActionRefused
-from ccm_tui.core.efforts import name_key
-from ccm_tui.core.session import Session
+from ccm_tui.core.efforts import operations as effort_ops
+from ccm_tui.core.efforts.operations import ActionContext, named_effort
+from ccm_tui.core.efforts.states import Action, ActionRefused
+from ccm_tui.core.manifest.effort import name_key
+from ccm_tui.core.session.session import Session
+from ccm_tui.core.turn import tools as toolbox
 from tests.unit.sessionkit import concluded_effort, events, exchange, open_effort
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ccm_tui.core.extractive import key_terms, split_messages, summarize
-from ccm_tui.core.summarize import transcript_text
-from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.core.efforts.summaries import transcript_text
+from ccm_tui.core.text.extractive import key_terms, split_messages, summarize
+from ccm_tui.core.text.tokens import TokenCounter
 
 COUNTER = TokenCounter()
 

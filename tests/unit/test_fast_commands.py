@@ -19,7 +19,7 @@ def run_python(code: str, env_extra: dict[str, str] | None = None) -> subprocess
 
 def test_opening_a_session_with_a_model_reads_the_budget_without_importing_litellm(tmp_path):
     code = (
-        "import sys, json; from ccm_tui.config import Settings; from ccm_tui.core.opening import open_engine; "
+        "import sys, json; from ccm_tui.config import Settings; from ccm_tui.core.engine.opening import open_engine; "
         f"e = open_engine({str(tmp_path / 's')!r}, Settings(model='ollama/llama2')); "
         "print(json.dumps({'budget': e.budget, 'source': e.budget_source, 'litellm': 'litellm' in sys.modules})); "
         "e.close()"

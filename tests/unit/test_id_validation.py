@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ccm_tui.config import session_dir_for
-from ccm_tui.core.efforts import SLUG_RE, ManifestError, effort_from_dict
+from ccm_tui.core.manifest.effort import SLUG_RE, ManifestError, effort_from_dict
 from ccm_tui.restore.formats import opencode_storage
 
 

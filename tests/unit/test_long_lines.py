@@ -17,15 +17,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ccm_tui.config import Settings
-from ccm_tui.core import long_lines
-from ccm_tui.core.context import fit_message
-from ccm_tui.core.log_lines import file_lines
-from ccm_tui.core.long_lines import LINE_BYTES, READ_BYTES, SHOW_BYTES, head_record
-from ccm_tui.core.opening import open_engine, search_session
-from ccm_tui.core.reading import SessionReader
-from ccm_tui.core.scrollback import recent_lines
-from ccm_tui.core.store import encode_line, read_jsonl_tail
-from ccm_tui.core.tokens import MAX_TOKEN_CHARS, TokenCounter
+from ccm_tui.core.api import SessionReader
+from ccm_tui.core.efforts.working_context import fit_message
+from ccm_tui.core.engine.opening import open_engine, search_session
+from ccm_tui.core.session.numbered_lines import file_lines
+from ccm_tui.core.storage import long_lines
+from ccm_tui.core.storage.durable import encode_line, read_jsonl_tail
+from ccm_tui.core.storage.long_lines import LINE_BYTES, READ_BYTES, SHOW_BYTES, head_record
+from ccm_tui.core.text.tokens import MAX_TOKEN_CHARS, TokenCounter
+from ccm_tui.core.views.scrollback import recent_lines
 from ccm_tui.memory_server import render
 from ccm_tui.restore.landing import land
 from ccm_tui.restore.turns import ParsedTranscript, TurnRound
@@ -89,7 +89,7 @@ def test_the_tail_reader_scans_each_byte_once_and_parses_what_it_returns(tmp_pat
         fh.read = counted
         return fh
 
-    monkeypatch.setattr("ccm_tui.core.store.os.fdopen", counting_fdopen)
+    monkeypatch.setattr("ccm_tui.core.storage.durable.os.fdopen", counting_fdopen)
     work = Work(monkeypatch)
     tail = read_jsonl_tail(path, 40, line_cap=SHOW_BYTES)
     assert [r["content"] for r in tail[:5]] == [f"line {i}" for i in range(5)]
@@ -137,7 +137,7 @@ def test_a_read_of_a_few_lines_costs_those_lines(tmp_path, monkeypatch):
     cut = first.messages[1]
     assert cut["line_bytes"] > HUGE and len(cut["content"]) <= 4_000
     assert "the message goes on" in render.message_text(cut)
-    monkeypatch.setattr("ccm_tui.core.long_lines.os.pread", counted)
+    monkeypatch.setattr("ccm_tui.core.storage.long_lines.os.pread", counted)
     again = file_lines(path, 2, 4)  # a log read before is not scanned again
     assert [m["line"] for m in again.messages] == [2, 3, 4]
     assert sum(preads) <= READ_BYTES + long_lines.TAIL_BYTES + 1_000
@@ -231,13 +231,13 @@ def test_a_reader_does_not_load_an_open_efforts_log(huge_session, monkeypatch):
 
     assert main(["send", "--session-dir", str(huge_session), "/reopen imported"]) == 0
     read_whole: list[str] = []
-    real = __import__("ccm_tui.core.session", fromlist=["read_jsonl"]).read_jsonl
+    real = __import__("ccm_tui.core.session.session", fromlist=["read_jsonl"]).read_jsonl
 
     def recorded(path: Path, **kwargs: Any) -> Any:
         read_whole.append(Path(path).name)
         return real(path, **kwargs)
 
-    monkeypatch.setattr("ccm_tui.core.session.read_jsonl", recorded)
+    monkeypatch.setattr("ccm_tui.core.session.session.read_jsonl", recorded)
     assert search_session(huge_session, "zebrafish")[0].id == "imported"
     reader = SessionReader(huge_session, Settings())
     try:

@@ -9,14 +9,14 @@ import json
 import pytest
 import yaml
 
-from ccm_tui.core import lifecycle
-from ccm_tui.core.effort_catalog import CATALOG_FILE
-from ccm_tui.core.efforts import Effort, ManifestError
-from ccm_tui.core.manifest_file import dump_manifest, parse_manifest, read_manifest_text
-from ccm_tui.core.manifest_store import load_manifest, save_manifest
-from ccm_tui.core.session import Session
-from ccm_tui.core.text_reports import status_text
-from ccm_tui.core.views import session_status
+from ccm_tui.core.efforts import lifecycle
+from ccm_tui.core.manifest.catalog import CATALOG_FILE
+from ccm_tui.core.manifest.effort import Effort, ManifestError
+from ccm_tui.core.manifest.store import load_manifest, save_manifest
+from ccm_tui.core.manifest.yaml_file import dump_manifest, parse_manifest, read_manifest_text
+from ccm_tui.core.session.session import Session
+from ccm_tui.core.views.reports import status_text
+from ccm_tui.core.views.status import session_status
 
 from .sessionkit import concluded_effort, open_effort
 
@@ -192,8 +192,8 @@ def test_status_lists_the_newest_concluded_and_counts_the_rest(tmp_path):
 
 
 def test_the_index_skips_a_sync_it_does_not_need_and_sees_a_hand_written_log(tmp_path):
-    from ccm_tui.core.index_sync import sync_index
     from ccm_tui.core.search import EffortIndex
+    from ccm_tui.core.search.sync import sync_index
 
     session = _writer(tmp_path / "s")
     concluded_effort(session, "billing", [{"role": "user", "content": "migrate the billing database"}])

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ccm_tui.config import Settings
-from ccm_tui.core import turn_events as te
-from ccm_tui.core.chat_model import Completion, InProcessChatModel
-from ccm_tui.core.llm_errors import TRANSIENT, LLMError
-from ccm_tui.core.model_calls import LOADING_CLIENT, ModelCalls
+from ccm_tui.core.models.interface import Completion, InProcessChatModel
+from ccm_tui.core.models.provider_errors import TRANSIENT, LLMError
+from ccm_tui.core.turn import events as te
+from ccm_tui.core.turn._model_requests import LOADING_CLIENT, ModelCalls
 
 
 class ColdFlakyModel(InProcessChatModel):

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from ccm_tui.config import PROVIDER_KEYS, configured_providers
-from ccm_tui.core.model_facts import model_map
-from ccm_tui.core.reading import CatalogEntry, ModelGroup, check_model, match_models, provider_groups, server_group
+from ccm_tui.core.api import CatalogEntry, ModelGroup, check_model, match_models, provider_groups, server_group
+from ccm_tui.core.models.capabilities import model_map
 from tests.fakes.ollama_server import FakeOllamaServer
 
 
@@ -155,7 +155,7 @@ def test_the_servers_note_stays_whatever_is_typed_a_providers_only_unfiltered():
 
 def test_reading_the_catalog_does_not_import_litellm():
     code = (
-        "import sys; from ccm_tui.core.reading import provider_groups; "
+        "import sys; from ccm_tui.core.api import provider_groups; "
         "provider_groups({'openai': 'OPENAI_API_KEY'}); print('litellm' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

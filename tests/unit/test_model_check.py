@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 
-from ccm_tui.core.reading import check_model
+from ccm_tui.core.api import check_model
 
 
 def test_an_id_litellm_does_not_know_is_refused_saying_how_to_write_one():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ccm_tui.config import model_facts_file
-from ccm_tui.core.model_facts import (
+from ccm_tui.core.models.capabilities import (
     input_window,
     known_without_tools,
     learned_without_tools,
@@ -47,7 +47,7 @@ def test_a_bare_map_name_speaks_only_for_its_own_provider():
 
 def test_a_verdict_taken_from_the_map_is_asked_of_the_map_again():
     """Remembered so the notice comes once; but a litellm whose map says otherwise brings tools back."""
-    from ccm_tui.core.model_facts import FROM_MODEL_MAP
+    from ccm_tui.core.models.capabilities import FROM_MODEL_MAP
 
     remember_without_tools("ollama/codegeex4", "the map says so", source=FROM_MODEL_MAP)
     remember_without_tools("openai/some-model", "the map said so once", source=FROM_MODEL_MAP)

@@ -7,9 +7,9 @@ import re
 
 from ccm_tui.cli import main
 from ccm_tui.config import Settings
-from ccm_tui.core.effort_ops import ActionContext, find_effort
-from ccm_tui.core.effort_states import ActionRefused
-from ccm_tui.core.opening import open_engine
+from ccm_tui.core.efforts.operations import ActionContext, find_effort
+from ccm_tui.core.efforts.states import ActionRefused
+from ccm_tui.core.engine.opening import open_engine
 from ccm_tui.memory_server import descriptions
 from ccm_tui.memory_server.scope import SESSION_NAME_PATTERN
 
@@ -26,7 +26,7 @@ def test_no_effort_with_an_id_names_a_few_open_ones(tmp_path):
     engine = open_engine(tmp_path / "s", Settings(), probe_model_window=False)
     try:
         session = engine._session
-        from ccm_tui.core import lifecycle
+        from ccm_tui.core.efforts import lifecycle
 
         for i in range(40):
             lifecycle.open_effort(session, f"topic {i:02d}", turn=1)

@@ -9,14 +9,11 @@ import json
 
 import pytest
 
-from ccm_tui.core import lifecycle
-from ccm_tui.core.effort_states import Action
-from ccm_tui.core.export import conversation_markdown
-from ccm_tui.core.logged_line import INTERRUPTED_END
-from ccm_tui.core.orchestrator import UserInputError
-from ccm_tui.core.scrollback import recent_lines
-from ccm_tui.core.session import Session
-from ccm_tui.core.turn_events import (
+from ccm_tui.core.efforts import lifecycle
+from ccm_tui.core.efforts.states import Action
+from ccm_tui.core.session.chat_line import INTERRUPTED_END
+from ccm_tui.core.session.session import Session
+from ccm_tui.core.turn.events import (
     Banner,
     ContextFigures,
     EffortChanged,
@@ -25,6 +22,9 @@ from ccm_tui.core.turn_events import (
     ToolCalled,
     TurnStarted,
 )
+from ccm_tui.core.turn.orchestrator import UserInputError
+from ccm_tui.core.views.markdown_export import conversation_markdown
+from ccm_tui.core.views.scrollback import recent_lines
 from tests.fakes.openai_server import call, fault, hang, stream_cut, text, tool_calls
 from tests.unit.sessionkit import (
     Emitted,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ccm_tui.core.prompt_history import DRAFT_FILE, HISTORY_FILE, PromptHistory
+from ccm_tui.core.session.prompt_history import DRAFT_FILE, HISTORY_FILE, PromptHistory
 
 
 def test_a_torn_line_costs_that_line_only_and_walking_stops_at_both_ends(tmp_path):

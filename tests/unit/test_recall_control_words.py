@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from ccm_tui.core.controller import SessionController
-from ccm_tui.core.opening import OpenOptions
-from ccm_tui.core.run_state import SendMessage
-from ccm_tui.core.search.control_words import is_control_word
-from ccm_tui.core.search.recall import candidate_words
-from ccm_tui.core.session import Session
+from ccm_tui.core.engine.opening import OpenOptions
+from ccm_tui.core.search._rare_words import candidate_words
+from ccm_tui.core.service.controller import SessionController
+from ccm_tui.core.service.run_state import SendMessage
+from ccm_tui.core.session.session import Session
+from ccm_tui.core.text.control_words import is_control_word
 from ccm_tui.ui.screens.inspector import recall_text
 from tests.fakes.openai_server import text
 from tests.unit.sessionkit import concluded_effort, exchange, settings_for
@@ -68,7 +68,7 @@ def test_content_words_are_not_control_words(word):
 
 
 def test_the_inspector_text_names_the_words_each_recall_was_found_by():
-    from ccm_tui.core.controller import RecallSource
+    from ccm_tui.core.service.controller import RecallSource
 
     garden = RecallSource("garden lines 1-2", "effort", "garden", (1, 2), ("marzano", "tomato"))
     shown = recall_text((garden,), (), draft=True)

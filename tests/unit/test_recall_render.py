@@ -3,8 +3,8 @@ context would cut it."""
 
 from __future__ import annotations
 
-from ccm_tui.core.recall import excerpt
-from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.core.text.tokens import TokenCounter
+from ccm_tui.core.turn.recall import excerpt
 
 COUNTER = TokenCounter()
 

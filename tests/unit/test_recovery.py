@@ -9,11 +9,8 @@ import os
 
 import pytest
 
-from ccm_tui.core import eventlog as ev
-from ccm_tui.core import lifecycle
-from ccm_tui.core.efforts import Effort
-from ccm_tui.core.eventlog import now_iso
-from ccm_tui.core.recovery import (
+from ccm_tui.core.efforts import lifecycle
+from ccm_tui.core.engine.recovery import (
     RecoveryReport,
     UnansweredTurn,
     ended_cleanly,
@@ -22,7 +19,10 @@ from ccm_tui.core.recovery import (
     turn_left_open,
     unanswered_turn,
 )
-from ccm_tui.core.session import Session
+from ccm_tui.core.manifest.effort import Effort
+from ccm_tui.core.session.session import Session
+from ccm_tui.core.storage import eventlog as ev
+from ccm_tui.core.storage.eventlog import now_iso
 from tests.unit.sessionkit import events, exchange, jsonl, open_effort, write_jsonl
 
 DEAD_PID = 2**31 - 2  # above every kernel's pid_max: never a live process

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ccm_tui.core.eventlog import EventLog, redact
+from ccm_tui.core.storage.eventlog import EventLog, redact
 
 KEY = "zq7Unprefixed0Secret4Value9"
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ccm_tui.core.controller import SessionController
-from ccm_tui.core.opening import open_engine
-from ccm_tui.core.run_state import SendMessage, SlashCommand, TakeBack
-from ccm_tui.core.turn_events import ExchangeWithdrawn
+from ccm_tui.core.engine.opening import open_engine
+from ccm_tui.core.service.controller import SessionController
+from ccm_tui.core.service.run_state import SendMessage, SlashCommand, TakeBack
+from ccm_tui.core.turn.events import ExchangeWithdrawn
 from tests.fakes.openai_server import call, text, tool_calls
 from tests.unit.sessionkit import jsonl, settings_for
 
@@ -105,7 +105,7 @@ async def test_counts_read_again_from_the_logs_agree_with_the_counts_a_withdrawa
     and the token counts leave the withdrawn exchange and its marker out, as the withdrawal did."""
     import json
 
-    from ccm_tui.core.session import Session
+    from ccm_tui.core.session.session import Session
 
     directory = tmp_path / "s"
     c = await controller(llm_server, directory)

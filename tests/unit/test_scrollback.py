@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccm_tui.config import Settings
-from ccm_tui.core.logged_line import LoggedLine
-from ccm_tui.core.opening import open_engine
+from ccm_tui.core.engine.opening import open_engine
+from ccm_tui.core.session.chat_line import LoggedLine
 from ccm_tui.demo import DEMO_MODEL, DemoModel, script_messages
 
 BASE = Settings(model=DEMO_MODEL, token_budget=6_000)
@@ -72,7 +72,7 @@ async def test_the_page_before_the_first_line_is_empty_and_says_there_is_no_more
 
 async def test_scrolling_back_reads_only_the_logs_the_conversation_wrote_to(tmp_path):
     """An imported effort's log (never said in this chat) is not read when scrolling back."""
-    from ccm_tui.core.session import Session
+    from ccm_tui.core.session.session import Session
 
     await played(tmp_path / "s", rounds=1)
     session = Session.open(tmp_path / "s")

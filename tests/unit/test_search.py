@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from ccm_tui.core.search import EffortIndex, SearchHit, SearchIndexError, query_terms
-from ccm_tui.core.search import database as search_database
-from ccm_tui.core.search import query as search_query
-from ccm_tui.core.search import ranking as search_mod
+from ccm_tui.core.search import _database as search_database
+from ccm_tui.core.search import _query as search_query
+from ccm_tui.core.search import _ranking as search_mod
 
 FILLER = [
     ("weekly-notes", "concluded", "Weekly planning notes and calendar review"),

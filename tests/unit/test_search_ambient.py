@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from ccm_tui.core.efforts import CONCLUDED, Effort
+from ccm_tui.core.manifest.effort import CONCLUDED, Effort
 from ccm_tui.core.search import EffortIndex
-from ccm_tui.core.search import ambient as ambient_mod
-from ccm_tui.core.session import Session
+from ccm_tui.core.search import _ambient as ambient_mod
+from ccm_tui.core.session.session import Session
 
 B = ambient_mod.AMBIENT_BLOCK_LINES
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ccm_tui.core.efforts import CONCLUDED, Effort
-from ccm_tui.core.opening import search_session
-from ccm_tui.core.session import Session
+from ccm_tui.core.engine.opening import search_session
+from ccm_tui.core.manifest.effort import CONCLUDED, Effort
+from ccm_tui.core.session.session import Session
 
 
 def test_a_word_only_in_the_effort_name_finds_it(tmp_path):

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from ccm_tui.core.search import EffortIndex, Weights
-from ccm_tui.core.search.query import STOP_WORDS, parse_query, query_terms
+from ccm_tui.core.search._query import STOP_WORDS, parse_query, query_terms
 
 
 def test_question_and_function_words_are_not_searched_alone() -> None:
@@ -40,8 +40,8 @@ def test_a_search_can_be_given_other_weights(tmp_path: Path) -> None:
 
 
 def test_a_passage_is_placed_by_the_rarity_of_its_words_among_lines() -> None:
-    from ccm_tui.core.search.results import best_window, place_passage
-    from ccm_tui.core.search.scoring import Plan, Postings
+    from ccm_tui.core.search._results import best_window, place_passage
+    from ccm_tui.core.search._scoring import Plan, Postings
 
     def postings(docs: float) -> Postings:
         return Postings(docs, {}, 0)

@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ccm_tui.commands import search as search_command
-from ccm_tui.core.reading import ReportLine, render_report, search_report, search_session, search_text
-from ccm_tui.core.search.results import Marked
-from ccm_tui.core.session import Session
+from ccm_tui.core.api import ReportLine, render_report, search_report, search_session, search_text
+from ccm_tui.core.search._results import Marked
+from ccm_tui.core.session.session import Session
 from tests.unit.sessionkit import concluded_effort, exchange
 
 OPEN, CLOSE = "\x02", "\x03"

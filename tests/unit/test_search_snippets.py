@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from ccm_tui.core.search import EffortIndex
-from ccm_tui.core.search.results import format_snippet
+from ccm_tui.core.search._results import format_snippet
 
 MARK_OPEN, MARK_CLOSE = "\x02", "\x03"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from ccm_tui.core.search import EffortIndex, SearchHit
-from ccm_tui.core.search import database as search_database
-from ccm_tui.core.search.query import parse_query, query_terms
-from ccm_tui.core.search.unspaced import index_grams, is_unspaced, mark
+from ccm_tui.core.search import _database as search_database
+from ccm_tui.core.search._query import parse_query, query_terms
+from ccm_tui.core.search._unspaced import index_grams, is_unspaced, mark
 
 LOGS = {
     "ja-notes": ["日本語のテキストです。", "東京都に住んでいます"],

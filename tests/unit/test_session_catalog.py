@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from ccm_tui.config import Settings
-from ccm_tui.core import session_catalog as catalog
-from ccm_tui.core.opening import open_engine
-from ccm_tui.core.session_catalog import (
+from ccm_tui.core.engine.opening import open_engine
+from ccm_tui.core.session import sessions_folder as catalog
+from ccm_tui.core.session.lock import SessionLock
+from ccm_tui.core.session.sessions_folder import (
     SessionExists,
     SessionInUse,
     SessionMissing,
@@ -29,7 +30,6 @@ from ccm_tui.core.session_catalog import (
     shown_age,
     shown_size,
 )
-from ccm_tui.core.session_lock import SessionLock
 from ccm_tui.demo import DEMO_MODEL, DemoModel, script_messages
 
 
@@ -68,7 +68,7 @@ def held_by_another_process(directory: Path):
             textwrap.dedent(f"""
             import time
             from pathlib import Path
-            from ccm_tui.core.session_lock import SessionLock
+            from ccm_tui.core.session.lock import SessionLock
             lock = SessionLock(Path({str(directory)!r})); lock.acquire()
             print("held", flush=True); time.sleep(60)
         """),
@@ -231,8 +231,8 @@ def test_the_same_session_however_it_is_named(tmp_path):
 def test_a_session_open_in_a_tui_idle_between_turns_is_not_renamed_under_it(tmp_path):
     """The TUI holds the writer lock only during a turn; while it has the session open its presence
     (a shared lock on .open) keeps a rename elsewhere from moving the directory under it."""
-    from ccm_tui.core.controller import SessionController
-    from ccm_tui.core.session_catalog import SessionOpen
+    from ccm_tui.core.service.controller import SessionController
+    from ccm_tui.core.session.sessions_folder import SessionOpen
 
     build_session(tmp_path / "work", 2)
 

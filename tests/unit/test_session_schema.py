@@ -7,8 +7,8 @@ import json
 import pytest
 
 from ccm_tui.config import Settings
-from ccm_tui.core.opening import start_engine
-from ccm_tui.core.session_state import MIGRATIONS, SCHEMA_VERSION, SessionTooNew, migrated, schema_of
+from ccm_tui.core.engine.opening import start_engine
+from ccm_tui.core.session.snapshots import MIGRATIONS, SCHEMA_VERSION, SessionTooNew, migrated, schema_of
 
 
 def write_state(directory, **values) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ccm_tui.core.run_state import SendMessage, SlashCommand
-from ccm_tui.core.slash_commands import COMMANDS, SlashError, completions, help_text, parse
+from ccm_tui.core.service.run_state import SendMessage, SlashCommand
+from ccm_tui.core.service.slash_commands import COMMANDS, SlashError, completions, help_text, parse
 
 
 @pytest.mark.parametrize(

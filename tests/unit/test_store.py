@@ -5,9 +5,9 @@ import os
 
 import pytest
 
-from ccm_tui.core.efforts import Effort, ManifestError, slugify, unique_slug
-from ccm_tui.core.manifest_store import load_manifest, save_manifest
-from ccm_tui.core.store import append_jsonl, atomic_write_text, read_jsonl, read_jsonl_tail
+from ccm_tui.core.manifest.effort import Effort, ManifestError, slugify, unique_slug
+from ccm_tui.core.manifest.store import load_manifest, save_manifest
+from ccm_tui.core.storage.durable import append_jsonl, atomic_write_text, read_jsonl, read_jsonl_tail
 
 
 def test_append_is_complete_lines_and_recovers_after_a_torn_tail(tmp_path):

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from ccm_tui.core.session import SessionLock
-from ccm_tui.core.store import StoreError, append_jsonl, read_jsonl, read_jsonl_tail
+from ccm_tui.core.session.session import SessionLock
+from ccm_tui.core.storage.durable import StoreError, append_jsonl, read_jsonl, read_jsonl_tail
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ccm_tui.core.controller import SessionController
-from ccm_tui.core.effort_states import Action
-from ccm_tui.core.run_state import EffortAction, SendMessage, SlashCommand
+from ccm_tui.core.efforts.states import Action
+from ccm_tui.core.service.controller import SessionController
+from ccm_tui.core.service.run_state import EffortAction, SendMessage, SlashCommand
 from tests.fakes.openai_server import text
 from tests.unit.sessionkit import jsonl, settings_for
 
@@ -58,7 +58,7 @@ async def test_a_withdrawn_exchange_is_not_moved_even_once_the_session_state_for
     the session state still remembers (it keeps the newest withdrawals only, and can be rebuilt)."""
     import json
 
-    from ccm_tui.core.run_state import TakeBack
+    from ccm_tui.core.service.run_state import TakeBack
 
     directory = tmp_path / "s"
     c = await trip_with_a_new_topic(llm_server, directory)

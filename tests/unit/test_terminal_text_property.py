@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from mcp.shared.message import SessionMessage
 from mcp.types import ErrorData, JSONRPCError, JSONRPCResponse
 
-from ccm_tui.core.terminal_text import StreamCleaner, clean_name, json_safe, terminal_safe
+from ccm_tui.core.text.terminal import StreamCleaner, clean_name, json_safe, terminal_safe
 from ccm_tui.memory_server.wire import clean_message
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ccm_tui.core.text_tool_calls import (
+from ccm_tui.core.turn._text_tool_calls import (
     HOLD_DECIDE_CHARS,
     MAX_SCANNED_CHARS,
     CallHoldback,

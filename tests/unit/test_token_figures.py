@@ -13,10 +13,10 @@ import pytest
 
 from ccm_tui.cli import main
 from ccm_tui.config import Settings
-from ccm_tui.core.controller import SessionController
-from ccm_tui.core.opening import OpenOptions
-from ccm_tui.core.run_state import SendMessage, SlashCommand
-from ccm_tui.core.tokens import TokenCounter
+from ccm_tui.core.engine.opening import OpenOptions
+from ccm_tui.core.service.controller import SessionController
+from ccm_tui.core.service.run_state import SendMessage, SlashCommand
+from ccm_tui.core.text.tokens import TokenCounter
 from tests.fakes.openai_server import text
 
 LONG = "The pool runs out under load; pgbouncer pool_size 20, max_client_conn 400. " * 12

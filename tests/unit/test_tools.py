@@ -8,12 +8,14 @@ import json
 
 import pytest
 
-from ccm_tui.core import effort_ops, lifecycle, log_lines
-from ccm_tui.core import tools as toolbox
-from ccm_tui.core.effort_ops import ActionContext
-from ccm_tui.core.effort_states import Action
+from ccm_tui.core.efforts import lifecycle
+from ccm_tui.core.efforts import operations as effort_ops
+from ccm_tui.core.efforts.operations import ActionContext
+from ccm_tui.core.efforts.states import Action
 from ccm_tui.core.search import EffortIndex
-from ccm_tui.core.session import Session
+from ccm_tui.core.session import numbered_lines as log_lines
+from ccm_tui.core.session.session import Session
+from ccm_tui.core.turn import tools as toolbox
 from tests.fakes.openai_server import fault, text
 from tests.unit.sessionkit import (
     TS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ccm_tui.core.topics import TurnText, depth_scores, segment
+from ccm_tui.core.text.topics import TurnText, depth_scores, segment
 from ccm_tui.replay.boundaries import SLUG_RE, validate_spans
 
 TOPICS = {

@@ -10,19 +10,22 @@ postings and ordering (:mod:`.ranking`), snippets and passages
 
 from __future__ import annotations
 
-from .database import SearchIndexBusy, SearchIndexError
-from .ingest import IndexIngest
-from .ranking import IndexRanking, SearchHit, query_terms
-from .recall import IndexRecall, RecallHit
-from .results import without_folded
-from .scoring import Weights
+from ._database import IN_MEMORY, SearchIndexBusy, SearchIndexError
+from ._ingest import IndexIngest
+from ._ranking import IndexRanking, SearchHit, query_terms
+from ._rare_words import IndexRecall, RecallHit
+from ._results import Marked, Span, without_folded
+from ._scoring import Weights
 
 __all__ = [
+    "IN_MEMORY",
     "EffortIndex",
+    "Marked",
     "RecallHit",
     "SearchHit",
     "SearchIndexBusy",
     "SearchIndexError",
+    "Span",
     "Weights",
     "query_terms",
     "without_folded",

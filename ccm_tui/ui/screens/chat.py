@@ -18,15 +18,13 @@ from textual.reactive import reactive
 from textual.widgets import Footer
 
 from ...config import Settings
-from ...core import turn_events as te
-from ...core.run_state import END_OF_CHAT, LoggedLine, Phase, RunState, SessionSnapshot
-from ...core.slash_commands import completions
-from ...core.terminal_text import terminal_safe
+from ...core.api import END_OF_CHAT, LoggedLine, Phase, RunState, SessionSnapshot, completions, terminal_safe
+from ...core.api import turn_events as te
 from .. import messages as msg
+from ..controller_link import SessionLink
 from ..demo_driver import DemoDriver
-from ..effort_actions import EffortActions
+from ..effort_menu import EffortActions
 from ..keys import CHAT_BINDINGS
-from ..session_link import SessionLink
 from ..turn_presenter import TurnPresenter
 from ..widgets.chat_log import ChatLog
 from ..widgets.header import AppHeader
@@ -38,8 +36,7 @@ from .chat_turns import ChatTurns
 
 UNANSWERED_HINT = "Your last message got no reply — Ctrl+Y sends it again · ↑ brings it back to edit"
 if TYPE_CHECKING:
-    from ...core.controller import ChatModel
-    from ...core.run_state import Proposal
+    from ...core.api import ChatModel, Proposal
 
 NARROW_BELOW = 90  # columns
 WIDE_FROM = 120

@@ -12,17 +12,16 @@ from typing import TYPE_CHECKING
 
 from textual import on
 
-from ...core import turn_events as te
-from ...core.run_state import Phase, SessionSnapshot, SlashCommand
-from ...core.slash_commands import SlashError, spec_of
-from ...core.slash_commands import parse as parse_message
+from ...core.api import Phase, SessionSnapshot, SlashCommand, SlashError, spec_of
+from ...core.api import parse as parse_message
+from ...core.api import turn_events as te
 from .. import messages as msg
 from ..widgets.command_result import CommandResult
-from .chat_actions import ChatActions
+from .chat_keys import ChatActions
 from .choice import Choice, ChoiceDialog
 
 if TYPE_CHECKING:
-    from ...core.run_state import Proposal
+    from ...core.api import Proposal
     from ..turn_presenter import TurnPresenter
     from ..widgets.turn_status import TurnStatus
 

@@ -14,8 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from ...core.controller import ContextInspection, RecallSource
-from ...core.terminal_text import terminal_safe
+from ...core.api import ContextInspection, RecallSource, terminal_safe
 
 HEADER_WIDTH = 44  # a message's header line fits the text pane at 80 columns
 
@@ -57,7 +56,7 @@ def _layer_label(layer: str) -> str:
 
 
 class InspectorScreen(Screen[None]):
-    """Built from the engine's :class:`~ccm_tui.core.controller.ContextInspection` of the next request."""
+    """Built from the engine's :class:`~ccm_tui.core.service.controller.ContextInspection` of the next request."""
 
     BINDINGS = [
         Binding("escape,f2", "close", "Close", id="inspector.close"),

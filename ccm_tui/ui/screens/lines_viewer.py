@@ -8,8 +8,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ...core.log_lines import LogLines
-from ..widgets.message import ChatMessage
+from ...core.api import LogLines
+from ..widgets.chat_message import ChatMessage
 
 
 class LinesScreen(Screen[None]):

@@ -11,11 +11,9 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ...core.export import effort_markdown
-from ...core.terminal_text import terminal_safe
-from ...core.views import EffortView
+from ...core.api import EffortView, effort_markdown, terminal_safe
 from ..widgets.banner import BannerLine
-from ..widgets.message import ChatMessage
+from ..widgets.chat_message import ChatMessage
 
 MAX_RECORDS = 300
 

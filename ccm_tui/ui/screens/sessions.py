@@ -1,7 +1,7 @@
 """The session picker (Ctrl+S): the sessions of the data directory, newest first; Enter switches,
 ``n`` makes a new one, ``r`` renames one, Esc closes.
 
-The list comes from the core (:mod:`ccm_tui.core.session_catalog`, through ``core.reading``), read in
+The list comes from the core (:mod:`ccm_tui.core.session.sessions_folder`, through ``core.reading``), read in
 a thread: a session's size is a walk of its directory. What switching and renaming do to the session
 shown is the chat screen's (its :class:`SessionHost` side); a refusal or a failure is a one-line
 notification and the picker stays.
@@ -20,7 +20,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from ...core.reading import (
+from ...core.api import (
     SessionCatalogError,
     SessionInfo,
     create_session,
@@ -29,7 +29,7 @@ from ...core.reading import (
     same_session,
     shown_size,
 )
-from .prompt import PromptDialog
+from .question import PromptDialog
 
 NAME_WIDTH = 28  # characters of a name shown; longer ones end with "…"
 CURRENT = "●"

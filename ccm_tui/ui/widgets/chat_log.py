@@ -25,9 +25,9 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...core.run_state import END_OF_CHAT, LoggedLine
+from ...core.api import END_OF_CHAT, LoggedLine
 from .banner import BannerLine
-from .message import FOLD_CHARS, FOLD_LINES, ChatMessage, code_blocks
+from .chat_message import FOLD_CHARS, FOLD_LINES, ChatMessage, code_blocks
 
 START_SCREENS = 2.5  # the history drawn at the start, in screens
 PAGE_SCREENS = 1.5  # drawn per step while scrolling back

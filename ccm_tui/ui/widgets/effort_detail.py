@@ -8,8 +8,8 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import Static
 
-from ...core.views import EffortState, EffortView
-from ..actions import looks_for
+from ...core.api import EffortState, EffortView
+from ..action_looks import looks_for
 from ..plain_text import plain
 
 HINT = "Select an effort (Ctrl+G or click) to see its summary and actions."

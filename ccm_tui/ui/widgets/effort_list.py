@@ -18,10 +18,8 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...core.effort_states import Action
-from ...core.terminal_text import terminal_safe
-from ...core.views import EffortState, EffortView
-from ..actions import LOOKS, offered, parse_action
+from ...core.api import Action, EffortState, EffortView, terminal_safe
+from ..action_looks import LOOKS, offered, parse_action
 from ..messages import EffortActionRequested, EffortActivated, EffortSelected, TypingRedirected
 from ..plain_text import plain
 

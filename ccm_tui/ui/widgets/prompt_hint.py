@@ -3,7 +3,7 @@ or the keys — with the sidebar's key when it is hidden and a note when the mod
 
 from __future__ import annotations
 
-from ...core.slash_commands import COMMANDS
+from ...core.api import COMMANDS
 from .line import Line
 
 HINT = "Enter send · Alt+Enter or Ctrl+J newline · F1 keys · Ctrl+P all commands"

@@ -12,7 +12,7 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 from textual.widgets.text_area import EditResult
 
-from ...core.reading import PromptHistory
+from ...core.api import PromptHistory
 from ..messages import PromptSubmitted
 from ..pastes import Pastes, describe, folds
 

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from ...core.views import EffortView
+from ...core.api import EffortView
 from ..messages import EffortSelected
 from .effort_detail import EffortDetail
 from .effort_list import EffortItem, EffortList

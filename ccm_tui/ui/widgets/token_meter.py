@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from ...core.turn_events import ContextFigures
+from ...core.api import ContextFigures
 from .budget_bar import LAYER_STYLES, BudgetBar
 from .sparkline import DualSparkline
 
@@ -75,7 +75,7 @@ def total_content(total: int, budget: int, width: int) -> Content:
 
 
 class TokenMeter(Vertical):
-    """Fed with :class:`~ccm_tui.core.turn_events.ContextFigures` and the per-turn history."""
+    """Fed with :class:`~ccm_tui.core.turn.events.ContextFigures` and the per-turn history."""
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="meter-total")

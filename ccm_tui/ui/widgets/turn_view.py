@@ -12,11 +12,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from ...core import turn_events as te
-from ...core.run_state import sent_now, with_interrupted_end
+from ...core.api import sent_now, with_interrupted_end
+from ...core.api import turn_events as te
 from ..pastes import segments
 from .banner import BannerLine, PauseBanner
-from .message import ChatMessage
+from .chat_message import ChatMessage
 
 
 class TurnView(Vertical):

@@ -1,0 +1,355 @@
+"""The Engine: an open session with its orchestrator and search index.
+
+Opened by :mod:`.opening` (the one door: lock, schema check, crash recovery,
+budget), it runs turns and effort actions — each to one
+:class:`~.turn_events.Outcome` — and answers questions about the session with
+typed, read-only views (:mod:`.views`). The session controller
+(:mod:`.controller`) drives it for the TUI, the commands and the MCP server;
+the replay and the restore landing use it directly. Its session, orchestrator
+and index are private: nothing reaches past it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ...config import Settings
+from ..efforts import lifecycle
+from ..efforts.proposals import Proposal
+from ..efforts.states import Action, ActionRefused
+from ..manifest.effort import Effort
+from ..models.client_setup import resolve_budget
+from ..search import EffortIndex, SearchIndexError
+from ..search.sync import IndexWatch, sync_log
+from ..session.session import Session, SessionLocked
+from ..session.snapshots import SCHEMA_VERSION
+from ..session.withdrawn import CannotRetract, last_exchange, retract
+from ..storage.durable import StoreError, read_jsonl_tail
+from ..storage.eventlog import SESSION_MIGRATED, TURN_FAILED
+from ..turn import folding
+from ..turn.events import CANCELLED, DONE, FAILED, EffortChanged, ExchangeWithdrawn, Outcome, TurnEvent, Waiting
+from ..turn.orchestrator import Emit, Orchestrator, UserInputError
+from . import _notes as notes
+from ._work_failures import SessionWriteError, check_text, failed_outcome
+from .engine_reads import EngineQuestions
+from .recovery import RecoveryReport, effects_so_far, recover, turn_left_open
+
+TURN_LOCK_WAIT = 30.0
+
+
+class Engine(EngineQuestions):
+    """An open session (see :func:`.opening.open_engine`)."""
+
+    def __init__(
+        self, session: Session, orchestrator: Orchestrator, index: EffortIndex | None, settings: Settings
+    ) -> None:
+        self._session = session
+        self._orchestrator = orchestrator
+        self._index = index
+        self.settings = settings
+        self.recovery: RecoveryReport | None = None
+        # seconds a turn or an action waits (and says so) for another process's writer lock
+        self.lock_wait = TURN_LOCK_WAIT
+        # where the budget came from: given | settings | model | default | last run
+        self.budget_source = "settings" if settings.token_budget else "default"
+
+    def start(self, *, lock_wait: float = 2.0) -> RecoveryReport:
+        """Recover from an unclean end (under the writer lock), pick up other processes' writes,
+        and take the budget the last run used when none is configured."""
+        session = self._session
+        held = session.lock.held
+        if not held:
+            session.lock.acquire(wait=lock_wait)
+        watch = IndexWatch(self._index, session) if self._index is not None else None
+        try:
+            if watch is not None:
+                watch.begin()
+            report = recover(session)
+            if watch is not None and not (report.torn_files or report.interrupted or report.notes):
+                watch.end()  # recovery wrote events and state, not logs: the index still holds them all
+            if session.migrated_from is not None:
+                session.log_event(SESSION_MIGRATED, schema_from=session.migrated_from, schema=SCHEMA_VERSION)
+                session.save_state()
+                session.migrated_from = None
+            session.refresh_if_changed()
+            session.flush_manifest()  # what a killed run journaled but did not write yet
+        finally:
+            if not held:
+                session.lock.release()
+        if self.budget_source == "default" and session.state.budget:
+            self.set_budget(session.state.budget)
+            self.budget_source = "last run"
+        self.recovery = report
+        return report
+
+    def adopt_model_budget(self, budget: int | None = None) -> int:
+        """Take the budget from the model's input window (``budget``, or looked up now), unless
+        one was configured or given."""
+        if self.budget_source not in ("given", "settings"):
+            self.set_budget(budget or resolve_budget(self.settings))
+            self.budget_source = "model"
+        return self.budget
+
+    def close(self, *, clean: bool = True) -> None:
+        """Close the session; the index, in step before the last writes (``session_end``), is
+        marked in step after them, so the next search syncs nothing."""
+        index = self._index
+        try:
+            if index is None:
+                self._session.close(clean=clean)
+            else:
+                self._session.close(clean=clean, while_locked=IndexWatch(index, self._session).kept)
+        finally:
+            if index is not None:
+                index.close()
+
+    # ------------------------------------------------------------------ running
+    async def run_turn(self, text: str, emit: Emit | None = None) -> Outcome:
+        """One turn, to its outcome. Nothing raises for what can go wrong in a turn: invalid input,
+        a session locked elsewhere, a provider failure, a failed write (logged as ``turn_failed``,
+        the run marked unclean so the next start recovers it) and a cancel all end in the outcome."""
+        try:
+            check_text(text)
+            async with self._writing(emit):
+                try:
+                    return await self._orchestrator.run_turn(text, self._emit_through(emit))
+                except (OSError, StoreError) as exc:
+                    raise self._write_failed(exc, in_turn=True) from None
+        except asyncio.CancelledError:
+            return Outcome(
+                turn=self.turn + 1, work="turn", status=CANCELLED, reason="cancelled", text=text, given_back=True
+            )
+        except (UserInputError, SessionLocked, SessionWriteError) as exc:
+            back = exc.given_back if isinstance(exc, SessionWriteError) else True
+            return failed_outcome(self.turn + 1, "turn", text, exc, given_back=back)
+
+    async def run_action(
+        self,
+        action: Action,
+        target: str = "",
+        emit: Emit | None = None,
+        *,
+        topic: tuple[str, int, int] | None = None,
+        reuse: bool = False,
+    ) -> Outcome:
+        """A user's action on an effort (``target``: its id, or a new effort's name; ``topic``: see
+        :class:`~.run_state.EffortAction`), to its outcome."""
+        what = f"{action.value} {target}".strip()
+        try:
+            async with self._writing(emit):
+                try:
+                    return await self._orchestrator.run_action(
+                        action, target, self._emit_through(emit), topic=topic, reuse=reuse
+                    )
+                except (OSError, StoreError) as exc:
+                    raise self._write_failed(exc, in_turn=False) from None
+        except asyncio.CancelledError:
+            return Outcome(turn=self.turn, work="action", status=CANCELLED, reason="cancelled", text=what)
+        except (SessionLocked, SessionWriteError) as exc:
+            return failed_outcome(self.turn, "action", what, exc, given_back=False)
+
+    async def remember(self, text: str, effort_id: str = "", emit: Emit | None = None, *, agent: str = "") -> Outcome:
+        """A note another agent leaves (``ccm-tui mcp``'s remember): appended under the writer lock to
+        ``effort_id``'s log, or to the notes effort (see :mod:`.notes`), and indexed, so a search finds
+        it at once. The outcome's ``result`` says where it landed (effort id, line)."""
+        try:
+            async with self._writing(emit):
+                try:
+                    note = notes.append_note(self._session, text, effort_id, agent=agent)
+                except (OSError, StoreError) as exc:
+                    raise self._write_failed(exc, in_turn=False) from None
+                self._reindex_effort(note.effort_id)
+        except asyncio.CancelledError:
+            return Outcome(turn=self.turn, work="note", status=CANCELLED, reason="cancelled", text=text)
+        except (UserInputError, SessionLocked, SessionWriteError) as exc:
+            return failed_outcome(self.turn, "note", text, exc, given_back=False)
+        result = note.as_dict()
+        return Outcome(turn=self.turn, work="note", status=DONE, text=text, logged_to=note.effort_id, result=result)
+
+    async def take_back(self, why: str, emit: Emit | None = None) -> Outcome:
+        """Withdraw the last exchange (``why``: regenerate or edit; see :mod:`.retraction`). The
+        outcome's ``text`` is the user's message; refused in plain words when it cannot be done."""
+        try:
+            async with self._writing(emit):
+                try:
+                    exchange = last_exchange(self._session)
+                    retract(self._session, exchange, why)
+                    if self._index is not None:  # the index records the marker (recall leaves it out)
+                        sync_log(self._index, self._session, exchange.log)
+                except (OSError, StoreError) as exc:
+                    raise self._write_failed(exc, in_turn=False) from None
+        except asyncio.CancelledError:
+            return Outcome(turn=self.turn, work=why, status=CANCELLED, reason="cancelled")
+        except CannotRetract as exc:
+            return Outcome(turn=self.turn, work=why, status=FAILED, reason=str(exc), cause="refused")
+        except (SessionLocked, SessionWriteError) as exc:
+            return failed_outcome(self.turn, why, "", exc, given_back=False)
+        if emit is not None:
+            emit(ExchangeWithdrawn(turn=self.turn, user=exchange.user, reply=exchange.reply, why=why))
+        result = {"log": exchange.log, "user": exchange.user, "reply": exchange.reply}
+        return Outcome(
+            turn=self.turn, work=why, status=DONE, text=exchange.user, given_back=why == "edit", result=result
+        )
+
+    async def assist(self, emit: Emit | None = None) -> list[Proposal]:
+        """After a turn, for a model that does not manage efforts: fold ambient chat that left the
+        window into concluded efforts, and the proposal for now (see :mod:`.folding`). Never fails
+        the turn: what cannot be done now is tried after the next one."""
+        if self._index is None:
+            return []
+        try:
+            async with self._writing(None):
+                return await folding.assist(
+                    self._session, self._index, tools_enabled=self.tools_enabled, emit=self._emit_through(emit)
+                )
+        except (OSError, StoreError, SearchIndexError, SessionLocked, ActionRefused):
+            return []
+
+    def settle(self) -> None:
+        """After a piece of work is reported: rewrite ``manifest.yaml`` with what it saved (the
+        journal in ``events.jsonl`` already holds it, so nobody waits for this). Never fails: what
+        cannot be written now is written by the next settle, the close or the next start."""
+        session = self._session
+        if session.readonly:
+            return
+        held = session.lock.held
+        if not held and not session.lock.try_acquire():
+            return  # another process is writing: it writes the manifest when it is done
+        try:
+            session.flush_manifest()
+        except (OSError, StoreError):
+            pass
+        finally:
+            if not held:
+                session.lock.release()
+
+    @contextlib.asynccontextmanager
+    async def _writing(self, emit: Emit | None) -> AsyncIterator[None]:
+        """The writer lock around one turn or action (the TUI's way). While another process holds
+        it, the wait is reported as ``Waiting("waiting for the session (used by pid N)")``, so it
+        never looks like the model thinking; after ``lock_wait`` seconds :class:`SessionLocked`."""
+        lock = self._session.lock
+        told = lock.on_wait
+
+        def waiting(pid: int | None, wait: float) -> None:
+            if emit is not None:
+                who = f"pid {pid}" if pid else "another process"
+                reason = f"waiting for the session (used by {who})"
+                emit(Waiting(turn=self.turn + 1, reason=reason, cause="lock", holder=pid))
+            if told is not None:
+                told(pid, wait)
+
+        lock.on_wait = waiting
+        try:
+            async with self._session.writing(wait=self.lock_wait):
+                watch = IndexWatch(self._index, self._session) if self._index is not None else None
+                if watch is not None:
+                    watch.begin()
+                yield
+                if watch is not None:
+                    watch.end()
+        finally:
+            lock.on_wait = told
+
+    def _write_failed(self, exc: OSError | StoreError, *, in_turn: bool) -> SessionWriteError:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        if isinstance(exc, OSError) and exc.filename:
+            reason = f"{reason}: {exc.filename}"
+        session = self._session
+        session.mark_unclean(f"a write failed ({reason})")
+        effects: list[str] = []
+        if in_turn:
+            try:
+                events = read_jsonl_tail(session.events.path, 200)
+                effects = effects_so_far(events)
+                if turn_left_open(events):
+                    session.log_event(
+                        TURN_FAILED,
+                        error=f"could not write the session: {reason}",
+                        kind="io",
+                        partial="",
+                        partial_chars=0,
+                    )
+            except (OSError, StoreError):
+                pass  # the event log itself cannot be written: recovery finds the open turn
+        if in_turn and effects:  # its tools changed efforts: the next start logs the turn, never resend it
+            note = f"the turn had already {', '.join(effects)} an effort: the next start logs it, do not send it again"
+            return SessionWriteError(f"could not write to the session: {reason}", given_back=False, note=note)
+        kept = " (your message is kept: retry once the disk is fixed)" if in_turn else ""
+        return SessionWriteError(f"could not write to the session: {reason}{kept}")
+
+    def preload_model(self) -> threading.Thread | None:
+        """Start loading the model's client library in a background thread and return at once (the
+        TUI paints first); the thread, or None when there is nothing to load. A turn sent before
+        it finishes waits for it, reporting ``Waiting("loading the model client…")``."""
+        llm = self._orchestrator.llm
+        if llm is None or llm.loaded:
+            return None
+        thread = threading.Thread(target=llm.load, name="ccm-load-model-client", daemon=True)
+        thread.start()
+        return thread
+
+    @property
+    def model_client_loaded(self) -> bool:
+        """False while the model's client library still has to be loaded (a turn would wait for it)."""
+        llm = self._orchestrator.llm
+        return llm is None or llm.loaded
+
+    @property
+    def tools_enabled(self) -> bool:
+        """False when the model cannot use tools: the user manages efforts by hand."""
+        return self.has_model and self._orchestrator.tools_enabled
+
+    def refresh(self) -> bool:
+        """Re-read the session if another process changed it (the TUI's watcher calls this)."""
+        return self._session.refresh_if_changed()
+
+    def _emit_through(self, emit: Emit | None) -> Emit:
+        """Effort changes also reach the search index."""
+
+        def wrapped(event: TurnEvent) -> None:
+            if isinstance(event, EffortChanged):
+                self._reindex_effort(event.effort_id)
+            if emit is not None:
+                emit(event)
+
+        return wrapped
+
+    def _reindex_effort(self, effort_id: str) -> None:
+        """The index is derived data: if it is busy (another process syncing it) or broken, the
+        turn goes on and the next sync catches up."""
+        if self._index is None:
+            return
+        effort = self._session.efforts.get(effort_id)
+        try:
+            if effort is None:
+                self._index.remove_effort(effort_id)
+            else:
+                self._index.upsert_effort(effort.id, status=effort.status, summary=effort.summary, name=effort.name)
+                self._index.sync_effort_log(effort.id, self._session.effort_path(effort.id))
+        except SearchIndexError:
+            pass
+
+    # ------------------------------------------------------------------ imports
+    def find_import(self, digest: str, max_turns: int | None) -> str | None:
+        """The effort a transcript of this digest (and ``--max-turns``) was imported as, if any."""
+        for effort in self._session.efforts.by_digest(digest):
+            if (effort.source or {}).get("max_turns") == max_turns:
+                return effort.id
+        return None
+
+    def land_import(
+        self, name: str, messages: list[dict[str, Any]], summary: str, source: dict[str, Any], *, restored_at: str
+    ) -> Effort:
+        """A transcript from another agent lands as a concluded effort (atomic; see
+        :func:`.lifecycle.land_imported`), indexed for search at once."""
+        if self._index is None:
+            return lifecycle.land_imported(self._session, name, messages, summary, source, restored_at=restored_at)
+        with IndexWatch(self._index, self._session).kept():  # indexed as it lands: the next open syncs nothing
+            effort = lifecycle.land_imported(self._session, name, messages, summary, source, restored_at=restored_at)
+            self._reindex_effort(effort.id)
+        return effort

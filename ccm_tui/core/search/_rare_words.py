@@ -1,0 +1,196 @@
+"""Recall: the few logged lines that answer the user's new message, found before every request.
+
+A model that never searches still answers "what was my locker code?" forty turns
+later if the line that says it is put back into its context. Recall looks for it
+on every turn, so it must cost next to nothing: it searches only the message's
+*rare* words (each matching at most :data:`RARE_DOCS` logged lines, which a
+capped FTS5 lookup tells without counting the rest), scores the lines holding
+them by how many rare words each holds and how rare they are (a line the user
+wrote weighs more), and answers only for a strong hit — two rare words in one
+line, or one very rare word (:data:`VERY_RARE_DOCS`; :data:`USER_RARE_DOCS` in a
+user's line). The hit is that line with its neighbour. A line the user took back
+(regenerate, edit: the index keeps what each withdrawal marker withdrew) is never
+recalled, nor shown as a neighbour. Words any message may use
+(:data:`COMMON_WORDS`: "how long should ...") are never searched: in a short session
+every word is rare, and they would recall lines that do not answer; nor are the words that steer
+the conversation (:mod:`.control_words`: "ok, that's done, conclude it" recalled another effort's
+last lines). Each hit carries the words it was found by (``terms``: the inspector shows them). Lines the
+request holds word for word are left out by the caller's ``skip`` rule.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..text.control_words import is_control_word
+from ._database import _LINE_BITS, _LINE_MASK, IndexDatabase, _recovering
+from ._query import parse_query, phrase
+from ._records import AMBIENT_LOG, in_ranges, withdrawn_ranges
+
+RARE_DOCS = 40  # a word in more logged lines than this says too little to recall by
+VERY_RARE_DOCS = 4  # ... in this few, it is a strong hit alone (a code, a name)
+MIN_WORD_CHARS = 3  # shorter words (and shorter numbers) are too easily shared
+PASSAGE_LINES = 2  # consecutive lines of one log shown for a hit (the line and its neighbour)
+USER_LINE_WEIGHT = 1.5  # a line the user wrote: facts are stated by the user
+USER_RARE_DOCS = 12  # one word in this few lines, in a line the user wrote, is a strong hit
+MAX_TERMS = 10  # the message's longest words are tried, at most this many
+MAX_HITS = 2  # passages recalled at most
+NEAR_BEST = 0.8  # a second passage scores at least this share of the first
+
+
+@dataclass(frozen=True)
+class RecallHit:
+    source: str  # "effort" or "ambient"
+    log: str  # the effort id, or "ambient"
+    lines: tuple[int, int]  # 1-based, inclusive
+    messages: tuple[tuple[int, str, str], ...]  # (line, role, content)
+    terms: tuple[str, ...]  # the rare words it holds
+    score: float
+    num: int = 0  # the index's document number (to tell passages of one log apart)
+
+    @property
+    def first_index(self) -> int:
+        return self.lines[0] - 1
+
+
+# Words that say nothing about what a message asks for, however rarely a short session has used them
+# ("how long should ...", "all for now"): never recalled by.
+COMMON_WORDS = frozenset(
+    """about above after again against all almost also always among and another any anything are around
+    back because been before being below best better between both but came can cannot come could day days
+    did does doing done down during each either else enough even ever every few first for from get gets
+    getting give given goes going good got great had has have having her here him his how however just
+    keep know last later least less let like little long look lot lots made make makes many may maybe
+    might more most much must need needs never new next not now off often once one only other others our
+    out over own part please put quite rather really right said same say says see seem she should show
+    since some something still sure take tell than thank thanks that the them then there these they thing
+    things think this those though through time times today too try two under until upon use used using
+    very want was way ways well went were what when where whether which while who why will with would yes
+    yet you your yours""".split()
+)
+
+
+def candidate_words(message: str) -> list[str]:
+    """The words of a message that may be rare: no stop words or common ones, no short ones, none that
+    steers the conversation (:mod:`.control_words`: "done", "conclude", "thanks" …), longest first."""
+    words, _ = parse_query(message)
+    kept = [w for w in words if len(w) >= MIN_WORD_CHARS and w not in COMMON_WORDS and not is_control_word(w)]
+    return sorted(kept, key=lambda w: (-len(w), w))[:MAX_TERMS]
+
+
+class IndexRecall(IndexDatabase):
+    @_recovering
+    def recall(
+        self, message: str, *, skip: Callable[[str, str, int], bool] | None = None, limit: int = MAX_HITS
+    ) -> list[RecallHit]:
+        """The strongest passages for ``message`` (at most ``limit``, best first) among the logged lines
+        ``skip(source, log, line)`` does not leave out (line 1-based); none when nothing answers it
+        strongly enough."""
+        words = candidate_words(message)
+        if not words:
+            return []
+        # one statement: each word's first RARE_DOCS + 1 lines (a capped lookup: no word is counted in full)
+        part = "SELECT {i}, rowid FROM (SELECT rowid FROM msg_fts WHERE msg_fts MATCH ? LIMIT {n})"
+        sql = " UNION ALL ".join(part.format(i=i, n=RARE_DOCS + 1) for i in range(len(words)))
+        found: dict[int, set[int]] = defaultdict(set)
+        for i, rowid in self._db.execute(sql, [phrase(w) for w in words]):
+            found[i].add(rowid)
+        rare = {words[i]: rows for i, rows in found.items() if len(rows) <= RARE_DOCS}
+        return self._best_passages(rare, skip, limit) if rare else []
+
+    def _best_passages(
+        self, rare: dict[str, set[int]], skip: Callable[[str, str, int], bool] | None, limit: int
+    ) -> list[RecallHit]:
+        """The lines holding the most (and rarest) of the rare words — a line the user wrote weighs
+        more (facts are stated by the user; replies repeat words) — each with its neighbour. A second
+        passage only when it is a strong hit too and nearly as good (a tie is not broken by chance)."""
+        weight = {word: math.log(1 + RARE_DOCS / len(rows)) for word, rows in rare.items()}
+        holding: dict[int, set[str]] = defaultdict(set)
+        for word, rows in rare.items():
+            for rowid in rows:
+                holding[rowid].add(word)
+        roles = self._roles(list(holding))
+        logs = self._logs(list({rowid >> _LINE_BITS for rowid in holding}))
+        taken_back = self._withdrawn(logs)
+        scored = []
+        for rowid, words in holding.items():
+            source, log = logs.get(rowid >> _LINE_BITS, ("", ""))
+            if not log or taken_back(rowid) or (skip is not None and skip(source, log, (rowid & _LINE_MASK) + 1)):
+                continue
+            user = roles.get(rowid) == "user"
+            if len(words) < 2 and min(len(rare[w]) for w in words) > (USER_RARE_DOCS if user else VERY_RARE_DOCS):
+                continue  # one word that many lines share: not a strong hit
+            scored.append((sum(weight[w] for w in words) * (USER_LINE_WEIGHT if user else 1.0), -rowid, user))
+        hits: list[RecallHit] = []
+        for score, negative, user in sorted(scored, reverse=True):
+            rowid = -negative
+            if len(hits) >= limit or (hits and score < NEAR_BEST * hits[0].score):
+                break
+            num, line = rowid >> _LINE_BITS, rowid & _LINE_MASK
+            first = line if user else max(0, line - 1)  # a user's line and the reply; a reply and its question
+            if any(h.num == num and abs(h.first_index - first) < PASSAGE_LINES for h in hits):
+                continue  # overlaps a passage already taken
+            source, log = logs[num]
+            hits.append(self._recall_hit(source, log, num, first, holding[rowid], score, taken_back))
+        return hits
+
+    def _withdrawn(self, logs: dict[int, tuple[str, str]]) -> Callable[[int], bool]:
+        """Whether a message row of these documents was withdrawn."""
+        key = {num: AMBIENT_LOG if source == "ambient" else num for num, (source, _) in logs.items()}
+        ranges = withdrawn_ranges(self._db, key.values())
+
+        def taken_back(rowid: int) -> bool:
+            num = rowid >> _LINE_BITS
+            return num in key and in_ranges(ranges[key[num]], rowid & _LINE_MASK)
+
+        return taken_back
+
+    @_recovering
+    def withdrawn_lines(self, log: str, first: int, last: int) -> set[int]:
+        """The lines of ``first..last`` (1-based) of ``log`` ("ambient" or an effort id) that a withdrawal
+        took back, their markers included, as far as the index has read the log."""
+        if log == "ambient":
+            key = AMBIENT_LOG
+        else:
+            found = self._db.execute("SELECT num FROM efforts WHERE effort_id = ?", (log,)).fetchone()
+            if found is None:
+                return set()
+            key = int(found[0])
+        ranges = withdrawn_ranges(self._db, [key])[key]
+        return {n for a, b in ranges for n in range(max(a + 1, first), min(b + 1, last) + 1)}
+
+    def _roles(self, rowids: list[int]) -> dict[int, str]:
+        marks = ",".join("?" * len(rowids))
+        return dict(self._db.execute(f"SELECT rowid, role FROM msg_fts WHERE rowid IN ({marks})", rowids).fetchall())
+
+    def _logs(self, nums: list[int]) -> dict[int, tuple[str, str]]:
+        """(source, log) of each document number: an effort's id, or "ambient" for a block."""
+        marks = ",".join("?" * len(nums))
+        rows = self._db.execute(f"SELECT num, effort_id, source FROM efforts WHERE num IN ({marks})", nums)
+        return {num: (source, "ambient" if source == "ambient" else effort_id) for num, effort_id, source in rows}
+
+    def _recall_hit(
+        self,
+        source: str,
+        log: str,
+        num: int,
+        line: int,
+        words: set[str],
+        score: float,
+        taken_back: Callable[[int], bool],
+    ) -> RecallHit:
+        base = num << _LINE_BITS
+        rows = self._db.execute(
+            "SELECT rowid, role, content FROM msg_fts WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+            (base | line, base | (line + PASSAGE_LINES - 1)),
+        ).fetchall()
+        messages = tuple(
+            ((rowid & _LINE_MASK) + 1, str(role or ""), str(content or ""))
+            for rowid, role, content in rows
+            if not taken_back(rowid)
+        )
+        first, last = messages[0][0], messages[-1][0]
+        return RecallHit(source, log, (first, last), messages, tuple(sorted(words)), score, num)

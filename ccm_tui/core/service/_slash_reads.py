@@ -1,0 +1,38 @@
+"""The answers of the slash commands that only read the session: ``/search``, ``/status``, ``/help``.
+
+They need no run state and no model: the controller answers them at once, even
+while a reply streams. What they show is the words of ``ccm-tui search`` and
+``status`` (:mod:`.text_reports`); ``result`` carries the same data as their
+``--json``, and ``/search``'s its lines with the spans of the words found (``report``:
+indent, text, spans), for the chat to style.
+"""
+
+from __future__ import annotations
+
+from ..engine.engine import Engine
+from ..search import SearchIndexError
+from ..turn.events import DONE, FAILED, Outcome
+from ..views.reports import hit_json, search_report, status_text
+from .run_state import SlashCommand
+from .slash_commands import help_text
+
+SEARCH_LIMIT = 8
+
+
+def answer(engine: Engine, command: SlashCommand) -> Outcome:
+    turn = engine.turn
+    if command.name == "search":
+        try:
+            hits = engine.search(command.argument, SEARCH_LIMIT)
+        except SearchIndexError as exc:
+            return Outcome(turn=turn, work="command", status=FAILED, reason=str(exc), cause="search", text=command.line)
+        report = search_report(hits)  # (the TUI styles the matches from ``report``: text, spans)
+        reply = "\n".join(line.plain for line in report)
+        result = {"results": [hit_json(h) for h in hits], "report": [line.as_json() for line in report]}
+    elif command.name == "status":
+        status = engine.status()
+        data = engine.status_json(status)
+        reply, result = status_text(status, data), data
+    else:
+        reply, result = help_text(), {}
+    return Outcome(turn=turn, work="command", status=DONE, text=command.line, reply=reply, result=result)

@@ -1,0 +1,412 @@
+"""The session controller: one UI-free object that owns a session's run state.
+
+The TUI, ``ccm-tui send``, the slash commands and the MCP server all drive a
+session through a :class:`SessionController`. It opens the session (waiting,
+and saying so, while another process holds it), takes typed intents (send a
+message, an action on an effort, cancel, retry the orphan), runs one piece of
+work at a time on its session thread (queueing what comes meanwhile), answers
+which actions are valid for an effort, and ends every piece of work with one
+:class:`~.turn_events.Outcome` — emitted as the work's last event and returned
+to whoever awaits it. Listeners see the turn events, the run state
+(:class:`~.run_state.RunState`) and snapshots of the session
+(:class:`~.run_state.SessionSnapshot`) as they change.
+
+Every engine call runs on the controller's :class:`~.session_thread.SessionThread`:
+disk writes and re-indexing never run on the caller's event loop, and the
+engine is touched by one thread only. Callers read the published state and
+snapshot (immutable) or await a query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ...config import Settings
+from ..efforts.proposals import Proposal
+from ..efforts.states import Action
+from ..engine.engine import Engine
+from ..engine.engine_reads import ContextInspection
+from ..engine.opening import OpenOptions, start_engine_when_free
+from ..engine.recovery import RecoveryReport, no_orphan_reason
+from ..models.client_setup import model_checks
+from ..models.interface import ChatModel
+from ..models.litellm_client import release_loop_clients
+from ..session.lock import Presence
+from ..storage.eventlog import now_iso
+from ..turn.events import CANCELLED, FAILED, Banner, EffortChanged, Outcome, TurnEvent, TurnStarted, Waiting
+from ..turn.recall import RecallSource
+from ..views.scrollback import HistoryPage as HistoryPage  # what scrolling back returns (the UI draws it)
+from ._broadcast import Listener, SessionBroadcast
+from ._controller_reads import SessionClosed, SessionQueries
+from ._thread import SessionThread
+from .run_state import (
+    Cancel,
+    EffortAction,
+    Intent,
+    Notice,
+    Phase,
+    Remember,
+    RetryOrphan,
+    RunState,
+    SendMessage,
+    SessionOpened,
+    SessionSnapshot,
+    SlashCommand,
+    Suggestion,
+    TakeBack,
+    WrittenElsewhere,
+    one_line,
+    unrun_outcome,
+)
+from .slash_commands import spec_of
+
+
+class SessionController(SessionQueries, SessionBroadcast):
+    """One session's run state and work (see the module doc; ``options``: how it opens)."""
+
+    def __init__(
+        self,
+        session_dir: Path,
+        settings: Settings,
+        *,
+        llm: ChatModel | None = None,
+        options: OpenOptions = OpenOptions(),
+    ) -> None:
+        self.session_dir = Path(session_dir)
+        self.settings = settings
+        self.llm = llm
+        self.options = options
+        self._thread = SessionThread()
+        self._guard = threading.Lock()
+        self._listeners: list[Listener] = []
+        self._state = RunState()
+        self._snapshot: SessionSnapshot | None = None
+        # --- touched on the session thread only
+        self._engine: Engine | None = None
+        self._queue: deque[tuple[Intent, concurrent.futures.Future[Outcome]]] = deque()
+        self._task: asyncio.Task[None] | None = None  # the work now: runs _perform, ends it
+        self._inner: asyncio.Future[Outcome] | None = None  # _perform itself: what a cancel stops
+        self._retry_now: asyncio.Event | None = None
+        self._opening: asyncio.Task[Any] | None = None
+        self._opened_once = False
+        self._disk_pending = False
+        self._seen_ts = ""
+        self._presence = Presence(self.session_dir)
+
+    # ------------------------------------------------------------------ opening
+    async def open(self) -> RecoveryReport:
+        """Open the session (recovering it after an unclean end). Raises what made it fail
+        (:class:`SessionLocked` when it stayed locked and retrying is off, a broken manifest,
+        a newer session's schema …); the state then says CLOSED with the reason."""
+        return await asyncio.wrap_future(self._thread.submit(self._open()))
+
+    async def reopen(self, settings: Settings | None = None, llm: ChatModel | None = None) -> RecoveryReport:
+        """Close and open again with other settings (a new model) — the chat so far stays."""
+        await asyncio.wrap_future(self._thread.submit(self._shut()))
+        if settings is not None:
+            self.settings = settings
+        if llm is not None:
+            self.llm = llm
+        return await self.open()
+
+    async def _open(self) -> RecoveryReport:
+        self._opening = asyncio.current_task()
+        self._retry_now = asyncio.Event()
+        self._set_state(phase=Phase.OPENING, error=None, holder=None, retry_in=None, attempt=0)
+        try:
+            engine = await self._start_engine()
+        except Exception as exc:
+            self._set_state(phase=Phase.CLOSED, error=one_line(exc), retry_in=None)
+            self._drop_queue(FAILED, f"the session could not be opened: {one_line(exc)}")
+            raise
+        self._engine = engine
+        self._presence.hold()  # open here (a rename elsewhere waits until it is closed)
+        report = engine.recovery or RecoveryReport()
+        first = not self._opened_once
+        history = engine.recent_lines() if first else []
+        self._opened_once = True
+        self._seen_ts = history[-1].ts if history else self._seen_ts
+        self._publish()
+        self._tell(SessionOpened(report, tuple(history), first))
+        self._set_state(phase=Phase.IDLE, holder=None, retry_in=None, attempt=0, detail="")
+        self._pump()
+        return report
+
+    async def _start_engine(self) -> Engine:
+        """Open through the engine's door, saying so while another process holds the lock."""
+
+        def locked(pid: int | None, retry_in: float | None, attempt: int) -> None:
+            state = self.state
+            if retry_in is not None or state.phase is not Phase.LOCKED:
+                self._set_state(phase=Phase.LOCKED, holder=pid, retry_in=retry_in, attempt=attempt)
+
+        assert self._retry_now is not None
+        return await start_engine_when_free(
+            self.session_dir,
+            self.settings,
+            self.options,
+            llm=self.llm,
+            on_locked=locked,
+            retry_now=self._retry_now,
+        )
+
+    # ------------------------------------------------------------------ work
+    def submit(self, intent: Intent) -> concurrent.futures.Future[Outcome]:
+        """Take an intent (from any thread) and return at once; the future gets its outcome.
+        Work runs one piece at a time: what comes while the session opens or works is queued."""
+        future: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
+        if isinstance(intent, Cancel):
+            self.cancel()
+            future.set_result(Outcome(turn=0, work="cancel", status=CANCELLED))
+            return future
+        self._thread.call_soon(self._enqueue, intent, future)
+        return future
+
+    async def run(self, intent: Intent) -> Outcome:
+        """:meth:`submit` and wait for the outcome. If the caller is cancelled meanwhile, the work
+        is cancelled too and waited for (its partial reply is written) before the cancel goes on."""
+        waiter = asyncio.wrap_future(self.submit(intent))
+        try:
+            return await asyncio.shield(waiter)
+        except asyncio.CancelledError:
+            self.cancel()
+            await waiter
+            raise
+
+    def cancel(self) -> None:
+        """Escape: stop the running work (it keeps what came so far); with none running, withdraw
+        the queued messages (they come back as cancelled outcomes, ``given_back``)."""
+        self._thread.call_soon(self._cancel)
+
+    def retry_now(self) -> None:
+        """The session is locked and the user is waiting to send: try to open it again at once."""
+        self._thread.call_soon(self._wake_open)
+
+    def _wake_open(self) -> None:
+        if self._retry_now is not None:
+            self._retry_now.set()
+
+    def _enqueue(self, intent: Intent, future: concurrent.futures.Future[Outcome]) -> None:
+        self._queue.append((intent, future))
+        self._show_queue()
+        if self.state.phase is Phase.LOCKED and self.state.work is None:
+            self._wake_open()
+        self._pump()
+
+    def _show_queue(self) -> None:
+        queued = tuple(i.text for i, _ in self._queue if isinstance(i, SendMessage))
+        if queued != self.state.queued:
+            self._set_state(queued=queued)
+
+    def _pump(self) -> None:
+        """Start the next queued work if the session is open and idle."""
+        if self._engine is None or self._task is not None or not self._queue:
+            return
+        intent, future = self._queue.popleft()
+        self._show_queue()
+        self._inner = inner = asyncio.ensure_future(self._perform(intent))  # what a cancel stops
+        self._task = asyncio.get_running_loop().create_task(self._work(intent, inner, future))
+
+    async def _work(
+        self, intent: Intent, inner: asyncio.Future[Outcome], future: concurrent.futures.Future[Outcome]
+    ) -> None:
+        """One piece of work to its outcome. A cancel stops ``inner`` only, so the outcome is always
+        told and the future always set — even when the cancel came before the work began."""
+        try:
+            outcome = await inner
+        except asyncio.CancelledError:
+            outcome = unrun_outcome(intent, CANCELLED, "cancelled", given_back=True)
+        except Exception as exc:  # noqa: BLE001 - a bug must end the work, not the session
+            outcome = unrun_outcome(intent, FAILED, f"{type(exc).__name__}: {exc}", cause="internal", given_back=True)
+        self._inner = None
+        try:
+            self._tell(outcome)
+            if outcome.work == "turn" and outcome.ok:
+                await self._assist()
+            if not self._queue and self._engine is not None:
+                self._engine.settle()  # the manifest catches up once the queue is empty
+            self._seen_ts = now_iso()
+            self._publish()
+        except Exception as exc:  # noqa: BLE001 - the outcome stands (it is stored): say what failed after it
+            self._tell(Banner(outcome.turn, f"after the {outcome.work}: {one_line(exc)}", kind="info"))
+        finally:  # whatever failed after it, the caller gets its outcome and the queue moves on
+            self._task = None
+            self._set_state(phase=Phase.IDLE, work=None, detail="", holder=None)
+            if not future.done():
+                future.set_result(outcome)
+        if self._disk_pending:
+            self._disk_changed()
+        self._pump()
+
+    async def _perform(self, intent: Intent) -> Outcome:
+        engine = self._engine
+        if engine is None:
+            raise SessionClosed("the session is not open")
+        if isinstance(intent, RetryOrphan):
+            orphan = engine.unanswered_turn()
+            if orphan is None:
+                return unrun_outcome(intent, FAILED, no_orphan_reason(engine.recovery), cause="refused")
+            intent = SendMessage(orphan.text)
+        if isinstance(intent, TakeBack):  # withdraw the last exchange; regenerate then asks again
+            self._set_state(phase=Phase.ACTION, work="action", detail=f"{intent.why} the last exchange")
+            taken = await engine.take_back(intent.why, self._during("action"))
+            if not taken.ok or intent.why != "regenerate":
+                return taken
+            intent = SendMessage(taken.text)
+        if isinstance(intent, SendMessage):
+            self._set_state(phase=Phase.TURN, work="turn", detail="")
+            return await engine.run_turn(intent.text, self._during("turn"))
+        if isinstance(intent, SlashCommand):  # an effort command (the others are answered at once)
+            action = spec_of(intent).action
+            assert action is not None
+            outcome = await self._perform(EffortAction(action, intent.argument, reuse=action is Action.OPEN))
+            return replace(outcome, work="command", text=intent.line)
+        if isinstance(intent, Remember):
+            self._set_state(phase=Phase.ACTION, work="action", detail="remember")
+            return await engine.remember(intent.text, intent.effort_id, self._during("action"), agent=intent.agent)
+        assert isinstance(intent, EffortAction)
+        detail = f"{intent.action.value} {intent.target}".strip()
+        self._set_state(phase=Phase.ACTION, work="action", detail=detail)
+        return await engine.run_action(
+            intent.action, intent.target, self._during("action"), topic=intent.topic, reuse=intent.reuse
+        )
+
+    async def _assist(self) -> None:
+        """After a turn: the app's help for a model that does not manage efforts (folds, proposals)."""
+        engine = self._engine
+        if engine is None:
+            return
+        for proposal in await engine.assist(self._tell):
+            taken = self.settings.auto_efforts
+            self._tell(Suggestion(proposal, taken=taken))
+            for action in actions_for(proposal) if taken else ():  # before anything the user queued
+                during = self._during("action")
+                self._tell(await engine.run_action(action.action, action.target, during, topic=action.topic))
+
+    def accept(self, proposal: Proposal) -> None:
+        """Carry out a proposal the user said yes to (Ctrl+Y)."""
+        for action in actions_for(proposal):
+            self.submit(action)
+
+    def _during(self, work: str) -> Callable[[TurnEvent], None]:
+        """The work's events: passed on, with the run state following lock waits, and a new
+        snapshot whenever an effort changed (the sidebar moves with the turn)."""
+        phase = Phase.TURN if work == "turn" else Phase.ACTION
+
+        def emit(event: TurnEvent) -> None:
+            state = self.state
+            if isinstance(event, Waiting) and event.cause == "lock":
+                self._set_state(phase=Phase.LOCKED, holder=event.holder, detail=event.reason)
+            elif state.phase is Phase.LOCKED and not isinstance(event, Waiting):
+                self._set_state(phase=phase, holder=None, detail="")
+            elif isinstance(event, TurnStarted) and state.phase is not phase and state.phase is not Phase.CANCELLING:
+                self._set_state(phase=phase)
+            self._tell(event)
+            if isinstance(event, EffortChanged):
+                self._publish()
+
+        return emit
+
+    def _cancel(self) -> None:
+        inner = self._inner
+        if inner is not None and not inner.done():
+            self._set_state(phase=Phase.CANCELLING)
+            inner.cancel()
+            return
+        self._drop_queue(CANCELLED, "cancelled")
+
+    def _drop_queue(self, status: str, reason: str) -> None:
+        """End every queued intent unrun (``given_back``: their messages return to the input)."""
+        while self._queue:
+            intent, future = self._queue.popleft()
+            outcome = unrun_outcome(intent, status, reason, given_back=True)
+            self._tell(outcome)
+            if not future.done():
+                future.set_result(outcome)
+        self._show_queue()
+
+    # ------------------------------------------------------------------ the world outside
+    def changed_on_disk(self) -> None:
+        """A watcher saw another process write: re-read the session once no work runs."""
+        self._thread.call_soon(self._disk_changed)
+
+    def _disk_changed(self) -> None:
+        engine = self._engine
+        if engine is None:
+            return
+        if self._task is not None:
+            self._disk_pending = True
+            return
+        self._disk_pending = False
+        if not engine.refresh():
+            return
+        lines = tuple(line for line in engine.recent_lines() if line.ts > self._seen_ts)
+        if lines:
+            self._seen_ts = lines[-1].ts
+        self._tell(WrittenElsewhere(lines))
+        self._publish()
+
+    def preload_model(self) -> None:
+        """Start loading the model's client library in the background (the UI has painted)."""
+        self._thread.call_soon(lambda: self._engine is not None and self._engine.preload_model())
+
+    async def check_model(self) -> None:
+        """Off every event loop: the model's input window (the budget, when none is configured)
+        and its provider's keys; a missing key becomes a :class:`Notice`."""
+        await asyncio.wrap_future(self._thread.submit(self._check_model()))
+
+    async def _check_model(self) -> None:
+        if self.llm is not None:
+            return  # an in-process model (the demo's) has no window or keys to check
+        budget, warning = await model_checks(self.settings)
+        if budget and self._engine is not None and self._task is None:
+            self._engine.adopt_model_budget(budget)
+            self._publish()
+        if warning:
+            self._tell(Notice(warning, title="No API key"))
+
+    # ------------------------------------------------------------------ closing
+    async def close(self) -> None:
+        """Cancel what runs (waiting for it to write its partial reply), close the session and
+        stop the session thread."""
+        if not self._thread.running:
+            return
+        await asyncio.wrap_future(self._thread.submit(self._shut()))
+        self._thread.stop()
+
+    async def _shut(self) -> None:
+        opening = self._opening
+        if opening is not None and not opening.done() and opening is not asyncio.current_task():
+            opening.cancel()  # still waiting for another process's lock
+            await asyncio.wait([opening])
+        self._cancel()  # the running work, or what is queued
+        task = self._task
+        if task is not None:
+            await asyncio.wait([task])
+        self._cancel()  # what was queued behind it
+        engine, self._engine = self._engine, None
+        try:
+            if engine is not None:
+                engine.close()
+            await release_loop_clients()  # this thread's loop ends: its provider connections with it
+        finally:
+            self._presence.release()
+            self._set_state(phase=Phase.CLOSED, work=None, detail="", queued=())
+
+
+def actions_for(proposal: Proposal) -> list[EffortAction]:
+    """What saying yes to a proposal does: open the topic's effort (concluding the one it replaces,
+    whose exchanges on the new topic the new effort starts with)."""
+    topic = (proposal.conclude, *proposal.lines) if proposal.conclude and proposal.lines else None
+    actions = [EffortAction(Action.CONCLUDE, proposal.conclude, topic)] if proposal.conclude else []
+    return [*actions, EffortAction(Action.OPEN, proposal.name.replace("-", " "), topic)]
+
+
+__all__ = ["ChatModel", "ContextInspection", "OpenOptions", "RecallSource", "SessionClosed", "SessionController"]

@@ -1,0 +1,301 @@
+"""The sessions under the data directory: which there are, when each was last used, how big it is;
+making a new one and renaming one.
+
+A directory of ``sessions/`` is a session when it holds one of its files (:data:`SESSION_FILES`).
+What a listing shows is cheap to learn at any size: the last use is the newest mtime of the two
+logs, the size a walk of the directory's entries (no file is read), the number of efforts a count in
+the catalog (``.manifest.sqlite``; ``manifest.yaml``, which may be 40 MB, is never parsed here) and
+the turns ``session_state.json``'s counter.
+
+Names follow ``--session``'s rule (:func:`ccm_tui.config.session_name`). A rename is one
+``os.rename`` inside ``sessions/``, done while holding the session's writer lock, so it never moves
+a session another process is writing to (it says by whom), and never replaces another session: the
+new name is claimed first with an exclusive ``mkdir``, and a directory is renamed only onto that
+empty claim.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...config import session_name
+from ..manifest.catalog import CATALOG_FILE, CatalogUnusable, EffortCatalog
+from .lock import SessionLock, open_elsewhere
+
+SESSION_FILES = ("manifest.yaml", "events.jsonl", "raw.jsonl")  # any of them: a directory is a session
+USE_FILES = ("events.jsonl", "raw.jsonl")  # written by every turn: their newest mtime is the last use
+STATE_FILE = "session_state.json"
+MAX_STATE_BYTES = 1 << 20  # a state file larger than this is not a state file: no turn count
+
+
+class SessionCatalogError(Exception):
+    """A session cannot be made or renamed as asked; the message says why, on one line."""
+
+
+class SessionNameError(SessionCatalogError):
+    """The name is not a session name."""
+
+
+class SessionExists(SessionCatalogError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"there is already a session named {name!r}")
+
+
+class SessionMissing(SessionCatalogError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"there is no session {name!r} (renamed or removed meanwhile?)")
+
+
+class SessionInUse(SessionCatalogError):
+    def __init__(self, name: str, pid: int | None) -> None:
+        who = f"pid {pid}" if pid else "another process"
+        super().__init__(f"the session {name!r} is in use by {who}: close it there first")
+        self.pid = pid
+
+
+class SessionOpen(SessionCatalogError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"the session {name!r} is open in another ccm-tui: quit it there first")
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    name: str
+    path: Path
+    last_used: float | None  # seconds since the epoch; None: never used (no log yet)
+    size: int  # bytes of its files
+    efforts: int | None  # None: not known cheaply (no catalog)
+    turns: int | None  # None: no readable session_state.json
+
+
+def check_name(name: str) -> str:
+    """The name as it will be used (stripped), or :class:`SessionNameError`."""
+    try:
+        return session_name(name)
+    except ValueError as exc:
+        raise SessionNameError(str(exc)) from None
+
+
+def _valid_name(name: str) -> bool:
+    try:
+        return session_name(name) == name
+    except ValueError:
+        return False
+
+
+def is_session(path: Path) -> bool:
+    return path.is_dir() and any((path / f).is_file() for f in SESSION_FILES)
+
+
+def session_paths(root: Path, *, accept: Callable[[str], object] = _valid_name, links: bool = True) -> list[Path]:
+    """The sessions under ``root``, sorted by name: directories holding a session file whose names
+    ``accept`` takes (by default ``--session``'s rule); ``links=False`` leaves out symbolic links
+    (the MCP server serves no session that leads out of the data directory). No directory yet: none;
+    one that cannot be read (too many open files, no permission) is an error, never "none"."""
+    try:
+        entries = list(root.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        raise SessionCatalogError(f"cannot list the sessions in {root}: {(exc.strerror or str(exc)).lower()}") from None
+    return sorted(
+        (p for p in entries if accept(p.name) and (links or not p.is_symlink()) and is_session(p)),
+        key=lambda p: p.name,
+    )
+
+
+def same_session(a: Path, b: Path) -> bool:
+    """The same directory, however each path names it (``--session-dir`` may use a link or ``..``)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a.absolute() == b.absolute()
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
+def _size(directory: Path) -> int:
+    """Bytes of the files under ``directory`` (links not followed; what cannot be read counts 0)."""
+    total, pending = 0, [directory]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if stat.S_ISDIR(info.st_mode):
+                        pending.append(Path(entry.path))
+                    elif stat.S_ISREG(info.st_mode):
+                        total += info.st_size
+        except OSError:
+            continue
+    return total
+
+
+def _efforts(directory: Path) -> int | None:
+    """How many efforts the catalog holds; None without a usable one (never parses the manifest)."""
+    path = directory / CATALOG_FILE
+    if not path.is_file():
+        return None
+    try:
+        catalog = EffortCatalog.open(path, writable=False)
+    except CatalogUnusable:
+        return None
+    try:
+        return catalog.totals().count
+    except Exception:  # noqa: BLE001 - a damaged derived file only costs the count
+        return None
+    finally:
+        catalog.close()
+
+
+def _turns(directory: Path) -> int | None:
+    path = directory / STATE_FILE
+    try:
+        if path.stat().st_size > MAX_STATE_BYTES:
+            return None
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    turn = data.get("turn") if isinstance(data, dict) else None
+    return turn if isinstance(turn, int) and not isinstance(turn, bool) and turn >= 0 else None
+
+
+def describe(path: Path) -> SessionInfo:
+    uses = [t for t in (_mtime(path / f) for f in USE_FILES) if t is not None]
+    return SessionInfo(
+        name=path.name,
+        path=path,
+        last_used=max(uses) if uses else None,
+        size=_size(path),
+        efforts=_efforts(path),
+        turns=_turns(path),
+    )
+
+
+def list_sessions(root: Path) -> list[SessionInfo]:
+    """Every session under ``root``, the most recently used first (never used ones last, by name)."""
+    found = [describe(p) for p in session_paths(root)]
+    return sorted(found, key=lambda s: (s.last_used is None, -(s.last_used or 0.0), s.name))
+
+
+def create_session(root: Path, name: str) -> Path:
+    """A new, empty session directory (its files come with its first opening). An empty directory
+    of that name (a session made and never opened) is taken as it is."""
+    clean = check_name(name)
+    path = root / clean
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        path.mkdir()
+    except FileExistsError:
+        if path.is_symlink() or not path.is_dir() or any(path.iterdir()):
+            raise SessionExists(clean) from None
+    except OSError as exc:
+        raise SessionCatalogError(f"cannot make the session {clean!r}: {exc.strerror or exc}") from None
+    return path
+
+
+def check_rename(root: Path, old: str, new: str, *, shown_here: bool = False) -> Path:
+    """What :func:`rename_session` would do, without doing it: the new path, or why not. (The
+    TUI asks before it closes the session it shows — ``shown_here``: its own hold on the session does
+    not count — and the rename itself checks everything again.)"""
+    clean = check_name(new)
+    source, target = root / old, root / clean
+    if not is_session(source):
+        raise SessionMissing(old)
+    if clean != old and (target.exists() or target.is_symlink()):
+        raise SessionExists(clean)
+    lock = SessionLock(source)
+    if not _try_lock(lock, old):
+        raise SessionInUse(old, lock.holder_pid())
+    lock.release()
+    if not shown_here and open_elsewhere(source):
+        raise SessionOpen(old)
+    return target
+
+
+def rename_session(root: Path, old: str, new: str) -> Path:
+    """Rename the session ``old`` to ``new`` (both under ``root``); returns its new path. Refused
+    while another process holds its writer lock, and when ``new`` is taken."""
+    clean = check_name(new)
+    source, target = root / old, root / clean
+    if not is_session(source):
+        raise SessionMissing(old)
+    if clean == old:
+        return source
+    lock = SessionLock(source)
+    if not _try_lock(lock, old):
+        raise SessionInUse(old, lock.holder_pid())
+    try:
+        if open_elsewhere(source):
+            raise SessionOpen(old)
+        try:
+            target.mkdir()  # claims the name: exclusive, so no other session is ever replaced
+        except FileExistsError:
+            raise SessionExists(clean) from None
+        try:
+            os.rename(source, target)  # onto the empty claim, atomically
+        except OSError:
+            target.rmdir()
+            raise
+    except OSError as exc:
+        raise SessionCatalogError(f"cannot rename {old!r}: {exc.strerror or exc}") from None
+    finally:
+        lock.release()
+    return target
+
+
+def _try_lock(lock: SessionLock, name: str) -> bool:
+    try:
+        return lock.try_acquire()
+    except OSError as exc:
+        raise SessionCatalogError(f"cannot lock the session {name!r}: {exc.strerror or exc}") from None
+
+
+# --------------------------------------------------------------------------- as shown
+# (under this many minutes, one unit is this many minutes, its name, its plural)
+_AGES = ((60, 1, "min", "min"), (1440, 60, "h", "h"), (10080, 1440, "day", "days"), (525960, 10080, "week", "weeks"))
+
+
+def shown_age(seconds_ago: float | None) -> str:
+    """``just now``, ``5 min ago``, ``2 h ago``, ``3 days ago``, ``5 weeks ago``, ``2 years ago``; ``never``."""
+    if seconds_ago is None:
+        return "never"
+    minutes = max(0.0, seconds_ago) / 60
+    if minutes < 1:
+        return "just now"
+    for limit, size, one, many in _AGES:
+        if minutes < limit:
+            count = int(minutes // size)
+            return f"{count} {one if count == 1 else many} ago"
+    years = int(minutes // 525960)
+    return f"{years} year{'' if years == 1 else 's'} ago"
+
+
+def shown_size(size: int) -> str:
+    """``812 B``, ``14 KB``, ``1.2 MB``, ``3.4 GB`` (powers of 1,024)."""
+    if size < 1024:
+        return f"{max(0, size)} B"
+    value, units = size / 1024, ["KB", "MB", "GB", "TB"]
+    while value >= 1024 and len(units) > 1:
+        value /= 1024
+        units.pop(0)
+    return f"{value:.1f} {units[0]}" if value < 10 else f"{value:.0f} {units[0]}"
+
+
+def last_used_ago(info: SessionInfo, now: float | None = None) -> str:
+    """How long ago the session was last used, as :func:`shown_age` says it."""
+    return shown_age(None if info.last_used is None else (time.time() if now is None else now) - info.last_used)

@@ -1,0 +1,104 @@
+"""The append-only event log of a session (``events.jsonl``).
+
+Every state change is logged here with its turn and a timestamp. State files
+(manifest, session state, expanded.json) are snapshots; between snapshots the
+event log is the truth, and recovery reads it to reconcile after a crash.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ...config import MIN_SECRET_CHARS, secret_values
+from .durable import append_jsonl
+
+# Every event name the session logs; nothing else defines one.
+TURN_START = "turn_start"
+TURN_DONE = "turn_done"
+TURN_FAILED = "turn_failed"
+TURN_CANCELLED = "turn_cancelled"
+MESSAGE_LOGGED = "message_logged"
+TOOL_CALLED = "tool_called"
+EFFORT_OPENED = "effort_opened"
+EFFORT_CONCLUDED = "effort_concluded"
+EFFORT_EXPANDED = "effort_expanded"
+EFFORT_COLLAPSED = "effort_collapsed"
+EFFORT_REOPENED = "effort_reopened"
+EFFORT_SWITCHED = "effort_switched"
+EFFORT_RESTORED = "effort_restored"  # a transcript imported as a concluded effort
+SUMMARY_EVICTED = "summary_evicted"
+SUMMARY_RESTORED = "summary_restored"
+COMPACTION_START = "compaction_start"
+COMPACTION_COMPLETE = "compaction_complete"
+SESSION_PAUSE = "session_pause"
+SESSION_RESUME = "session_resume"
+SESSION_START = "session_start"
+SESSION_END = "session_end"
+RECOVERED = "recovered"
+SESSION_MIGRATED = "session_migrated"  # a session of an older schema was brought up to date
+MODEL_WITHOUT_TOOLS = "model_without_tools"  # the model cannot use tools: the chat goes on without them
+EFFORTS_SAVED = "efforts_saved"  # manifest entries that changed (the journal: see manifest_store)
+EXCHANGE_RETRACTED = "exchange_retracted"  # the last exchange was withdrawn (regenerate, edit): core/retraction.py
+NOTE_ADDED = "note_added"  # another agent left a note in an effort's log (ccm-tui mcp's remember)
+RECALL_REVISED = "recall_revised"  # a compaction mid-turn moved lines: the turn's recall was looked for again
+
+TERMINAL_TURN_EVENTS = {TURN_DONE, TURN_FAILED, TURN_CANCELLED}
+
+_SECRET_RE = re.compile(
+    r"(?:\bsk-[A-Za-z0-9_\-]{8,}"  # OpenAI/Anthropic style keys
+    r"|\b(?:api[_-]?key|x-api-key|authorization|bearer|token)\b(?:\s*[:=]\s*|\s+)[\"']?[A-Za-z0-9_\-\.]{16,}"
+    r"|\bAIza[0-9A-Za-z_\-]{20,})",  # Google keys
+    re.I,
+)
+# Userinfo in a URL (scheme://user:password@host): the whole userinfo goes.
+_URL_USERINFO_RE = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://)[^/\s@\"'<>]+@")
+# A credential in a query string (?key=…, &api_key=…, ;token=…).
+_QUERY_SECRET_RE = re.compile(
+    r"([?&;](?:[A-Za-z0-9_\-]*(?:key|token|secret|password|passwd|pwd|sig|signature|auth)[A-Za-z0-9_\-]*)=)[^&#\s\"'<>]+",
+    re.I,
+)
+# An echoed auth header: "Basic dXNlcjpwYXNz", "Bearer abc123" (a word of letters only is left alone).
+_AUTH_SCHEME_RE = re.compile(r"\b(Basic|Bearer)\s+(?=[A-Za-z0-9+/=_\-.~]*[0-9+/=_\-.~])[A-Za-z0-9+/=_\-.~]{6,}", re.I)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def redact(text: str) -> str:
+    """Remove the configured credentials (the actual values of every ``*_API_KEY``, ``*_TOKEN``,
+    ``*_SECRET`` … variable) and anything that looks like an API key or auth header from text
+    bound for the screen or the disk."""
+    for value in secret_values():
+        if value not in text:
+            continue
+        if len(value) >= MIN_SECRET_CHARS:
+            text = text.replace(value, "[redacted]")
+        else:  # a short key: only as a whole word, so that "abcd" does not eat "abcdef"
+            text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])", "[redacted]", text)
+    text = _URL_USERINFO_RE.sub(r"\1[redacted]@", text)
+    text = _QUERY_SECRET_RE.sub(r"\1[redacted]", text)
+    text = _AUTH_SCHEME_RE.sub(r"\1 [redacted]", text)
+    return _SECRET_RE.sub("[redacted]", text)
+
+
+REDACTED_FIELDS = ("error", "reason", "partial")  # provider text that may echo a credential
+
+
+class EventLog:
+    """Appends events to ``events.jsonl``; each append is flushed and fsynced."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.last_written = 0  # bytes the last append took
+
+    def log(self, event: str, turn: int, **fields: Any) -> dict[str, Any]:
+        for key in REDACTED_FIELDS:
+            if isinstance(fields.get(key), str):
+                fields[key] = redact(fields[key])
+        record = {"event": event, "turn": turn, "ts": now_iso(), **fields}
+        self.last_written = append_jsonl(self.path, [record])
+        return record

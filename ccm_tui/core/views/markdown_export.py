@@ -1,0 +1,97 @@
+"""Export to Markdown: one effort (summary + raw log), or the whole conversation (ambient chat and
+every effort's log, in the order it was said)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..session.chat_line import NOTE, note_author, with_interrupted_end
+from ..storage.durable import read_jsonl, without_retracted
+from .status import EffortView
+
+ROLE_TITLES = {"user": "You", "assistant": "Assistant", "system": "System", NOTE: "Note"}
+
+
+def role_title(record: dict[str, Any]) -> str:
+    """Who said a logged line, as a heading: "You", "Assistant", or "Note from <agent>" for a note."""
+    author = note_author(record)
+    if author is not None:
+        return f"Note from {author}"
+    role = str(record.get("role", "?"))
+    return ROLE_TITLES.get(role, role)
+
+
+def effort_markdown(effort: EffortView, records: list[dict[str, Any]]) -> str:
+    """The Markdown document of one effort."""
+    lines = [f"# Effort: {effort.id}", ""]
+    if effort.name and effort.name != effort.id:
+        lines.append(f"- name: {effort.name}")
+    lines.append(f"- status: {effort.status}")
+    if effort.reopen_count:
+        lines.append(f"- reopened: {effort.reopen_count} time(s)")
+    lines.append(f"- messages: {len(records)}")
+    lines.append("")
+    if effort.summary:
+        lines += ["## Summary", "", effort.summary, ""]
+    lines += ["## Conversation", ""]
+    for record in records:
+        role = record.get("role", "?")
+        content = str(record.get("content") or "")
+        if role == "system":
+            lines += [f"*{content.strip()}*", ""]
+            continue
+        stamp = f" · {record['ts']}" if record.get("ts") else ""
+        mark = " (interrupted)" if record.get("interrupted") else ""
+        content = with_interrupted_end(content) if mark else content
+        lines += [f"### {role_title(record)}{stamp}{mark}", "", content.rstrip(), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def export_effort(effort: EffortView, log_path: Path, target: Path) -> Path:
+    """Write ``<id>.md`` (``target`` may be a directory or a file path); returns the file."""
+    records = without_retracted(read_jsonl(log_path).records)
+    target = Path(target).expanduser()
+    if target.is_dir() or str(target).endswith(("/", "\\")):
+        target = target / f"{effort.id}.md"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(effort_markdown(effort, records), encoding="utf-8")
+    return target
+
+
+def conversation_markdown(name: str, places: dict[str, list[dict[str, Any]]]) -> str:
+    """Every logged message of a session in time order; a heading wherever the place changes
+    (``places``: "ambient" or an effort id → its log records)."""
+    said = sorted(
+        ((str(r.get("ts") or ""), i, where, r) for where, records in places.items() for i, r in enumerate(records)),
+        key=lambda item: (item[0], item[2] == "ambient", item[1]),
+    )
+    lines = [f"# Conversation: {name}", "", f"- messages: {len(said)}", f"- efforts: {len(places) - 1}", ""]
+    here = None
+    for ts, _, where, record in said:
+        if where != here:
+            here = where
+            lines += ["## Ambient chat" if where == "ambient" else f"## Effort: {where}", ""]
+        role = record.get("role", "?")
+        content = str(record.get("content") or "")
+        if role == "system":
+            lines += [f"*{content.strip()}*", ""]
+            continue
+        stamp = f" · {ts}" if ts else ""
+        mark = " (interrupted)" if record.get("interrupted") else ""
+        content = with_interrupted_end(content) if mark else content
+        lines += [f"### {role_title(record)}{stamp}{mark}", "", content.rstrip(), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def export_conversation(name: str, raw_path: Path, effort_logs: list[Path], target: Path) -> Path:
+    """Write the whole conversation (``target``: a file, or a directory for ``<name>.md``)."""
+    places = {"ambient": without_retracted(read_jsonl(raw_path).records) if raw_path.is_file() else []}
+    for log in effort_logs:
+        places[log.stem] = without_retracted(read_jsonl(log).records)
+    target = Path(target).expanduser()
+    if target.is_dir() or str(target).endswith(("/", "\\")):
+        target = target / f"{name}.md"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(conversation_markdown(name, places), encoding="utf-8")
+    return target

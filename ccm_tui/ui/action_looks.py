@@ -1,0 +1,64 @@
+"""How the effort actions look: labels, footer words, keys and help — never which are valid.
+
+Which actions are valid for an effort is the core's one table
+(:mod:`ccm_tui.core.efforts.states`), carried by each view as ``EffortView.actions``.
+This module only says how to show them, plus two views every effort has (its raw
+log, an export to Markdown). The sidebar keys, the effort menu, the detail panel
+and the command palette all read it, so they always agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.api import Action, EffortView
+
+LOG = "log"  # views: valid in every state, no change to the effort
+EXPORT = "export"
+
+
+@dataclass(frozen=True)
+class ActionLook:
+    action: Action | str  # a core action, or a view (LOG, EXPORT)
+    label: str  # menu text
+    short: str  # footer text
+    key: str  # sidebar key
+    help: str
+
+    @property
+    def name(self) -> str:
+        return self.action.value if isinstance(self.action, Action) else self.action
+
+
+LOOKS: dict[Action | str, ActionLook] = {
+    a.action: a
+    for a in (
+        ActionLook(Action.SWITCH, "Switch to it", "Switch", "s", "make it the active effort: new messages go to it"),
+        ActionLook(Action.CONCLUDE, "Conclude", "Conclude", "d", "summarize it; the raw log leaves the context"),
+        ActionLook(Action.EXPAND, "Expand", "Expand", "e", "load its raw log back into context (read-only)"),
+        ActionLook(Action.COLLAPSE, "Collapse", "Collapse", "c", "back to its summary"),
+        ActionLook(Action.REOPEN, "Reopen", "Reopen", "r", "continue it: open and active again"),
+        ActionLook(LOG, "View raw log", "Log", "l", "read the whole conversation"),
+        ActionLook(EXPORT, "Export to Markdown", "Export", "x", "write <id>.md"),
+    )
+}
+
+
+def looks_for(effort: EffortView) -> list[ActionLook]:
+    """What to offer for an effort: its valid actions (the core's table), then the views."""
+    shown: list[Action | str] = [*effort.actions, LOG, EXPORT]
+    return [LOOKS[a] for a in shown]
+
+
+def offered(effort: EffortView, action: Action | str) -> bool:
+    return action in (LOG, EXPORT) or action in effort.actions
+
+
+def parse_action(name: str) -> Action | str | None:
+    """An action or a view from its name (``"expand"``, ``"log"``), None when there is none."""
+    if name in (LOG, EXPORT):
+        return name
+    try:
+        return Action(name)
+    except ValueError:
+        return None

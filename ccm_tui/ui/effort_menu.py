@@ -1,0 +1,205 @@
+"""What the user does to efforts by hand: open, the action menu, conclude/expand/…, the log, export.
+
+The chat screen owns one :class:`EffortActions`; the sidebar, the palette and
+the keys all end up here. It asks the user (menus, confirmations, names) and
+hands typed actions to the session controller through the :class:`SessionLink`;
+which actions are valid comes from the core's state table (``EffortView.actions``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.app import App
+
+from ..core.api import Action, EffortView
+from .action_looks import EXPORT, LOG, LOOKS, looks_for, offered
+from .controller_link import SessionLink
+from .screens.choice import Choice, ChoiceDialog
+from .screens.question import PromptDialog
+from .widgets.effort_detail import describe
+
+
+class EffortActions:
+    def __init__(self, app: App, link: SessionLink, focus_effort: Callable[[str], object]) -> None:
+        self.app = app
+        self.link = link
+        self.focus_effort = focus_effort
+
+    def effort(self, effort_id: str) -> EffortView | None:
+        snapshot = self.link.snapshot
+        return snapshot.effort(effort_id) if snapshot is not None else None
+
+    def ready(self, what: str) -> bool:
+        """The session is open and idle; otherwise say why ``what`` cannot happen now."""
+        reason = self.link.not_ready(what)
+        if reason:
+            self.app.notify(reason, severity="warning")
+        return reason is None
+
+    def activate(self, effort_id: str) -> None:
+        """Offer the actions valid for the effort's state."""
+        effort = self.effort(effort_id)
+        if effort is None:
+            self.app.notify(f"There is no effort '{effort_id}'", severity="warning")
+            return
+        self.focus_effort(effort_id)
+        choices = [Choice(a.name, a.label, a.help, a.key) for a in looks_for(effort)]
+
+        def chosen(name: str | None) -> None:
+            if name:
+                self.run(effort_id, next(a.action for a in looks_for(effort) if a.name == name))
+
+        text = describe(effort, self.link.settings.decay_threshold, keys=False)
+        self.app.push_screen(ChoiceDialog(f"Effort {effort_id}", choices, text=text), chosen)
+
+    def run(self, effort_id: str, action: Action | str, *, confirm: bool = False) -> None:
+        if action == LOG:
+            self.show_log(effort_id)
+            return
+        if action == EXPORT:
+            self.export(effort_id)
+            return
+        effort = self.effort(effort_id)
+        name = action.value if isinstance(action, Action) else action
+        if effort is None or not isinstance(action, Action) or not offered(effort, action):
+            self.app.notify(f"Cannot {name} '{effort_id}' in its current state", severity="warning")
+            return
+        if not self.ready(name):
+            return
+        if confirm:
+            self._confirm(effort, action)
+            return
+        self.link.act(action, effort_id)
+
+    def _confirm(self, effort: EffortView, action: Action) -> None:
+        look = LOOKS[action]
+        choices = [
+            Choice(action.value, f"{look.label} it", look.help, "y"),
+            Choice("cancel", "Keep it as it is", "nothing changes", "n"),
+        ]
+        dialog = ChoiceDialog(f"{look.label} “{effort.title}”?", choices, text=f"Effort {effort.id}")
+        self.app.push_screen(dialog, lambda chosen: self.run(effort.id, action) if chosen == action.value else None)
+
+    def ask_open(self, name: str = "") -> None:
+        """Ask for the new effort's name (``name`` pre-filled, e.g. from the palette's query):
+        an effort is only ever opened by an explicit Enter in this dialog."""
+        self.app.push_screen(
+            PromptDialog(
+                "Open a new effort",
+                value=name.strip(),
+                placeholder="a short name, e.g. auth bug",
+                help="It becomes the active effort: new messages go to it.",
+            ),
+            lambda name: self.open(name) if name else None,
+        )
+
+    def open(self, name: str, *, check_existing: bool = True) -> None:
+        name = name.strip()
+        if not name or not self.ready("open an effort"):
+            return
+        existing = self._named(name) if check_existing else None
+        if existing is not None:
+            self._offer_existing(existing, name)
+            return
+        self.link.act(Action.OPEN, name)
+
+    def _named(self, name: str) -> EffortView | None:
+        """An effort this name already means: its name or its id typed again, as a person would mean it
+        (case, spaces, dashes, a leading article, a plural: the core's ``name_key``, as the model's
+        open_effort and /open compare names)."""
+        from ..core.api import name_key
+
+        snapshot = self.link.snapshot
+        wanted = name_key(name)
+        for effort in snapshot.status.efforts if snapshot is not None else ():
+            if wanted in (name_key(effort.title), name_key(effort.id)):
+                return effort
+        return None
+
+    def _offer_existing(self, effort: EffortView, name: str) -> None:
+        if effort.active:
+            self.app.notify(f"“{effort.title}” is already the active effort", severity="information")
+            return
+        again = Action.REOPEN if not effort.state.is_open else Action.SWITCH
+        look = LOOKS[again]
+        choices = [
+            Choice(again.value, look.label, look.help, again.value[0]),
+            Choice("new", "Open a new effort anyway", f"a separate effort, also named “{name}”", "n"),
+            Choice("cancel", "Cancel", "", "c"),
+        ]
+        state = "concluded" if not effort.state.is_open else "open in the background"
+        dialog = ChoiceDialog(f"“{effort.title}” exists", choices, text=f"Effort {effort.id} is {state}.")
+
+        def chosen(choice: str | None) -> None:
+            if choice == again.value:
+                self.run(effort.id, again)
+            elif choice == "new":
+                self.open(name, check_existing=False)
+
+        self.app.push_screen(dialog, chosen)
+
+    def show_log(self, effort_id: str) -> None:
+        effort = self.effort(effort_id)
+        if effort is None:
+            return
+        self.app.run_worker(self._show_log(effort), group="effort-log", exclusive=True, exit_on_error=False)
+
+    async def _show_log(self, effort: EffortView) -> None:
+        from .screens.log_viewer import EffortLogScreen
+
+        result = await self.link.controller.effort_log(effort.id)
+
+        def closed(choice: str | None) -> None:
+            if choice == EXPORT:
+                self.export(effort.id)
+
+        self.app.push_screen(EffortLogScreen(effort, result.records, len(result.bad_lines)), closed)
+
+    def export(self, effort_id: str) -> None:
+        def chosen(target: str | None) -> None:
+            if target:
+                self.app.run_worker(self._export(effort_id, Path(target)), group="export", exit_on_error=False)
+
+        self.app.push_screen(
+            PromptDialog(
+                f"Export {effort_id} to Markdown",
+                value=str(Path.cwd() / f"{effort_id}.md"),
+                help="A file path, or a directory (the file is then <id>.md).",
+            ),
+            chosen,
+        )
+
+    async def _export(self, effort_id: str, target: Path) -> None:
+        try:
+            path = await self.link.controller.export_effort(effort_id, target)
+        except (OSError, KeyError, RuntimeError) as exc:
+            self.app.notify(f"Export failed: {exc}", severity="error")
+            return
+        self.app.notify(f"Exported to {path}", title="Export")
+
+    def export_conversation(self) -> None:
+        """The whole conversation (ambient chat and efforts, in the order said) to one Markdown file."""
+        name = self.link.session_dir.name
+
+        def chosen(target: str | None) -> None:
+            if target:
+                self.app.run_worker(self._export_all(Path(target)), group="export", exit_on_error=False)
+
+        self.app.push_screen(
+            PromptDialog(
+                "Export the whole conversation to Markdown",
+                value=str(Path.cwd() / f"{name}.md"),
+                help=f"A file path, or a directory (the file is then {name}.md).",
+            ),
+            chosen,
+        )
+
+    async def _export_all(self, target: Path) -> None:
+        try:
+            path = await self.link.controller.export_conversation(target)
+        except (OSError, KeyError, RuntimeError) as exc:
+            self.app.notify(f"Export failed: {exc}", severity="error")
+            return
+        self.app.notify(f"Conversation exported to {path}", title="Export")
