@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic_file import atomic_write_text
+from .errors import CcmError
 
 APP_DIR = "ccm-tui"
 DEFAULT_SESSION = "default"
@@ -191,7 +192,7 @@ def prepare_offline_libraries() -> None:
 # --------------------------------------------------------------------------- settings
 
 
-class ConfigError(ValueError):
+class ConfigError(CcmError, ValueError):
     """The config file or an environment variable holds something unusable."""
 
 

@@ -17,15 +17,20 @@ from typing import Any
 from .. import config
 from ..config import Settings
 from ..core.api import json_safe, terminal_safe
+from ..errors import CcmError
 
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
 
 
-class CliError(Exception):
+class CommandError(CcmError):
+    """A command line that was used wrongly or could not run (the one line printed on stderr)."""
+
+
+class CliError(CommandError):
     """A runtime failure reported as one line on stderr (exit 1)."""
 
 
-class UsageError(Exception):
+class UsageError(CommandError):
     """Bad arguments (exit 2): printed after the usage, or (``usage=False``: what is wrong is the
     message given, not how the command was called) as one line."""
 

@@ -79,7 +79,7 @@ if TYPE_CHECKING:
     from .storage.eventlog import redact
     from .text.terminal import StreamCleaner, json_safe, terminal_safe
     from .turn import events as turn_events
-    from .turn.events import ContextFigures, Outcome
+    from .turn.events import Cause, ContextFigures, Outcome, Status, Work
     from .turn.recall import RecallSource
     from .views.markdown_export import ROLE_TITLES, effort_markdown
     from .views.reports import ReportLine, hit_json, render_report, search_report, search_text, status_text
@@ -96,6 +96,7 @@ _LAZY = {  # name -> (the module it lives in, its name there; None: the module i
     "check_rename": (".session.sessions_folder", "check_rename"),
     "COMMANDS": (".service.slash_commands", "COMMANDS"),
     "completions": (".service.slash_commands", "completions"),
+    "Cause": (".turn.events", "Cause"),
     "ContextFigures": (".turn.events", "ContextFigures"),
     "ContextInspection": (".engine.engine_reads", "ContextInspection"),
     "ControllerEvent": (".service.run_state", "ControllerEvent"),
@@ -173,9 +174,11 @@ _LAZY = {  # name -> (the module it lives in, its name there; None: the module i
     "StoreError": (".storage.durable", "StoreError"),
     "StreamCleaner": (".text.terminal", "StreamCleaner"),
     "Suggestion": (".service.run_state", "Suggestion"),
+    "Status": (".turn.events", "Status"),
     "TakeBack": (".service.run_state", "TakeBack"),
     "terminal_safe": (".text.terminal", "terminal_safe"),
     "turn_events": (".turn.events", None),
+    "Work": (".turn.events", "Work"),
     "with_interrupted_end": (".session.chat_line", "with_interrupted_end"),
 }
 
@@ -220,6 +223,7 @@ __all__ = [
     "AMBIENT",
     "asking_server",
     "CatalogEntry",
+    "Cause",
     "ChatModel",
     "check_model",
     "check_name",
@@ -301,6 +305,7 @@ __all__ = [
     "SlashError",
     "spec_of",
     "StateChanged",
+    "Status",
     "status_text",
     "StoreError",
     "StreamCleaner",
@@ -309,4 +314,5 @@ __all__ = [
     "terminal_safe",
     "turn_events",
     "with_interrupted_end",
+    "Work",
 ]

@@ -34,6 +34,7 @@ from ..core.api import (
     redact,
     status_text,
 )
+from ..errors import EffortNotFound
 from . import render
 from .scope import InputError, Scope, effort_id
 
@@ -159,7 +160,7 @@ class Reads:
                     view = reader.effort(log)
                     assert view is not None  # read_lines checked it
                     title = render.effort_title(view, lines.total, label)
-        except (ReadError, StoreError, SearchIndexError, OSError) as exc:
+        except (ReadError, EffortNotFound, StoreError, SearchIndexError, OSError) as exc:
             raise _plain(exc, self.scope, name) from None
         return render.read_text(title, lines.messages, lines.first, lines.last, lines.total)
 

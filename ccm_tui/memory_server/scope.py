@@ -18,6 +18,7 @@ from pathlib import Path
 from mcp.server.mcpserver.exceptions import ToolError
 
 from ..core.api import SessionCatalogError, session_paths
+from ..errors import CcmError
 
 AMBIENT = "ambient"
 EFFORT_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
@@ -36,7 +37,7 @@ def is_session(directory: Path) -> bool:
     return any((directory / name).is_file() for name in SESSION_FILES)
 
 
-class InputError(ToolError):
+class InputError(ToolError, CcmError):
     """What the caller asked for cannot be answered as asked; the message says why, in plain words
     (the caller gets it as the tool's error result, ``isError``)."""
 

@@ -120,7 +120,7 @@ class Writes:
         reason = outcome.reason or "the write failed"
         if outcome.cause == "locked":
             return locked(tool, self.wait, reason)
-        if tool == "reopen" and outcome.cause in ("refused", "input"):
+        if tool == "reopen" and outcome.cause in ("refused", "input", "not_found"):
             with self.reads.reader(directory) as reader:
                 view = reader.effort(target)
             if view is None:

@@ -25,13 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from ..core.text.topics import EffortSpan
+from ..errors import InputError
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")  # always fullmatch: "$" would let "abc\n" through
 EFFORT_KEYS = {"id", "first_turn", "last_turn", "name", "note"}
 TOP_KEYS = {"efforts", "transcript", "format", "note", "notes", "source"}
 
 
-class BoundaryError(ValueError):
+class BoundaryError(InputError):
     """The boundaries cannot be used; the message is one line naming the problem."""
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.text.tokens import TokenCounter, keep_head_and_tail
+from ..errors import InputError
 
 RESERVE = 800  # effort headers, checkpoint summary (≤ 300), tool calls and results, effort-state lines
 MARKER = "[… {cut:,} tokens of this {what} left out by the replay (message cap {cap:,} tokens) …]"
@@ -32,7 +33,7 @@ HEAD_SHARE = 0.6
 MIN_CAP = 64
 
 
-class BudgetTooSmall(ValueError):
+class BudgetTooSmall(InputError):
     pass
 
 

@@ -27,12 +27,13 @@ from typing import Any
 
 from .. import paths
 from ..core.models.interface import ChatModel, Completion, InProcessChatModel, ToolCall
-from ..core.models.provider_errors import LLMError
+from ..core.models.provider_errors import LLMError, ProviderFailure
 from ..core.text import extractive
 from ..core.text.tokens import TokenCounter
+from ..errors import CcmError
 
 
-class ReplayToolError(RuntimeError):
+class ReplayToolError(CcmError, RuntimeError):
     """A lifecycle tool call of the replay came back with an error (a replay bug, not the user's)."""
 
 
@@ -104,7 +105,7 @@ class ReplayModel(InProcessChatModel):
     ) -> Completion:
         plan = self.plan
         if plan is None:
-            raise LLMError("other", "replay model: no turn planned")
+            raise LLMError(ProviderFailure.OTHER, "replay model: no turn planned")
         self.stats.requests += 1
         self._check_tool_results(messages)
         calls = plan.tool_calls()

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from ..errors import InputError
 from .runner import ReplayResult
 
 NAIVE_COLOR = "#d9480f"
@@ -32,7 +33,7 @@ SUMMARIZERS = {"offline": "offline extractive", "model": "model"}
 FONT = "font-family='DejaVu Sans, Helvetica, Arial, sans-serif'"
 
 
-class PlotError(ValueError):
+class PlotError(InputError):
     pass
 
 

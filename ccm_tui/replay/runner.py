@@ -39,6 +39,7 @@ from ..core.models.interface import ChatModel
 from ..core.text.tokens import TokenCounter
 from ..core.turn.events import savings_share
 from ..core.turn.orchestrator import clean_user_text
+from ..errors import CcmError
 from ..restore.turns import ParsedTranscript
 from .boundaries import EffortSpan, turn_plan
 from .capping import Caps, CapStats, cap_text
@@ -48,7 +49,7 @@ EMPTY_USER = "(empty message)"
 NO_RESPONSE = "(no response recorded)"  # as an import lands a request the agent never answered
 
 
-class ReplayFailed(RuntimeError):
+class ReplayFailed(CcmError, RuntimeError):
     """The engine refused a replayed turn (e.g. over the budget); the message is one line."""
 
 

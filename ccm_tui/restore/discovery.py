@@ -15,13 +15,15 @@ from pathlib import Path
 
 from ccm_tui.restore.turns import TranscriptError
 
+from ..errors import NotFound
+
 TRANSCRIPT_SUFFIXES = frozenset({".jsonl", ".json", ".md", ".markdown", ".log", ".txt"})
 
 # The folders of opencode's storage (``storage/<folder>/…``) that hold no session files.
 OPENCODE_STORAGE_DETAILS = frozenset({"message", "part", "project", "session_diff", "todo"})
 
 
-class NoTranscriptFound(TranscriptError):
+class NoTranscriptFound(TranscriptError, NotFound):
     """A file, directory or glob named on the command line names no transcript at all."""
 
 

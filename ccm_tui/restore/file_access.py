@@ -22,6 +22,8 @@ from typing import Any
 
 from ccm_tui.restore.file_policy import refusal
 
+from ..errors import Refused
+
 MAX_PATH_CHARS = 1024
 MAX_FILE_BYTES = 256 * 1024
 
@@ -48,7 +50,7 @@ _SYSTEM_DIRS = (
 _DRIVE = re.compile(r"^[A-Za-z]:/")
 
 
-class ToolError(Exception):
+class ToolError(Refused):
     """A tool call that cannot be served; the message goes back to the model."""
 
 

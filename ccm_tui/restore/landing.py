@@ -23,10 +23,12 @@ from ccm_tui.core.storage.durable import StoreError
 from ccm_tui.core.storage.eventlog import now_iso
 from ccm_tui.restore.turns import ParsedTranscript
 
+from ..errors import CcmError
+
 NO_RESPONSE = "(no response recorded)"
 
 
-class AlreadyImported(Exception):
+class AlreadyImported(CcmError):
     """The transcript was imported before; ``effort_id`` is where it is."""
 
     def __init__(self, effort_id: str) -> None:

@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from ccm_tui.restore.turns import ParsedTranscript, to_parse_only_json
 
+from ..errors import CcmError
+
 if TYPE_CHECKING:
     from ccm_tui.restore.landing import Landed
     from ccm_tui.restore.pipeline import RestoreOutcome
 
 
-class RestoreFailed(Exception):
+class RestoreFailed(CcmError):
     """One transcript could not be imported; nothing of it was written. The message is one line."""
 
 

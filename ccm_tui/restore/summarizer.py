@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from ccm_tui import paths
 from ccm_tui.core.models.interface import ChatModel
 from ccm_tui.core.models.litellm_client import AUTH, NOT_FOUND, LLMError
+from ccm_tui.core.models.provider_errors import ProviderFailure
 from ccm_tui.core.text.tokens import TokenCounter, cap_tokens
 from ccm_tui.restore.redaction import redact_text
 from ccm_tui.restore.summary_fields import (
@@ -37,6 +38,8 @@ from ccm_tui.restore.summary_fields import (
 )
 from ccm_tui.restore.turn_state import RestoreState
 from ccm_tui.restore.turns import ParsedTranscript, TurnRound
+
+from ..errors import CcmError
 
 # Per-turn prompt caps (tokens).
 USER_TOKENS = 1_500
@@ -58,7 +61,7 @@ Progress = Callable[[int, int, str], None]
 """``progress(done, total, label)``: called before and after each unit of work."""
 
 
-class RestoreAborted(Exception):
+class RestoreAborted(CcmError):
     """Summarizing cannot go on (bad key, unknown model, every turn failing); one-line message.
     ``provider_refuses``: the provider refuses every request (key, model), so other transcripts
     of the same run would fail the same way."""
@@ -360,7 +363,7 @@ async def summarize_session(
     completion = await llm.complete(messages, max_tokens=FINAL_REPLY_TOKENS)
     text = completion.content.strip()
     if not text:
-        raise LLMError("other", "the summary model returned an empty session summary")
+        raise LLMError(ProviderFailure.OTHER, "the summary model returned an empty session summary")
     values = parse_fields(text, SESSION_FIELDS, SESSION_ALIASES)
     short = values.get("summary") or text
     report = text if text.lstrip().upper().startswith("SESSION SUMMARY") else "SESSION SUMMARY\n\n" + text

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import InputError
+
 ITEM_CHARS = 300
 
 _NONE_VALUES = {"", "none", "n/a", "na", "-", "—", "nothing", "(none)", "none.", "no", "nil", "null"}
@@ -50,7 +52,7 @@ SESSION_FIELDS: tuple[tuple[str, str], ...] = (
 SESSION_ALIASES = {"open questions": "next_steps", "next steps": "next_steps", "decisions": "decisions"}
 
 
-class SummaryParseError(ValueError):
+class SummaryParseError(InputError):
     """The model's answer does not follow the requested schema."""
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..errors import InputError
+
 ArtifactAction = Literal["read", "edited", "created"]
 
 
-class TranscriptError(ValueError):
+class TranscriptError(InputError):
     """A transcript cannot be read, detected or parsed (message is one line)."""
 
 

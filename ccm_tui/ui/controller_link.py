@@ -29,6 +29,7 @@ from ..core.api import (
     SendMessage,
     SessionSnapshot,
     TakeBack,
+    Work,
 )
 from . import messages as msg
 
@@ -181,7 +182,7 @@ class SessionLink(Widget):
 
     def take_back(self, why: str) -> None:
         """Withdraw the last exchange: ``regenerate`` (asked again) or ``edit`` (back in the input)."""
-        self.controller.submit(TakeBack(why))
+        self.controller.submit(TakeBack(Work(why)))
 
     def act(self, action: Action, target: str = "") -> None:
         self.controller.submit(EffortAction(action, target))

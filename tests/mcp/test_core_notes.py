@@ -33,7 +33,7 @@ async def test_remember_goes_through_the_controller_and_ends_in_one_outcome(sess
         await controller.close()
     assert made.ok and made.work == "note" and made.result == {"effort_id": "notes", "line": 1, "created": True}
     assert into.ok and into.result == {"effort_id": "auth-bug", "line": 9, "created": False}
-    assert unknown.failed and unknown.cause == "input" and "there is no effort 'nope'" in unknown.reason
+    assert unknown.failed and unknown.cause == "not_found" and "there is no effort 'nope'" in unknown.reason
     assert empty.failed and empty.cause == "input" and "empty" in empty.reason
     assert locked.failed and locked.cause == "locked" and "still in use" in locked.reason
     assert [m["content"] for m in log_lines(session_dir / "efforts" / "notes.jsonl")] == [

@@ -10,6 +10,7 @@ import pytest
 
 from ccm_tui.config import Settings
 from ccm_tui.core.api import ReadError, SessionReader, StoreError
+from ccm_tui.errors import EffortNotFound
 from ccm_tui.core.search import EffortIndex, SearchIndexBusy
 from ccm_tui.core.session.lock import SessionLock
 from ccm_tui.core.session.numbered_lines import LineRangeError, page
@@ -78,7 +79,7 @@ def test_the_reader_reads_lines_and_lists_efforts_without_the_writer_lock(sessio
     try:
         lines = reader.read_lines("auth-bug", 1, 60)
         assert lines.total == 8 and any(m["content"] == DETAIL for m in lines.messages)
-        with pytest.raises(ReadError, match="there is no effort 'nope'"):
+        with pytest.raises(EffortNotFound, match="there is no effort 'nope'"):
             reader.read_lines("nope", 1, 5)
         with pytest.raises(ReadError, match="line 9 does not exist"):
             reader.read_lines("auth-bug", 9, 12)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import EffortNotFound
 from ..manifest.effort import Effort, name_key, same_name_ids
 from ..models.interface import ChatModel
 from ..models.provider_errors import LLMError
@@ -73,7 +74,7 @@ def find_effort(ctx: ActionContext, effort_id: str | None, *, default_active: bo
         known = ", ".join(opened[:NAMED_OPEN]) or "none open"
         known += f" and {len(opened) - NAMED_OPEN} more" if len(opened) > NAMED_OPEN else ""
         shown = effort_id if len(effort_id) <= 80 else effort_id[:79] + "…"
-        raise ActionRefused(f"no effort with id '{shown}' (open: {known}; use search_efforts to find others)")
+        raise EffortNotFound(f"no effort with id '{shown}' (open: {known}; use search_efforts to find others)")
     return effort
 
 

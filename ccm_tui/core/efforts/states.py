@@ -20,6 +20,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from ...errors import Refused
+
 if TYPE_CHECKING:
     from ..manifest.effort import Effort
     from ..session.session import Session
@@ -87,11 +89,11 @@ REFUSALS: dict[Action, str] = {
 }
 
 
-class ActionRefused(Exception):
+class ActionRefused(Refused):
     """An action that is not valid in the effort's current state (the message says why). ``cause``
     and ``details`` are the failed outcome's (a refusal with more to say sets them)."""
 
-    cause = "refused"
+    cause = "refused"  # (the failed outcome's cause: turn.events.Cause)
     details: dict[str, Any] | None = None
 
 

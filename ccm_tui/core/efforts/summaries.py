@@ -13,6 +13,7 @@ from typing import Any
 from ... import paths
 from ..models.interface import ChatModel
 from ..models.litellm_client import LLMError
+from ..models.provider_errors import ProviderFailure
 from ..session.chat_line import note_author
 from ..text.extractive import summarize
 from ..text.tokens import TokenCounter, cap_tokens
@@ -55,7 +56,7 @@ async def _summarize_text(llm: ChatModel, instructions: str, body: str, max_toke
     completion = await llm.complete(messages, max_tokens=max_tokens * 2)
     text = completion.content.strip()
     if not text:
-        raise LLMError("other", "the summary model returned an empty summary")
+        raise LLMError(ProviderFailure.OTHER, "the summary model returned an empty summary")
     return text
 
 

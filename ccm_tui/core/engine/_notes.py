@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...errors import EffortNotFound
 from ..efforts import lifecycle
 from ..manifest.effort import Effort
 from ..session.chat_line import AGENT_CHARS
@@ -74,7 +75,7 @@ def append_note(session: Session, text: str, effort_id: str = "", *, source: str
         record["agent"] = name
     effort = session.efforts.get(effort_id) if effort_id else notes_effort(session)
     if effort is None and effort_id:
-        raise NoteError(
+        raise EffortNotFound(
             f"there is no effort '{effort_id}' in this session (search and list give the ids; leave effort_id out "
             "to add the note to the notes effort)"
         )

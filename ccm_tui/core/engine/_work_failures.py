@@ -3,9 +3,10 @@ stored, a session another process keeps, a write that failed."""
 
 from __future__ import annotations
 
+from ...errors import NotFound
 from ..session.session import SessionLocked
 from ..storage.durable import StoreError, disk_full
-from ..turn.events import FAILED, Outcome
+from ..turn.events import FAILED, Cause, Outcome, Work
 from ..turn.orchestrator import UserInputError
 
 
@@ -41,13 +42,15 @@ def still_locked(pid: int | None) -> str:
     )
 
 
-def failed_outcome(turn: int, work: str, text: str, exc: Exception, *, given_back: bool) -> Outcome:
+def failed_outcome(turn: int, work: Work, text: str, exc: Exception, *, given_back: bool) -> Outcome:
     """The outcome of work that failed before (or outside) the model's part: invalid input, a
     session locked elsewhere, a failed write."""
     if isinstance(exc, SessionLocked):
-        reason, cause = still_locked(exc.pid), "locked"
+        reason, cause = still_locked(exc.pid), Cause.LOCKED
+    elif isinstance(exc, NotFound):
+        reason, cause = str(exc), Cause.NOT_FOUND
     else:
-        reason, cause = disk_full(exc) or str(exc), "input" if isinstance(exc, UserInputError) else "io"
+        reason, cause = disk_full(exc) or str(exc), Cause.INPUT if isinstance(exc, UserInputError) else Cause.IO
         if isinstance(exc, SessionWriteError) and exc.note and exc.note not in reason:
             reason = f"{reason} ({exc.note})"
     return Outcome(turn=turn, work=work, status=FAILED, reason=reason, cause=cause, text=text, given_back=given_back)

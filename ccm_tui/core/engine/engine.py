@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ...config import Settings
+from ...errors import EffortNotFound
 from ..efforts import lifecycle
 from ..efforts.proposals import Proposal
 from ..efforts.states import Action, ActionRefused
@@ -31,7 +32,19 @@ from ..session.withdrawn import CannotRetract, last_exchange, retract
 from ..storage.durable import StoreError, read_jsonl_tail
 from ..storage.eventlog import SESSION_MIGRATED, TURN_FAILED
 from ..turn import folding
-from ..turn.events import CANCELLED, DONE, FAILED, EffortChanged, ExchangeWithdrawn, Outcome, TurnEvent, Waiting
+from ..turn.events import (
+    CANCELLED,
+    DONE,
+    FAILED,
+    Cause,
+    EffortChanged,
+    ExchangeWithdrawn,
+    Outcome,
+    TurnEvent,
+    Waiting,
+    WaitingFor,
+    Work,
+)
 from ..turn.orchestrator import Emit, Orchestrator, UserInputError
 from . import _notes as notes
 from ._work_failures import SessionWriteError, check_text, failed_outcome
@@ -121,11 +134,11 @@ class Engine(EngineQuestions):
                     raise self._write_failed(exc, in_turn=True) from None
         except asyncio.CancelledError:
             return Outcome(
-                turn=self.turn + 1, work="turn", status=CANCELLED, reason="cancelled", text=text, given_back=True
+                turn=self.turn + 1, work=Work.TURN, status=CANCELLED, reason="cancelled", text=text, given_back=True
             )
-        except (UserInputError, SessionLocked, SessionWriteError) as exc:
+        except (UserInputError, EffortNotFound, SessionLocked, SessionWriteError) as exc:
             back = exc.given_back if isinstance(exc, SessionWriteError) else True
-            return failed_outcome(self.turn + 1, "turn", text, exc, given_back=back)
+            return failed_outcome(self.turn + 1, Work.TURN, text, exc, given_back=back)
 
     async def run_action(
         self,
@@ -148,9 +161,9 @@ class Engine(EngineQuestions):
                 except (OSError, StoreError) as exc:
                     raise self._write_failed(exc, in_turn=False) from None
         except asyncio.CancelledError:
-            return Outcome(turn=self.turn, work="action", status=CANCELLED, reason="cancelled", text=what)
+            return Outcome(turn=self.turn, work=Work.ACTION, status=CANCELLED, reason="cancelled", text=what)
         except (SessionLocked, SessionWriteError) as exc:
-            return failed_outcome(self.turn, "action", what, exc, given_back=False)
+            return failed_outcome(self.turn, Work.ACTION, what, exc, given_back=False)
 
     async def remember(self, text: str, effort_id: str = "", emit: Emit | None = None, *, agent: str = "") -> Outcome:
         """A note another agent leaves (``ccm-tui mcp``'s remember): appended under the writer lock to
@@ -164,13 +177,13 @@ class Engine(EngineQuestions):
                     raise self._write_failed(exc, in_turn=False) from None
                 self._reindex_effort(note.effort_id)
         except asyncio.CancelledError:
-            return Outcome(turn=self.turn, work="note", status=CANCELLED, reason="cancelled", text=text)
-        except (UserInputError, SessionLocked, SessionWriteError) as exc:
-            return failed_outcome(self.turn, "note", text, exc, given_back=False)
+            return Outcome(turn=self.turn, work=Work.NOTE, status=CANCELLED, reason="cancelled", text=text)
+        except (UserInputError, EffortNotFound, SessionLocked, SessionWriteError) as exc:
+            return failed_outcome(self.turn, Work.NOTE, text, exc, given_back=False)
         result = note.as_dict()
-        return Outcome(turn=self.turn, work="note", status=DONE, text=text, logged_to=note.effort_id, result=result)
+        return Outcome(turn=self.turn, work=Work.NOTE, status=DONE, text=text, logged_to=note.effort_id, result=result)
 
-    async def take_back(self, why: str, emit: Emit | None = None) -> Outcome:
+    async def take_back(self, why: Work, emit: Emit | None = None) -> Outcome:
         """Withdraw the last exchange (``why``: regenerate or edit; see :mod:`.retraction`). The
         outcome's ``text`` is the user's message; refused in plain words when it cannot be done."""
         try:
@@ -185,7 +198,7 @@ class Engine(EngineQuestions):
         except asyncio.CancelledError:
             return Outcome(turn=self.turn, work=why, status=CANCELLED, reason="cancelled")
         except CannotRetract as exc:
-            return Outcome(turn=self.turn, work=why, status=FAILED, reason=str(exc), cause="refused")
+            return Outcome(turn=self.turn, work=why, status=FAILED, reason=str(exc), cause=Cause.REFUSED)
         except (SessionLocked, SessionWriteError) as exc:
             return failed_outcome(self.turn, why, "", exc, given_back=False)
         if emit is not None:
@@ -206,7 +219,7 @@ class Engine(EngineQuestions):
                 return await folding.assist(
                     self._session, self._index, tools_enabled=self.tools_enabled, emit=self._emit_through(emit)
                 )
-        except (OSError, StoreError, SearchIndexError, SessionLocked, ActionRefused):
+        except (OSError, StoreError, SearchIndexError, SessionLocked, ActionRefused, EffortNotFound):
             return []
 
     def settle(self) -> None:
@@ -239,7 +252,7 @@ class Engine(EngineQuestions):
             if emit is not None:
                 who = f"pid {pid}" if pid else "another process"
                 reason = f"waiting for the session (used by {who})"
-                emit(Waiting(turn=self.turn + 1, reason=reason, cause="lock", holder=pid))
+                emit(Waiting(turn=self.turn + 1, reason=reason, cause=WaitingFor.LOCK, holder=pid))
             if told is not None:
                 told(pid, wait)
 

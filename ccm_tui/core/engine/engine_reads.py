@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from ...config import Settings
+from ...errors import EffortNotFound
 from ..efforts.working_context import WorkingContext
 from ..search import EffortIndex, SearchHit, without_folded
 from ..search.sync import sync_index
 from ..session.chat_line import LoggedLine
 from ..session.numbered_lines import AMBIENT, LogLines, file_lines, indexed_lines
 from ..session.session import SEARCH_DB, Session
-from ..storage.durable import JsonlRead, StoreError, read_jsonl
+from ..storage.durable import JsonlRead, read_jsonl
 from ..storage.long_lines import READ_BYTES, SHOW_BYTES, cut_size, shown_content
 from ..text.tokens import TokenCounter
 from ..turn.events import ContextFigures
@@ -160,13 +161,13 @@ class EngineQuestions:
             read = partial(index.read_ambient_lines, raw, cap=READ_BYTES)
             return indexed_lines(read, first, last, self._session.state.ambient_messages)
         if self._session.efforts.get(log) is None:
-            raise StoreError(f"there is no effort '{log}'")
+            raise EffortNotFound(f"there is no effort '{log}'")
         return file_lines(self._session.effort_path(log), first, last)
 
     def export_effort(self, effort_id: str, target: Path) -> Path:
         effort = self.effort(effort_id)
         if effort is None:
-            raise StoreError(f"there is no effort '{effort_id}'")
+            raise EffortNotFound(f"there is no effort '{effort_id}'")
         return export_effort(effort, self._session.effort_path(effort_id), target)
 
     def export_conversation(self, target: Path) -> Path:

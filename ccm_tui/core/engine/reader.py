@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...config import Settings
+from ...errors import EffortNotFound, InputError
 from ..search import EffortIndex, SearchHit, SearchIndexBusy, SearchIndexError, without_folded
 from ..search.sync import sync_index
 from ..session.numbered_lines import AMBIENT, LogLines, file_lines, indexed_lines
@@ -39,7 +40,7 @@ class ReadingSession(Session):
         """(No ambient window: nothing here shows it.)"""
 
 
-class ReadError(ValueError):
+class ReadError(InputError):
     """What was asked for is not in the session (an unknown effort, a line past the end)."""
 
 
@@ -170,7 +171,7 @@ class SessionReader:
             if log == AMBIENT:
                 return self._ambient_lines(session, first, last, asked)
             if session.efforts.get(log) is None:
-                raise ReadError(f"there is no effort '{log}' in this session")
+                raise EffortNotFound(f"there is no effort '{log}' in this session")
             read = file_lines(session.effort_path(log), first, last)
             if asked > (read.total or 0):
                 raise ReadError(_past_end(f"effort '{log}'", read.total or 0, asked))

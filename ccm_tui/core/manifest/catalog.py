@@ -56,7 +56,7 @@ CREATE INDEX IF NOT EXISTS entries_digest ON entries (digest) WHERE digest IS NO
 """
 
 
-class CatalogUnusable(Exception):
+class CatalogUnusable(StoreError):
     """The catalog file cannot be used (corrupt, foreign, unreadable): build one in memory."""
 
 

@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 
 from ...atomic_file import fsync_dir
+from ...errors import Interruption
 from ..storage.durable import open_nofollow, read_bytes
 from .effort import Effort, ManifestError, effort_from_dict
 
@@ -46,7 +47,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # JSON reads a pair, PyYAM
 _scalar = json.JSONEncoder(ensure_ascii=False).encode
 
 
-class _NotPlain(ValueError):
+class _NotPlain(Interruption, ValueError):
     """A line the fast reader does not take (PyYAML reads the file instead)."""
 
 

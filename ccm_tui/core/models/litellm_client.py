@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from ...config import env, note_url_secrets, prepare_offline_libraries
+from ...errors import Interruption
 from .interface import Completion, OnDelta, ToolCall
 from .provider_errors import (
     AUTH,
@@ -101,7 +102,7 @@ async def release_loop_clients() -> None:
             pass
 
 
-class _DeltaFailed(Exception):
+class _DeltaFailed(Interruption):
     """The streamed text's receiver raised: its error goes up as it is."""
 
     def __init__(self, error: Exception) -> None:

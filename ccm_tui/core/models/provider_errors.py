@@ -12,27 +12,60 @@ import email.utils
 import json
 import re
 import socket
+import sys
 import time
+from enum import StrEnum
 from typing import Any
 
+from ...errors import CcmError
 from ..storage.eventlog import redact
 
-RATE_LIMIT = "rate_limit"
-AUTH = "auth"
-NOT_FOUND = "not_found"
-TRANSIENT = "transient"
-BAD_REQUEST = "bad_request"
-CONTEXT_WINDOW = "context_window"
-STREAM_CUT = "stream_cut"
-CONNECTION = "connection"
-NO_TOOLS = "no_tools"  # the model (as served) cannot take tool definitions
-OTHER = "other"
+
+class ProviderFailure(StrEnum):
+    """What kind of failure a provider call met: what the orchestrator can do about it."""
+
+    RATE_LIMIT = "rate_limit"
+    """The provider's rate or quota limit: the session pauses and retries when it resets."""
+    AUTH = "auth"
+    """The API key is missing or refused: the user must set or fix it."""
+    NOT_FOUND = "not_found"
+    """The provider does not know the model id."""
+    TRANSIENT = "transient"
+    """A 5xx or a timeout after connecting: retried with backoff."""
+    BAD_REQUEST = "bad_request"
+    """The provider rejected the request as sent."""
+    CONTEXT_WINDOW = "context_window"
+    """The request is larger than the model's window."""
+    STREAM_CUT = "stream_cut"
+    """The reply stream ended before it finished (what came is kept)."""
+    CONNECTION = "connection"
+    """The request never reached the server (refused, host not found)."""
+    NO_TOOLS = "no_tools"
+    """The model, as served, cannot take tool definitions: the session goes on without tools."""
+    CONFIGURATION = "configuration"
+    """No model is configured: nothing was asked."""
+    OTHER = "other"
+    """Anything else, worded as the provider said it."""
 
 
-class LLMError(Exception):
+RATE_LIMIT = ProviderFailure.RATE_LIMIT
+AUTH = ProviderFailure.AUTH
+NOT_FOUND = ProviderFailure.NOT_FOUND
+TRANSIENT = ProviderFailure.TRANSIENT
+BAD_REQUEST = ProviderFailure.BAD_REQUEST
+CONTEXT_WINDOW = ProviderFailure.CONTEXT_WINDOW
+STREAM_CUT = ProviderFailure.STREAM_CUT
+CONNECTION = ProviderFailure.CONNECTION
+NO_TOOLS = ProviderFailure.NO_TOOLS
+OTHER = ProviderFailure.OTHER
+
+
+class LLMError(CcmError):
     """A provider call failed. ``str(err)`` is one line, safe to show and log."""
 
-    def __init__(self, kind: str, message: str, *, retry_after: float | None = None, partial: str = "") -> None:
+    def __init__(
+        self, kind: ProviderFailure, message: str, *, retry_after: float | None = None, partial: str = ""
+    ) -> None:
         super().__init__(redact(message))
         self.kind = kind
         self.retry_after = retry_after
@@ -165,20 +198,63 @@ def _endpoint(exc: BaseException, api_base: str | None, model: str | None) -> st
     return f"the provider of {model}"
 
 
+# What each provider exception class means, most specific first (litellm's subclass openai's; openai's
+# timeout is a kind of connection error, so it comes before it). Classes are named by module and
+# attribute and looked up only in libraries already loaded: classifying never imports litellm.
+_CLASSES: tuple[tuple[ProviderFailure, tuple[str, ...]], ...] = (
+    (STREAM_CUT, ("litellm.exceptions:MidStreamFallbackError",)),
+    (CONTEXT_WINDOW, ("litellm.exceptions:ContextWindowExceededError",)),
+    (RATE_LIMIT, ("openai:RateLimitError",)),
+    (AUTH, ("openai:AuthenticationError", "openai:PermissionDeniedError")),
+    (NOT_FOUND, ("openai:NotFoundError",)),
+    (TRANSIENT, ("openai:APITimeoutError", "httpx:TimeoutException", "builtins:TimeoutError")),
+    (CONNECTION, ("openai:APIConnectionError", "httpx:ConnectError", "builtins:ConnectionError")),
+    (
+        TRANSIENT,
+        (
+            "openai:InternalServerError",
+            "litellm.exceptions:ServiceUnavailableError",
+            "litellm.exceptions:BadGatewayError",
+        ),
+    ),
+    (BAD_REQUEST, ("openai:BadRequestError", "openai:UnprocessableEntityError")),
+)
+# The same, by HTTP status, for an exception of another client that carries one.
+_STATUSES = {429: RATE_LIMIT, 401: AUTH, 403: AUTH, 404: NOT_FOUND, 400: BAD_REQUEST, 422: BAD_REQUEST}
+
+
+def _loaded_class(where: str) -> type | None:
+    module, _, name = where.partition(":")
+    loaded = sys.modules.get(module)
+    found = getattr(loaded, name, None) if loaded is not None else None
+    return found if isinstance(found, type) else None
+
+
+def failure_kind(exc: BaseException) -> ProviderFailure | None:
+    """What a provider exception means, by its class (the table above), else by its HTTP status; None
+    when neither says."""
+    for kind, classes in _CLASSES:
+        if any((cls := _loaded_class(where)) is not None and isinstance(exc, cls) for where in classes):
+            return kind
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        return TRANSIENT if status >= 500 else _STATUSES.get(status)
+    return None
+
+
 def classify(exc: BaseException, model: str | None, api_base: str | None = None) -> LLMError:
-    """Map a litellm/httpx/openai exception onto an LLMError with a clear one-line message
-    (plain words, no exception chain)."""
+    """Map a litellm/httpx/openai exception onto an LLMError with a clear one-line message (plain
+    words, no exception chain): what it says first (a model without tools, missing credentials, no
+    connection), then its class (:func:`failure_kind`)."""
     if isinstance(exc, LLMError):
         return exc
     name = type(exc).__name__
-    if name == "MidStreamFallbackError":
-        return LLMError(
-            STREAM_CUT,
-            "the reply stream was cut off before it finished",
-            partial=getattr(exc, "generated_content", "") or "",
-        )
     if any(marker in str(exc).lower() for marker in NO_TOOLS_MARKERS):
         return LLMError(NO_TOOLS, f"{model} cannot use tools ({_plain(_first_line(str(exc)))})")
+    kind = failure_kind(exc)
+    if kind is STREAM_CUT:
+        partial = getattr(exc, "generated_content", "") or ""
+        return LLMError(STREAM_CUT, "the reply stream was cut off before it finished", partial=partial)
     failure = connection_failure(exc)
     if failure is not None:
         return LLMError(CONNECTION, f"cannot reach {_endpoint(exc, api_base, model)} ({failure})")
@@ -191,32 +267,47 @@ def classify(exc: BaseException, model: str | None, api_base: str | None = None)
             f"no API key found for {model}: set the provider's key variable "
             f"(e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY); a local server accepts any value",
         )
-    if name == "RateLimitError" or status == 429:
-        return LLMError(RATE_LIMIT, f"rate limited by the provider: {detail}", retry_after=_retry_after(exc))
-    if name in ("AuthenticationError", "PermissionDeniedError") or status in (401, 403):
-        return LLMError(
-            AUTH,
-            f"the provider refused the API key for {model}: set the provider's key variable "
-            f"(e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY) or check it ({detail})",
-        )
-    if name == "NotFoundError" or status == 404:
-        return LLMError(
-            NOT_FOUND, f"model {model!r} was not found by the provider: check --model / CCM_MODEL ({detail})"
-        )
-    if name == "ContextWindowExceededError":
-        return LLMError(CONTEXT_WINDOW, f"the request is larger than {model}'s context window: {detail}")
-    if name in ("Timeout", "APITimeoutError", "TimeoutError") or isinstance(exc, asyncio.TimeoutError):
-        return LLMError(TRANSIENT, f"the provider did not answer in time ({detail})")
-    if name in ("APIConnectionError", "ConnectError", "ConnectionError") or (
-        status is None and "connect" in raw.lower()
-    ):
-        return LLMError(CONNECTION, f"cannot reach {_endpoint(exc, api_base, model)} ({detail})")
-    if name in ("InternalServerError", "BadGatewayError") or (isinstance(status, int) and status >= 500):
-        return LLMError(TRANSIENT, f"provider error {status or ''}: {detail}".replace("  ", " "))
     if "LLM Provider NOT provided" in raw:
         return LLMError(
             BAD_REQUEST, f"litellm does not know model {model!r}: use provider/model, e.g. openai/gpt-4o-mini"
         )
-    if name in ("BadRequestError", "UnprocessableEntityError", "UnsupportedParamsError") or status == 400:
-        return LLMError(BAD_REQUEST, f"the provider rejected the request: {detail}")
-    return LLMError(OTHER, f"{name}: {detail}")
+    if kind is None and isinstance(exc, asyncio.TimeoutError):
+        kind = TRANSIENT
+    if kind is None and status is None and "connect" in raw.lower():
+        kind = CONNECTION  # (a client of its own that says so only in words)
+    retry_after = _retry_after(exc) if kind is RATE_LIMIT else None
+    return LLMError(kind or OTHER, _worded(kind, exc, model, api_base, status, detail, name), retry_after=retry_after)
+
+
+def _worded(
+    kind: ProviderFailure | None,
+    exc: BaseException,
+    model: str | None,
+    api_base: str | None,
+    status: object,
+    detail: str,
+    name: str,
+) -> str:
+    """The one line a user reads for a failure of ``kind``."""
+    if kind is RATE_LIMIT:
+        return f"rate limited by the provider: {detail}"
+    if kind is AUTH:
+        return (
+            f"the provider refused the API key for {model}: set the provider's key variable "
+            f"(e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY) or check it ({detail})"
+        )
+    if kind is NOT_FOUND:
+        return f"model {model!r} was not found by the provider: check --model / CCM_MODEL ({detail})"
+    if kind is CONTEXT_WINDOW:
+        return f"the request is larger than {model}'s context window: {detail}"
+    if kind is CONNECTION:
+        return f"cannot reach {_endpoint(exc, api_base, model)} ({detail})"
+    if kind is TRANSIENT and isinstance(status, int) and status >= 500:
+        return f"provider error {status}: {detail}"
+    if kind is TRANSIENT and (isinstance(exc, asyncio.TimeoutError) or "timeout" in name.lower()):
+        return f"the provider did not answer in time ({detail})"
+    if kind is TRANSIENT:
+        return f"provider error: {detail}"
+    if kind is BAD_REQUEST:
+        return f"the provider rejected the request: {detail}"
+    return f"{name}: {detail}"

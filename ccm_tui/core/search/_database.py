@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ParamSpec, Self, TypeVar
 
+from ...errors import CcmError, Interruption
 from ..storage.durable import StoreError, no_space_left, require_regular
 
 APPLICATION_ID = 0x43434D53  # "CCMS": marks the file as ours (PRAGMA application_id)
@@ -78,7 +79,7 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
-class SearchIndexError(RuntimeError):
+class SearchIndexError(CcmError, RuntimeError):
     """The search index cannot be used (unwritable directory, no FTS5, I/O error)."""
 
 
@@ -110,7 +111,7 @@ def _is_corruption(exc: BaseException) -> bool:
     return "malformed" in text or "not a database" in text
 
 
-class _ForeignDatabase(Exception):
+class _ForeignDatabase(Interruption):
     """The file is an SQLite database, but not (this version of) a search index."""
 
 

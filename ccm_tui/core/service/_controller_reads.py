@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ...errors import Interruption
 from ..engine.engine import Engine
 from ..engine.engine_reads import ContextInspection
 from ..search import SearchHit
@@ -27,7 +28,7 @@ from .slash_commands import spec_of
 T = TypeVar("T")
 
 
-class SessionClosed(RuntimeError):
+class SessionClosed(Interruption, RuntimeError):
     """A query or work was asked of a session that is not open (yet, or any more)."""
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..engine.engine import Engine
 from ..search import SearchIndexError
-from ..turn.events import DONE, FAILED, Outcome
+from ..turn.events import DONE, FAILED, Cause, Outcome, Work
 from ..views.reports import hit_json, search_report, status_text
 from .run_state import SlashCommand
 from .slash_commands import help_text
@@ -25,7 +25,9 @@ def answer(engine: Engine, command: SlashCommand) -> Outcome:
         try:
             hits = engine.search(command.argument, SEARCH_LIMIT)
         except SearchIndexError as exc:
-            return Outcome(turn=turn, work="command", status=FAILED, reason=str(exc), cause="search", text=command.line)
+            return Outcome(
+                turn=turn, work=Work.COMMAND, status=FAILED, reason=str(exc), cause=Cause.SEARCH, text=command.line
+            )
         report = search_report(hits)  # (the TUI styles the matches from ``report``: text, spans)
         reply = "\n".join(line.plain for line in report)
         result = {"results": [hit_json(h) for h in hits], "report": [line.as_json() for line in report]}
@@ -35,4 +37,4 @@ def answer(engine: Engine, command: SlashCommand) -> Outcome:
         reply, result = status_text(status, data), data
     else:
         reply, result = help_text(), {}
-    return Outcome(turn=turn, work="command", status=DONE, text=command.line, reply=reply, result=result)
+    return Outcome(turn=turn, work=Work.COMMAND, status=DONE, text=command.line, reply=reply, result=result)

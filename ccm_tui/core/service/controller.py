@@ -40,7 +40,19 @@ from ..models.interface import ChatModel
 from ..models.litellm_client import release_loop_clients
 from ..session.lock import Presence
 from ..storage.eventlog import now_iso
-from ..turn.events import CANCELLED, FAILED, Banner, EffortChanged, Outcome, TurnEvent, TurnStarted, Waiting
+from ..turn.events import (
+    CANCELLED,
+    FAILED,
+    Banner,
+    Cause,
+    EffortChanged,
+    Outcome,
+    Status,
+    TurnEvent,
+    TurnStarted,
+    Waiting,
+    Work,
+)
 from ..turn.recall import RecallSource
 from ..views.scrollback import HistoryPage as HistoryPage  # what scrolling back returns (the UI draws it)
 from ._broadcast import Listener, SessionBroadcast
@@ -164,7 +176,7 @@ class SessionController(SessionQueries, SessionBroadcast):
         future: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
         if isinstance(intent, Cancel):
             self.cancel()
-            future.set_result(Outcome(turn=0, work="cancel", status=CANCELLED))
+            future.set_result(Outcome(turn=0, work=Work.CANCEL, status=CANCELLED))
             return future
         self._thread.call_soon(self._enqueue, intent, future)
         return future
@@ -224,7 +236,9 @@ class SessionController(SessionQueries, SessionBroadcast):
         except asyncio.CancelledError:
             outcome = unrun_outcome(intent, CANCELLED, "cancelled", given_back=True)
         except Exception as exc:  # noqa: BLE001 - a bug must end the work, not the session
-            outcome = unrun_outcome(intent, FAILED, f"{type(exc).__name__}: {exc}", cause="internal", given_back=True)
+            outcome = unrun_outcome(
+                intent, FAILED, f"{type(exc).__name__}: {exc}", cause=Cause.INTERNAL, given_back=True
+            )
         self._inner = None
         try:
             self._tell(outcome)
@@ -252,28 +266,28 @@ class SessionController(SessionQueries, SessionBroadcast):
         if isinstance(intent, RetryOrphan):
             orphan = engine.unanswered_turn()
             if orphan is None:
-                return unrun_outcome(intent, FAILED, no_orphan_reason(engine.recovery), cause="refused")
+                return unrun_outcome(intent, FAILED, no_orphan_reason(engine.recovery), cause=Cause.REFUSED)
             intent = SendMessage(orphan.text)
         if isinstance(intent, TakeBack):  # withdraw the last exchange; regenerate then asks again
-            self._set_state(phase=Phase.ACTION, work="action", detail=f"{intent.why} the last exchange")
+            self._set_state(phase=Phase.ACTION, work=Work.ACTION, detail=f"{intent.why} the last exchange")
             taken = await engine.take_back(intent.why, self._during("action"))
             if not taken.ok or intent.why != "regenerate":
                 return taken
             intent = SendMessage(taken.text)
         if isinstance(intent, SendMessage):
-            self._set_state(phase=Phase.TURN, work="turn", detail="")
+            self._set_state(phase=Phase.TURN, work=Work.TURN, detail="")
             return await engine.run_turn(intent.text, self._during("turn"))
         if isinstance(intent, SlashCommand):  # an effort command (the others are answered at once)
             action = spec_of(intent).action
             assert action is not None
             outcome = await self._perform(EffortAction(action, intent.argument, reuse=action is Action.OPEN))
-            return replace(outcome, work="command", text=intent.line)
+            return replace(outcome, work=Work.COMMAND, text=intent.line)
         if isinstance(intent, Remember):
-            self._set_state(phase=Phase.ACTION, work="action", detail="remember")
+            self._set_state(phase=Phase.ACTION, work=Work.ACTION, detail="remember")
             return await engine.remember(intent.text, intent.effort_id, self._during("action"), agent=intent.agent)
         assert isinstance(intent, EffortAction)
         detail = f"{intent.action.value} {intent.target}".strip()
-        self._set_state(phase=Phase.ACTION, work="action", detail=detail)
+        self._set_state(phase=Phase.ACTION, work=Work.ACTION, detail=detail)
         return await engine.run_action(
             intent.action, intent.target, self._during("action"), topic=intent.topic, reuse=intent.reuse
         )
@@ -322,7 +336,7 @@ class SessionController(SessionQueries, SessionBroadcast):
             return
         self._drop_queue(CANCELLED, "cancelled")
 
-    def _drop_queue(self, status: str, reason: str) -> None:
+    def _drop_queue(self, status: Status, reason: str) -> None:
         """End every queued intent unrun (``given_back``: their messages return to the input)."""
         while self._queue:
             intent, future = self._queue.popleft()

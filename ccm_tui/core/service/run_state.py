@@ -29,7 +29,7 @@ from ..session.chat_line import INTERRUPTED_END as INTERRUPTED_END  # what ends 
 from ..session.chat_line import LoggedLine as LoggedLine  # what the UI draws of earlier chat lines
 from ..session.chat_line import sent_now as sent_now
 from ..session.chat_line import with_interrupted_end as with_interrupted_end
-from ..turn.events import ContextFigures, Outcome, TurnEvent
+from ..turn.events import Cause, ContextFigures, Outcome, Status, TurnEvent, Work
 from ..views.status import EffortView, SessionStatus
 
 if TYPE_CHECKING:  # (annotations only: the UI imports this module before anything reads a session)
@@ -53,7 +53,7 @@ class RunState:
 
     phase: Phase = Phase.CLOSED
     detail: str = ""  # the work in words ("conclude trip"), or why it waits
-    work: str | None = None  # "turn" or "action" while work runs or waits for the lock
+    work: Work | None = None  # a turn or an action, while it runs or waits for the lock
     holder: int | None = None  # LOCKED: the pid holding the session, when known
     retry_in: float | None = None  # LOCKED while opening: seconds until the next attempt
     attempt: int = 0  # LOCKED while opening: attempts so far
@@ -133,7 +133,7 @@ class TakeBack:
     """Withdraw the last exchange (core/retraction.py): ``regenerate`` asks the model again for the
     same message; ``edit`` gives the message back to be changed and sent anew."""
 
-    why: str  # "regenerate" | "edit"
+    why: Work  # Work.REGENERATE or Work.EDIT
 
 
 Intent = SendMessage | EffortAction | SlashCommand | Remember | Cancel | RetryOrphan | TakeBack
@@ -214,19 +214,21 @@ def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def unrun_outcome(intent: Intent, status: str, reason: str, *, cause: str = "", given_back: bool = False) -> Outcome:
+def unrun_outcome(
+    intent: Intent, status: Status, reason: str, *, cause: Cause = Cause.NONE, given_back: bool = False
+) -> Outcome:
     """The outcome of work that ended before the engine ran it (withdrawn, refused, a bug)."""
     if isinstance(intent, EffortAction):
         text = f"{intent.action.value} {intent.target}".strip()
-        return Outcome(turn=0, work="action", status=status, reason=reason, cause=cause, text=text)
+        return Outcome(turn=0, work=Work.ACTION, status=status, reason=reason, cause=cause, text=text)
     if isinstance(intent, SlashCommand):
-        return Outcome(turn=0, work="command", status=status, reason=reason, cause=cause, text=intent.line)
+        return Outcome(turn=0, work=Work.COMMAND, status=status, reason=reason, cause=cause, text=intent.line)
     if isinstance(intent, Remember):
-        return Outcome(turn=0, work="note", status=status, reason=reason, cause=cause, text=intent.text)
+        return Outcome(turn=0, work=Work.NOTE, status=status, reason=reason, cause=cause, text=intent.text)
     if isinstance(intent, TakeBack):
         return Outcome(turn=0, work=intent.why, status=status, reason=reason, cause=cause)
     text = intent.text if isinstance(intent, SendMessage) else ""
-    return Outcome(turn=0, work="turn", status=status, reason=reason, cause=cause, text=text, given_back=given_back)
+    return Outcome(turn=0, work=Work.TURN, status=status, reason=reason, cause=cause, text=text, given_back=given_back)
 
 
 SessionEvent = StateChanged | SnapshotChanged | SessionOpened | WrittenElsewhere | Suggestion | Notice

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ...errors import InputError
 from ..efforts.states import Action
 from .run_state import SendMessage, SlashCommand
 
 
-class SlashError(ValueError):
+class SlashError(InputError):
     """A command that cannot run as typed (unknown, or its argument missing): one line for the user."""
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...errors import InputError
 from ..storage.durable import is_message, open_nofollow
 from ..storage.long_lines import READ_BYTES, cut_size, line_table, read_record
 
@@ -25,7 +26,7 @@ MESSAGE_CHARS = 4_000  # characters of one message in a read
 AMBIENT = "ambient"
 
 
-class LineRangeError(ValueError):
+class LineRangeError(InputError):
     """Lines asked for in a way that means nothing (not a number, going down, below 1)."""
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...config import session_name
+from ...errors import NotFound, Refused
 from ..manifest.catalog import CATALOG_FILE, CatalogUnusable, EffortCatalog
 from .lock import SessionLock, open_elsewhere
 
@@ -34,7 +35,7 @@ STATE_FILE = "session_state.json"
 MAX_STATE_BYTES = 1 << 20  # a state file larger than this is not a state file: no turn count
 
 
-class SessionCatalogError(Exception):
+class SessionCatalogError(Refused):
     """A session cannot be made or renamed as asked; the message says why, on one line."""
 
 
@@ -47,7 +48,7 @@ class SessionExists(SessionCatalogError):
         super().__init__(f"there is already a session named {name!r}")
 
 
-class SessionMissing(SessionCatalogError):
+class SessionMissing(SessionCatalogError, NotFound):
     def __init__(self, name: str) -> None:
         super().__init__(f"there is no session {name!r} (renamed or removed meanwhile?)")
 

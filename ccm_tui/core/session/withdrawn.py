@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import Refused
 from ..storage import eventlog as ev
 from ..storage.durable import RETRACTS, is_retraction, read_jsonl_tail, retraction_span
 from ..storage.eventlog import now_iso
@@ -40,7 +41,7 @@ EFFECTS = {
 WORDS = {"regenerate": "the reply is written again", "edit": "the message is edited and sent again"}
 
 
-class CannotRetract(Exception):
+class CannotRetract(Refused):
     """Why the last exchange cannot be withdrawn, in plain words."""
 
 

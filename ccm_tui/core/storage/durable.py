@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from ...atomic_file import atomic_write_text
+from ...errors import CcmError
 from .long_lines import CHUNK, lines_backwards, lines_forward, read_record
 
 
-class StoreError(RuntimeError):
+class StoreError(CcmError, RuntimeError):
     """A session file could not be read or written; the message names the file."""
 
 

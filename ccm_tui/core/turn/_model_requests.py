@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...config import Settings
+from ...errors import Interruption
 from ..models.capabilities import (
     FROM_MODEL_MAP,
     known_without_tools,
@@ -30,18 +31,18 @@ from ..models.capabilities import (
     reply_cap,
 )
 from ..models.interface import ChatModel, Completion, OnDelta
-from ..models.provider_errors import CONNECTION, NO_TOOLS, RATE_LIMIT, LLMError
+from ..models.provider_errors import CONNECTION, NO_TOOLS, RATE_LIMIT, LLMError, ProviderFailure
 from ..session.session import Session
 from ..storage import eventlog as ev
 from ..text.tokens import TokenCounter
-from .events import Asking, Banner, Paused, Resumed, RoundReset, TurnEvent, Waiting
+from .events import Asking, Banner, Paused, Resumed, RoundReset, TurnEvent, Waiting, WaitingFor
 
 Emit = Callable[[TurnEvent], None]
 LOADING_CLIENT = "loading the model client…"
 CUT = "length"  # the finish reason of a reply that reached its cap
 
 
-class ReplyCapped(Exception):
+class ReplyCapped(Interruption):
     """The reply reached its cap: the stream is not read further."""
 
 
@@ -143,14 +144,14 @@ class ModelCalls:
         """The client library imported (seconds) off the event loop before the model is asked, saying
         so (``Waiting``) when it was not loaded yet: a cold start never looks like a silent hang."""
         if self.llm is not None and not self.llm.loaded:
-            emit(Waiting(turn=turn, reason=LOADING_CLIENT, cause="model"))
+            emit(Waiting(turn=turn, reason=LOADING_CLIENT, cause=WaitingFor.MODEL))
             await asyncio.to_thread(self.llm.load)
 
     async def call(self, messages, tools, on_delta, turn: int, emit: Emit, banners: list[str]) -> Completion | None:
         """One model request with the retry policy: pause on rate limits, back off on transient faults.
         None when the model refused the tools (from now on it is asked without them)."""
         if self.llm is None:
-            raise LLMError("configuration", "no model is configured")
+            raise LLMError(ProviderFailure.CONFIGURATION, "no model is configured")
         await self.ensure_client(turn, emit)
         if self._tell_no_tools:
             self._without_tools(
@@ -175,7 +176,7 @@ class ModelCalls:
                     await self._pause(exc, delay, attempt, turn, emit)
                     waited += delay
                 else:
-                    emit(Waiting(turn=turn, reason=f"retrying in {delay:.1f} s", cause="retry"))
+                    emit(Waiting(turn=turn, reason=f"retrying in {delay:.1f} s", cause=WaitingFor.RETRY))
                     await self._sleep(delay)
                 continue
             self._add_usage(completion.usage)

@@ -29,7 +29,18 @@ from ..storage.durable import StoreError, disk_full
 from ..storage.eventlog import now_iso
 from ._model_requests import ModelCalls
 from .compaction import ContextTooLarge
-from .events import CANCELLED, DONE, FAILED, Banner, ContextFigures, EffortChanged, Outcome, TurnEvent
+from .events import (
+    CANCELLED,
+    DONE,
+    FAILED,
+    Banner,
+    Cause,
+    ContextFigures,
+    EffortChanged,
+    Outcome,
+    TurnEvent,
+    Work,
+)
 
 
 class TurnSteps(Protocol):
@@ -112,7 +123,7 @@ class TurnRecorder:
             self.session.log_event(ev.TURN_CANCELLED, withdrawn=True, partial_chars=0)
             return Outcome(
                 turn=record.turn,
-                work="turn",
+                work=Work.TURN,
                 status=CANCELLED,
                 reason="cancelled",
                 text=record.text,
@@ -124,7 +135,7 @@ class TurnRecorder:
         logged_to = self._finish(record, reply_msg, ev.TURN_CANCELLED, partial_chars=len(partial))
         return Outcome(
             turn=record.turn,
-            work="turn",
+            work=Work.TURN,
             status=CANCELLED,
             reason="cancelled",
             text=record.text,
@@ -156,10 +167,10 @@ class TurnRecorder:
         )
         return Outcome(
             turn=record.turn,
-            work="turn",
+            work=Work.TURN,
             status=FAILED,
             reason=str(exc),
-            cause=exc.kind if isinstance(exc, LLMError) else "budget",
+            cause=exc.kind if isinstance(exc, LLMError) else Cause.BUDGET,
             text=record.text,
             given_back=logged_to is None,
             retryable=retryable,
@@ -175,10 +186,10 @@ class TurnRecorder:
         self.session.log_event(ev.TURN_FAILED, error=message, kind="empty_reply", partial="", partial_chars=0)
         return Outcome(
             turn=record.turn,
-            work="turn",
+            work=Work.TURN,
             status=FAILED,
             reason=message,
-            cause="empty_reply",
+            cause=Cause.EMPTY_REPLY,
             text=record.text,
             given_back=True,
             retryable=True,
@@ -226,7 +237,7 @@ class TurnRecorder:
         emit(figures)
         return Outcome(
             turn=turn,
-            work="turn",
+            work=Work.TURN,
             status=DONE,
             text=record.text,
             reply=reply,

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...config import Settings
+from ...errors import Refused
 from ..efforts import lifecycle
 from ..efforts.summaries import summarize_messages
 from ..efforts.working_context import WorkingContext
@@ -33,7 +34,7 @@ KEEP_RECENT_MESSAGES = 4  # an open effort's newest messages always stay verbati
 MIN_CHECKPOINT_MESSAGES = 2
 
 
-class ContextTooLarge(Exception):
+class ContextTooLarge(Refused):
     """Nothing more can be compacted and the request still passes the budget."""
 
     kind = "budget"

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
+
+from ..models.provider_errors import ProviderFailure
 
 
 def savings_share(total: int, naive: int) -> float:
@@ -114,10 +117,8 @@ class Waiting(TurnEvent):
     the next event (text, a banner, the end of the turn) means the wait is over."""
 
     reason: str
-    # "lock" (another process writes to the session), "model" (its client loads) or "retry" (a
-    # failed request is sent again after a delay; a banner says why)
-    cause: str = ""
-    holder: int | None = None  # cause "lock": the pid holding the session, when known
+    cause: WaitingFor | None = None
+    holder: int | None = None  # cause LOCK: the pid holding the session, when known
 
 
 @dataclass(frozen=True)
@@ -128,9 +129,75 @@ class Asking(TurnEvent):
     attempt: int = 1
 
 
-DONE = "done"
-CANCELLED = "cancelled"
-FAILED = "failed"
+class WaitingFor(StrEnum):
+    """What a turn waits for before the model is asked (:class:`Waiting`)."""
+
+    LOCK = "lock"
+    """Another process writes to the session: the turn starts once it releases it."""
+    MODEL = "model"
+    """The model's client library is loading (litellm, after the first paint)."""
+    RETRY = "retry"
+    """A failed request is sent again after a delay (a banner says why)."""
+
+
+class Status(StrEnum):
+    """How a piece of work ended."""
+
+    DONE = "done"
+    """It did what was asked."""
+    CANCELLED = "cancelled"
+    """The user cancelled it; what came so far is kept."""
+    FAILED = "failed"
+    """It could not be done: ``reason`` says why, ``cause`` what kind of failure."""
+
+
+class Work(StrEnum):
+    """What a piece of work was."""
+
+    TURN = "turn"
+    """A message for the model, answered."""
+    ACTION = "action"
+    """An effort action (open, conclude, expand, collapse, switch, reopen)."""
+    COMMAND = "command"
+    """A slash command that answers at once (/search, /status, /help)."""
+    NOTE = "note"
+    """A note another agent left (ccm-tui mcp's remember)."""
+    REGENERATE = "regenerate"
+    """The last exchange withdrawn and the message asked again."""
+    EDIT = "edit"
+    """The last exchange withdrawn and the message given back to edit."""
+    CANCEL = "cancel"
+    """Queued work withdrawn before it started."""
+
+
+class Cause(StrEnum):
+    """Why work failed (a provider's failures are :class:`ProviderFailure`)."""
+
+    NONE = ""
+    """Not failed."""
+    INPUT = "input"
+    """The input cannot be taken as given (undecodable text, too long, a bad argument)."""
+    NOT_FOUND = "not_found"
+    """It names an effort (or a log) that does not exist."""
+    REFUSED = "refused"
+    """Not valid in the effort's state, or nothing to do (no unanswered message to retry)."""
+    BUDGET = "budget"
+    """It cannot fit in the token budget (an expansion too large; a request even compaction cannot fit)."""
+    LOCKED = "locked"
+    """Another process kept the session past the wait."""
+    IO = "io"
+    """A session file could not be written (a full disk, an I/O error)."""
+    EMPTY_REPLY = "empty_reply"
+    """The model answered nothing."""
+    SEARCH = "search"
+    """The search index could not answer."""
+    INTERNAL = "internal"
+    """A fault in ccm-tui itself (reported, the message given back)."""
+
+
+DONE = Status.DONE
+CANCELLED = Status.CANCELLED
+FAILED = Status.FAILED
 
 
 @dataclass(frozen=True)
@@ -144,10 +211,10 @@ class Outcome(TurnEvent):
     failed turn whose message can be sent again as it is (no tool effect would repeat).
     """
 
-    work: str  # "turn" or "action"
-    status: str
+    work: Work
+    status: Status
     reason: str = ""
-    cause: str = ""  # failed: input | locked | io | refused | provider kind (rate_limit, auth …) | budget | empty_reply
+    cause: Cause | ProviderFailure = Cause.NONE
     text: str = ""  # the user's message (a turn) or what the action was ("conclude trip")
     given_back: bool = False
     retryable: bool = False

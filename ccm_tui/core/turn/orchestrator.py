@@ -28,12 +28,13 @@ from typing import Any
 
 from ... import paths
 from ...config import Settings
+from ...errors import EffortNotFound, InputError
 from ..efforts.operations import ActionContext, Topic, perform
 from ..efforts.salience import IdIndex
 from ..efforts.states import Action, ActionRefused
 from ..efforts.working_context import WorkingContext, assemble, message_cap
 from ..models.interface import ChatModel, Completion, ToolCall
-from ..models.provider_errors import LLMError
+from ..models.provider_errors import LLMError, ProviderFailure
 from ..session.session import Session
 from ..storage import eventlog as ev
 from ..storage.eventlog import now_iso
@@ -47,6 +48,7 @@ from .events import (
     DONE,
     FAILED,
     Banner,
+    Cause,
     ContextFigures,
     EffortChanged,
     Outcome,
@@ -54,6 +56,7 @@ from .events import (
     TextDelta,
     ToolCalled,
     TurnStarted,
+    Work,
 )
 from .recall import Find, Recalled, recall_for
 
@@ -72,7 +75,7 @@ def clean_user_text(text: str) -> str:
     return "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc").strip()
 
 
-class UserInputError(ValueError):
+class UserInputError(InputError):
     """The user's message cannot be sent as it is (empty, too large)."""
 
 
@@ -414,12 +417,18 @@ class Orchestrator:
                 await self.calls.ensure_client(turn, emit)
             result = await perform(ctx, action, target, topic, reuse=reuse)
         except asyncio.CancelledError:
-            return Outcome(turn=turn, work="action", status=CANCELLED, reason="cancelled", text=what)
-        except (ActionRefused, LLMError) as exc:
+            return Outcome(turn=turn, work=Work.ACTION, status=CANCELLED, reason="cancelled", text=what)
+        except (ActionRefused, EffortNotFound, LLMError) as exc:
             reason = f"the summary model failed: {exc}" if isinstance(exc, LLMError) else str(exc)
             self._log_action(action, target, error=reason)
-            cause, details = (exc.kind, None) if isinstance(exc, LLMError) else (exc.cause, exc.details)
-            failed = Outcome(turn=turn, work="action", status=FAILED, reason=reason, cause=cause, text=what)
+            cause: Cause | ProviderFailure
+            if isinstance(exc, LLMError):
+                cause, details = exc.kind, None
+            elif isinstance(exc, EffortNotFound):
+                cause, details = Cause.NOT_FOUND, None
+            else:
+                cause, details = Cause(exc.cause), exc.details
+            failed = Outcome(turn=turn, work=Work.ACTION, status=FAILED, reason=reason, cause=cause, text=what)
             return replace(failed, result=details)  # a refusal's details: e.g. where a passage may be read instead
         self._log_action(action, target)
         self._report_effects(ctx, turn, emit)
@@ -430,7 +439,7 @@ class Orchestrator:
         emit(figures)
         return Outcome(
             turn=turn,
-            work="action",
+            work=Work.ACTION,
             status=DONE,
             text=what,
             reply=str(result.get("note") or ""),  # what the action did instead of what was asked (see open_effort)

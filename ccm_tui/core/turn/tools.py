@@ -16,6 +16,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import EffortNotFound, Refused
 from ..efforts import operations as ops
 from ..efforts.operations import ActionContext, find_effort
 from ..efforts.states import ActionRefused
@@ -26,7 +27,7 @@ from ..storage.durable import StoreError
 from ..text.tokens import cap_tokens
 
 
-class ToolError(Exception):
+class ToolError(Refused):
     """A tool call the model got wrong; the message is returned to it."""
 
 
@@ -125,7 +126,7 @@ async def _run(ctx: ActionContext, name: str, raw_arguments: str | dict[str, Any
     try:
         _validate(t, args)
         return ToolOutcome(name, args, await t.handler(ctx, args), True)
-    except (ToolError, ActionRefused) as exc:
+    except (ToolError, ActionRefused, EffortNotFound) as exc:
         return ToolOutcome(name, args, {"error": f"{name}: {exc}"}, False)
     except LLMError as exc:
         return ToolOutcome(name, args, {"error": f"{name}: the summary model failed: {exc}"}, False)
