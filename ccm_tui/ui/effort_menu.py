@@ -1,4 +1,5 @@
-"""What the user does to efforts by hand: open, the action menu, conclude/expand/…, the log, export.
+"""What the user does to efforts by hand: open, the action menu, conclude/expand/…, the log, export,
+and what to read instead when an expansion does not fit in the context.
 
 The chat screen owns one :class:`EffortActions`; the sidebar, the palette and
 the keys all end up here. It asks the user (menus, confirmations, names) and
@@ -22,10 +23,17 @@ from .widgets.effort_detail import describe
 
 
 class EffortActions:
-    def __init__(self, app: App, link: SessionLink, focus_effort: Callable[[str], object]) -> None:
+    def __init__(
+        self,
+        app: App,
+        link: SessionLink,
+        focus_effort: Callable[[str], object],
+        show_lines: Callable[[str, tuple[int, int]], object],
+    ) -> None:
         self.app = app
         self.link = link
         self.focus_effort = focus_effort
+        self.show_lines = show_lines  # an effort's lines around one, read-only (the chat screen's viewer)
 
     def effort(self, effort_id: str) -> EffortView | None:
         snapshot = self.link.snapshot
@@ -156,6 +164,31 @@ class EffortActions:
                 self.export(effort.id)
 
         self.app.push_screen(EffortLogScreen(effort, result.records, len(result.bad_lines)), closed)
+
+    def offer_passage(self, reason: str, result: dict) -> None:
+        """An expansion the budget cannot hold was refused: offer what fits instead — the lines around
+        the best hit, or the effort's raw log to read."""
+        effort_id = str(result.get("effort_id") or "")
+        around = result.get("around_line")
+        if not effort_id:
+            return
+        choices = []
+        if isinstance(around, int) and around > 0:
+            choices.append(
+                Choice("lines", f"Read its lines around line {around:,}", "read-only, a screen of them", "r")
+            )
+        choices += [
+            Choice("log", "Read its raw log", "read-only, the newest lines first", "l"),
+            Choice("cancel", "Leave it concluded", "its summary stays in the context", "c"),
+        ]
+
+        def chosen(choice: str | None) -> None:
+            if choice == "lines" and isinstance(around, int):
+                self.show_lines(effort_id, (around, around))
+            elif choice == "log":
+                self.show_log(effort_id)
+
+        self.app.push_screen(ChoiceDialog(f"{effort_id} does not fit in the context", choices, text=reason), chosen)
 
     def export(self, effort_id: str) -> None:
         def chosen(target: str | None) -> None:

@@ -1,7 +1,7 @@
 """Every Textual message of the UI, in one place.
 
 The core reports a turn as plain dataclass events (:mod:`ccm_tui.core.turn.events`);
-:func:`for_event` wraps each one in the matching message so the chat screen can
+:func:`for_event` wraps each one in a :class:`TurnMessage` so the chat screen can
 handle it on the event loop. Token-figure messages may replace an older queued
 one (``can_replace``): only the newest figures matter.
 """
@@ -22,35 +22,11 @@ if TYPE_CHECKING:
 
 # --------------------------------------------------------------------------- turn events
 class TurnMessage(Message):
-    """Base: a core turn event, delivered on the UI's event loop."""
+    """A core turn event, delivered on the UI's event loop."""
 
     def __init__(self, event: te.TurnEvent) -> None:
         super().__init__()
         self.event = event
-
-
-class TurnStartedMessage(TurnMessage):
-    event: te.TurnStarted
-
-
-class TextDeltaMessage(TurnMessage):
-    event: te.TextDelta
-
-
-class RoundResetMessage(TurnMessage):
-    event: te.RoundReset
-
-
-class BannerMessage(TurnMessage):
-    event: te.Banner
-
-
-class EffortChangedMessage(TurnMessage):
-    event: te.EffortChanged
-
-
-class ToolCalledMessage(TurnMessage):
-    event: te.ToolCalled
 
 
 class ContextFiguresMessage(TurnMessage):
@@ -62,44 +38,10 @@ class ContextFiguresMessage(TurnMessage):
         return isinstance(message, ContextFiguresMessage)
 
 
-class PausedMessage(TurnMessage):
-    event: te.Paused
-
-
-class ResumedMessage(TurnMessage):
-    event: te.Resumed
-
-
-class OutcomeMessage(TurnMessage):
-    """A turn or an effort action ended (done, cancelled or failed): its one outcome."""
-
-    event: te.Outcome
-
-
-class WaitingMessage(TurnMessage):
-    """The turn waits (for the session's lock, for litellm to load) before the model is asked."""
-
-    event: te.Waiting
-
-
-_FOR_EVENT: dict[type, type[TurnMessage]] = {
-    te.TurnStarted: TurnStartedMessage,
-    te.TextDelta: TextDeltaMessage,
-    te.RoundReset: RoundResetMessage,
-    te.Banner: BannerMessage,
-    te.EffortChanged: EffortChangedMessage,
-    te.ToolCalled: ToolCalledMessage,
-    te.ContextFigures: ContextFiguresMessage,
-    te.Paused: PausedMessage,
-    te.Resumed: ResumedMessage,
-    te.Outcome: OutcomeMessage,
-    te.Waiting: WaitingMessage,
-}
-
-
 def for_event(event: te.TurnEvent) -> TurnMessage:
-    """The message that carries a core event (unknown event types get the base class)."""
-    return _FOR_EVENT.get(type(event), TurnMessage)(event)
+    """The message that carries a core event: the chat screen handles them all in one place (figures
+    have their own type only so that the newest replaces one still queued)."""
+    return ContextFiguresMessage(event) if isinstance(event, te.ContextFigures) else TurnMessage(event)
 
 
 # --------------------------------------------------------------------------- session

@@ -362,10 +362,10 @@ async def test_find_in_the_chat_reaches_each_matching_message_newest_first(tmp_p
         )
         dialog.query_one(Input).value = "kyoto"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: screen.found is not None, what="a match")
+        await wait_until(pilot, lambda: screen.finder.found is not None, what="a match")
         hits = [m for m in screen.chat_log.messages() if "kyoto" in m.text.casefold()]
-        assert len(hits) >= 2 and screen.found is hits[-1] and hits[-1].has_class("-found")
+        assert len(hits) >= 2 and screen.finder.found is hits[-1] and hits[-1].has_class("-found")
         await pilot.press("f3")
-        assert screen.found is hits[-2] and not hits[-1].has_class("-found")
+        assert screen.finder.found is hits[-2] and not hits[-1].has_class("-found")
         log = screen.chat_log
         assert log.scroll_offset.y <= hits[-2].virtual_region.y < log.scroll_offset.y + log.size.height

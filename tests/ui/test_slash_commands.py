@@ -125,8 +125,7 @@ async def test_an_offer_is_dropped_when_another_process_writes_to_the_session(tm
 
     async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        screen.suggestion = Proposal("open", "japan-trip")
-        screen.update_hint()
+        screen.offers.propose(Proposal("open", "japan-trip"))
         assert "Ctrl+Y" in str(screen.query_one("#prompt-hint").render())
         screen.post_message(msg.WrittenElsewhere(()))
         await wait_until(pilot, lambda: screen.suggestion is None, what="the offer dropped")

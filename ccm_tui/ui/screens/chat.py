@@ -1,10 +1,18 @@
 """The main screen: chat pane, prompt, live effort sidebar and token meter.
 
-The :class:`~ccm_tui.ui.session_link.SessionLink` child links the screen to its
+The :class:`~ccm_tui.ui.controller_link.SessionLink` child links the screen to its
 session controller; the controller's events arrive here as messages and the
 screen draws them: the run state (status line, bindings), snapshots of the
 session (sidebar, meter, header), turns (through its
-:class:`~ccm_tui.ui.turn_presenter.TurnPresenter`). Intents go back through the link.
+:class:`~ccm_tui.ui.turn_presenter.TurnPresenter`). Intents go back through the link:
+messages and slash commands sent, and what the keys and the command palette ask
+(every action here is also in ``ui/palette.py``, its key in ``ui/keys.py``).
+
+What needs no screen is in the collaborators it owns: the offers under the input
+(:class:`~ccm_tui.ui.offers.Offers`), finding text in the chat
+(:class:`~ccm_tui.ui.chat_find.ChatFind`), the effort menus
+(:class:`~ccm_tui.ui.effort_menu.EffortActions`) and the demo
+(:class:`~ccm_tui.ui.demo_driver.DemoDriver`).
 """
 
 from __future__ import annotations
@@ -12,29 +20,44 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.widgets import Footer
 
-from ...config import Settings
-from ...core.api import END_OF_CHAT, LoggedLine, Phase, RunState, SessionSnapshot, completions, terminal_safe
+from ...config import Settings, sessions_dir
+from ...core.api import (
+    END_OF_CHAT,
+    LoggedLine,
+    Phase,
+    RunState,
+    SessionSnapshot,
+    SlashCommand,
+    SlashError,
+    completions,
+    spec_of,
+    terminal_safe,
+)
+from ...core.api import parse as parse_message
 from ...core.api import turn_events as te
 from .. import messages as msg
+from ..chat_find import ChatFind
 from ..controller_link import SessionLink
 from ..demo_driver import DemoDriver
 from ..effort_menu import EffortActions
 from ..keys import CHAT_BINDINGS
+from ..offers import Offers, stales_an_offer
 from ..turn_presenter import TurnPresenter
 from ..widgets.chat_log import ChatLog
+from ..widgets.command_result import CommandResult
 from ..widgets.header import AppHeader
 from ..widgets.prompt_hint import PromptHint
 from ..widgets.prompt_input import PromptInput
 from ..widgets.sidebar import Sidebar
 from ..widgets.turn_status import TurnStatus
-from .chat_turns import ChatTurns
 
-UNANSWERED_HINT = "Your last message got no reply — Ctrl+Y sends it again · ↑ brings it back to edit"
 if TYPE_CHECKING:
     from ...core.api import ChatModel, Proposal
 
@@ -46,7 +69,7 @@ def _who(pid: int | None) -> str:
     return f"pid {pid}" if pid else "another process"
 
 
-class ChatScreen(ChatTurns):
+class ChatScreen(Screen[None]):
     BINDINGS = CHAT_BINDINGS
 
     # -wide: full sidebar; -medium: a narrower one; -narrow: the sidebar is hidden until Ctrl+B
@@ -72,8 +95,7 @@ class ChatScreen(ChatTurns):
         self.typed_ahead = typed  # keys typed before the app held the terminal: they go to the input
         self.link = SessionLink(settings, session_dir, llm=llm, watch=watch, warm_up=warm_up)
         self.driver = DemoDriver(self, autoplay=autoplay)
-        self.suggestion: Proposal | None = None  # the app's effort proposal on offer (Ctrl+Y)
-        self.unanswered: str | None = None  # a crashed run's unanswered message, on offer (Ctrl+Y resends it)
+        self.offers = Offers(self._offers_changed)  # on the line under the input, taken by Ctrl+Y
 
     @property
     def settings(self) -> Settings:
@@ -84,9 +106,35 @@ class ChatScreen(ChatTurns):
         return self.link.snapshot
 
     @property
+    def session_dir(self) -> Path:
+        return self.link.session_dir
+
+    @property
     def busy(self) -> bool:
         """A reply (or an action) runs or waits to run."""
         return self.run_state.busy
+
+    @property
+    def is_open(self) -> bool:
+        return self.run_state.is_open
+
+    @property
+    def suggestion(self) -> Proposal | None:
+        """The app's effort proposal on offer (Ctrl+Y takes it)."""
+        return self.offers.suggestion
+
+    @property
+    def unanswered(self) -> str | None:
+        """A crashed run's unanswered message on offer (Ctrl+Y sends it again)."""
+        return self.offers.unanswered
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @property
+    def chat_log(self) -> ChatLog:
+        return self.query_one(ChatLog)
 
     @property
     def status_line(self) -> TurnStatus:
@@ -108,8 +156,9 @@ class ChatScreen(ChatTurns):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.efforts = EffortActions(self.app, self.link, self.query_one(Sidebar).focus_effort)
+        self.efforts = EffortActions(self.app, self.link, self.query_one(Sidebar).focus_effort, self.show_lines)
         self.turns = TurnPresenter(self.chat_log, self.give_back, self.notify)
+        self.finder = ChatFind(self.chat_log)
         self._show_identity()
         self.prompt.use_session(self.link.session_dir, restore_draft=not self.demo)
         self.prompt.focus()
@@ -160,12 +209,9 @@ class ChatScreen(ChatTurns):
         if not self.is_mounted:
             return
         snapshot = self.snapshot
-        offer = self.suggestion.text if self.suggestion is not None else None
-        if self.unanswered is not None:
-            offer = UNANSWERED_HINT
         self.query_one(PromptHint).show(
             typed=self.prompt.text,
-            proposal=offer,
+            proposal=self.offers.hint,
             no_tools=snapshot is not None and snapshot.has_model and not snapshot.tools_enabled,
             sidebar_visible=self.sidebar_visible,
             cancellable=self.run_state.cancellable or bool(self.run_state.queued),
@@ -179,7 +225,7 @@ class ChatScreen(ChatTurns):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "accept_suggestion":
-            return self.suggestion is not None or self.unanswered is not None
+            return self.offers.any
         if action == "cancel_turn":
             return self.run_state.cancellable or bool(self.run_state.queued)
         if action == "demo_autoplay":
@@ -242,6 +288,12 @@ class ChatScreen(ChatTurns):
         if message.report.orphan is not None:
             self._offer_retry(message.report.orphan.text)
 
+    def _offer_retry(self, text: str) -> None:
+        """A crashed run left this message unanswered: offered on the line under the input (Ctrl+Y sends it
+        again, Up brings it back to edit)."""
+        self.prompt.remind(text)
+        self.offers.offer_retry(text)
+
     async def on_open_failed(self, message: msg.OpenFailed) -> None:
         self.status_line.stop()
         await self.chat_log.add_banner(f"Cannot open the session: {message.error}", "error")
@@ -284,7 +336,7 @@ class ChatScreen(ChatTurns):
     async def on_written_elsewhere(self, message: msg.WrittenElsewhere) -> None:
         """Another process wrote (the controller has re-read the session): show what it added. An offer
         made before no longer describes the conversation."""
-        self._drop_suggestion()
+        self.offers.drop_suggestion()
         if message.lines:
             await self.chat_log.add_divider("written by another process")
             await self.chat_log.add_history(list(message.lines))
@@ -339,6 +391,276 @@ class ChatScreen(ChatTurns):
         self.prompt.focus()
         if message.text:
             self.prompt.insert(message.text)
+
+    # ----------------------------------------------------------------- sending
+    def on_prompt_submitted(self, message: msg.PromptSubmitted) -> None:
+        self.send(message.text, typed=message.typed, pastes=message.pastes)
+
+    def send(self, text: str, *, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
+        """Enter: a slash command runs at once; anything else is a message for the model. The input
+        gave the text up already; what cannot be sent now comes back to it (``typed``, ``pastes``: as the
+        input showed it)."""
+        typed = text if typed is None else typed
+        try:
+            intent = parse_message(text)
+        except SlashError as exc:
+            self.notify(str(exc), title="Not a command", severity="warning")
+            self._not_sent(typed, pastes)
+            return
+        if isinstance(intent, SlashCommand):
+            if not self.run_command(intent):
+                self._not_sent(typed, pastes)
+            return
+        self.send_message(intent.text, typed=typed, pastes=pastes)
+
+    def _not_sent(self, typed: str, pastes: dict[int, str] | None) -> None:
+        """A message that could not be sent goes back into the input, unless something else was typed
+        since: then Up brings it back (it is in the input's history)."""
+        if not self.prompt.give_back(typed, pastes):
+            self.notify("It was not sent; ↑ in an empty input brings it back.", severity="information", timeout=6)
+
+    def run_command(self, command: SlashCommand) -> bool:
+        """Run a slash command (its line and answer in the chat); False when it cannot run now."""
+        if spec_of(command).action is not None and not self.efforts.ready(command.line):
+            return False
+        if not self.is_open:
+            self.notify(self.run_state.error or "The session is still opening…", severity="warning")
+            return False
+        view = CommandResult(command.line)
+        self.run_worker(self._command(command, view), group="command", exit_on_error=False)
+        return True
+
+    async def _command(self, command: SlashCommand, view: CommandResult) -> None:
+        await self.chat_log.add(view)
+        self.chat_log.scroll_end(animate=False)
+        outcome = await self.link.controller.command(command)
+        report = (outcome.result or {}).get("report") if outcome.ok else None
+        view.show(outcome.reply if outcome.ok else outcome.reason, failed=not outcome.ok, report=report)
+        self.chat_log.scroll_end(animate=False)
+
+    def send_message(
+        self, text: str, *, typed: str | None = None, pastes: dict[int, str] | None = None, retry: bool = False
+    ) -> None:
+        """Send ``text`` to the model (``typed``: as the input showed it, with ``pastes`` folded;
+        ``retry``: it is the crashed run's unanswered message, sent again)."""
+        typed = text if typed is None else typed
+        state = self.run_state
+        if state.phase is Phase.CLOSED and state.error:
+            self.notify(state.error, severity="warning")
+            self._not_sent(typed, pastes)
+            return
+        snapshot = self.snapshot
+        if state.is_open and snapshot is not None and not snapshot.has_model:
+            self.notify("No model is configured: open Settings (F4) or start with --model.", severity="warning")
+            self._not_sent(typed, pastes)
+            self.post_message(msg.ShowWelcome())
+            return
+        if self.demo:
+            self.driver.sent(text)
+        self.offers.withdraw()  # not taken: moved on
+        queued = state.busy or not state.is_open
+        self.turns.begin(text, queued=queued, typed=typed, pastes=pastes)  # on screen at once, sent in turn
+        if retry:
+            self.link.retry_orphan()  # the controller checks that it is still unanswered
+        else:
+            self.link.send(text)  # the controller runs it, or queues it until the session is open
+
+    def give_back(self, text: str, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
+        """A message that got no answer: back in the input as it was typed (and in the demo's script)."""
+        if not self.prompt.text.strip():
+            if typed is None:  # a whole message back (edit the last one): folded if it is long
+                typed, pastes = self.prompt.pastes.fold(text), dict(self.prompt.pastes.texts)
+            self.prompt.give_back(typed, pastes)
+        if self.demo:
+            self.driver.unsent(text)
+
+    @on(msg.TurnMessage)
+    async def on_turn_event(self, message: msg.TurnMessage) -> None:
+        """Every core event of a turn or an action: the presenter draws it, the meter takes figures."""
+        event = message.event
+        if isinstance(event, te.ContextFigures):
+            self.show_figures(event)
+            return
+        if stales_an_offer(event):
+            self.offers.drop_suggestion()
+        if isinstance(event, te.EffortChanged):
+            return  # the snapshot that follows redraws the sidebar
+        label = await self.turns.apply(event)
+        if label:
+            self.status_line.set_label(label)
+        if isinstance(event, te.Outcome):
+            self.update_hint()  # the turn may have found that the model has no tools
+            if event.failed and event.cause == "budget" and event.result:
+                self.efforts.offer_passage(event.reason, event.result)
+
+    # ------------------------------------------------------------------ offers
+    def _offers_changed(self) -> None:
+        self.refresh_bindings()
+        self.update_hint()
+
+    def on_suggestion_message(self, message: msg.SuggestionMessage) -> None:
+        if not message.taken:  # (auto_efforts: carried out already, its banners say so)
+            self.offers.propose(message.proposal)
+
+    def action_accept_suggestion(self) -> None:
+        taken = self.offers.take()
+        if isinstance(taken, str):
+            self.send_message(taken, retry=True)
+        elif taken is not None and self.efforts.ready("take the proposal"):
+            self.link.controller.accept(taken)
+
+    # ------------------------------------------------ keys and palette commands
+    def action_cancel_turn(self) -> None:
+        self.link.cancel()
+
+    def action_inspector(self) -> None:
+        if not self.is_open:
+            self.notify(self.run_state.error or "The session is still opening…", severity="warning")
+            return
+        self.run_worker(self._inspect(self.prompt.text.strip()), group="inspector", exclusive=True, exit_on_error=False)
+
+    async def _inspect(self, draft: str) -> None:
+        from .inspector import InspectorScreen
+
+        inspection = await self.link.controller.inspect(draft)
+        self.app.push_screen(InspectorScreen(inspection, draft=bool(draft)))
+
+    def show_lines(self, log: str, lines: tuple[int, int] | None, radius: int = 8) -> None:
+        """The lines around a search hit (``log``: an effort id or "ambient"), read-only."""
+        if lines is None:
+            return
+        self.run_worker(self._show_lines(log, lines, radius), group="lines", exclusive=True, exit_on_error=False)
+
+    async def _show_lines(self, log: str, lines: tuple[int, int], radius: int) -> None:
+        from .lines_viewer import LinesScreen
+
+        first, last = max(1, lines[0] - radius), lines[1] + radius
+        read = await self.link.controller.read_lines(log, first, last)
+        title = "Ambient chat" if log == "ambient" else f"Effort log — {log}"
+        self.app.push_screen(LinesScreen(title, read, hit=lines))
+
+    def action_open_effort(self) -> None:
+        self.efforts.ask_open()
+
+    def action_scroll_chat(self, where: str) -> None:
+        log = self.chat_log
+        if where in ("page_up", "home") and log.scroll_y <= 0:
+            log.want_older()  # at the top: the page said before comes back
+        if where in ("page_down", "end") and log.scroll_y >= log.max_scroll_y:
+            log.want_newest()  # at the bottom while newer lines were let go: they come back
+        {"page_up": log.scroll_page_up, "page_down": log.scroll_page_down, "home": log.scroll_home}.get(
+            where, log.scroll_end
+        )(animate=False)
+
+    def action_clear_prompt(self) -> None:
+        self.prompt.clear()
+        self.prompt.focus()
+
+    def action_focus_efforts(self) -> None:
+        if not self.sidebar_visible:
+            self.show_sidebar = True
+        if not self.query_one(Sidebar).focus_effort():
+            self.notify("No efforts yet", severity="information")
+
+    def action_toggle_sidebar(self) -> None:
+        self.show_sidebar = not self.sidebar_visible
+
+    def action_copy_reply(self) -> None:
+        reply = self.chat_log.last_reply()
+        if reply:
+            self.app.copy_to_clipboard(reply)
+            self.notify("Reply copied to the clipboard")
+
+    def action_copy_code(self) -> None:
+        code = self.chat_log.last_code_block()
+        if code is None:
+            self.notify("No code block in the chat yet", severity="warning")
+            return
+        self.app.copy_to_clipboard(code)
+        self.notify("Code block copied to the clipboard")
+
+    def action_find_in_chat(self) -> None:
+        self.finder.ask()
+
+    def action_find_next(self) -> None:
+        self.finder.next()
+
+    def action_toggle_usage(self) -> None:
+        """Show or hide what each reply's turn cost (tokens sent and received, dollars when known)."""
+        shown = not self.chat_log.has_class("-show-usage")
+        self.chat_log.set_class(shown, "-show-usage")
+        self.notify("Tokens per message: shown" if shown else "Tokens per message: hidden", timeout=3)
+
+    def action_regenerate(self) -> None:
+        """Ask the model again for the last message: the last reply is withdrawn and written anew."""
+        if self.efforts.ready("regenerate the reply"):
+            self.link.take_back("regenerate")
+
+    def action_edit_last(self) -> None:
+        """The last message back in the input, its exchange withdrawn: change it and send it again."""
+        if self.prompt.text.strip():
+            self.notify("Empty the input first (Ctrl+L): the last message comes back into it", severity="warning")
+            return
+        if self.efforts.ready("edit the last message"):
+            self.link.take_back("edit")
+            self.prompt.focus()
+
+    def action_demo_autoplay(self) -> None:
+        on = self.driver.toggle()
+        self.notify("Autoplay on: the demo types and sends by itself" if on else "Autoplay off")
+
+    # ---------------------------------------------------------------- sessions (the picker's host)
+    def action_sessions(self) -> None:
+        from .sessions import SessionsScreen
+
+        if self.demo:
+            self.notify("The demo runs in a session of its own: start ccm-tui without 'demo' to switch sessions.")
+            return
+        if not isinstance(self.app.screen, SessionsScreen):
+            self.app.push_screen(SessionsScreen(sessions_dir(), self))
+
+    def switch_refused(self, what: str) -> str | None:
+        """Why the session cannot be left now (a reply is written, or a message waits to be sent), or None."""
+        state = self.link.state
+        if state.busy:
+            return self.link.not_ready(what)
+        if state.queued:
+            return f"Your message is waiting to be sent: wait for it, or withdraw it (Esc), before you {what}."
+        return None
+
+    def switch_session(self, session_dir: Path) -> None:
+        """Close this session and open ``session_dir``: its history in the chat, its draft and its prompts
+        in the input (what was typed here stays as this session's draft)."""
+        self.prompt.leave_session()
+        self.offers.withdraw()
+        self.finder.forget()
+        self.restart(self.settings, session_dir, demo=False)
+        self.update_hint()
+
+    async def rename_session(self, session_dir: Path, new_name: str) -> Path:
+        """Rename a session of the picker (raises SessionCatalogError). The one shown here is closed,
+        renamed and opened again under its new name."""
+        from ...core.api import SessionCatalogError, check_rename, same_session
+        from ...core.api import rename_session as rename_on_disk
+
+        root, old = session_dir.parent, session_dir.name
+        if not same_session(session_dir, self.session_dir):
+            return rename_on_disk(root, old, new_name)
+        reason = self.switch_refused("rename this session")
+        if reason:
+            raise SessionCatalogError(reason)
+        if check_rename(root, old, new_name, shown_here=True) == session_dir:
+            return session_dir
+        self.prompt.leave_session()
+        await self.link.close()
+        try:
+            target = rename_on_disk(root, old, new_name)
+        except SessionCatalogError:
+            self.prompt.use_session(session_dir)
+            self.link.open()  # not renamed after all: the same session again
+            raise
+        self.restart(self.settings, target, demo=False)
+        return target
 
     # -------------------------------------------------------------------- demo
     async def _demo_prefill(self) -> None:

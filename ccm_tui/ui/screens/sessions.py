@@ -37,7 +37,7 @@ NAME_HELP = "Letters, digits, spaces, '-' or '_' (no '/'); at most 64 characters
 
 
 class SessionHost(Protocol):
-    """What the picker asks of the chat screen (see :class:`~.chat_actions.ChatActions`)."""
+    """What the picker asks of the chat screen (see :class:`~.chat.ChatScreen`)."""
 
     @property
     def session_dir(self) -> Path: ...

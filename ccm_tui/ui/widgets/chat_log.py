@@ -148,11 +148,6 @@ class ChatLog(VerticalScroll):
         await self._trim_top()
         return widget
 
-    async def add_message(self, role: str, text: str = "", **kwargs) -> ChatMessage:
-        message = ChatMessage(role, text, **kwargs)
-        await self.add(message)
-        return message
-
     async def add_banner(self, text: str, kind: str = "effort", *, before: Widget | None = None) -> BannerLine:
         banner = BannerLine(text, kind)
         await self.add(banner, before=before)
