@@ -10,10 +10,10 @@ import pytest
 
 from ccm_tui.config import Settings
 from ccm_tui.core.api import ReadError, SessionReader, StoreError
-from ccm_tui.errors import EffortNotFound
 from ccm_tui.core.search import EffortIndex, SearchIndexBusy
 from ccm_tui.core.session.lock import SessionLock
 from ccm_tui.core.session.numbered_lines import LineRangeError, page
+from ccm_tui.errors import EffortNotFound
 
 from .conftest import DETAIL
 
