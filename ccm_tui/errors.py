@@ -15,7 +15,7 @@ and the like working where the error is also one of those)::
     ├── InputError (ValueError)               input that cannot be taken as given
     │   ├── UserInputError → NoteError        a message or a note that cannot be stored  [turn.orchestrator]
     │   ├── SlashError                        a slash command                 [service.slash_commands]
-    │   ├── LineRangeError, ReadError         lines asked for that a log does not have  [session, engine]
+    │   ├── LineRangeError                    lines a log does not have (not a range, past its end)
     │   ├── TranscriptError → UnknownTranscriptFormat, NoTranscriptFound      [restore.turns]
     │   ├── SummaryParseError                 a restore summary the model wrote in another shape
     │   └── BoundaryError, BudgetTooSmall, PlotError                           [replay]

@@ -23,9 +23,9 @@ from ..config import Settings
 if TYPE_CHECKING:
     from .efforts.proposals import Proposal
     from .efforts.states import Action, EffortState
-    from .engine.engine_reads import ContextInspection
-    from .engine.opening import OpenOptions, load_model_library, open_read_only, search_session
-    from .engine.reader import EffortEntry, ReadError, SearchAnswer, SessionReader
+    from .engine.engine import ContextInspection
+    from .engine.opening import OpenOptions, load_model_library, search_session
+    from .engine.reader import EffortEntry, SearchAnswer, SessionReader
     from .engine.repair import RepairNotNeeded, RepairReport, rebuild_manifest
     from .manifest.effort import ManifestError, name_key
     from .models.choices import (
@@ -98,7 +98,7 @@ _LAZY = {  # name -> (the module it lives in, its name there; None: the module i
     "completions": (".service.slash_commands", "completions"),
     "Cause": (".turn.events", "Cause"),
     "ContextFigures": (".turn.events", "ContextFigures"),
-    "ContextInspection": (".engine.engine_reads", "ContextInspection"),
+    "ContextInspection": (".engine.engine", "ContextInspection"),
     "ControllerEvent": (".service.run_state", "ControllerEvent"),
     "create_session": (".session.sessions_folder", "create_session"),
     "disk_full": (".storage.durable", "disk_full"),
@@ -124,7 +124,6 @@ _LAZY = {  # name -> (the module it lives in, its name there; None: the module i
     "ModelCheck": (".models.id_check", "ModelCheck"),
     "ModelGroup": (".models.choices", "ModelGroup"),
     "name_key": (".manifest.effort", "name_key"),
-    "open_read_only": (".engine.opening", "open_read_only"),
     "OpenOptions": (".engine.opening", "OpenOptions"),
     "Outcome": (".turn.events", "Outcome"),
     "page": (".session.numbered_lines", "page"),
@@ -133,7 +132,6 @@ _LAZY = {  # name -> (the module it lives in, its name there; None: the module i
     "PromptHistory": (".session.prompt_history", "PromptHistory"),
     "Proposal": (".efforts.proposals", "Proposal"),
     "provider_groups": (".models.choices", "provider_groups"),
-    "ReadError": (".engine.reader", "ReadError"),
     "rebuild_manifest": (".engine.repair", "rebuild_manifest"),
     "RecallSource": (".turn.recall", "RecallSource"),
     "redact": (".storage.eventlog", "redact"),
@@ -199,16 +197,15 @@ def read_status(
     session_dir: Path, settings: Settings, *, every_effort: bool = False
 ) -> tuple[SessionStatus, dict[str, Any]]:
     """The efforts and the context figures (``status``; ``status --json`` with ``every_effort``),
-    without the writer lock. Without ``every_effort`` only the efforts in use and the newest
-    concluded are listed, so it costs the same at any size."""
-    from .engine.opening import open_read_only
+    without the writer lock and without a model (see :meth:`.engine.reader.SessionReader.status`).
 
-    engine = open_read_only(session_dir, settings)
-    try:
-        status = engine.full_status() if every_effort else engine.status()
-        return status, engine.status_json(status)
-    finally:
-        engine.close()  # (the catalog's connection: a long-lived caller must not keep it)
+    Raises:
+        StoreError: the session cannot be read.
+    """
+    from .engine.reader import SessionReader
+
+    with SessionReader(Path(session_dir), settings) as reader:
+        return reader.status(every_effort=every_effort)
 
 
 def repair(session_dir: Path, *, force: bool = False) -> RepairReport:
@@ -257,7 +254,6 @@ __all__ = [
     "ModelCheck",
     "ModelGroup",
     "name_key",
-    "open_read_only",
     "OpenOptions",
     "Outcome",
     "page",
@@ -267,7 +263,6 @@ __all__ = [
     "Proposal",
     "provider_groups",
     "read_status",
-    "ReadError",
     "rebuild_manifest",
     "RecallSource",
     "redact",

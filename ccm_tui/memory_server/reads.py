@@ -24,7 +24,6 @@ from ..core.api import (
     AMBIENT,
     EffortEntry,
     LineRangeError,
-    ReadError,
     SearchIndexError,
     SessionReader,
     StoreError,
@@ -160,7 +159,7 @@ class Reads:
                     view = reader.effort(log)
                     assert view is not None  # read_lines checked it
                     title = render.effort_title(view, lines.total, label)
-        except (ReadError, EffortNotFound, StoreError, SearchIndexError, OSError) as exc:
+        except (LineRangeError, EffortNotFound, StoreError, SearchIndexError, OSError) as exc:
             raise _plain(exc, self.scope, name) from None
         return render.read_text(title, lines.messages, lines.first, lines.last, lines.total)
 

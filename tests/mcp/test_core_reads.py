@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from ccm_tui.config import Settings
-from ccm_tui.core.api import ReadError, SessionReader, StoreError
+from ccm_tui.core.api import SessionReader, StoreError
 from ccm_tui.core.search import EffortIndex, SearchIndexBusy
 from ccm_tui.core.session.lock import SessionLock
 from ccm_tui.core.session.numbered_lines import LineRangeError, page
@@ -81,7 +81,7 @@ def test_the_reader_reads_lines_and_lists_efforts_without_the_writer_lock(sessio
         assert lines.total == 8 and any(m["content"] == DETAIL for m in lines.messages)
         with pytest.raises(EffortNotFound, match="there is no effort 'nope'"):
             reader.read_lines("nope", 1, 5)
-        with pytest.raises(ReadError, match="line 9 does not exist"):
+        with pytest.raises(LineRangeError, match="line 9 does not exist"):
             reader.read_lines("auth-bug", 9, 12)
         [entry] = reader.efforts()
         assert entry.view.id == "auth-bug" and entry.last_turn == 5

@@ -8,8 +8,8 @@ import re
 from ccm_tui.cli import main
 from ccm_tui.config import Settings
 from ccm_tui.core.efforts.operations import ActionContext, find_effort
-from ccm_tui.core.efforts.states import ActionRefused
 from ccm_tui.core.engine.opening import open_engine
+from ccm_tui.errors import EffortNotFound
 from ccm_tui.memory_server import descriptions
 from ccm_tui.memory_server.scope import SESSION_NAME_PATTERN
 
@@ -33,7 +33,7 @@ def test_no_effort_with_an_id_names_a_few_open_ones(tmp_path):
         ctx = ActionContext(session=session, turn=1, llm=None)
         try:
             find_effort(ctx, "x" * 5_000)
-        except ActionRefused as exc:
+        except EffortNotFound as exc:
             said = str(exc)
         else:
             raise AssertionError("an unknown id was found")

@@ -359,7 +359,7 @@ async def test_expand_effort_with_lines_reads_part_of_the_log_and_loads_nothing(
         ({"lines": "0-3"}, "lines must be 1 or more (lines are numbered from 1), got 0"),
         ({"lines": "9-5"}, "lines must go up, as in '120-140'; got '9-5'"),
         ({"lines": "3-x"}, "lines must be a line number, got 'x'"),
-        ({"lines": "101"}, "effort 'long' has 100 log lines; line 101 does not exist"),
+        ({"lines": "101"}, "effort 'long' has 100 log lines; line 101 does not exist (it is past the end)"),
         ({"around_line": "-4"}, "around_line must be 1 or more (lines are numbered from 1), got -4"),
         ({"around_line": "twelve"}, "around_line must be a line number, got 'twelve'"),
     ],

@@ -15,6 +15,8 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ...config import Settings
@@ -22,21 +24,26 @@ from ...errors import EffortNotFound
 from ..efforts import lifecycle
 from ..efforts.proposals import Proposal
 from ..efforts.states import Action, ActionRefused
+from ..efforts.working_context import WorkingContext
 from ..manifest.effort import Effort
 from ..models.client_setup import resolve_budget
-from ..search import EffortIndex, SearchIndexError
+from ..search import EffortIndex, SearchHit, SearchIndexError
 from ..search.sync import IndexWatch, sync_log
+from ..session.chat_line import LoggedLine
+from ..session.numbered_lines import LogLines
 from ..session.session import Session, SessionLocked
 from ..session.snapshots import SCHEMA_VERSION
 from ..session.withdrawn import CannotRetract, last_exchange, retract
-from ..storage.durable import StoreError, read_jsonl_tail
+from ..storage.durable import JsonlRead, StoreError, read_jsonl_tail
 from ..storage.eventlog import SESSION_MIGRATED, TURN_FAILED
+from ..text.tokens import TokenCounter
 from ..turn import folding
 from ..turn.events import (
     CANCELLED,
     DONE,
     FAILED,
     Cause,
+    ContextFigures,
     EffortChanged,
     ExchangeWithdrawn,
     Outcome,
@@ -46,16 +53,43 @@ from ..turn.events import (
     Work,
 )
 from ..turn.orchestrator import Emit, Orchestrator, UserInputError
+from ..turn.recall import RecallSource
+from ..views.markdown_export import export_conversation, export_effort
+from ..views.scrollback import PAGE, HistoryPage, ScrollBack, recent_lines
+from ..views.status import (
+    EffortView,
+    SessionStatus,
+    concluded_views,
+    effort_view,
+    full_status,
+    session_status,
+    status_data,
+)
 from . import _notes as notes
 from ._work_failures import SessionWriteError, check_text, failed_outcome
-from .engine_reads import EngineQuestions
-from .recovery import RecoveryReport, effects_so_far, recover, turn_left_open
+from .reader import SessionReader
+from .recovery import RecoveryReport, UnansweredTurn, effects_so_far, recover, turn_left_open, unanswered_turn
 
 TURN_LOCK_WAIT = 30.0
 
 
-class Engine(EngineQuestions):
-    """An open session (see :func:`.opening.open_engine`)."""
+@dataclass(frozen=True)
+class ContextInspection:
+    """Exactly what the model would receive next, for the inspector screen. ``recalled``: the passages
+    the draft recalls (in ``context``'s recall layer), each with the words it was found by;
+    ``last_recalled``: the last turn's, as it was sent (empty after a relaunch)."""
+
+    context: WorkingContext
+    tool_defs: list[dict[str, Any]]
+    budget: int
+    counter: TokenCounter
+    recalled: tuple[RecallSource, ...] = ()
+    last_recalled: tuple[RecallSource, ...] = ()
+
+
+class Engine:
+    """An open session (see :func:`.opening.open_engine`): it runs work (turns, actions, notes, withdrawals)
+    and answers questions (figures, views, inspection, logs, exports, the chat said earlier, search)."""
 
     def __init__(
         self, session: Session, orchestrator: Orchestrator, index: EffortIndex | None, settings: Settings
@@ -64,6 +98,8 @@ class Engine(EngineQuestions):
         self._orchestrator = orchestrator
         self._index = index
         self.settings = settings
+        self._scrollback: ScrollBack | None = None  # scrolling back: made on the first page asked for
+        self._reader = SessionReader.over(session, index, settings)  # searches, lines, logs: the one reader
         self.recovery: RecoveryReport | None = None
         # seconds a turn or an action waits (and says so) for another process's writer lock
         self.lock_wait = TURN_LOCK_WAIT
@@ -366,3 +402,132 @@ class Engine(EngineQuestions):
             effort = lifecycle.land_imported(self._session, name, messages, summary, source, restored_at=restored_at)
             self._reindex_effort(effort.id)
         return effort
+
+    # ------------------------------------------------------------------ questions (reading only)
+    @property
+    def session_dir(self) -> Path:
+        return self._session.dir
+
+    @property
+    def has_model(self) -> bool:
+        return self._orchestrator.llm is not None
+
+    @property
+    def budget(self) -> int:
+        return self._orchestrator.budget
+
+    def set_budget(self, budget: int) -> None:
+        self._orchestrator.budget = budget
+        self._session.state.budget = budget
+
+    @property
+    def turn(self) -> int:
+        return self._session.state.turn
+
+    @property
+    def counter(self) -> TokenCounter:
+        """The session's token counter (one cache for every count)."""
+        return self._session.counter
+
+    @property
+    def compactions(self) -> int:
+        return self._session.state.compaction_count
+
+    def status(self) -> SessionStatus:
+        return session_status(self._session, message_cap=self._orchestrator.message_cap)
+
+    def full_status(self) -> SessionStatus:
+        """Every effort (reads the whole catalog: ``status --json``)."""
+        return full_status(self._session, self._orchestrator.message_cap)
+
+    def concluded_page(self, offset: int, limit: int) -> list[EffortView]:
+        """Concluded efforts, the latest conclusion first (a page of the long list)."""
+        return concluded_views(self._session, offset, limit)
+
+    def effort(self, effort_id: str) -> EffortView | None:
+        effort = self._session.efforts.get(effort_id)
+        return effort_view(self._session, effort, self._orchestrator.message_cap) if effort is not None else None
+
+    def active_effort(self) -> EffortView | None:
+        active = self._session.efforts.active
+        return effort_view(self._session, active, self._orchestrator.message_cap) if active is not None else None
+
+    def figures(self) -> ContextFigures:
+        return self._orchestrator.figures()
+
+    def usage(self) -> dict[str, int]:
+        """Tokens the provider reported for this run's requests (prompt, completion, total)."""
+        return dict(self._orchestrator.calls.usage_total)
+
+    def history(self) -> list[dict[str, int]]:
+        """Per-turn context figures (``ccm`` and ``naive`` tokens), oldest first."""
+        return list(self._session.state.history)
+
+    def status_json(self, status: SessionStatus | None = None) -> dict[str, Any]:
+        """``status --json`` (contract): every effort, unless ``status`` says which."""
+        return status_data(self._session, status or self.full_status(), self.figures())
+
+    def session_usage(self) -> dict[str, Any]:
+        """What the provider reported for this session's requests, across launches (cost when known)."""
+        return dict(self._session.state.usage)
+
+    def inspect(self, draft: str = "") -> ContextInspection:
+        """The next request, with ``draft`` as its message and the lines it would recall."""
+        orchestrator = self._orchestrator
+        turn = [{"role": "user", "content": draft}] if draft else []
+        recalled = orchestrator.recall_preview(draft)
+        last = orchestrator.last_recalled
+        return ContextInspection(
+            orchestrator.assemble(turn, orchestrator.offered_tools, recalled.text if recalled else ""),
+            orchestrator.offered_tools or [],
+            self.budget,
+            self._session.counter,
+            recalled=recalled.sources() if recalled else (),
+            last_recalled=last.sources() if last else (),
+        )
+
+    def effort_log(self, effort_id: str) -> JsonlRead:
+        """An effort's raw log as on disk, to show (a huge line by its head)."""
+        return self._reader.effort_log(effort_id)
+
+    def read_lines(self, log: str, first: int, last: int) -> LogLines:
+        """Lines ``first``..``last`` of an effort's log or of the ambient chat (``log="ambient"``),
+        read without loading anything into the context.
+
+        Raises:
+            EffortNotFound: ``log`` is not an effort of the session.
+        """
+        return self._reader.read_lines(log, first, last, strict=False)
+
+    def export_effort(self, effort_id: str, target: Path) -> Path:
+        effort = self.effort(effort_id)
+        if effort is None:
+            raise EffortNotFound(f"there is no effort '{effort_id}'")
+        return export_effort(effort, self._session.effort_path(effort_id), target)
+
+    def export_conversation(self, target: Path) -> Path:
+        """The whole conversation (ambient chat and every effort's log, in order) as Markdown."""
+        session = self._session
+        logs = sorted(session.effort_path(e.id) for e in self.full_status().efforts)
+        return export_conversation(session.dir.name, session.raw_path, [p for p in logs if p.is_file()], target)
+
+    def recent_lines(self, limit: int = 40) -> list[LoggedLine]:
+        """The newest logged lines across the ambient log and recent effort logs (chat history)."""
+        return recent_lines(self._session, limit)
+
+    def older_lines(self, before: LoggedLine, limit: int = PAGE) -> HistoryPage:
+        """The chat said before ``before`` (the oldest line shown), a page: scrolling back."""
+        if self._scrollback is None:
+            self._scrollback = ScrollBack(self._session)
+        return self._scrollback.page(before, limit)
+
+    def unanswered_turn(self) -> UnansweredTurn | None:
+        return unanswered_turn(self._session)
+
+    def search(self, query: str, limit: int = 10) -> list[SearchHit]:
+        """Ranked search over every effort and the ambient chat.
+
+        Raises:
+            SearchIndexError: the index cannot be used.
+        """
+        return self._reader.search(query, limit).hits

@@ -4,24 +4,23 @@
 check and migration, the search index, the orchestrator with its model and
 budget); :func:`start_engine` also recovers from an unclean end and picks up
 other processes' writes — what the session controller, ``send``, the restore
-landing and the replay use. :func:`open_read_only` (``status``) and
-:func:`search_session` (``search``) read a session without the writer lock.
+landing and the replay use. :func:`search_session` (``search``) reads a session without the writer lock (through the one
+reader, :mod:`.reader`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...config import Settings, default_budget, retry_base_seconds
+from ...config import Settings, retry_base_seconds
 from ..models.client_setup import model_client, resolve_budget
 from ..models.interface import ChatModel
-from ..search import IN_MEMORY, EffortIndex, RecallHit, SearchHit, SearchIndexError, without_folded
+from ..search import EffortIndex, RecallHit, SearchHit, SearchIndexError
 from ..search.sync import sync_index, sync_log
 from ..session.session import SEARCH_DB, Session, SessionLocked
 from ..storage.long_lines import READ_BYTES
@@ -29,7 +28,7 @@ from ..text.tokens import TokenCounter
 from ..turn.orchestrator import Orchestrator
 from ..turn.tools import ToolError
 from .engine import TURN_LOCK_WAIT, Engine
-from .reader import ReadingSession
+from .reader import SessionReader
 
 LOCK_POLL = 0.05  # seconds between attempts while the first lock wait lasts
 NO_MODEL: Any = object()  # open_engine(llm=NO_MODEL): a session opened for work that needs no model
@@ -222,26 +221,13 @@ def load_model_library(settings: Settings) -> None:
         import_litellm()
 
 
-def open_read_only(session_dir: Path, settings: Settings) -> Engine:
-    """A session opened for reading (``status``): no lock, no index, no model client."""
-    session = Session.open(
-        session_dir, readonly=True, ambient_window=settings.ambient_window, counter=TokenCounter(settings.model)
-    )
-    budget = settings.token_budget or session.state.budget or default_budget()
-    orchestrator = Orchestrator(session, settings, None, budget=budget)
-    return Engine(session, orchestrator, None, settings)
-
-
 def search_session(session_dir: Path, query: str, limit: int = 10) -> list[SearchHit]:
-    """Search a session without opening it for writing (``ccm-tui search``): reads the manifest,
-    brings the derived index up to date, ranks. Never imports litellm."""
-    with ReadingSession.open(Path(session_dir), readonly=True) as session:  # (closed after: its catalog too)
-        try:
-            index = open_index(session_dir)
-        except SearchIndexError:
-            if os.access(session_dir, os.W_OK) or not os.access(session_dir, os.R_OK | os.X_OK):
-                raise
-            index = EffortIndex(IN_MEMORY)  # a read-only session: reading needs no write (indexed for this query)
-        with index:
-            sync_index(index, session)
-            return without_folded(index.search(query, limit=limit), session.state.ambient_folded_upto)
+    """Search a session without opening it for writing (``ccm-tui search``): through a standalone
+    :class:`~.reader.SessionReader`, as every search. Never imports litellm.
+
+    Raises:
+        SearchIndexError: the index cannot be opened or read.
+        StoreError: the session cannot be read.
+    """
+    with SessionReader(Path(session_dir), Settings()) as reader:
+        return reader.search(query, limit).hits

@@ -1,12 +1,17 @@
-"""A session read by a long-lived reader without run state: never the writer lock, never a wait on it.
+"""Reading a session: the one read-only reader behind every read (search, lines, a log, the status).
 
-The MCP server (``ccm-tui mcp``) answers other agents' questions about a session while
-the TUI or ``ccm-tui send`` may be mid-turn on it. A :class:`SessionReader` keeps the
-session open read-only — no lock; it is read again when another process wrote, which
-every write marks in ``events.jsonl`` — and keeps its search index open. Before a search
-it brings the index up to date without waiting: while another process holds the index's
-write lock (the TUI indexing the exchange it just logged), it searches the index as it
-is, stale by at most that exchange, and says so. Its methods are thread-safe.
+The engine's questions, ``ccm-tui search`` and ``ccm-tui status``, the MCP server's tools and the TUI's
+palette all read through a :class:`SessionReader`, so a search brings the index up to date, leaves out
+ambient chat folded into efforts and falls back when the index cannot be written in one way only;
+lines are read by one function (:func:`~..session.numbered_lines.read_log_lines`); the status is
+counted without a model.
+
+A reader is either **standalone** — it opens the session read-only, never takes the writer lock and
+never waits on it (the MCP server answers while the TUI is mid-turn): the session is read again when
+another process wrote, and a search brings the index up to date without waiting, searching it as it
+is while another process holds its write lock (stale by at most that exchange, and it says so) — or
+**over an open engine** (:meth:`SessionReader.over`): it reads the engine's session and index, which
+the engine keeps in step as it writes. Its methods are thread-safe.
 """
 
 from __future__ import annotations
@@ -14,17 +19,21 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
-from ...config import Settings
-from ...errors import EffortNotFound, InputError
-from ..search import EffortIndex, SearchHit, SearchIndexBusy, SearchIndexError, without_folded
+from ...config import Settings, default_budget
+from ..efforts.working_context import message_cap
+from ..search import IN_MEMORY, EffortIndex, SearchHit, SearchIndexBusy, SearchIndexError, without_folded
 from ..search.sync import sync_index
-from ..session.numbered_lines import AMBIENT, LogLines, file_lines, indexed_lines
+from ..session.numbered_lines import AMBIENT, LogLines, read_log_lines
 from ..session.session import SEARCH_DB, Session
-from ..storage.long_lines import READ_BYTES
+from ..storage.durable import JsonlRead, read_jsonl
+from ..storage.long_lines import READ_BYTES, SHOW_BYTES, cut_size, shown_content
 from ..text.tokens import TokenCounter
-from ..views.status import EffortView, effort_view
+from ..turn.orchestrator import figures_at_rest
+from ..views.status import EffortView, SessionStatus, effort_view, full_status, session_status, status_data
 
 READ_WAIT = 1.0  # seconds a search may wait for a lock SQLite takes briefly (a WAL reader rarely meets one)
 
@@ -38,10 +47,6 @@ class ReadingSession(Session):
 
     def load_ambient_tail(self) -> None:
         """(No ambient window: nothing here shows it.)"""
-
-
-class ReadError(InputError):
-    """What was asked for is not in the session (an unknown effort, a line past the end)."""
 
 
 @dataclass(frozen=True)
@@ -58,12 +63,9 @@ class EffortEntry:
     last_turn: int | None
 
 
-def _past_end(what: str, total: int, line: int) -> str:
-    return f"{what} has {total} log lines; line {line} does not exist (it is past the end)"
-
-
 class SessionReader:
-    """One session, read without its writer lock (see the module doc). Call :meth:`close` at the end."""
+    """One session, read (see the module doc). A standalone reader is closed with :meth:`close` (or
+    used as a context manager); one over an engine closes nothing of the engine's."""
 
     def __init__(self, session_dir: Path, settings: Settings) -> None:
         self.dir = Path(session_dir)
@@ -73,10 +75,27 @@ class SessionReader:
         self._index: EffortIndex | None = None
         self._index_ino: int | None = None
         self._synced = False  # the index holds what the session held when it was last read
+        self._shared = False  # over an engine: its session, kept in step by its writes …
+        self._engine_index: EffortIndex | None = None  # … and its index, when it has one open
+
+    @classmethod
+    def over(cls, session: Session, index: EffortIndex | None, settings: Settings) -> SessionReader:
+        """A reader of an open engine's session and index (``index`` None: the engine has none open;
+        a search then opens the file for itself)."""
+        reader = cls(session.dir, settings)
+        reader._session, reader._engine_index, reader._shared = session, index, True
+        return reader
+
+    def __enter__(self) -> SessionReader:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
     # ------------------------------------------------------------------ the session
     def _current(self) -> Session:
-        """The session as on disk now (read again only when another process wrote to it)."""
+        """The session as on disk now (a standalone reader reads it again only when another process
+        wrote to it)."""
         if self._session is None:
             self._session = ReadingSession.open(
                 self.dir,
@@ -85,23 +104,29 @@ class SessionReader:
                 counter=TokenCounter(self.settings.model),
             )
             self._synced = False
-        elif self._session.refresh_if_changed():
+        elif not self._shared and self._session.refresh_if_changed():
             self._synced = False
         return self._session
 
     def _open_index(self) -> EffortIndex:
-        """The search index, opened again when its file was replaced (deleted and rebuilt)."""
+        """The search index: opened again when its file was replaced (deleted and rebuilt), in memory
+        when the session's directory cannot be written (reading it needs no write)."""
         path = self.dir / SEARCH_DB
         try:
             ino: int | None = os.stat(path).st_ino
         except FileNotFoundError:
             ino = None
-        if self._index is not None and (ino is None or ino != self._index_ino):
+        if self._index is not None and self._index_ino is not None and ino != self._index_ino:
             self._index.close()
             self._index = None
         if self._index is None:
-            self._index = EffortIndex(path)
-            self._index_ino = os.stat(path).st_ino
+            try:
+                self._index = EffortIndex(path)
+                self._index_ino = os.stat(path).st_ino
+            except SearchIndexError:
+                if os.access(self.dir, os.W_OK) or not os.access(self.dir, os.R_OK | os.X_OK):
+                    raise
+                self._index, self._index_ino = EffortIndex(IN_MEMORY), None  # indexed for this reader
             self._synced = False
         return self._index
 
@@ -109,6 +134,8 @@ class SessionReader:
         """The index, brought up to date unless another process holds its write lock now; and
         whether it may be stale."""
         session = self._current()
+        if self._engine_index is not None:
+            return self._engine_index, False  # (the engine keeps it in step as it writes)
         index = self._open_index()
         if self._synced:
             return index, False
@@ -117,18 +144,54 @@ class SessionReader:
                 sync_index(index, session)  # one query when the index already holds the session
         except SearchIndexBusy:
             return index, True
-        self._synced = True
+        self._synced = not self._shared  # (an engine's session moves: its stand-in index syncs each time)
         return index, False
 
     # ------------------------------------------------------------------ questions
     def search(self, query: str, limit: int = 10) -> SearchAnswer:
-        """Ranked search over every effort and the ambient chat (raises SearchIndexError when the index
-        cannot be opened at all)."""
+        """Ranked search over every effort and the ambient chat, without the ambient chat folded into
+        efforts (the efforts holding it are found instead).
+
+        Raises:
+            SearchIndexError: the index cannot be opened or read.
+        """
         with self._lock:
             index, stale = self._synced_index()
             with index.waiting_at_most(READ_WAIT):
                 hits = index.search(query, limit=limit)
             return SearchAnswer(without_folded(hits, self._current().state.ambient_folded_upto), stale)
+
+    def read_lines(self, log: str, first: int, last: int, *, line: int | None = None, strict: bool = True) -> LogLines:
+        """Lines ``first``..``last`` of an effort's log or of the ambient chat (``"ambient"``): the
+        ambient log through the index's seek when the index is usable. ``line``: the line they were
+        asked around, which must exist (else ``first`` must; ``strict`` False: lines past the end are
+        simply none).
+
+        Raises:
+            EffortNotFound: ``log`` is not an effort of the session.
+            LineRangeError: the line asked for is past the end of the log.
+        """
+        line = (line if line is not None else first) if strict else None
+        with self._lock:
+            session = self._current()
+            if log != AMBIENT:
+                return read_log_lines(session, log, first, last, asked=line)
+            try:
+                index, _ = self._synced_index()
+            except SearchIndexError:
+                return read_log_lines(session, log, first, last, asked=line)
+            read = partial(index.read_ambient_lines, session.raw_path, cap=READ_BYTES)
+            return read_log_lines(
+                session, log, first, last, ambient=read, ambient_total=index.ambient_line_count(), asked=line
+            )
+
+    def effort_log(self, effort_id: str) -> JsonlRead:
+        """An effort's raw log as on disk, to show (unreadable lines counted, not fatal): a huge line by
+        its head, its content saying how much is left out (:mod:`..storage.long_lines`)."""
+        with self._lock:
+            read = read_jsonl(self._current().effort_path(effort_id), line_cap=SHOW_BYTES)
+        read.records = [{**r, "content": shown_content(r)} if cut_size(r) else r for r in read.records]
+        return read
 
     def efforts(self) -> list[EffortEntry]:
         """Every effort of the manifest, in its order, with the turn it was last used in."""
@@ -160,43 +223,31 @@ class SessionReader:
         with self._lock:
             return self._current().state.turn
 
-    def read_lines(self, log: str, first: int, last: int, *, line: int | None = None) -> LogLines:
-        """Lines ``first``..``last`` of an effort's log or of the ambient chat (``"ambient"``); the
-        ambient log through the index's seek when the index is usable. ``line``: the line they were
-        asked around, which must exist (else ``first`` must). :class:`ReadError` for an effort the
-        manifest does not name or a line past the end (naming that line and the log's length)."""
-        asked = line if line is not None else first
-        with self._lock:
-            session = self._current()
-            if log == AMBIENT:
-                return self._ambient_lines(session, first, last, asked)
-            if session.efforts.get(log) is None:
-                raise EffortNotFound(f"there is no effort '{log}' in this session")
-            read = file_lines(session.effort_path(log), first, last)
-            if asked > (read.total or 0):
-                raise ReadError(_past_end(f"effort '{log}'", read.total or 0, asked))
-            return read
+    def status(self, *, every_effort: bool = False) -> tuple[SessionStatus, dict[str, Any]]:
+        """The efforts and what the next request would carry, counted without a model (``ccm-tui
+        status``; ``every_effort``: ``status --json``, every effort; else those in use and the newest
+        concluded, so it costs the same at any size). The context needs the open efforts' logs and
+        the ambient window: they are read for it, then let go.
 
-    def _ambient_lines(self, session: Session, first: int, last: int, asked: int) -> LogLines:
-        try:
-            index, _ = self._synced_index()
-            total = max(session.state.ambient_messages, index.ambient_line_count())
-        except SearchIndexError:
-            index, total = None, session.state.ambient_messages
-        if asked > total:
-            raise ReadError(_past_end("the ambient chat", total, asked))
-        if index is None:
-            return file_lines(session.raw_path, first, last)
-        chosen = index
-        return indexed_lines(
-            lambda a, b: chosen.read_ambient_lines(session.raw_path, a, b, READ_BYTES), first, last, total
-        )
+        Raises:
+            StoreError: the session cannot be read.
+        """
+        settings = self.settings
+        with Session.open(
+            self.dir, readonly=True, ambient_window=settings.ambient_window, counter=TokenCounter(settings.model)
+        ) as session:
+            budget = settings.token_budget or session.state.budget or default_budget()
+            figures = figures_at_rest(session, settings, budget)
+            cap = message_cap(settings.message_max_tokens, budget)
+            status = full_status(session, cap) if every_effort else session_status(session, message_cap=cap)
+            return status, status_data(session, status, figures)
 
     def close(self) -> None:
+        """Let go of what the reader opened (never the engine's session or index)."""
         with self._lock:
             if self._index is not None:
                 self._index.close()
                 self._index = None
-            if self._session is not None:
+            if self._session is not None and not self._shared:
                 self._session.close()
-                self._session = None
+            self._session = None

@@ -26,19 +26,22 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ...config import Settings
+from ...errors import Interruption
 from ..efforts.proposals import Proposal
 from ..efforts.states import Action
-from ..engine.engine import Engine
-from ..engine.engine_reads import ContextInspection
+from ..engine.engine import ContextInspection, Engine
 from ..engine.opening import OpenOptions, start_engine_when_free
 from ..engine.recovery import RecoveryReport, no_orphan_reason
 from ..models.client_setup import model_checks
 from ..models.interface import ChatModel
 from ..models.litellm_client import release_loop_clients
+from ..search import SearchHit
 from ..session.lock import Presence
+from ..session.numbered_lines import LogLines
+from ..storage.durable import JsonlRead
 from ..storage.eventlog import now_iso
 from ..turn.events import (
     CANCELLED,
@@ -54,14 +57,16 @@ from ..turn.events import (
     Work,
 )
 from ..turn.recall import RecallSource
+from ..views.scrollback import PAGE
 from ..views.scrollback import HistoryPage as HistoryPage  # what scrolling back returns (the UI draws it)
-from ._broadcast import Listener, SessionBroadcast
-from ._controller_reads import SessionClosed, SessionQueries
+from ._slash_reads import answer
 from ._thread import SessionThread
 from .run_state import (
     Cancel,
+    ControllerEvent,
     EffortAction,
     Intent,
+    LoggedLine,
     Notice,
     Phase,
     Remember,
@@ -71,6 +76,8 @@ from .run_state import (
     SessionOpened,
     SessionSnapshot,
     SlashCommand,
+    SnapshotChanged,
+    StateChanged,
     Suggestion,
     TakeBack,
     WrittenElsewhere,
@@ -79,9 +86,23 @@ from .run_state import (
 )
 from .slash_commands import spec_of
 
+T = TypeVar("T")
+Listener = Callable[[ControllerEvent], None]
 
-class SessionController(SessionQueries, SessionBroadcast):
-    """One session's run state and work (see the module doc; ``options``: how it opens)."""
+
+class SessionClosed(Interruption, RuntimeError):
+    """A query or work was asked of a session that is not open (yet, or any more)."""
+
+
+class SessionController:
+    """One session's run state and work (see the module doc; ``options``: how it opens).
+
+    Its parts, in this order: opening; work (intents, the queue, one piece at a time, cancel);
+    what it tells (listeners, the run state and snapshots it publishes); questions (answered on the
+    session thread without waiting for the work); the world outside (another process's writes, the
+    model's window); closing. Nothing here raises for what can go wrong in a piece of work: that
+    ends in an :class:`~..turn.events.Outcome`.
+    """
 
     def __init__(
         self,
@@ -114,13 +135,23 @@ class SessionController(SessionQueries, SessionBroadcast):
 
     # ------------------------------------------------------------------ opening
     async def open(self) -> RecoveryReport:
-        """Open the session (recovering it after an unclean end). Raises what made it fail
-        (:class:`SessionLocked` when it stayed locked and retrying is off, a broken manifest,
-        a newer session's schema …); the state then says CLOSED with the reason."""
+        """Open the session (recovering it after an unclean end); the state then says IDLE, or
+        CLOSED with the reason.
+
+        Raises:
+            SessionLocked: it stayed locked by another process and retrying is off.
+            ManifestError: the manifest is broken in a way ``repair`` must mend.
+            SessionTooNew: a newer ccm-tui wrote the session.
+            StoreError: its files cannot be read or created.
+        """
         return await asyncio.wrap_future(self._thread.submit(self._open()))
 
     async def reopen(self, settings: Settings | None = None, llm: ChatModel | None = None) -> RecoveryReport:
-        """Close and open again with other settings (a new model) — the chat so far stays."""
+        """Close and open again with other settings (a new model) — the chat so far stays.
+
+        Raises:
+            What :meth:`open` raises.
+        """
         await asyncio.wrap_future(self._thread.submit(self._shut()))
         if settings is not None:
             self.settings = settings
@@ -172,7 +203,8 @@ class SessionController(SessionQueries, SessionBroadcast):
     # ------------------------------------------------------------------ work
     def submit(self, intent: Intent) -> concurrent.futures.Future[Outcome]:
         """Take an intent (from any thread) and return at once; the future gets its outcome.
-        Work runs one piece at a time: what comes while the session opens or works is queued."""
+        Work runs one piece at a time: what comes while the session opens or works is queued.
+        Never raises: what goes wrong ends the work in a failed outcome."""
         future: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
         if isinstance(intent, Cancel):
             self.cancel()
@@ -183,7 +215,11 @@ class SessionController(SessionQueries, SessionBroadcast):
 
     async def run(self, intent: Intent) -> Outcome:
         """:meth:`submit` and wait for the outcome. If the caller is cancelled meanwhile, the work
-        is cancelled too and waited for (its partial reply is written) before the cancel goes on."""
+        is cancelled too and waited for (its partial reply is written) before the cancel goes on.
+
+        Raises:
+            asyncio.CancelledError: the caller was cancelled (after the work was).
+        """
         waiter = asyncio.wrap_future(self.submit(intent))
         try:
             return await asyncio.shield(waiter)
@@ -345,6 +381,138 @@ class SessionController(SessionQueries, SessionBroadcast):
             if not future.done():
                 future.set_result(outcome)
         self._show_queue()
+
+    # ------------------------------------------------------------------ what it tells
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` with every event from now on (on the session thread); returns the
+        function that stops it."""
+        with self._guard:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._guard:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _tell(self, event: ControllerEvent) -> None:
+        with self._guard:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(event)
+
+    @property
+    def state(self) -> RunState:
+        """The run state as last published (immutable; read from any thread)."""
+        with self._guard:
+            return self._state
+
+    @property
+    def snapshot(self) -> SessionSnapshot | None:
+        """The session as last published (None until it is open)."""
+        with self._guard:
+            return self._snapshot
+
+    def _set_state(self, **changes: Any) -> None:
+        with self._guard:
+            self._state = replace(self._state, **changes)
+            state = self._state
+        self._tell(StateChanged(state))
+
+    def _publish(self) -> None:
+        """A new snapshot of the session (on the session thread, between or during work)."""
+        engine = self._engine
+        if engine is None:
+            return
+        snapshot = SessionSnapshot(
+            status=engine.status(),
+            figures=engine.figures(),
+            history=tuple(engine.history()),
+            budget=engine.budget,
+            has_model=engine.has_model,
+            tools_enabled=engine.tools_enabled,
+            usage=engine.usage(),
+            session_usage=engine.session_usage(),
+        )
+        with self._guard:
+            self._snapshot = snapshot
+        self._tell(SnapshotChanged(snapshot))
+
+    def valid_actions(self, effort_id: str) -> tuple[Action, ...]:
+        """The actions valid for an effort now (none for an unknown id)."""
+        snapshot = self.snapshot
+        effort = snapshot.effort(effort_id) if snapshot is not None else None
+        return effort.actions if effort is not None else ()
+
+    # ------------------------------------------------------------------ questions
+    # Answered on the session thread, never waiting for the running work. Each raises
+    # SessionClosed when the session is not open, besides what it says.
+    async def command(self, command: SlashCommand) -> Outcome:
+        """Run a slash command: one that changes an effort is work like an action (queued behind
+        what runs); ``/search``, ``/status`` and ``/help`` only read, and are answered at once."""
+        if spec_of(command).action is not None:
+            return await self.run(command)
+        return await self._query(lambda engine: answer(engine, command))
+
+    async def search(self, query: str, limit: int = 10) -> list[SearchHit]:
+        """Ranked search over the session.
+
+        Raises:
+            SearchIndexError: the index cannot be used.
+        """
+        return await self._query(lambda engine: engine.search(query, limit))
+
+    async def effort_log(self, effort_id: str) -> JsonlRead:
+        """An effort's whole raw log (withdrawn exchanges included, as logged).
+
+        Raises:
+            EffortNotFound: no effort has that id.
+        """
+        return await self._query(lambda engine: engine.effort_log(effort_id))
+
+    async def read_lines(self, log: str, first: int, last: int) -> LogLines:
+        """A few lines of an effort's log or of the ambient chat (``"ambient"``), e.g. around a hit.
+
+        Raises:
+            EffortNotFound: no effort has that id.
+            LineRangeError: the lines asked for are not a range.
+        """
+        return await self._query(lambda engine: engine.read_lines(log, first, last))
+
+    async def older_lines(self, before: LoggedLine, limit: int = PAGE) -> HistoryPage:
+        """The chat said before ``before`` (the oldest line the pane shows), a page at a time."""
+        return await self._query(lambda engine: engine.older_lines(before, limit))
+
+    async def inspect(self, draft: str = "") -> ContextInspection:
+        """Exactly what the next request would carry (with ``draft`` as the message)."""
+        return await self._query(lambda engine: engine.inspect(draft))
+
+    async def export_effort(self, effort_id: str, target: Path) -> Path:
+        """An effort as Markdown, written to ``target`` (a directory: a file named for it there).
+
+        Raises:
+            EffortNotFound: no effort has that id.
+            OSError: the file cannot be written.
+        """
+        return await self._query(lambda engine: engine.export_effort(effort_id, target))
+
+    async def export_conversation(self, target: Path) -> Path:
+        """The whole conversation, ambient chat and efforts in the order said, as one Markdown file.
+
+        Raises:
+            OSError: the file cannot be written.
+        """
+        return await self._query(lambda engine: engine.export_conversation(target))
+
+    async def _query(self, ask: Callable[[Engine], T]) -> T:
+        """Run ``ask(engine)`` on the session thread."""
+        return await asyncio.wrap_future(self._thread.submit(self._ask(ask)))
+
+    async def _ask(self, ask: Callable[[Engine], T]) -> T:
+        if self._engine is None:
+            raise SessionClosed("the session is not open")
+        return ask(self._engine)
 
     # ------------------------------------------------------------------ the world outside
     def changed_on_disk(self) -> None:

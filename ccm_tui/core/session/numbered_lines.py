@@ -14,11 +14,14 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...errors import InputError
+from ...errors import EffortNotFound, InputError
 from ..storage.durable import is_message, open_nofollow
 from ..storage.long_lines import READ_BYTES, cut_size, line_table, read_record
+
+if TYPE_CHECKING:
+    from .session import Session
 
 RADIUS = 6  # lines either side of around_line
 MAX_LINES = 60  # lines one read returns at most
@@ -27,7 +30,8 @@ AMBIENT = "ambient"
 
 
 class LineRangeError(InputError):
-    """Lines asked for in a way that means nothing (not a number, going down, below 1)."""
+    """Lines asked for that a log does not have: in a way that means nothing (not a number, going
+    down, below 1), or past its end (naming that line and the log's length)."""
 
 
 @dataclass
@@ -129,3 +133,50 @@ def indexed_lines(read: Callable[[int, int], Iterable[tuple[int, Any]]], first: 
         if (shown := message_line(number, record)) is not None:
             out.messages.append(shown)
     return out
+
+
+AmbientRead = Callable[[int, int], Iterable[tuple[int, Any]]]  # the index's seek into raw.jsonl: lines a..b
+
+
+def read_log_lines(
+    session: Session,
+    log: str,
+    first: int,
+    last: int,
+    *,
+    ambient: AmbientRead | None = None,
+    ambient_total: int = 0,
+    asked: int | None = None,
+) -> LogLines:
+    """Lines ``first``..``last`` of an effort's raw log or of the ambient chat (``log="ambient"``), read
+    without loading anything into the working context — the one way every reader reads lines (the
+    model's ``expand_effort`` with lines, the MCP server's read, the TUI's lines around a hit).
+
+    The ambient chat is read through ``ambient`` (the search index's seek) when given, else from the
+    file; ``ambient_total``: its line count as the index knows it. ``asked``: the line the reader asked
+    for (around it, or the first), which must exist.
+
+    Raises:
+        EffortNotFound: ``log`` is not an effort of the session.
+        LineRangeError: ``asked`` is past the end of the log.
+        OSError, StoreError: the log cannot be read.
+    """
+    if log == AMBIENT:
+        total = max(session.state.ambient_messages, ambient_total)
+        if asked is not None and asked > total:
+            raise LineRangeError(_past_end("the ambient chat", total, asked))
+        return (
+            indexed_lines(ambient, first, last, total)
+            if ambient is not None
+            else file_lines(session.raw_path, first, last)
+        )
+    if session.efforts.get(log) is None:
+        raise EffortNotFound(f"there is no effort '{log}' in this session")
+    read = file_lines(session.effort_path(log), first, last)
+    if asked is not None and asked > (read.total or 0):
+        raise LineRangeError(_past_end(f"effort '{log}'", read.total or 0, asked))
+    return read
+
+
+def _past_end(what: str, total: int, line: int) -> str:
+    return f"{what} has {total} log lines; line {line} does not exist (it is past the end)"

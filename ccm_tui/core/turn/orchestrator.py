@@ -156,20 +156,7 @@ class Orchestrator:
         return self.assemble(list(turn_messages or []), self.offered_tools)
 
     def figures(self, wc: WorkingContext | None = None) -> ContextFigures:
-        wc = wc or self.working_context()
-        in_context: dict[str, int] = {}
-        for section in wc.sections:
-            if section.effort_id:
-                in_context[section.effort_id] = in_context.get(section.effort_id, 0) + section.tokens
-        return ContextFigures(
-            turn=self.session.state.turn,
-            efforts=in_context,
-            layers=dict(wc.layers),
-            total=wc.total,
-            naive=wc.naive,
-            budget=self.budget,
-            cost=self.calls.cost_total,
-        )
+        return context_figures(self.session, wc or self.working_context(), self.budget, self.calls.cost_total)
 
     def id_index(self) -> IdIndex:
         """Finds the effort ids a text mentions (asking the session's effort table)."""
@@ -458,3 +445,35 @@ class Orchestrator:
 
 
 __all__ = ["Orchestrator", "UserInputError", "checked_user_text", "clean_user_text"]
+
+
+def context_figures(session: Session, wc: WorkingContext, budget: int, cost: float | None = None) -> ContextFigures:
+    """The meter's figures of a working context: per layer, per effort, the total, the naive figure."""
+    in_context: dict[str, int] = {}
+    for section in wc.sections:
+        if section.effort_id:
+            in_context[section.effort_id] = in_context.get(section.effort_id, 0) + section.tokens
+    return ContextFigures(
+        turn=session.state.turn,
+        efforts=in_context,
+        layers=dict(wc.layers),
+        total=wc.total,
+        naive=wc.naive,
+        budget=budget,
+        cost=cost,
+    )
+
+
+def figures_at_rest(session: Session, settings: Settings, budget: int) -> ContextFigures:
+    """What the next request would carry, read without a model (``status``, another agent's status):
+    the system prompt and the tool definitions as a request offers them, and the session's layers — the
+    same assembly a turn makes, with no orchestrator built to answer."""
+    wc = assemble(
+        session,
+        paths.prompt("system"),
+        [],
+        tools=toolbox.definitions(),
+        message_cap=message_cap(settings.message_max_tokens, budget),
+        budget=budget,
+    )
+    return context_figures(session, wc, budget)

@@ -21,7 +21,7 @@ from ..efforts import operations as ops
 from ..efforts.operations import ActionContext, find_effort
 from ..efforts.states import ActionRefused
 from ..models.litellm_client import LLMError, parse_arguments
-from ..session.numbered_lines import AMBIENT, MAX_LINES, LineRangeError, LogLines, file_lines, indexed_lines, line_range
+from ..session.numbered_lines import AMBIENT, MAX_LINES, LineRangeError, LogLines, line_range, read_log_lines
 from ..storage import eventlog as ev
 from ..storage.durable import StoreError
 from ..text.tokens import cap_tokens
@@ -257,18 +257,13 @@ def _read_lines(ctx: ActionContext, log: str, lines: Any, around: Any, room: int
     except LineRangeError as exc:
         raise ToolError(str(exc)) from None
     try:
-        if log == AMBIENT:
-            total = ctx.session.state.ambient_messages
-            if ctx.read_ambient is None or first > total:
-                raise ToolError(f"the ambient chat has {total} log lines; line {first} does not exist")
-            read = indexed_lines(ctx.read_ambient, first, last, total)
-        else:
-            read = file_lines(ctx.session.effort_path(log), first, last)
-            if first > (read.total or 0):
-                raise ToolError(f"effort '{log}' has {read.total} log lines; line {first} does not exist")
-            ctx.touched.add(log)
+        read = read_log_lines(ctx.session, log, first, last, ambient=ctx.read_ambient, asked=first)
+    except LineRangeError as exc:
+        raise ToolError(str(exc)) from None
     except (OSError, StoreError) as exc:
         raise ToolError(f"cannot read the log of '{log}': {exc}") from None
+    if log != AMBIENT:
+        ctx.touched.add(log)
     note = "read only: nothing was loaded into context; expand_effort(id) without lines loads the whole log"
     room = room if room is not None else ctx.room() if ctx.room is not None else None
     if room is not None and _fit(ctx, read, int(around) if around else first, room):

@@ -15,6 +15,7 @@ from ..efforts.states import Action, EffortState, effort_state, valid_actions
 if TYPE_CHECKING:  # the views are read without a session (the UI's start-up imports them)
     from ..manifest.effort import Effort
     from ..session.session import Session
+    from ..turn.events import ContextFigures
 
 
 @dataclass(frozen=True)
@@ -202,3 +203,15 @@ def full_status(session: Session, message_cap: int | None = None) -> SessionStat
 def concluded_views(session: Session, offset: int, limit: int) -> list[EffortView]:
     """A page of concluded efforts, the latest conclusion first (the sidebar's long list)."""
     return [effort_view(session, e) for e in session.efforts.concluded_page(offset, limit)]
+
+
+def status_data(session: Session, status: SessionStatus, figures: ContextFigures) -> dict[str, Any]:
+    """``status --json`` (contract) for ``status``'s efforts, with the context figures and the session's
+    own state: the one place its keys are written (``ccm-tui status``, ``/status``, another agent's status)."""
+    data = status.as_json()
+    data["context"] = figures.as_dict()
+    data["session_dir"] = str(session.dir)
+    data["clean_shutdown"] = session.state.clean_shutdown
+    data["compactions"] = session.state.compaction_count
+    data["usage"] = dict(session.state.usage)
+    return data
