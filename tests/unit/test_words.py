@@ -7,6 +7,7 @@ from ccm_tui.core.text.words import (
     COMMON_WORDS,
     FUNCTION_WORDS,
     KEYWORD_STOP_WORDS,
+    SUMMARY_WORDS,
     content_words,
     is_control_word,
     words,
@@ -68,3 +69,19 @@ def test_each_set_is_lower_case_single_words():
         "CHAT_FILLER_WORDS": CHAT_FILLER_WORDS,
     }.items():
         assert [w for w in found if w != w.lower() or not w or " " in w] == [], name
+
+
+def test_the_sets_nest_function_words_inside_common_words_inside_keyword_stop_words():
+    assert FUNCTION_WORDS < COMMON_WORDS < KEYWORD_STOP_WORDS == COMMON_WORDS | SUMMARY_WORDS
+
+
+def test_everyday_words_are_neither_recalled_by_nor_summary_keywords():
+    from ccm_tui.core.efforts.salience import salient_keywords
+    from ccm_tui.core.search._rare_words import candidate_words
+
+    assert salient_keywords("The user asked today for a good long plan for the garden beds") == {
+        "plan",
+        "garden",
+        "beds",
+    }
+    assert candidate_words("how long should herself wait without the pgbouncer") == ["pgbouncer"]

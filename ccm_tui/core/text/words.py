@@ -1,7 +1,6 @@
 """Words: how ccm-tui cuts text into words, and the named sets of words it passes over.
 
-One tokenizer family (lower-case words of any script; a word never starts with a digit or ``_``
-unless it is a run of letters and digits):
+One tokenizer family (lower-case words of any script):
 
 * :func:`words`: runs of letters and digits, split at everything else ("auth-bug" is ``auth``,
   ``bug``), as the search index reads spaced text (:mod:`..search`'s segments are these runs, with
@@ -10,12 +9,13 @@ unless it is a run of letters and digits):
 * :func:`content_words`: written words less :data:`CHAT_FILLER_WORDS` and 1–2 letter words, their
   plural stripped (:func:`stem`): what the offline segmenter and summarizer compare.
 
-Named sets, each for one reader:
+Named sets, each saying who passes over it:
 
 * :data:`FUNCTION_WORDS`: English function words (Lucene's classic stop set) and question words: the
   search never searches them alone. Ranking and the search benchmarks depend on it word for word.
-* :data:`COMMON_WORDS`: words any message may use ("how long should ..."): recall never searches by them.
-* :data:`KEYWORD_STOP_WORDS`: words that never make an effort's summary keyword (salience).
+* :data:`COMMON_WORDS` (⊇ FUNCTION_WORDS): words any message may use ("how long should ..."): recall
+  never searches by them, nor are they an effort's summary keyword (salience:
+  :data:`KEYWORD_STOP_WORDS`, with the :data:`SUMMARY_WORDS` every summary uses).
 * :data:`CHAT_FILLER_WORDS`: English chat and coding-agent filler, contractions, and a few Czech,
   German and Spanish function words (real transcripts are multilingual): the segmenter's stop words.
 * control words (:func:`is_control_word`): words that steer a conversation rather than say what it is
@@ -45,40 +45,38 @@ FUNCTION_WORDS = frozenset(
     " they this to was will with what when where which who whom whose why how".split()
 )
 
-#: Words that say nothing about what a message asks for, however rarely a short session has used them
-#: ("how long should ...", "all for now"): never recalled by.
-COMMON_WORDS = frozenset(
-    """about above after again against all almost also always among and another any anything are around
-    back because been before being below best better between both but came can cannot come could day days
-    did does doing done down during each either else enough even ever every few first for from get gets
-    getting give given goes going good got great had has have having her here him his how however just
-    keep know last later least less let like little long look lot lots made make makes many may maybe
-    might more most much must need needs never new next not now off often once one only other others our
-    out over own part please put quite rather really right said same say says see seem she should show
-    since some something still sure take tell than thank thanks that the them then there these they thing
-    things think this those though through time times today too try two under until upon use used using
-    very want was way ways well went were what when where whether which while who why will with would yes
-    yet you your yours""".split()
+#: Words any message may use, however rarely a short session has used them ("how long should ...", "all
+#: for now"): they say nothing about what it asks for (recall never searches by them) or what an effort is
+#: about (never a keyword of its summary). The function words, and everyday English beside them.
+COMMON_WORDS = FUNCTION_WORDS | frozenset(
+    """
+    a about above after again against all almost also always am among an and another any anything are
+    around as at back be because been before being below best better between both but by came can cannot
+    come could day days did do does doing done down during each either else enough even ever every few
+    first for from further get gets getting give given goes going good got great had has have having he
+    her here hers herself him himself his how however i if in into is it its itself just keep know last
+    later least less let like little long look lot lots made make makes many may maybe me might more
+    most much must my myself need needs never new next no nor not now of off often on once one only or
+    other others our ours ourselves out over own part per please put quite rather really right said same
+    say says see seem she should show since so some something still such sure take tell than thank
+    thanks that the their theirs them themselves then there these they thing things think this those
+    though through time times to today too try two under until up upon us use used using very via want
+    was way ways we well went were what when where whether which while who whom whose why will with
+    within without would yes yet you your yours yourself yourselves
+    """.split()
 )
 
-#: Words specific enough for nothing: never a keyword of an effort's summary (the last lines: how
-#: summaries talk about efforts).
-KEYWORD_STOP_WORDS = frozenset(
+#: How summaries talk about efforts ("the user asked", "we discussed", "fixed", "left open").
+SUMMARY_WORDS = frozenset(
     """
-    a about above after again against all also am an and any are as at be because been before being
-    below between both but by can could did do does doing done down during each even ever every few
-    for from further get gets got had has have having he her here hers herself him himself his how i
-    if in into is it its itself just let like made make many may me might more most much must my
-    myself need new no nor not now of off on once one only or other our ours ourselves out over own
-    per please really said same say see she should so some still such than that the their theirs them
-    themselves then there these they thing things this those through to too two under until up upon
-    us use used using very via want was way we well were what when where which while who whom why
-    will with within without would yes yet you your yours yourself yourselves
     effort efforts user users assistant discussed discussion conversation concluded summary summaries
     work worked working help helped asked asks question questions answer answered answers issue
     issues fixed fix added add set found final finally still left open time first second last next
     """.split()
 )
+
+#: Never a keyword of an effort's summary (salience): too common, or how every summary talks.
+KEYWORD_STOP_WORDS = COMMON_WORDS | SUMMARY_WORDS
 
 #: What the offline segmenter and summarizer leave out of a turn's words (:func:`content_words`).
 CHAT_FILLER_WORDS = frozenset(
