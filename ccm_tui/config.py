@@ -1,7 +1,10 @@
 """Settings, layered: defaults → config.toml → environment → command-line flags.
 
 This is the one module that reads environment variables (:data:`ENVIRONMENT`
-lists them all) and knows where ccm-tui keeps its files (XDG locations).
+lists them all) and knows where ccm-tui keeps its files (XDG locations, from
+platformdirs). What a layer sets is checked by pydantic-core against the
+:class:`Settings` fields, and the settings screen's file is written by tomli-w;
+both load only when there is something to check or write.
 """
 
 from __future__ import annotations
@@ -9,12 +12,19 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .atomic_file import atomic_write_text
 from .errors import CcmError
+
+if TYPE_CHECKING:
+    from platformdirs.unix import Unix
+    from pydantic_core import SchemaValidator
 
 APP_DIR = "ccm-tui"
 DEFAULT_SESSION = "default"
@@ -55,11 +65,13 @@ def terminal_styles() -> bool:
 
 
 # --------------------------------------------------------------------------- locations
-def _xdg(var: str, fallback: str) -> Path:
-    value = env(var)
-    if value and os.path.isabs(value):
-        return Path(value)
-    return Path.home() / fallback
+def _user_dirs() -> Unix:
+    """platformdirs' XDG locations on every system: ``Unix``, not ``PlatformDirs``, which would move a
+    macOS user's files to ~/Library, away from where the README says they are. A relative or empty
+    ``XDG_*`` value is ignored, as the XDG spec asks (platformdirs ≥ 4.11.8)."""
+    from platformdirs.unix import Unix  # (textual has loaded it already when the TUI starts)
+
+    return Unix(appname=APP_DIR)
 
 
 def config_file() -> Path:
@@ -67,7 +79,7 @@ def config_file() -> Path:
     override = env("CCM_CONFIG")
     if override:
         return Path(override).expanduser()
-    return _xdg("XDG_CONFIG_HOME", ".config") / APP_DIR / "config.toml"
+    return _user_dirs().user_config_path / "config.toml"
 
 
 def data_home() -> Path:
@@ -75,7 +87,7 @@ def data_home() -> Path:
     override = env("CCM_HOME")
     if override:
         return Path(override).expanduser()
-    return _xdg("XDG_DATA_HOME", ".local/share") / APP_DIR
+    return _user_dirs().user_data_path
 
 
 def model_facts_file() -> Path:
@@ -196,24 +208,39 @@ class ConfigError(CcmError, ValueError):
     """The config file or an environment variable holds something unusable."""
 
 
+def _setting(default: Any, *, ge: float | None = None, le: float | None = None, choices: tuple[str, ...] = ()) -> Any:
+    """A setting's default with the bounds (``ge``, ``le``) or the ``choices`` a layer's value must meet."""
+    rule: dict[str, Any] = {"choices": choices} if choices else {}
+    if ge is not None:
+        rule["ge"] = ge
+    if le is not None:
+        rule["le"] = le
+    return field(default=default, metadata=rule)
+
+
 @dataclass(frozen=True)
 class Settings:
+    """What a session runs with. Each field's type, bounds and choices are what the config file and the
+    CCM_* variables may set it to (:func:`checked`); flags are typed by the command line already."""
+
     model: str | None = None
     summary_model: str | None = None  # defaults to the chat model
     api_base: str | None = None
-    token_budget: int | None = None  # None: min(16,000, 75% of the model's input window)
-    decay_threshold: int = 3
-    summary_eviction_threshold: int = 20
-    ambient_window: int = 10
-    max_tool_rounds: int = 8
-    summary_max_tokens: int = 150
-    reply_max_tokens: int = 8192  # one reply's length (the model's own output limit when lower): asked and enforced
-    message_max_tokens: int | None = None  # one logged message's share of the context; None: budget/4
-    request_timeout: float = 120.0
-    max_retries: int = 3  # transient provider errors (5xx, timeouts)
-    max_rate_limit_wait: float = 900.0  # seconds a paused session waits before giving up
-    recall: str = "auto"  # auto: put the logged lines that answer a message into its request; off
-    recall_share: float = 0.06  # the most of the budget recalled lines may take
+    token_budget: int | None = _setting(None, ge=1)  # None: min(16,000, 75% of the model's input window)
+    decay_threshold: int = _setting(3, ge=1)
+    summary_eviction_threshold: int = _setting(20, ge=1)
+    ambient_window: int = _setting(10, ge=0)
+    max_tool_rounds: int = _setting(8, ge=1)
+    summary_max_tokens: int = _setting(150, ge=16)
+    # one reply's length (the model's own output limit when lower): asked and enforced
+    reply_max_tokens: int = _setting(8192, ge=16)
+    message_max_tokens: int | None = _setting(None, ge=100)  # one logged message's share of the context; None: budget/4
+    request_timeout: float = _setting(120.0, ge=1.0)
+    max_retries: int = _setting(3, ge=0)  # transient provider errors (5xx, timeouts)
+    max_rate_limit_wait: float = _setting(900.0, ge=0.0)  # seconds a paused session waits before giving up
+    # auto: put the logged lines that answer a message into its request; off
+    recall: str = _setting("auto", choices=("auto", "off"))
+    recall_share: float = _setting(0.06, ge=0.0, le=0.5)  # the most of the budget recalled lines may take
     auto_efforts: bool = False  # open and conclude efforts at topic changes when the model does not
     theme: str = "textual-dark"
     # where the values came from, for the settings screen and error messages
@@ -232,81 +259,92 @@ class Settings:
         return replace(self, sources=sources, **clean)
 
 
-INT_KEYS = {
-    "token_budget": 1,
-    "decay_threshold": 1,
-    "summary_eviction_threshold": 1,
-    "ambient_window": 0,
-    "max_tool_rounds": 1,
-    "summary_max_tokens": 16,
-    "reply_max_tokens": 16,
-    "message_max_tokens": 100,
-    "max_retries": 0,
-}
-FLOAT_KEYS = {"request_timeout": 1.0, "max_rate_limit_wait": 0.0, "recall_share": 0.0}
-FLOAT_MAX = {"recall_share": 0.5}
-STR_KEYS = {"model", "summary_model", "api_base", "theme"}
-CHOICE_KEYS = {"recall": ("auto", "off")}
-BOOL_KEYS = {"auto_efforts"}
 CONFIG_KEYS = tuple(f.name for f in fields(Settings) if f.name != "sources")
 
 
-def _coerce(key: str, value: Any, where: str) -> Any:
-    for kinds, coerce in (
-        (CHOICE_KEYS, _coerce_choice),
-        (BOOL_KEYS, _coerce_bool),
-        (STR_KEYS, _coerce_str),
-        (INT_KEYS, _coerce_int),
-        (FLOAT_KEYS, _coerce_float),
-    ):
-        if key in kinds:
-            return coerce(key, value, where)
-    raise ConfigError(f"{where}: unknown setting '{key}'")
+@cache
+def _rules() -> dict[str, tuple[type, Mapping[str, Any]]]:
+    """Each setting's kind (str, int, float or bool: its type without None) and its bounds or choices."""
+    hints = typing.get_type_hints(Settings)
+
+    def kind(name: str) -> type:
+        return next(t for t in (typing.get_args(hints[name]) or (hints[name],)) if t is not type(None))
+
+    return {f.name: (kind(f.name), f.metadata) for f in fields(Settings) if f.name in CONFIG_KEYS}
 
 
-def _coerce_choice(key: str, value: Any, where: str) -> str:
-    if not isinstance(value, str) or value.strip().lower() not in CHOICE_KEYS[key]:
-        raise ConfigError(f"{where}: '{key}' must be one of {', '.join(CHOICE_KEYS[key])}")
-    return value.strip().lower()
+@cache
+def _validator() -> SchemaValidator:
+    """pydantic-core's validator of the settings one layer sets (any subset of them, nothing else).
+
+    Built and imported only when a layer sets something: pydantic-core takes ~15 ms to load, a
+    pydantic model ~120 ms, and the settings are read before the TUI's first frame."""
+    from pydantic_core import SchemaValidator
+    from pydantic_core import core_schema as cs
+
+    def value_or_text(schema: Callable[..., cs.CoreSchema]) -> cs.CoreSchema:
+        """The value of its kind (never a bool for a number) or text spelling it ("16_000", "yes")."""
+        text = cs.str_schema(strict=True, strip_whitespace=True)
+        return cs.union_schema([schema(strict=True), cs.chain_schema([text, schema()])], mode="left_to_right")
+
+    def schema_of(kind: type, rule: Mapping[str, Any]) -> cs.CoreSchema:
+        if "choices" in rule:
+            text = cs.str_schema(strict=True, strip_whitespace=True, to_lower=True)
+            return cs.chain_schema([text, cs.literal_schema(list(rule["choices"]))])
+        if kind is bool:
+            return value_or_text(cs.bool_schema)
+        if kind is int:
+            return cs.chain_schema([value_or_text(cs.int_schema), cs.int_schema(ge=rule.get("ge"))])
+        if kind is float:  # (nan passes every comparison; inf would wait forever)
+            return cs.float_schema(ge=rule.get("ge"), le=rule.get("le"), allow_inf_nan=False)
+        return cs.str_schema(strict=True, strip_whitespace=True)
+
+    schema = {
+        name: cs.typed_dict_field(schema_of(kind, rule), required=False) for name, (kind, rule) in _rules().items()
+    }
+    return SchemaValidator(cs.typed_dict_schema(schema, extra_behavior="forbid"))
 
 
-def _coerce_bool(key: str, value: Any, where: str) -> bool:
-    if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "on", "false", "0", "no", "off"):
-        return value.strip().lower() in ("true", "1", "yes", "on")
-    if not isinstance(value, bool):
-        raise ConfigError(f"{where}: '{key}' must be true or false")
-    return value
+def checked(values: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The settings ``values`` set (text stripped, blank text setting nothing), or a one-line
+    :class:`ConfigError` about the first bad one, naming ``where`` it was (a file, a variable)."""
+    if not values:
+        return {}
+    from pydantic_core import ValidationError
 
-
-def _coerce_str(key: str, value: Any, where: str) -> str | None:
-    if not isinstance(value, str):
-        raise ConfigError(f"{where}: '{key}' must be a string")
-    return value.strip() or None
-
-
-def _coerce_int(key: str, value: Any, where: str) -> int:
-    if isinstance(value, str):
-        try:
-            value = int(value.replace("_", "").strip())
-        except ValueError:
-            raise ConfigError(f"{where}: '{key}' must be a whole number, got {value!r}") from None
-    if isinstance(value, bool) or not isinstance(value, int) or value < INT_KEYS[key]:
-        raise ConfigError(f"{where}: '{key}' must be a whole number ≥ {INT_KEYS[key]}")
-    return value
-
-
-def _coerce_float(key: str, value: Any, where: str) -> float:
     try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{where}: '{key}' must be a number") from None
-    if not math.isfinite(number):  # nan passes every comparison; inf would wait forever
-        raise ConfigError(f"{where}: '{key}' must be a finite number, got {value!r}")
-    if number < FLOAT_KEYS[key]:
-        raise ConfigError(f"{where}: '{key}' must be ≥ {FLOAT_KEYS[key]}")
-    if key in FLOAT_MAX and number > FLOAT_MAX[key]:
-        raise ConfigError(f"{where}: '{key}' must be ≤ {FLOAT_MAX[key]}")
-    return number
+        clean = _validator().validate_python(dict(values))
+    except ValidationError as exc:
+        problems: dict[str, set[str]] = {}
+        for error in exc.errors():
+            problems.setdefault(str(error["loc"][0]), set()).add(error["type"])
+        key = next((k for k in values if k in problems), next(iter(values)))
+        raise ConfigError(f"{where}: {_problem(key, values[key], problems[key])}") from None
+    return {k: clean[k] for k in values if clean[k] != ""}
+
+
+def _problem(key: str, value: Any, errors: set[str]) -> str:
+    """What ``key`` must be, in words, given the kinds of error pydantic-core found in ``value``."""
+    if "extra_forbidden" in errors:
+        return f"unknown setting '{key}'"
+    kind, rule = _rules()[key]
+    if "choices" in rule:
+        return f"'{key}' must be one of {', '.join(rule['choices'])}"
+    if kind is bool:
+        return f"'{key}' must be true or false"
+    if kind is int:
+        if "int_parsing" in errors:
+            return f"'{key}' must be a whole number, got {value!r}"
+        return f"'{key}' must be a whole number ≥ {rule['ge']}"
+    if kind is float:
+        if "finite_number" in errors:
+            return f"'{key}' must be a finite number, got {value!r}"
+        if "greater_than_equal" in errors:
+            return f"'{key}' must be ≥ {rule['ge']}"
+        if "less_than_equal" in errors:
+            return f"'{key}' must be ≤ {rule['le']}"
+        return f"'{key}' must be a number"
+    return f"'{key}' must be a string"
 
 
 def read_config_file(path: Path | None = None) -> dict[str, Any]:
@@ -326,7 +364,7 @@ def read_config_file(path: Path | None = None) -> dict[str, Any]:
         raise ConfigError(f"{path}: {exc}") from exc
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not valid UTF-8 text") from None
-    return {k: _coerce(k, v, str(path)) for k, v in data.items()}
+    return checked(data, str(path))
 
 
 ENV_VARS = {
@@ -341,42 +379,33 @@ def load_settings(**flags: Any) -> Settings:
     """Defaults, then the config file, then CCM_* variables, then flags (None = not given)."""
     settings = Settings()
     settings = settings.with_overrides("config file", **read_config_file())
-    from_env = {}
+    from_env: dict[str, Any] = {}
     for var, key in ENV_VARS.items():
         value = env(var)
         if value:
-            from_env[key] = _coerce(key, value, f"${var}")
+            from_env.update(checked({key: value}, f"${var}"))
     settings = settings.with_overrides("environment", **from_env)
     settings = settings.with_overrides("command line", **{k: v for k, v in flags.items() if k in CONFIG_KEYS})
     note_url_secrets(settings.api_base)
     return settings
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    text = str(value)
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    escaped = "".join(ch if ch >= " " or ch == "\t" else f"\\u{ord(ch):04x}" for ch in escaped)
-    return f'"{escaped}"'
-
-
 def save_config_file(values: dict[str, Any], path: Path | None = None) -> Path:
-    """Write the given settings to config.toml (merged with what is there), atomically."""
+    """Write the given settings to config.toml (merged with what is there; None or blank removes one),
+    atomically, in the order of :class:`Settings`."""
     path = path or config_file()
     current = read_config_file(path)
     for key, value in values.items():
         if key not in CONFIG_KEYS:
             raise ConfigError(f"unknown setting '{key}'")
-        if value is None or value == "":
+        if value is None or (isinstance(value, str) and not value.strip()):
             current.pop(key, None)
         else:
-            current[key] = _coerce(key, value, "settings")
-    lines = ["# ccm-tui settings (see README: Configuration)"]
-    lines += [f"{k} = {_toml_value(current[k])}" for k in CONFIG_KEYS if k in current]
-    atomic_write_text(path, "\n".join(lines) + "\n")
+            current.update(checked({key: value}, "settings"))
+    import tomli_w
+
+    text = tomli_w.dumps({k: current[k] for k in CONFIG_KEYS if k in current})
+    atomic_write_text(path, "# ccm-tui settings (see README: Configuration)\n" + text)
     return path
 
 

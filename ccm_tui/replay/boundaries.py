@@ -133,12 +133,3 @@ def turn_plan(spans: list[EffortSpan]) -> dict[int, dict[str, Any]]:
         start["effort"] = span.id
         plan.setdefault(span.last_turn, {})["close"] = span.id
     return plan
-
-
-def effort_of_turn(spans: list[EffortSpan], n_turns: int) -> list[str | None]:
-    """The effort id of each turn (index 0 = turn 1), None for asides."""
-    out: list[str | None] = [None] * n_turns
-    for span in spans:
-        for t in range(span.first_turn, span.last_turn + 1):
-            out[t - 1] = span.id
-    return out

@@ -65,10 +65,8 @@ class TurnPlan:
 
 @dataclass
 class ModelStats:
-    requests: int = 0
     summaries: int = 0
     checkpoints: int = 0
-    summary_tokens_in: int = 0
 
 
 class ReplayModel(InProcessChatModel):
@@ -106,7 +104,6 @@ class ReplayModel(InProcessChatModel):
         plan = self.plan
         if plan is None:
             raise LLMError(ProviderFailure.OTHER, "replay model: no turn planned")
-        self.stats.requests += 1
         self._check_tool_results(messages)
         calls = plan.tool_calls()
         if calls and tools and not self._tools_sent:
@@ -151,7 +148,6 @@ class ReplayModel(InProcessChatModel):
             self.stats.summaries += 1
             messages = self._with_closing_reply(messages)
         body = str(messages[-1].get("content") or "") if messages else ""
-        self.stats.summary_tokens_in += self.counter.count_text(body)
         if self.summarizer is not None:
             return await self.summarizer.complete(messages, max_tokens=max_tokens, summary=summary)
         # The core asks for twice the cap (headroom for a model); the cap itself is half of it.

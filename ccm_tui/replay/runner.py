@@ -172,7 +172,6 @@ async def replay(
             for t in range(span.first_turn, span.last_turn + 1):
                 effort_at[t] = span.id
         stats = result.cap_stats
-        cut_so_far = 0
         # naive = system prompt + tool definitions (as sent on an empty session) + every message so far
         naive_base = fixed
         history = 0
@@ -227,7 +226,6 @@ async def replay(
                     compactions=engine.compactions - compactions_before,
                 )
             )
-            cut_so_far += user_cut + reply_cut
             history += user_full + counter.count_message({"role": "assistant", "content": reply_full})
             if progress is not None:
                 progress(index, total)

@@ -241,7 +241,7 @@ class Importer:
 
     def _summarize(self, path: Path, parsed: ParsedTranscript, progress: ImportProgress) -> RestoreOutcome:
         """The model work: turn summaries, evidence search, session summary."""
-        from ccm_tui.restore.ansi import strip_ansi
+        from ccm_tui.core.text.terminal import captured_text
         from ccm_tui.restore.file_access import choose_root
         from ccm_tui.restore.parse import read_transcript_text
         from ccm_tui.restore.pipeline import restore_pipeline
@@ -261,7 +261,7 @@ class Importer:
         progress.message(f"estimate: {plan.describe()}")
         if plan.over_budget and not progress.approve(plan):
             raise RestoreFailed(plan.refusal(path.name))
-        log_text = strip_ansi(read_transcript_text(path)[0]) if not options.skip_evidence else ""
+        log_text = captured_text(read_transcript_text(path)[0]) if not options.skip_evidence else ""
         self.meter.start_file(plan.ceiling)
         try:
             return run_to_the_end(

@@ -109,3 +109,21 @@ def test_text_drawn_from_python_uses_no_color_that_needs_css_to_resolve():
         if re.search(r"[\"'][^\"']*\$text-(muted|disabled)\b", line)
     ]
     assert not offenders, offenders
+
+
+def test_every_declared_dependency_is_imported():
+    """A dependency in pyproject.toml that no module imports is weight every install pays for nothing
+    (platformdirs was declared for months while config.py resolved XDG paths by hand)."""
+    import tomllib
+    from importlib.metadata import packages_distributions
+
+    def normal(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    pyproject = tomllib.loads((ROOT.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    declared = {normal(re.split(r"[<>=!~;\[ ]", spec, maxsplit=1)[0]) for spec in pyproject["project"]["dependencies"]}
+    imported = {name.split(".")[0] for path in ROOT.rglob("*.py") for name in imported_modules(path)}
+    imported_distributions = {
+        normal(dist) for module, dists in packages_distributions().items() if module in imported for dist in dists
+    }
+    assert sorted(declared - imported_distributions) == []

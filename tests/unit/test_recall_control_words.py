@@ -12,7 +12,7 @@ from ccm_tui.core.search._rare_words import candidate_words
 from ccm_tui.core.service.controller import SessionController
 from ccm_tui.core.service.run_state import SendMessage
 from ccm_tui.core.session.session import Session
-from ccm_tui.core.text.control_words import is_control_word
+from ccm_tui.core.text.words import is_control_word
 from ccm_tui.ui.screens.inspector import recall_text
 from tests.fakes.openai_server import text
 from tests.unit.sessionkit import concluded_effort, exchange, settings_for

@@ -14,44 +14,22 @@ only over the efforts in working memory, whose number the thresholds bound.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from ..session.session import Session
+from ..text.words import KEYWORD_STOP_WORDS, words
 from . import lifecycle
 
 MIN_KEYWORD_MATCHES = 2
 MAX_ID_WORDS = 8
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-
-STOPWORDS = frozenset(
-    """
-    a about above after again against all also am an and any are as at be because been before being
-    below between both but by can could did do does doing done down during each even ever every few
-    for from further get gets got had has have having he her here hers herself him himself his how i
-    if in into is it its itself just let like made make many may me might more most much must my
-    myself need new no nor not now of off on once one only or other our ours ourselves out over own
-    per please really said same say see she should so some still such than that the their theirs them
-    themselves then there these they thing things this those through to too two under until up upon
-    us use used using very via want was way we well were what when where which while who whom why
-    will with within without would yes yet you your yours yourself yourselves
-    effort efforts user users assistant discussed discussion conversation concluded summary summaries
-    work worked working help helped asked asks question questions answer answered answers issue
-    issues fixed fix added add set found final finally still left open time first second last next
-    """.split()
-)
-
-
-def words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text or "")]
 
 
 @lru_cache(maxsize=4096)
 def salient_keywords(summary: str) -> frozenset[str]:
     """Words of a summary specific enough to count as a reference (≥ 4 letters, not stopwords)."""
-    return frozenset(w for w in words(summary) if len(w) >= 4 and w not in STOPWORDS and not w.isdigit())
+    return frozenset(w for w in words(summary) if len(w) >= 4 and w not in KEYWORD_STOP_WORDS and not w.isdigit())
 
 
 def id_phrase(effort_id: str) -> tuple[str, ...]:

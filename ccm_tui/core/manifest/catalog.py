@@ -359,18 +359,6 @@ class EffortCatalog:
             )
         ]
 
-    def without_source(self, summary_prefix: str) -> list[Effort]:
-        """Efforts with no provenance whose summary starts with ``summary_prefix``."""
-        pattern = summary_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        return [
-            effort_of(d)
-            for (d,) in self._db.execute(
-                "SELECT data FROM entries WHERE digest IS NULL AND json_extract(data, '$.source') IS NULL"
-                " AND json_extract(data, '$.summary') LIKE ? ESCAPE '\\'",
-                (pattern,),
-            )
-        ]
-
     def index_rows(self) -> Iterator[tuple[str, str, str | None, str | None]]:
         """(id, status, summary, name) of every effort, for the search index."""
         yield from self._db.execute(

@@ -10,18 +10,11 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
+from ..text.words import FUNCTION_WORDS as STOP_WORDS  # never searched alone
 from . import _unspaced as unspaced
 
 MAX_QUERY_TERMS = 16
 MAX_BIGRAMS = 12
-
-#: Words never searched alone: English function words (Lucene's classic stop set) and question words.
-#: They still join their neighbours in word pairs ("the who", "support a group" keep their phrases), and
-#: a query made of nothing else searches them after all.
-STOP_WORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their then there these"
-    " they this to was will with what when where which who whom whose why how".split()
-)
 
 
 def parse_query(query: str, *, stop_words: bool = True) -> tuple[list[str], list[str]]:

@@ -13,7 +13,7 @@ user's line). The hit is that line with its neighbour. A line the user took back
 recalled, nor shown as a neighbour. Words any message may use
 (:data:`COMMON_WORDS`: "how long should ...") are never searched: in a short session
 every word is rare, and they would recall lines that do not answer; nor are the words that steer
-the conversation (:mod:`.control_words`: "ok, that's done, conclude it" recalled another effort's
+the conversation (:mod:`..text.words`: "ok, that's done, conclude it" recalled another effort's
 last lines). Each hit carries the words it was found by (``terms``: the inspector shows them). Lines the
 request holds word for word are left out by the caller's ``skip`` rule.
 """
@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..text.control_words import is_control_word
+from ..text.words import COMMON_WORDS, is_control_word
 from ._database import _LINE_BITS, _LINE_MASK, IndexDatabase, _recovering
 from ._query import parse_query, phrase
 from ._records import AMBIENT_LOG, in_ranges, withdrawn_ranges
@@ -56,26 +56,9 @@ class RecallHit:
         return self.lines[0] - 1
 
 
-# Words that say nothing about what a message asks for, however rarely a short session has used them
-# ("how long should ...", "all for now"): never recalled by.
-COMMON_WORDS = frozenset(
-    """about above after again against all almost also always among and another any anything are around
-    back because been before being below best better between both but came can cannot come could day days
-    did does doing done down during each either else enough even ever every few first for from get gets
-    getting give given goes going good got great had has have having her here him his how however just
-    keep know last later least less let like little long look lot lots made make makes many may maybe
-    might more most much must need needs never new next not now off often once one only other others our
-    out over own part please put quite rather really right said same say says see seem she should show
-    since some something still sure take tell than thank thanks that the them then there these they thing
-    things think this those though through time times today too try two under until upon use used using
-    very want was way ways well went were what when where whether which while who why will with would yes
-    yet you your yours""".split()
-)
-
-
 def candidate_words(message: str) -> list[str]:
     """The words of a message that may be rare: no stop words or common ones, no short ones, none that
-    steers the conversation (:mod:`.control_words`: "done", "conclude", "thanks" …), longest first."""
+    steers the conversation (:mod:`..text.words`: "done", "conclude", "thanks" …), longest first."""
     words, _ = parse_query(message)
     kept = [w for w in words if len(w) >= MIN_WORD_CHARS and w not in COMMON_WORDS and not is_control_word(w)]
     return sorted(kept, key=lambda w: (-len(w), w))[:MAX_TERMS]

@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .tokens import TokenCounter, cap_tokens
-from .words import FENCE_RE, words
+from .words import FENCE_RE, content_words
 
 ROLE_RE = re.compile(r"^(USER|ASSISTANT|SYSTEM): ?", re.MULTILINE)
 PART_RE = re.compile(r"^Part (\d+): ", re.MULTILINE)
@@ -130,7 +130,7 @@ def sentences_of(messages: list[tuple[str, str]]) -> list[Sentence]:
                 continue
             for piece in SENTENCE_END_RE.split(line.strip()):
                 cleaned = _clean(piece)
-                terms = set(words(cleaned))
+                terms = set(content_words(cleaned))
                 if len(cleaned.split()) < MIN_WORDS or len(terms) < 2:
                     continue
                 key = cleaned.lower()

@@ -18,21 +18,29 @@ from __future__ import annotations
 
 import re
 
-# OSC (ESC ] or 0x9d) and DCS/SOS/PM/APC strings (ESC P X ^ _, 0x90 0x98 0x9e 0x9f), up to BEL or ST.
-_STRING = r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
-# CSI: ESC [ (or 0x9b), parameters, intermediates, a final byte.
-_CSI = r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
-# Two- and three-character escapes (ESC ( B, ESC =, ESC 7 …).
-_SHORT = r"\x1b[ -/]*[0-~]?"
-_SEQUENCES = re.compile("|".join((_STRING, _CSI, _SHORT)))
+# OSC (ESC ] or 0x9d) and DCS/SOS/PM/APC strings (ESC P X ^ _, 0x90 0x98 0x9e 0x9f) run up to BEL or ST.
+_STRING_START = r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])"
+_STRING_END = r"(?:\x07|\x1b\\|\x9c)"
+_CSI_START = r"(?:\x1b\[|\x9b)"  # CSI: ESC [ (or 0x9b), parameters, intermediates, a final byte
+
+
+def _sequences(string_stops: str = "") -> re.Pattern[str]:
+    """Whole escape sequences: strings (ended early by a character of ``string_stops``), CSI, and the two-
+    and three-character escapes (ESC ( B, ESC =, ESC 7 …)."""
+    string = _STRING_START + r"[^\x07\x1b\x9c" + string_stops + "]*" + _STRING_END + "?"
+    return re.compile("|".join((string, _CSI_START + r"[0-?]*[ -/]*[@-~]?", r"\x1b[ -/]*[0-~]?")))
+
+
+_SEQUENCES = _sequences()
+_CAPTURED_SEQUENCES = _sequences(r"\n")  # in a captured log a string never runs past its line
 # A sequence begun and not ended yet (the end of a stream delta): held back until the next one.
-_UNFINISHED = re.compile(
-    r"(?:(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*\x1b?|(?:\x1b\[|\x9b)[0-?]*[ -/]*|\x1b[ -/]*)\Z"
-)
+_UNFINISHED = re.compile(rf"(?:{_STRING_START}[^\x07\x1b\x9c]*\x1b?|{_CSI_START}[0-?]*[ -/]*|\x1b[ -/]*)\Z")
 MAX_HELD = 1024  # an unfinished sequence longer than this is cut (its text shown, cleaned) rather than held
 # What is left: C0 but tab and newline, DEL, C1 — and the bidirectional formatting characters.
 BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _CONTROLS = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
+# ... in a captured log: the same but the carriage return (resolved) and the bidirectional marks (text).
+_CAPTURED_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def terminal_safe(text: str) -> str:
@@ -42,6 +50,29 @@ def terminal_safe(text: str) -> str:
         return text
     text = _SEQUENCES.sub("", text).replace("\r\n", "\n")
     return _CONTROLS.sub("", text)
+
+
+def captured_text(text: str) -> str:
+    """Terminal output as captured (``script``, tmux logs, a terminal copied to a file) made the plain text
+    the terminal showed, line for line. Escape sequences and C0/C1 controls go as in :func:`terminal_safe`
+    (in a capture a C1 character was the terminal's control, not text), but bidirectional marks stay: they
+    belong to right-to-left text, and the screen drops them when it shows it. ``\\r\\n`` is a line break;
+    a bare ``\\r`` returned the cursor to the start of the line, so what was written after the last one is
+    what the line showed (spinners, progress bars: :func:`resolve_overwrites`). The line count is kept."""
+    if "\r" not in text and not _CAPTURED_CONTROLS.search(text):
+        return text
+    text = _CAPTURED_CONTROLS.sub("", _CAPTURED_SEQUENCES.sub("", text).replace("\r\n", "\n"))
+    if "\r" in text:
+        text = "\n".join(resolve_overwrites(line) for line in text.split("\n"))
+    return text
+
+
+def resolve_overwrites(line: str) -> str:
+    """A line written over with ``\\r``: its last part that is not blank."""
+    if "\r" not in line:
+        return line
+    parts = [part for part in line.split("\r") if part.strip()]
+    return parts[-1] if parts else ""
 
 
 def clean_name(name: str) -> str:

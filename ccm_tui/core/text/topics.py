@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .words import WORD_RE, cosine, document_frequencies, idf, stem, strip_code, words
+from .words import content_words, cosine, document_frequencies, idf, stem, strip_code, written_words
 
 USER_WEIGHT = 3.0
 AGENT_WORD_LIMIT = 2_000  # content words of a reply that count (giant tool dumps would drown the user)
@@ -67,7 +67,7 @@ class EffortSpan:
 
 
 def _turn_terms(turn: TurnText) -> tuple[list[str], list[str]]:
-    return words(strip_code(turn.user)), words(strip_code(turn.agent))[:AGENT_WORD_LIMIT]
+    return content_words(strip_code(turn.user)), content_words(strip_code(turn.agent))[:AGENT_WORD_LIMIT]
 
 
 def turn_vectors(turns: Sequence[TurnText]) -> list[dict[str, float]]:
@@ -135,7 +135,7 @@ def depth_scores(scores: Sequence[float]) -> list[float]:
 
 def is_continuation(turn: TurnText) -> bool:
     """A request too short to open a topic ("yes", "do it", "retry", "let's continue")."""
-    return len(words(strip_code(turn.user))) < CONTINUATION_WORDS
+    return len(content_words(strip_code(turn.user))) < CONTINUATION_WORDS
 
 
 def choose_boundaries(
@@ -181,8 +181,7 @@ def surface_forms(turns: Sequence[TurnText]) -> dict[str, str]:
     "tomatoes", not the stem "tomatoe")."""
     seen: dict[str, Counter[str]] = {}
     for turn in turns:
-        for match in WORD_RE.finditer(strip_code(turn.user).lower()):
-            word = match.group(0).strip("'’-")
+        for word in written_words(strip_code(turn.user)):
             seen.setdefault(stem(word), Counter())[word] += 1
     return {term: counts.most_common(1)[0][0] for term, counts in seen.items()}
 
@@ -297,7 +296,7 @@ LINK_AGENT_WORDS = 40  # content words of a reply a later request may pick up (a
 
 
 def _topic_words(text: str, limit: int | None = None) -> set[str]:
-    found = [w for w in words(strip_code(text)) if w not in SMALL_TALK_WORDS]
+    found = [w for w in content_words(strip_code(text)) if w not in SMALL_TALK_WORDS]
     return set(found[:limit] if limit is not None else found)
 
 
@@ -305,7 +304,7 @@ def _follows_up(user: str) -> bool:
     """A short request pointing back at the last answer ("how long should I bake it?", "how many coats
     will it need?"): a word or two of content and a word that points back. Without content it is no
     evidence ("what day is it?", "good one")."""
-    said = {m.group(0).strip("'’-") for m in WORD_RE.finditer(user.lower())}
+    said = set(written_words(user))
     return 0 < len(_topic_words(user)) < FOLLOW_UP_WORDS and bool(said & REFERRING_WORDS)
 
 

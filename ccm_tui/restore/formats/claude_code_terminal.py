@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ccm_tui.restore.ansi import strip_ansi
+from ccm_tui.core.text.terminal import captured_text
 from ccm_tui.restore.formats._common import TurnBuilder, split_lines
 from ccm_tui.restore.turns import ArtifactAction, ParsedTranscript
 
@@ -71,7 +71,7 @@ _ARG_NAME = re.compile(r"^[A-Za-z_]\w+:\s+")
 
 def sniff(head: str, path: Path) -> float:
     """Confidence that ``head`` is a Claude Code terminal copy."""
-    text = strip_ansi(head)
+    text = captured_text(head)
     top = text[:2000]
     if (_WELCOME in text and "│" in text) or _EXPORT_HEADER.search(top) or (_LOGO in top and _VERSION.search(top)):
         return 0.9
@@ -86,7 +86,7 @@ def sniff(head: str, path: Path) -> float:
 
 def parse(text: str) -> ParsedTranscript:
     """Parse a Claude Code terminal copy into turn rounds."""
-    lines = split_lines(strip_ansi(text))
+    lines = split_lines(captured_text(text))
     marker = "❯" if any(line.startswith("❯ ") for line in lines) else ">"
     prompt_lines = [line for line in lines if _is_prompt(line, marker)]
     padded = sum(1 for line in prompt_lines if line != line.rstrip()) * 2 > len(prompt_lines)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ccm_tui.restore.ansi import strip_ansi
+from ccm_tui.core.text.terminal import captured_text
 from ccm_tui.restore.formats._common import TurnBuilder, split_lines
 from ccm_tui.restore.turns import ArtifactAction, ParsedTranscript
 
@@ -38,7 +38,7 @@ _CWD_SEARCH_LINES = 60
 
 def sniff(head: str, path: Path) -> float:
     """Confidence that ``head`` is an opencode terminal log."""
-    text = strip_ansi(head)
+    text = captured_text(head)
     lines = split_lines(text)
     boxes = sum(1 for line in lines if line.strip().startswith(_BORDER) and line.rstrip().endswith(_BORDER))
     signatures = sum(1 for line in lines if _signature_of(_box_inner(line) or line.strip()))
@@ -51,7 +51,7 @@ def sniff(head: str, path: Path) -> float:
 
 def parse(text: str) -> ParsedTranscript:
     """Parse an opencode terminal log into turn rounds."""
-    lines = split_lines(strip_ansi(text))
+    lines = split_lines(captured_text(text))
     builder = TurnBuilder()
     user_name: str | None = None
     agent_lines: list[tuple[int, str]] = []
