@@ -54,11 +54,6 @@ def query_terms(query: str, *, stop_words: bool = True) -> list[str]:
     return parse_query(query, stop_words=stop_words)[0]
 
 
-def word_pairs(query: str) -> list[str]:
-    """Distinct pairs of adjacent query words, at most MAX_BIGRAMS; see :func:`parse_query`."""
-    return parse_query(query)[1]
-
-
 def phrase(term: str) -> str:
     """One term (a word, or two words: a phrase) as an FTS5 query (terms never contain quotes);
     an unspaced term queries the ``grams`` column."""
