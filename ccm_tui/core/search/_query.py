@@ -2,7 +2,7 @@
 
 Words are runs of letters and digits; everything else separates them, so FTS5
 syntax in a query is inert. Unspaced scripts (CJK, Thai, …) are searched by
-character pairs (:mod:`.unspaced`).
+character pairs (:mod:`._unspaced`).
 """
 
 from __future__ import annotations
