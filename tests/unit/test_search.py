@@ -15,6 +15,9 @@ from ccm_tui.core.search import EffortIndex, SearchHit, SearchIndexError, query_
 from ccm_tui.core.search import _database as search_database
 from ccm_tui.core.search import _query as search_query
 from ccm_tui.core.search import _ranking as search_mod
+from ccm_tui.core.search import _records as search_records
+from ccm_tui.core.search._ingest import Ingest
+from ccm_tui.core.search._ranking import Ranking
 
 FILLER = [
     ("weekly-notes", "concluded", "Weekly planning notes and calendar review"),
@@ -306,7 +309,7 @@ def test_add_messages_then_sync_does_not_duplicate(tmp_path: Path) -> None:
             log.open("a", encoding="utf-8").write(line(text))
             assert idx.add_messages("e", [record(text)], start_line=n) == 1
         assert idx.sync_effort_log("e", log) == 0
-        rows = idx._db.execute("SELECT count(*) FROM msg_fts").fetchone()[0]
+        rows = idx._database.conn.execute("SELECT count(*) FROM msg_fts").fetchone()[0]
         assert rows == 3
 
 
@@ -360,13 +363,13 @@ def test_sync_session_skips_unchanged_logs(
     session: Session, index: EffortIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     opened: list[str] = []
-    real_open = EffortIndex._open_log
+    real_open = search_records.open_log
 
-    def counting_open(self: EffortIndex, path: Any) -> Any:
+    def counting_open(path: Any) -> Any:
         opened.append(Path(path).stem)
-        return real_open(self, path)
+        return real_open(path)
 
-    monkeypatch.setattr(EffortIndex, "_open_log", counting_open)
+    monkeypatch.setattr(search_records, "open_log", counting_open)
     session.add("a", "open", None, ["apricot"])
     assert index.sync_session(session.root, session.entries()) == 2 * len(FILLER) + 1
     assert len(opened) == len(FILLER) + 1
@@ -391,7 +394,7 @@ def test_sync_session_adds_and_removes_efforts(session: Session, index: EffortIn
     del session.manifest["gone"]
     index.sync_session(session.root, session.entries())
     assert index.search("walrus") == []
-    assert index._db.execute("SELECT count(*) FROM msg_fts").fetchone()[0] == 2 * len(FILLER)
+    assert index._database.conn.execute("SELECT count(*) FROM msg_fts").fetchone()[0] == 2 * len(FILLER)
 
 
 def test_remove_effort(index: EffortIndex) -> None:
@@ -503,23 +506,23 @@ def test_missing_fts5_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_wal_mode(index: EffortIndex) -> None:
-    assert index._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert index._database.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
 def test_corruption_during_an_operation_rebuilds_and_retries(
     session: Session, index: EffortIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     index.sync_session(session.root, session.entries())
-    real = EffortIndex._sync_entry
+    real = Ingest._sync_entry
     calls = {"n": 0}
 
-    def flaky(self: EffortIndex, *args: Any) -> int:
+    def flaky(self: Ingest, *args: Any) -> int:
         calls["n"] += 1
         if calls["n"] == 1:
             raise sqlite3.DatabaseError("database disk image is malformed")
         return real(self, *args)
 
-    monkeypatch.setattr(EffortIndex, "_sync_entry", flaky)
+    monkeypatch.setattr(Ingest, "_sync_entry", flaky)
     session.add("late", "concluded", "Added after the corruption")
     entries = iter(session.entries())  # a one-shot iterator must survive the retry
     assert index.sync_session(session.root, entries) == 2 * len(FILLER)
@@ -529,9 +532,9 @@ def test_corruption_during_an_operation_rebuilds_and_retries(
 
 
 def test_other_sqlite_errors_surface_as_search_index_error(index: EffortIndex, monkeypatch: pytest.MonkeyPatch) -> None:
-    def locked(self: EffortIndex, *args: Any) -> Any:
+    def locked(self: Ranking, *args: Any) -> Any:
         raise sqlite3.OperationalError("database is locked")
 
-    monkeypatch.setattr(EffortIndex, "_search", locked)
+    monkeypatch.setattr(Ranking, "_search", locked)
     with pytest.raises(SearchIndexError, match="locked"):
         index.search("anything")

@@ -11,6 +11,7 @@ import pytest
 from ccm_tui.core.manifest.effort import CONCLUDED, Effort
 from ccm_tui.core.search import EffortIndex
 from ccm_tui.core.search import _ambient as ambient_mod
+from ccm_tui.core.search import _records as records_mod
 from ccm_tui.core.session.session import Session
 
 B = ambient_mod.AMBIENT_BLOCK_LINES
@@ -37,7 +38,7 @@ ENTRIES = [("db-pool", "concluded", "Database connection pool timeouts fixed")]
 
 def ambient_rows(index: EffortIndex) -> tuple[int, int]:
     """(ambient blocks, ambient message rows) in the index."""
-    db = index._db
+    db = index._database.conn
     blocks = db.execute("SELECT count(*), coalesce(sum(indexed_lines), 0) FROM efforts WHERE source = 'ambient'")
     nums = [n for (n,) in db.execute("SELECT num FROM efforts WHERE source = 'ambient'")]
     ranges = ((n << 32, (n << 32) | 0xFFFFFFFF) for n in nums)
@@ -147,8 +148,8 @@ def test_a_100k_line_ambient_log_is_synced_incrementally(root: Path, monkeypatch
         def __exit__(self, *exc: object) -> None:
             self.fh.close()
 
-    real_open = EffortIndex._open_log
-    monkeypatch.setattr(EffortIndex, "_open_log", lambda self, path: CountingFile(real_open(self, path)))
+    real_open = records_mod.open_log
+    monkeypatch.setattr(records_mod, "open_log", lambda path: CountingFile(real_open(path)))
     with EffortIndex(root / "search.sqlite") as index:
         assert index.sync_session(root, ENTRIES) == 1 + total
         assert ambient_rows(index) == (total // B, total)

@@ -14,7 +14,7 @@ remembered (table ``ambient_log``); only what was appended is read, in chunks;
 a torn tail is picked up once completed; a file that shrank, was replaced or
 rewritten is indexed again from scratch. Each block remembers the byte offset
 of its first line, so the lines around a hit are read with one seek
-(:meth:`IndexAmbient.read_ambient_lines`).
+(:meth:`AmbientLog.read_ambient_lines`).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-from ..storage.durable import open_nofollow
 from ..storage.long_lines import lines_forward, read_record
-from ._database import IndexDatabase, _recovering
+from . import _records as records
+from ._database import IndexDatabase, recovering
 from ._records import AMBIENT_LOG, LogState, clear_messages, insert_messages, parse_line
 
 RAW_FILE = "raw.jsonl"
@@ -37,33 +37,32 @@ COMMIT_LINES = 100_000  # a long first sync commits after about this many lines
 MAX_READ_LINES = 200  # read_ambient_lines returns at most this many lines
 
 
-class IndexAmbient(IndexDatabase):
+class AmbientLog:
     """Ingest of the ambient log as blocks, and cheap reads of its lines."""
 
-    def _open_log(self, path: str | Path) -> IO[bytes]:
-        """Open a log for reading (a seam for tests counting opened files)."""
-        return os.fdopen(open_nofollow(Path(path), os.O_RDONLY), "rb")  # never a FIFO (it would hang)
+    def __init__(self, db: IndexDatabase) -> None:
+        self.db = db
 
     # ------------------------------------------------------------------ public
 
-    @_recovering
+    @recovering
     def sync_ambient_log(self, log_path: Path) -> int:
         """Index the complete lines appended to the ambient log ``log_path`` (``<session>/raw.jsonl``)
         since the last sync; :meth:`sync_session` does this too. Returns rows added."""
-        with self._write_txn():
-            return self._sync_ambient(log_path)
+        with self.db.write_txn():
+            return self.sync(log_path)
 
-    @_recovering
+    @recovering
     def ambient_line_count(self) -> int:
         """Lines of the ambient log indexed so far (every complete line, chat or not)."""
         return self._ambient_state().lines
 
-    @_recovering
+    @recovering
     def ambient_block_start(self, line: int) -> tuple[int, int] | None:
         """(1-based line, byte offset) of the start of the indexed block holding 1-based ``line`` of the
         ambient log: where to seek to read that line. None when the line is not indexed."""
         block = (line - 1) // AMBIENT_BLOCK_LINES
-        found = self._db.execute(
+        found = self.db.conn.execute(
             "SELECT first_line, first_byte FROM efforts WHERE effort_id = ? AND source = 'ambient'",
             (f"{AMBIENT_PREFIX}{block}",),
         ).fetchone()
@@ -78,11 +77,11 @@ class IndexAmbient(IndexDatabase):
         (line number, parsed record or None), read from the file with one seek to the indexed block
         that holds ``first`` — or from the start when the file is not the one indexed. A line before
         ``first`` is scanned for its newline, never held; with ``cap`` (a reader that shows lines) one
-        longer than ``cap`` bytes is parsed from its head (core/long_lines.py)."""
+        longer than ``cap`` bytes is parsed from its head (storage/long_lines.py)."""
         first, last = max(1, first), min(last, max(1, first) + MAX_READ_LINES - 1)
         state, start = self._seek_point(first)
         out: list[tuple[int, Any]] = []
-        with self._open_log(log_path) as fh:
+        with records.open_log(log_path) as fh:
             indexed = state.ino == os.fstat(fh.fileno()).st_ino and state.tail_matches(fh)
             number, offset = start if start is not None and indexed else (1, 0)
             for line in lines_forward(fh, offset):
@@ -96,7 +95,7 @@ class IndexAmbient(IndexDatabase):
     # ------------------------------------------------------------------ state
 
     def _ambient_state(self) -> LogState:
-        found = self._db.execute(
+        found = self.db.conn.execute(
             "SELECT log_offset, log_lines, log_tail, log_size, log_mtime_ns, log_ino FROM ambient_log"
         ).fetchone()
         if found is None:
@@ -105,29 +104,30 @@ class IndexAmbient(IndexDatabase):
         return LogState(offset, lines, bytes(tail), size, mtime_ns, ino, lines)
 
     def _save_ambient_state(self, log: LogState) -> None:
-        self._db.execute(
+        self.db.conn.execute(
             "INSERT OR REPLACE INTO ambient_log (id, log_offset, log_lines, log_tail, log_size, log_mtime_ns,"
             " log_ino) VALUES (0, ?, ?, ?, ?, ?, ?)",
             (log.offset, log.lines, log.tail, log.size, log.mtime_ns, log.ino),
         )
 
-    @_recovering
+    @recovering
     def _seek_point(self, line: int) -> tuple[LogState, tuple[int, int] | None]:
         """What is remembered of the ambient log, and where the block of 1-based ``line`` starts."""
         return self._ambient_state(), self.ambient_block_start(line)
 
     def _reset_ambient(self) -> None:
         """Forget every block of the ambient log."""
-        for (num,) in self._db.execute("SELECT num FROM efforts WHERE source = 'ambient'").fetchall():
-            clear_messages(self._db, num)
-        self._db.execute("DELETE FROM efforts WHERE source = 'ambient'")
-        self._db.execute("DELETE FROM ambient_log")
-        self._db.execute("DELETE FROM withdrawn WHERE log = ?", (AMBIENT_LOG,))
+        for (num,) in self.db.conn.execute("SELECT num FROM efforts WHERE source = 'ambient'").fetchall():
+            clear_messages(self.db.conn, num)
+        self.db.conn.execute("DELETE FROM efforts WHERE source = 'ambient'")
+        self.db.conn.execute("DELETE FROM ambient_log")
+        self.db.conn.execute("DELETE FROM withdrawn WHERE log = ?", (AMBIENT_LOG,))
 
     # ------------------------------------------------------------------ syncing
 
-    def _sync_ambient(self, log_path: str | Path) -> int:
-        """Index what was appended to the ambient log since the last sync (inside a write transaction)."""
+    def sync(self, log_path: str | Path) -> int:
+        """Index what was appended to the ambient log since the last sync (inside a write transaction:
+        the caller's, :meth:`sync_ambient_log` or the ingest's sync of the whole session)."""
         log = self._ambient_state()
         try:
             st = os.stat(log_path)
@@ -137,7 +137,7 @@ class IndexAmbient(IndexDatabase):
             return 0
         if log.unchanged(st):
             return 0
-        with self._open_log(log_path) as fh:
+        with records.open_log(log_path) as fh:
             st = os.fstat(fh.fileno())
             if log.replaced(st) or not log.tail_matches(fh):
                 self._reset_ambient()
@@ -167,7 +167,7 @@ class IndexAmbient(IndexDatabase):
                 pending += len(lines)
             if pending >= COMMIT_LINES:  # bound the WAL of a long first sync
                 self._save_ambient_state(log)
-                self._commit_point()
+                self.db.commit_point()
                 pending = 0
         return added
 
@@ -181,9 +181,9 @@ class IndexAmbient(IndexDatabase):
             take = min(len(lines) - i, AMBIENT_BLOCK_LINES - in_block)
             num = self._ambient_block(block, byte if in_block == 0 else None)
             records = ((line + j, parse_line(lines[i + j])) for j in range(take))
-            added += insert_messages(self._db, num, records, log_key=AMBIENT_LOG)
+            added += insert_messages(self.db.conn, num, records, log_key=AMBIENT_LOG)
             size = sum(len(raw) + 1 for raw in lines[i : i + take])
-            self._db.execute(  # log_offset/log_lines of a block: its bytes and lines (the ranking's length)
+            self.db.conn.execute(  # log_offset/log_lines of a block: its bytes and lines (the ranking's length)
                 "UPDATE efforts SET indexed_lines = ?, log_offset = log_offset + ?, log_lines = log_lines + ?"
                 " WHERE num = ?",
                 (in_block + take, size, take, num),
@@ -195,10 +195,10 @@ class IndexAmbient(IndexDatabase):
     def _ambient_block(self, block: int, first_byte: int | None) -> int:
         """The document number of ambient block ``block``, created (at ``first_byte``) if new."""
         effort_id = f"{AMBIENT_PREFIX}{block}"
-        found = self._db.execute("SELECT num FROM efforts WHERE effort_id = ?", (effort_id,)).fetchone()
+        found = self.db.conn.execute("SELECT num FROM efforts WHERE effort_id = ?", (effort_id,)).fetchone()
         if found is not None:
             return int(found[0])
-        num = self._db.execute(
+        num = self.db.conn.execute(
             "INSERT INTO efforts (effort_id, status, source, first_line, first_byte) VALUES (?, ?, ?, ?, ?)",
             (effort_id, AMBIENT, AMBIENT, block * AMBIENT_BLOCK_LINES, first_byte),
         ).lastrowid

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ParamSpec, Self, TypeVar
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 from ...errors import CcmError, Interruption
 from ..storage.durable import StoreError, no_space_left, require_regular
@@ -149,53 +149,47 @@ def _delete_db_files(path: Path) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-def _recovering(method: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Run a public method under the lock; rebuild a corrupt db and retry once.
+class _Part(Protocol):
+    """A part of the index (ingest, ranking, ...): it reaches the database through ``db``."""
 
-    Any other SQLite failure surfaces as :class:`SearchIndexError`.
-    """
+    @property
+    def db(self) -> IndexDatabase: ...
+
+
+_PartT = TypeVar("_PartT", bound=_Part)
+
+
+def recovering(method: Callable[Concatenate[_PartT, _P], _R]) -> Callable[Concatenate[_PartT, _P], _R]:
+    """A part's public method run by its database's :meth:`IndexDatabase.run` (under the lock; a
+    corrupt db is rebuilt and the method retried once)."""
 
     @functools.wraps(method)
-    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        self: IndexDatabase = args[0]  # type: ignore[assignment]
-        with self._lock:
-            self._ensure_open()
-            try:
-                return method(*args, **kwargs)
-            except sqlite3.Error as exc:
-                if not _is_corruption(exc):
-                    self.failures += 1
-                    raise _index_error(self.path, exc) from exc
-                self._rebuild()
-            try:
-                return method(*args, **kwargs)
-            except sqlite3.Error as exc:
-                self.failures += 1
-                raise _index_error(self.path, exc) from exc
+    def wrapper(part: _PartT, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return part.db.run(method, part, *args, **kwargs)
 
     return wrapper
 
 
 class IndexDatabase:
-    """A persistent, incrementally updated BM25 search index over a session's efforts.
+    """The index's SQLite connection: opening (and discarding a file that is not a usable index),
+    transactions, and recovery from corruption while in use (:meth:`run`).
 
-    Thread-safe (one lock around the connection). Use as a context manager or
-    call :meth:`close`.
+    Thread-safe: one lock around the connection, taken by :meth:`run`. The parts of
+    :class:`~._index.EffortIndex` hold this object and read :attr:`conn` each time they use it: a
+    rebuild replaces the connection.
     """
 
     def __init__(self, db_path: Path) -> None:
         self.path = Path(db_path)
         self._lock = threading.RLock()
-        self._depth = 0  # nesting of _write_txn
+        self._depth = 0  # nesting of write_txn
         self._conn: sqlite3.Connection | None = None
         self._closed = False
-        self._corpus_cache: tuple[tuple[int, int], tuple[int, int, int, float]] | None = None
-        self._sync_cache: tuple[tuple[int, int], dict[str, tuple[Any, ...]]] | None = None
-        self._sample_cache: tuple[tuple[int, int], list[int]] | None = None
+        self._generation = 0  # connections opened so far: a rebuilt db is never mistaken for the one before
         self.recreated = False
-        self.failures = 0  # operations that failed: an update may be missing (see mark_synced)
         """True when this instance created the db from scratch (new, corrupt or
-        foreign file): the caller should run :meth:`sync_session`."""
+        foreign file): the caller should run ``sync_session``."""
+        self.failures = 0  # operations that failed: an update may be missing (see mark_synced)
         self._conn = self._open()
 
     # ------------------------------------------------------------------ lifecycle
@@ -208,20 +202,35 @@ class IndexDatabase:
                 self._conn.close()
                 self._conn = None
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def _ensure_open(self) -> None:
         if self._closed or self._conn is None:
             raise SearchIndexError(f"search index {self.path} is closed")
 
     @property
-    def _db(self) -> sqlite3.Connection:
+    def conn(self) -> sqlite3.Connection:
+        """The open connection (a rebuild replaces it: read it each time, never keep it)."""
         assert self._conn is not None
         return self._conn
+
+    def run(self, operation: Callable[_P, _R], /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        """Run ``operation`` under the lock; rebuild a corrupt db and retry once.
+
+        Any other SQLite failure surfaces as :class:`SearchIndexError`.
+        """
+        with self._lock:
+            self._ensure_open()
+            try:
+                return operation(*args, **kwargs)
+            except sqlite3.Error as exc:
+                if not _is_corruption(exc):
+                    self.failures += 1
+                    raise _index_error(self.path, exc) from exc
+                self._rebuild()
+            try:
+                return operation(*args, **kwargs)
+            except sqlite3.Error as exc:
+                self.failures += 1
+                raise _index_error(self.path, exc) from exc
 
     def _open(self) -> sqlite3.Connection:
         """Connect, rebuilding the file once if it is corrupt or not ours."""
@@ -248,6 +257,7 @@ class IndexDatabase:
         raise AssertionError("unreachable")
 
     def _connect(self) -> sqlite3.Connection:
+        self._generation += 1
         try:
             if self.path != IN_MEMORY:  # a FIFO would hang the first read; a link would be written through
                 for suffix in ("", "-wal", "-shm", "-journal"):
@@ -324,7 +334,6 @@ class IndexDatabase:
                 pass
         self._conn = None
         self._depth = 0
-        self._corpus_cache = self._sync_cache = self._sample_cache = None
         self._discard_file()
         self._conn = self._open()
         self.recreated = True
@@ -332,9 +341,9 @@ class IndexDatabase:
     # ------------------------------------------------------------------ transactions
 
     @contextmanager
-    def _write_txn(self) -> Iterator[sqlite3.Connection]:
+    def write_txn(self) -> Iterator[sqlite3.Connection]:
         """A write transaction; nested uses join the outermost one."""
-        db = self._db
+        db = self.conn
         if self._depth == 0:
             db.execute("BEGIN IMMEDIATE")
         self._depth += 1
@@ -352,16 +361,16 @@ class IndexDatabase:
         if self._depth == 0:
             db.execute("COMMIT")
 
-    def _commit_point(self) -> None:
+    def commit_point(self) -> None:
         """Commit the outermost write transaction so far and start the next one."""
         if self._depth == 1:
-            self._db.execute("COMMIT")
-            self._db.execute("BEGIN IMMEDIATE")
+            self.conn.execute("COMMIT")
+            self.conn.execute("BEGIN IMMEDIATE")
 
     @contextmanager
-    def _read_txn(self) -> Iterator[sqlite3.Connection]:
+    def read_txn(self) -> Iterator[sqlite3.Connection]:
         """A read snapshot, so a search sees one consistent state."""
-        db = self._db
+        db = self.conn
         db.execute("BEGIN")
         try:
             yield db
@@ -376,20 +385,24 @@ class IndexDatabase:
         the index up to date this way and, while another process writes to it, searches it as it is."""
         with self._lock:
             self._ensure_open()
-            self._db.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+            self.conn.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
             try:
                 yield
             finally:
                 if self._conn is not None:
                     self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
 
-    def _state_version(self) -> tuple[int, int]:
-        """Changes when anyone (this connection included) modified the database."""
-        return self._db.execute("PRAGMA data_version").fetchone()[0], self._db.total_changes
+    def state_version(self) -> tuple[int, int, int]:
+        """Changes when anyone (this connection included) modified the database, or it was rebuilt:
+        what the parts' caches are kept for."""
+        conn = self.conn
+        return self._generation, conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes
 
-    @_recovering
     def optimize(self) -> None:
         """Merge the FTS5 segments (worth it after a large rebuild; takes seconds at 1M rows)."""
-        with self._write_txn() as db:
+        self.run(self._optimize)
+
+    def _optimize(self) -> None:
+        with self.write_txn() as db:
             db.execute("INSERT INTO meta_fts (meta_fts) VALUES ('optimize')")
             db.execute("INSERT INTO msg_fts (msg_fts) VALUES ('optimize')")

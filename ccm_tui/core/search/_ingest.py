@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from ._ambient import RAW_FILE, IndexAmbient
-from ._database import _recovering
+from . import _records as records
+from ._ambient import RAW_FILE, AmbientLog
+from ._database import IndexDatabase, recovering
 from ._records import LogState, clear_messages, insert_messages, normalise, parse_line
 from ._unspaced import index_grams
 
@@ -68,15 +69,20 @@ def _effort_entry(entry: Any) -> tuple[str, str, str | None, str | None]:
     return entry.id, entry.status, entry.summary, getattr(entry, "name", None)
 
 
-class IndexIngest(IndexAmbient):
-    """Writes to the index: effort rows, meta documents and log messages (and the ambient log, see
-    :class:`.ambient.IndexAmbient`)."""
+class Ingest:
+    """Writes to the index: effort rows, meta documents and log messages; a session's sync brings the
+    ambient log (:class:`~._ambient.AmbientLog`) up to date in the same transaction."""
+
+    def __init__(self, db: IndexDatabase, ambient: AmbientLog) -> None:
+        self.db = db
+        self._ambient = ambient
+        self._sync_cache: tuple[tuple[int, int, int], dict[str, tuple[Any, ...]]] | None = None
 
     # ------------------------------------------------------------------ effort rows
 
     def _row(self, effort_id: str) -> _EffortRow | None:
         sql = f"SELECT {_ROW_COLUMNS} FROM efforts WHERE effort_id = ? AND source = 'effort'"
-        found = self._db.execute(sql, (effort_id,)).fetchone()
+        found = self.db.conn.execute(sql, (effort_id,)).fetchone()
         return _row_from_tuple(found) if found else None
 
     def _ensure_row(self, effort_id: str) -> _EffortRow:
@@ -90,7 +96,7 @@ class IndexIngest(IndexAmbient):
         self, row: _EffortRow | None, effort_id: str, status: str, summary: str | None, name: str | None
     ) -> _EffortRow:
         """Insert or update an effort's row and meta document; no-op when unchanged."""
-        db = self._db
+        db = self.db.conn
         if row is None:
             num = db.execute(
                 "INSERT INTO efforts (effort_id, status, summary, name) VALUES (?, ?, ?, ?)",
@@ -125,12 +131,12 @@ class IndexIngest(IndexAmbient):
         return row
 
     def _delete_effort(self, row: _EffortRow) -> None:
-        clear_messages(self._db, row.num)
-        self._db.execute("DELETE FROM meta_fts WHERE rowid = ?", (row.num,))
-        self._db.execute("DELETE FROM efforts WHERE num = ?", (row.num,))
+        clear_messages(self.db.conn, row.num)
+        self.db.conn.execute("DELETE FROM meta_fts WHERE rowid = ?", (row.num,))
+        self.db.conn.execute("DELETE FROM efforts WHERE num = ?", (row.num,))
 
     def _save_log_state(self, num: int, log: LogState) -> None:
-        self._db.execute(
+        self.db.conn.execute(
             "UPDATE efforts SET log_offset = ?, log_lines = ?, log_tail = ?, log_size = ?, log_mtime_ns = ?,"
             " log_ino = ?, indexed_lines = ? WHERE num = ?",
             (log.offset, log.lines, log.tail, log.size, log.mtime_ns, log.ino, log.indexed_lines, num),
@@ -138,22 +144,22 @@ class IndexIngest(IndexAmbient):
 
     # ------------------------------------------------------------------ public: updates
 
-    @_recovering
+    @recovering
     def upsert_effort(self, effort_id: str, *, status: str, summary: str | None, name: str | None = None) -> None:
         """Create or update an effort's meta document (id, status, summary, name).
 
         ``name=None`` keeps the name already stored; pass ``""`` to clear it.
         Status and summary are always replaced (``None`` means no summary).
         """
-        with self._write_txn():
+        with self.db.write_txn():
             row = self._row(effort_id)
             keep_name = row.name if (row is not None and name is None) else name
             self._write_meta(row, effort_id, status, summary, keep_name)
 
-    @_recovering
+    @recovering
     def remove_effort(self, effort_id: str) -> None:
         """Drop an effort and all its messages (no-op if unknown)."""
-        with self._write_txn():
+        with self.db.write_txn():
             row = self._row(effort_id)
             if row is not None:
                 self._delete_effort(row)
@@ -167,43 +173,45 @@ class IndexIngest(IndexAmbient):
         """
         return self._add_messages(effort_id, list(messages), start_line)  # a list survives a retry
 
-    @_recovering
+    @recovering
     def _add_messages(self, effort_id: str, batch: list[dict[str, Any]], start_line: int) -> int:
-        with self._write_txn():
+        with self.db.write_txn():
             row = self._ensure_row(effort_id)
-            added = insert_messages(self._db, row.num, enumerate(batch, start_line))
+            added = insert_messages(self.db.conn, row.num, enumerate(batch, start_line))
             if start_line <= row.log.indexed_lines < start_line + len(batch):
-                self._db.execute(
+                self.db.conn.execute(
                     "UPDATE efforts SET indexed_lines = ? WHERE num = ?", (start_line + len(batch), row.num)
                 )
             return added
 
-    @_recovering
+    @recovering
     def sync_effort_log(self, effort_id: str, log_path: Path) -> int:
         """Index the complete lines appended to ``log_path`` since the last sync.
 
         A log that shrank, was replaced (new inode) or rewritten before the
         last synced offset is re-indexed from scratch. Returns lines added.
         """
-        with self._write_txn():
+        with self.db.write_txn():
             row = self._ensure_row(effort_id)
             return self._sync_log(row, log_path)
 
-    @_recovering
+    @recovering
     def synced_marker(self) -> Any:
         """What the session looked like when the index last held all of it (None: not known)."""
-        if not self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'synced'").fetchone():
+        if not self.db.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'synced'").fetchone():
             return None
-        row = self._db.execute("SELECT marker FROM synced WHERE id = 0").fetchone()
+        row = self.db.conn.execute("SELECT marker FROM synced WHERE id = 0").fetchone()
         return json.loads(row[0]) if row else None
 
-    @_recovering
+    @recovering
     def mark_synced(self, marker: Any) -> None:
         """The index holds all of the session as ``marker`` describes it: a later sync with the same
         marker has nothing to do (see ``Session.index_marker``)."""
-        with self._write_txn():
-            self._db.execute("CREATE TABLE IF NOT EXISTS synced (id INTEGER PRIMARY KEY CHECK (id = 0), marker TEXT)")
-            self._db.execute("INSERT OR REPLACE INTO synced (id, marker) VALUES (0, ?)", (json.dumps(marker),))
+        with self.db.write_txn():
+            self.db.conn.execute(
+                "CREATE TABLE IF NOT EXISTS synced (id INTEGER PRIMARY KEY CHECK (id = 0), marker TEXT)"
+            )
+            self.db.conn.execute("INSERT OR REPLACE INTO synced (id, marker) VALUES (0, ?)", (json.dumps(marker),))
 
     def sync_session(self, session_dir: Path, efforts: Iterable[Any]) -> int:
         """Bring the index up to date with a session's manifest and logs.
@@ -221,12 +229,12 @@ class IndexIngest(IndexAmbient):
             wanted[effort_id] = (status, summary, name)
         return self._sync_session(session_dir, wanted)
 
-    @_recovering
+    @recovering
     def _sync_session(self, session_dir: Path, wanted: dict[str, tuple[str, str | None, str | None]]) -> int:
         logs = os.path.join(os.fspath(session_dir), "efforts", "")
         added = pending = 0
-        with self._write_txn():
-            version = self._state_version()
+        with self.db.write_txn():
+            version = self.db.state_version()
             stored = self._sync_state(version)
             for effort_id in stored.keys() - wanted.keys():
                 self._delete_effort(self._ensure_row(effort_id))
@@ -234,22 +242,22 @@ class IndexIngest(IndexAmbient):
                 lines = self._sync_entry(stored.get(effort_id), effort_id, status, summary, name, logs)
                 added, pending = added + lines, pending + lines
                 if pending >= SYNC_BATCH_LINES:  # bound the WAL and memory of a big (re)build
-                    self._commit_point()
+                    self.db.commit_point()
                     pending = 0
-            added += self._sync_ambient(os.path.join(os.fspath(session_dir), RAW_FILE))
-            unchanged = self._state_version() == version
+            added += self._ambient.sync(os.path.join(os.fspath(session_dir), RAW_FILE))
+            unchanged = self.db.state_version() == version
         self._sync_cache = (version, stored) if unchanged else None
         if added >= SYNC_BATCH_LINES:  # a big (re)build: give the WAL's disk space back
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         return added
 
-    def _sync_state(self, version: tuple[int, int]) -> dict[str, tuple[Any, ...]]:
+    def _sync_state(self, version: tuple[int, int, int]) -> dict[str, tuple[Any, ...]]:
         """id → (status, summary, name, log_size, log_mtime_ns, log_ino), reused while unchanged."""
         if self._sync_cache is not None and self._sync_cache[0] == version:
             return self._sync_cache[1]
         return {
             t[0]: t[1:]
-            for t in self._db.execute(
+            for t in self.db.conn.execute(
                 "SELECT effort_id, status, summary, name, log_size, log_mtime_ns, log_ino FROM efforts"
                 " WHERE source = 'effort'"
             )
@@ -297,7 +305,7 @@ class IndexIngest(IndexAmbient):
             return 0
         if row.log.unchanged(st):
             return 0
-        with self._open_log(path) as fh:
+        with records.open_log(path) as fh:
             st = os.fstat(fh.fileno())
             if row.log.replaced(st):
                 self._reset_log(row)
@@ -313,7 +321,7 @@ class IndexIngest(IndexAmbient):
 
     def _reset_log(self, row: _EffortRow) -> None:
         """Forget everything indexed from the effort's log."""
-        clear_messages(self._db, row.num)
+        clear_messages(self.db.conn, row.num)
         row.log = LogState()
 
     @staticmethod
@@ -336,7 +344,7 @@ class IndexIngest(IndexAmbient):
         first = row.log.lines
         skip = max(0, row.log.indexed_lines - first)  # already indexed by add_messages
         records = ((first + i, parse_line(raw)) for i, raw in enumerate(lines) if i >= skip)
-        added = insert_messages(self._db, row.num, records)
+        added = insert_messages(self.db.conn, row.num, records)
         row.log.advance(complete, len(lines))
         row.log.indexed_lines = max(row.log.indexed_lines, row.log.lines)
         return added

@@ -2,7 +2,7 @@
 
 Words are runs of letters and digits; everything else separates them, so FTS5
 syntax in a query is inert. Unspaced scripts (CJK, Thai, …) are searched by
-character pairs (:mod:`.unspaced`).
+character pairs (:mod:`._unspaced`).
 """
 
 from __future__ import annotations
@@ -45,11 +45,6 @@ def parse_query(query: str, *, stop_words: bool = True) -> tuple[list[str], list
 def query_terms(query: str, *, stop_words: bool = True) -> list[str]:
     """The distinct lower-case word terms of ``query`` (at most MAX_QUERY_TERMS); see :func:`parse_query`."""
     return parse_query(query, stop_words=stop_words)[0]
-
-
-def word_pairs(query: str) -> list[str]:
-    """Distinct pairs of adjacent query words, at most MAX_BIGRAMS; see :func:`parse_query`."""
-    return parse_query(query)[1]
 
 
 def phrase(term: str) -> str:

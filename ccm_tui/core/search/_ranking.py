@@ -1,7 +1,7 @@
 """Ranking: which efforts match a query and in which order (reading postings, short-listing, scoring).
 
-Query processing is in :mod:`.query`, the score of one effort in :mod:`.scoring`,
-snippets and passages in :mod:`.results`.
+Query processing is in :mod:`._query`, the score of one effort in :mod:`._scoring`,
+snippets and passages in :mod:`._results`.
 """
 
 from __future__ import annotations
@@ -9,12 +9,10 @@ from __future__ import annotations
 import heapq
 
 from . import _scoring as scoring
-from ._database import _LINE_BITS, _LINE_MASK, _recovering
-from ._query import or_expression, parse_query, phrase, query_terms
-from ._results import EffortInfo, IndexResults, SearchHit, Window
+from ._database import _LINE_BITS, _LINE_MASK, IndexDatabase, recovering
+from ._query import or_expression, parse_query, phrase
+from ._results import EffortInfo, Results, SearchHit, Window
 from ._scoring import META_COLUMN_WEIGHTS, PASSAGE_RERANK, Candidate, Plan, Postings, Weights, idf
-
-__all__ = ["IndexRanking", "SearchHit", "query_terms"]
 
 DF_SAMPLE = 48  # efforts probed to estimate how many efforts hold a frequent term
 MESSAGE_WINDOW = 2_000  # newest message postings read per term
@@ -26,12 +24,20 @@ META_BM25_ROWS = 4_000  # meta rows ranked by bm25() per search at most
 MIN_CANDIDATES = 30  # efforts scored exactly per search: max(this, 3 * limit)
 
 
-class IndexRanking(IndexResults):
-    """Reads from the index: ranked search with snippets and passages."""
+class Ranking:
+    """Reads from the index: which documents match a query, in which order; their snippets and passages
+    come from ``results`` (:class:`~._results.Results`). The corpus figures and the sample of efforts
+    are cached until the database changes."""
+
+    def __init__(self, db: IndexDatabase, results: Results) -> None:
+        self.db = db
+        self._results = results
+        self._corpus_cache: tuple[tuple[int, int, int], tuple[int, int, int, float]] | None = None
+        self._sample_cache: tuple[tuple[int, int, int], list[int]] | None = None
 
     # ------------------------------------------------------------------ public: search
 
-    @_recovering
+    @recovering
     def search(
         self, query: str, limit: int = 10, status: str | None = None, *, weights: Weights | None = None
     ) -> list[SearchHit]:
@@ -46,7 +52,7 @@ class IndexRanking(IndexResults):
         words, pairs = parse_query(query, stop_words=weights.stop_words)
         if not words or limit <= 0:
             return []
-        with self._read_txn():
+        with self.db.read_txn():
             return self._search(words + pairs, limit, status, weights)
 
     def _search(self, terms: list[str], limit: int, status: str | None, weights: Weights) -> list[SearchHit]:
@@ -64,7 +70,7 @@ class IndexRanking(IndexResults):
         )
         windows: dict[int, Window] = {}
         for _, _, c in ranked[: max(PASSAGE_RERANK, limit)]:  # the best passage (and line) adds its coverage
-            windows[c.num] = self._window(plan, c)
+            windows[c.num] = self._results.window(plan, c)
         ranked = sorted(
             (
                 (score + (windows[c.num][1] if c.num in windows else 0.0), effort_id, c)
@@ -72,7 +78,7 @@ class IndexRanking(IndexResults):
             ),
             key=lambda t: (-t[0], t[1]),
         )
-        return [self._hit(plan, c, score, info[c.num], windows.get(c.num)) for score, _, c in ranked[:limit]]
+        return [self._results.hit(plan, c, score, info[c.num], windows.get(c.num)) for score, _, c in ranked[:limit]]
 
     # -- planning
 
@@ -110,7 +116,7 @@ class IndexRanking(IndexResults):
             else:
                 lo = num << _LINE_BITS
                 found += (
-                    self._db.execute(
+                    self.db.conn.execute(
                         "SELECT 1 FROM msg_fts WHERE msg_fts MATCH ? AND rowid BETWEEN ? AND ? LIMIT 1",
                         (phrase(term), lo, lo | _LINE_MASK),
                     ).fetchone()
@@ -121,16 +127,16 @@ class IndexRanking(IndexResults):
 
     def _effort_sample(self) -> list[int]:
         """Up to DF_SAMPLE effort numbers evenly spread over the index (all of them in a small one)."""
-        version = self._state_version()
+        version = self.db.state_version()
         if self._sample_cache is None or self._sample_cache[0] != version:
             count, _, top, _ = self._corpus_size()
             if count <= DF_SAMPLE:
-                nums = [num for (num,) in self._db.execute("SELECT num FROM efforts ORDER BY num")]
+                nums = [num for (num,) in self.db.conn.execute("SELECT num FROM efforts ORDER BY num")]
             else:  # one primary-key seek per point spread over the numbers (no scan of every row)
-                first = self._db.execute("SELECT min(num) FROM efforts").fetchone()[0] or 0
+                first = self.db.conn.execute("SELECT min(num) FROM efforts").fetchone()[0] or 0
                 step = (top - first) / DF_SAMPLE
                 seek = "SELECT num FROM efforts WHERE num >= ? ORDER BY num LIMIT 1"
-                found = (self._db.execute(seek, (first + int(i * step),)).fetchone() for i in range(DF_SAMPLE))
+                found = (self.db.conn.execute(seek, (first + int(i * step),)).fetchone() for i in range(DF_SAMPLE))
                 nums = sorted({row[0] for row in found if row is not None})
             self._sample_cache = (version, nums)
         return self._sample_cache[1]
@@ -138,9 +144,9 @@ class IndexRanking(IndexResults):
     def _corpus_size(self) -> tuple[int, int, int, float]:
         """(documents, log lines indexed, highest document number, mean bytes of a log line or 0),
         cached until the db changes (one narrow index read: efforts_sizes)."""
-        version = self._state_version()
+        version = self.db.state_version()
         if self._corpus_cache is None or self._corpus_cache[0] != version:
-            efforts, lines, top, size, sized_lines = self._db.execute(
+            efforts, lines, top, size, sized_lines = self.db.conn.execute(
                 "SELECT count(*), total(indexed_lines), max(num), total(log_offset), total(log_lines) FROM efforts"
             ).fetchone()
             line_bytes = size / sized_lines if sized_lines else 0.0
@@ -151,7 +157,7 @@ class IndexRanking(IndexResults):
         """Up to ``window`` newest documents of ``table`` containing ``term``, counted per effort."""
         shift = _LINE_BITS if table == "msg_fts" else 0
         counts = dict(
-            self._db.execute(
+            self.db.conn.execute(
                 f"SELECT rowid >> {shift}, count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ?"
                 " ORDER BY rowid DESC LIMIT ?) GROUP BY 1",
                 (phrase(term), window),
@@ -169,11 +175,11 @@ class IndexRanking(IndexResults):
             docs = sum(counts.values()) * total_docs / window_docs if window_docs > 0 else 0.0
         else:  # meta tables are small: count exactly
             sql = f"SELECT count(*) FROM {table} WHERE {table} MATCH ?"
-            docs = float(self._db.execute(sql, (phrase(term),)).fetchone()[0])
+            docs = float(self.db.conn.execute(sql, (phrase(term),)).fetchone()[0])
         return Postings(min(float(total_docs), max(docs, float(seen))), counts, max(floor, 1))
 
     def _nums_with_status(self, status: str) -> set[int]:
-        return {num for (num,) in self._db.execute("SELECT num FROM efforts WHERE status = ?", (status,))}
+        return {num for (num,) in self.db.conn.execute("SELECT num FROM efforts WHERE status = ?", (status,))}
 
     # -- evidence
 
@@ -232,7 +238,7 @@ class IndexRanking(IndexResults):
             return {}
         weights = ", ".join(str(w) for w in META_COLUMN_WEIGHTS)
         return dict(
-            self._db.execute(
+            self.db.conn.execute(
                 f"SELECT rowid, -bm25(meta_fts, {weights}) FROM meta_fts WHERE meta_fts MATCH ?",
                 (or_expression(chosen),),
             ).fetchall()
@@ -245,7 +251,7 @@ class IndexRanking(IndexResults):
             for start in range(0, len(older), 500):
                 chunk = {c.num: c for c in older[start : start + 500]}
                 marks = ",".join("?" * len(chunk))
-                for (num,) in self._db.execute(
+                for (num,) in self.db.conn.execute(
                     f"SELECT rowid FROM meta_fts WHERE meta_fts MATCH ? AND rowid IN ({marks})",
                     (phrase(plan.terms[i]), *chunk),
                 ):
@@ -254,7 +260,7 @@ class IndexRanking(IndexResults):
             for candidate in shortlist:
                 if candidate.num < postings.floor:
                     lo = candidate.num << _LINE_BITS
-                    (n,) = self._db.execute(
+                    (n,) = self.db.conn.execute(
                         "SELECT count(*) FROM msg_fts WHERE msg_fts MATCH ? AND rowid BETWEEN ? AND ?",
                         (phrase(plan.terms[i]), lo, lo | _LINE_MASK),
                     ).fetchone()
@@ -271,6 +277,6 @@ class IndexRanking(IndexResults):
                 "SELECT num, effort_id, status, summary, indexed_lines, source, first_line, log_offset, log_lines"
                 f" FROM efforts WHERE num IN ({marks})"
             )
-            for num, effort_id, status, summary, lines, source, first, size, sized in self._db.execute(sql, chunk):
+            for num, effort_id, status, summary, lines, source, first, size, sized in self.db.conn.execute(sql, chunk):
                 info[num] = (effort_id, status, summary, lines, source, first, size / sized if sized else 0.0)
         return info

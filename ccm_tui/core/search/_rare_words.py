@@ -13,8 +13,8 @@ user's line). The hit is that line with its neighbour. A line the user took back
 recalled, nor shown as a neighbour. Words any message may use
 (:data:`COMMON_WORDS`: "how long should ...") are never searched: in a short session
 every word is rare, and they would recall lines that do not answer; nor are the words that steer
-the conversation (:mod:`..text.words`: "ok, that's done, conclude it" recalled another effort's
-last lines). Each hit carries the words it was found by (``terms``: the inspector shows them). Lines the
+the conversation (:mod:`~ccm_tui.core.text.words`: "ok, that's done, conclude it" recalled
+another effort's last lines). Each hit carries the words it was found by (``terms``: the inspector shows them). Lines the
 request holds word for word are left out by the caller's ``skip`` rule.
 """
 
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..text.words import COMMON_WORDS, is_control_word
-from ._database import _LINE_BITS, _LINE_MASK, IndexDatabase, _recovering
+from ._database import _LINE_BITS, _LINE_MASK, IndexDatabase, recovering
 from ._query import parse_query, phrase
 from ._records import AMBIENT_LOG, in_ranges, withdrawn_ranges
 
@@ -58,14 +58,19 @@ class RecallHit:
 
 def candidate_words(message: str) -> list[str]:
     """The words of a message that may be rare: no stop words or common ones, no short ones, none that
-    steers the conversation (:mod:`..text.words`: "done", "conclude", "thanks" …), longest first."""
+    steers the conversation (:mod:`~ccm_tui.core.text.words`: "done", "conclude", "thanks" …), longest first."""
     words, _ = parse_query(message)
     kept = [w for w in words if len(w) >= MIN_WORD_CHARS and w not in COMMON_WORDS and not is_control_word(w)]
     return sorted(kept, key=lambda w: (-len(w), w))[:MAX_TERMS]
 
 
-class IndexRecall(IndexDatabase):
-    @_recovering
+class RareWordRecall:
+    """The recall lookup over the index's message rows, and which logged lines a withdrawal took back."""
+
+    def __init__(self, db: IndexDatabase) -> None:
+        self.db = db
+
+    @recovering
     def recall(
         self, message: str, *, skip: Callable[[str, str, int], bool] | None = None, limit: int = MAX_HITS
     ) -> list[RecallHit]:
@@ -79,7 +84,7 @@ class IndexRecall(IndexDatabase):
         part = "SELECT {i}, rowid FROM (SELECT rowid FROM msg_fts WHERE msg_fts MATCH ? LIMIT {n})"
         sql = " UNION ALL ".join(part.format(i=i, n=RARE_DOCS + 1) for i in range(len(words)))
         found: dict[int, set[int]] = defaultdict(set)
-        for i, rowid in self._db.execute(sql, [phrase(w) for w in words]):
+        for i, rowid in self.db.conn.execute(sql, [phrase(w) for w in words]):
             found[i].add(rowid)
         rare = {words[i]: rows for i, rows in found.items() if len(rows) <= RARE_DOCS}
         return self._best_passages(rare, skip, limit) if rare else []
@@ -123,7 +128,7 @@ class IndexRecall(IndexDatabase):
     def _withdrawn(self, logs: dict[int, tuple[str, str]]) -> Callable[[int], bool]:
         """Whether a message row of these documents was withdrawn."""
         key = {num: AMBIENT_LOG if source == "ambient" else num for num, (source, _) in logs.items()}
-        ranges = withdrawn_ranges(self._db, key.values())
+        ranges = withdrawn_ranges(self.db.conn, key.values())
 
         def taken_back(rowid: int) -> bool:
             num = rowid >> _LINE_BITS
@@ -131,28 +136,30 @@ class IndexRecall(IndexDatabase):
 
         return taken_back
 
-    @_recovering
+    @recovering
     def withdrawn_lines(self, log: str, first: int, last: int) -> set[int]:
         """The lines of ``first..last`` (1-based) of ``log`` ("ambient" or an effort id) that a withdrawal
         took back, their markers included, as far as the index has read the log."""
         if log == "ambient":
             key = AMBIENT_LOG
         else:
-            found = self._db.execute("SELECT num FROM efforts WHERE effort_id = ?", (log,)).fetchone()
+            found = self.db.conn.execute("SELECT num FROM efforts WHERE effort_id = ?", (log,)).fetchone()
             if found is None:
                 return set()
             key = int(found[0])
-        ranges = withdrawn_ranges(self._db, [key])[key]
+        ranges = withdrawn_ranges(self.db.conn, [key])[key]
         return {n for a, b in ranges for n in range(max(a + 1, first), min(b + 1, last) + 1)}
 
     def _roles(self, rowids: list[int]) -> dict[int, str]:
         marks = ",".join("?" * len(rowids))
-        return dict(self._db.execute(f"SELECT rowid, role FROM msg_fts WHERE rowid IN ({marks})", rowids).fetchall())
+        return dict(
+            self.db.conn.execute(f"SELECT rowid, role FROM msg_fts WHERE rowid IN ({marks})", rowids).fetchall()
+        )
 
     def _logs(self, nums: list[int]) -> dict[int, tuple[str, str]]:
         """(source, log) of each document number: an effort's id, or "ambient" for a block."""
         marks = ",".join("?" * len(nums))
-        rows = self._db.execute(f"SELECT num, effort_id, source FROM efforts WHERE num IN ({marks})", nums)
+        rows = self.db.conn.execute(f"SELECT num, effort_id, source FROM efforts WHERE num IN ({marks})", nums)
         return {num: (source, "ambient" if source == "ambient" else effort_id) for num, effort_id, source in rows}
 
     def _recall_hit(
@@ -166,7 +173,7 @@ class IndexRecall(IndexDatabase):
         taken_back: Callable[[int], bool],
     ) -> RecallHit:
         base = num << _LINE_BITS
-        rows = self._db.execute(
+        rows = self.db.conn.execute(
             "SELECT rowid, role, content FROM msg_fts WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
             (base | line, base | (line + PASSAGE_LINES - 1)),
         ).fetchall()

@@ -1,6 +1,6 @@
 """Log records as the index stores them: their text, one row per line, and what is remembered of a log file.
 
-Shared by the effort logs (:mod:`.ingest`) and the ambient log (:mod:`.ambient`).
+Shared by the effort logs (:mod:`._ingest`) and the ambient log (:mod:`._ambient`).
 Line numbers are 0-based inside the index (line ``n`` is preceded by ``n``
 lines) and shown 1-based. A message row's rowid is ``num << 32 | line``, so the
 rows of one document (an effort, or a block of the ambient log) are one
@@ -16,9 +16,10 @@ import sqlite3
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
-from ..storage.durable import retraction_span
+from ..storage.durable import open_nofollow, retraction_span
 from ._database import _LINE_BITS, _LINE_MASK
 from ._unspaced import index_grams
 
@@ -46,6 +47,12 @@ def message_text(message: Any) -> str | None:
     return normalise(text.encode("utf-8", "replace").decode("utf-8") if not text.isascii() else text)
 
 
+def open_log(path: str | Path) -> IO[bytes]:
+    """Open a log for reading, never a FIFO (it would hang) nor through a link. The ingest and the
+    ambient log call it through this module, so tests counting opened files or bytes read patch it here."""
+    return os.fdopen(open_nofollow(Path(path), os.O_RDONLY), "rb")
+
+
 def parse_line(raw: bytes) -> Any:
     """One JSONL line as a value, or None when it is not JSON."""
     try:
@@ -59,7 +66,7 @@ def insert_messages(
 ) -> int:
     """Index (line, record) pairs as rows of document ``num``; returns how many rows were written.
 
-    A withdrawal marker (core/retraction.py) is not a row: it records the lines it withdraws — the
+    A withdrawal marker (``retraction_span``) is not a row: it records the lines it withdraws — the
     ``retracts`` lines just before it, and itself — in ``withdrawn`` under ``log_key`` (by default
     ``num``), so that recall and folding never put them back however old they are."""
     rows, withdrawn = [], []

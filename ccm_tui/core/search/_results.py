@@ -93,7 +93,7 @@ class Marked:
 
 @dataclass(frozen=True)
 class SearchHit:
-    """One effort, or one stretch of ambient chat, found by :meth:`EffortIndex.search`.
+    """One effort, or one stretch of ambient chat, found by :meth:`~._index.EffortIndex.search`.
 
     ``snippet`` is about 160 characters of the best-matching text — the summary
     when it contains a query term, else the best message — with matched terms
@@ -236,10 +236,13 @@ def place_passage(plan: Plan, line_terms: dict[int, set[int]], floor: int = 0, e
     return best_window(plan.line_weight, line_terms, floor, end, per_line=True)[0]
 
 
-class IndexResults(IndexDatabase):
+class Results:
     """Builds the results of a search: snippets and passages read from the index."""
 
-    def _hit(
+    def __init__(self, db: IndexDatabase) -> None:
+        self.db = db
+
+    def hit(
         self,
         plan: Plan,
         candidate: Candidate,
@@ -258,7 +261,7 @@ class IndexResults(IndexDatabase):
             )
         return SearchHit(effort_id, status, summary, score, *shown, marked_snippet=snippet, marked_passage=passage)
 
-    def _window(self, plan: Plan, candidate: Candidate) -> Window:
+    def window(self, plan: Plan, candidate: Candidate) -> Window:
         """The query's terms in each line of the effort, and what the ranking adds for them: the query
         weight over efforts of the best run of lines (``weights.passage``) and of the best single line
         (``weights.message``), each term counted once, as the rest of the score counts. (Where the
@@ -275,7 +278,7 @@ class IndexResults(IndexDatabase):
         lo = candidate.num << _LINE_BITS
         found: dict[int, set[int]] = {}
         for i in candidate.message_counts:
-            for (rowid,) in self._db.execute(
+            for (rowid,) in self.db.conn.execute(
                 "SELECT rowid FROM msg_fts WHERE msg_fts MATCH ? AND rowid BETWEEN ? AND ? LIMIT ?",
                 (phrase(plan.terms[i]), lo, lo | _LINE_MASK, PASSAGE_SCAN_ROWS),
             ):
@@ -293,17 +296,17 @@ class IndexResults(IndexDatabase):
         line_terms = window[0] if window is not None else self._line_terms(plan, candidate)
         if not line_terms:
             return None, None
-        withdrawn = withdrawn_ranges(self._db, [log_key])[log_key]
+        withdrawn = withdrawn_ranges(self.db.conn, [log_key])[log_key]
         live = {line: terms for line, terms in line_terms.items() if not in_ranges(withdrawn, line)}
         first = place_passage(plan, live or line_terms, *candidate.extent)  # what still stands, if it matches
         lo = candidate.num << _LINE_BITS
         span = PASSAGE_MESSAGES - 1
-        rows = self._db.execute(
+        rows = self.db.conn.execute(
             "SELECT rowid, role, content FROM msg_fts WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
             (lo | first, lo | (first + span)),
         ).fetchall()
         marked = dict(
-            self._db.execute(
+            self.db.conn.execute(
                 "SELECT rowid, highlight(msg_fts, 0, ?, ?) FROM msg_fts WHERE msg_fts MATCH ?"
                 " AND rowid BETWEEN ? AND ?",
                 (_MARK_OPEN, _MARK_CLOSE, plan.telling_expression, lo | first, lo | (first + span)),
@@ -325,7 +328,7 @@ class IndexResults(IndexDatabase):
         """The marked summary if it contains a match, else the marked best message (markers kept)."""
         args = (_MARK_OPEN, _MARK_CLOSE, "…", SNIPPET_TOKENS)
         if candidate.meta_terms and summary:
-            found = self._db.execute(
+            found = self.db.conn.execute(
                 "SELECT snippet(meta_fts, 2, ?, ?, ?, ?) FROM meta_fts WHERE meta_fts MATCH ? AND rowid = ?",
                 (*args, plan.expression, candidate.num),
             ).fetchone()
@@ -350,13 +353,13 @@ class IndexResults(IndexDatabase):
         chosen = selective or [plan.terms[i] for i in present]
         unspaced_terms = [t for t in chosen if unspaced.is_unspaced(t)]
         if unspaced_terms:  # FTS5 cannot mark these: the whole message, marked here, trimmed later
-            found = self._db.execute(
+            found = self.db.conn.execute(
                 f"SELECT highlight(msg_fts, 0, ?, ?) FROM msg_fts WHERE msg_fts MATCH ?"
                 f" AND rowid BETWEEN ? AND ? ORDER BY {order} LIMIT 1",
                 (*args[:2], or_expression(chosen), lo, lo | _LINE_MASK),
             ).fetchone()
             return unspaced.mark(found[0], unspaced_terms) if found else None
-        found = self._db.execute(
+        found = self.db.conn.execute(
             f"SELECT snippet(msg_fts, 0, ?, ?, ?, ?) FROM msg_fts WHERE msg_fts MATCH ?"
             f" AND rowid BETWEEN ? AND ? ORDER BY {order} LIMIT 1",
             (*args, or_expression(chosen), lo, lo | _LINE_MASK),

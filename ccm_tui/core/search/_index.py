@@ -1,0 +1,164 @@
+"""The search index as callers see it: :class:`EffortIndex`, one object made of parts that share a database."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Self
+
+from ._ambient import AmbientLog
+from ._database import IndexDatabase
+from ._ingest import Ingest
+from ._ranking import Ranking
+from ._rare_words import MAX_HITS, RareWordRecall, RecallHit
+from ._results import Results, SearchHit
+from ._scoring import Weights
+
+
+class EffortIndex:
+    """A persistent, incrementally updated BM25 search index over a session's efforts.
+
+    The index lives in one SQLite file (a session keeps it at
+    ``<session>/search.sqlite``). It is derived data: deleting it loses nothing,
+    the next :meth:`sync_session` rebuilds it from ``manifest.yaml``, the
+    ``efforts/<id>.jsonl`` logs and ``raw.jsonl``. Thread-safe (one lock around
+    the connection). Use as a context manager or call :meth:`close`.
+
+    It owns one database and parts that each hold it, and hands each public method to the part that
+    does the work:
+
+    * :class:`~._database.IndexDatabase` — the connection, the schema, transactions, and recovery: a
+      corrupt, foreign or read-only file is deleted and rebuilt, and an operation that met corruption
+      runs once more on the new file (every public method of a part runs that way).
+    * :class:`~._ambient.AmbientLog` — the ambient log ``raw.jsonl`` as fixed blocks of lines: its
+      incremental ingest, and reading the lines around a hit with one seek.
+    * :class:`~._ingest.Ingest` — the manifest's efforts and their logs: rows, meta documents,
+      messages; the sync of a whole session (the ambient log's included) and its marker.
+    * :class:`~._ranking.Ranking` — a query's ranked hits (postings, short-list, scores), with
+      :class:`~._results.Results` building each hit's snippet and passage.
+    * :class:`~._rare_words.RareWordRecall` — the rare-word lookup behind recall, and the lines a
+      withdrawal took back.
+    """
+
+    def __init__(self, db_path: Path) -> None:
+        self._database = IndexDatabase(db_path)
+        db = self._database
+        self._ambient = AmbientLog(db)
+        self._ingest = Ingest(db, self._ambient)
+        self._ranking = Ranking(db, Results(db))
+        self._recall = RareWordRecall(db)
+
+    # ------------------------------------------------------------------ the database
+
+    @property
+    def path(self) -> Path:
+        """The SQLite file (``IN_MEMORY`` for an index written nowhere)."""
+        return self._database.path
+
+    @property
+    def recreated(self) -> bool:
+        """True when this instance created the db from scratch (new, corrupt or foreign file): the
+        caller should run :meth:`sync_session`."""
+        return self._database.recreated
+
+    @property
+    def failures(self) -> int:
+        """Operations that failed so far: an update may be missing (see :meth:`mark_synced`)."""
+        return self._database.failures
+
+    def close(self) -> None:
+        """Close the database (idempotent)."""
+        self._database.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def waiting_at_most(self, seconds: float) -> AbstractContextManager[None]:
+        """Statements inside wait at most ``seconds`` for another connection's lock (0: not at all),
+        then raise ``SearchIndexBusy`` (see :meth:`.IndexDatabase.waiting_at_most`)."""
+        return self._database.waiting_at_most(seconds)
+
+    def optimize(self) -> None:
+        """Merge the FTS5 segments (worth it after a large rebuild; takes seconds at 1M rows)."""
+        self._database.optimize()
+
+    # ------------------------------------------------------------------ the ambient log
+
+    def sync_ambient_log(self, log_path: Path) -> int:
+        """Index the complete lines appended to ``<session>/raw.jsonl`` since the last sync; rows added."""
+        return self._ambient.sync_ambient_log(log_path)
+
+    def ambient_line_count(self) -> int:
+        """Lines of the ambient log indexed so far (every complete line, chat or not)."""
+        return self._ambient.ambient_line_count()
+
+    def ambient_block_start(self, line: int) -> tuple[int, int] | None:
+        """(1-based line, byte offset) where the indexed block holding 1-based ``line`` of the ambient
+        log starts; None when the line is not indexed."""
+        return self._ambient.ambient_block_start(line)
+
+    def read_ambient_lines(
+        self, log_path: Path, first: int, last: int, cap: int | None = None
+    ) -> list[tuple[int, Any]]:
+        """Lines ``first``..``last`` (1-based) of the ambient log as (line number, parsed record or
+        None), read with one seek (:meth:`.AmbientLog.read_ambient_lines`)."""
+        return self._ambient.read_ambient_lines(log_path, first, last, cap)
+
+    # ------------------------------------------------------------------ efforts and their logs
+
+    def upsert_effort(self, effort_id: str, *, status: str, summary: str | None, name: str | None = None) -> None:
+        """Create or update an effort's meta document; ``name=None`` keeps the name stored."""
+        self._ingest.upsert_effort(effort_id, status=status, summary=summary, name=name)
+
+    def remove_effort(self, effort_id: str) -> None:
+        """Drop an effort and all its messages (no-op if unknown)."""
+        self._ingest.remove_effort(effort_id)
+
+    def add_messages(self, effort_id: str, messages: Iterable[dict[str, Any]], start_line: int) -> int:
+        """Index log records written to the effort's log at 0-based line ``start_line`` onwards; rows
+        indexed (:meth:`.Ingest.add_messages`)."""
+        return self._ingest.add_messages(effort_id, messages, start_line)
+
+    def sync_effort_log(self, effort_id: str, log_path: Path) -> int:
+        """Index the complete lines appended to ``log_path`` since the last sync; lines added."""
+        return self._ingest.sync_effort_log(effort_id, log_path)
+
+    def sync_session(self, session_dir: Path, efforts: Iterable[Any]) -> int:
+        """Bring the index up to date with a session's manifest (``efforts``: ``(id, status, summary[,
+        name])`` or ``Effort``-like objects), its logs and ``raw.jsonl``; log lines added
+        (:meth:`.Ingest.sync_session`)."""
+        return self._ingest.sync_session(session_dir, efforts)
+
+    def synced_marker(self) -> Any:
+        """What the session looked like when the index last held all of it (None: not known)."""
+        return self._ingest.synced_marker()
+
+    def mark_synced(self, marker: Any) -> None:
+        """The index holds all of the session as ``marker`` describes it (``Session.index_marker``)."""
+        self._ingest.mark_synced(marker)
+
+    # ------------------------------------------------------------------ reading
+
+    def search(
+        self, query: str, limit: int = 10, status: str | None = None, *, weights: Weights | None = None
+    ) -> list[SearchHit]:
+        """Efforts (and stretches of ambient chat) matching ``query`` (free text), best first, ties
+        broken by id; ``status`` keeps one status (``"ambient"``: ambient chat only); ``weights``
+        replaces the ranking's parameters, for benchmarks (:meth:`.Ranking.search`)."""
+        return self._ranking.search(query, limit, status, weights=weights)
+
+    def recall(
+        self, message: str, *, skip: Callable[[str, str, int], bool] | None = None, limit: int = MAX_HITS
+    ) -> list[RecallHit]:
+        """The strongest passages for ``message`` among the logged lines ``skip(source, log, line)``
+        does not leave out; none when nothing answers it strongly enough (:meth:`.RareWordRecall.recall`)."""
+        return self._recall.recall(message, skip=skip, limit=limit)
+
+    def withdrawn_lines(self, log: str, first: int, last: int) -> set[int]:
+        """The lines of ``first..last`` (1-based) of ``log`` ("ambient" or an effort id) that a
+        withdrawal took back, their markers included."""
+        return self._recall.withdrawn_lines(log, first, last)
