@@ -18,7 +18,7 @@ if "TIKTOKEN_CACHE_DIR" not in os.environ:
             list(_spec.submodule_search_locations)[0], "litellm_core_utils", "tokenizers"
         )
 
-from tests.fakes.openai_server import FakeLLMServer
+from tests.helpers.openai_server import FakeLLMServer
 
 
 @pytest.fixture(autouse=True)

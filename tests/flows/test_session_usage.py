@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.helpers.openai_server import call, text, tool_calls
 
 
 def test_tokens_add_up_across_separate_runs_and_each_turn_says_its_own(ccm):

@@ -17,9 +17,8 @@ from ccm_tui.core.models.interface import ChatModel, Completion, OnDelta
 from ccm_tui.core.models.litellm_client import LLMClient
 from ccm_tui.restore.importer import Importer, ImportOptions, check_session, parse_file, parse_only
 from ccm_tui.restore.results import ImportRow, ImportStatus, NotATranscript, ProviderRefused, RestoreFailed
-from tests.fakes.openai_server import fault
-
-from .test_restore_command import FIXTURES, MODEL, responder, write_claude_session, write_mixed_labels
+from tests.commands.test_restore import FIXTURES, MODEL, responder, write_claude_session, write_mixed_labels
+from tests.helpers.openai_server import fault
 
 S = ImportStatus
 EFFORT = "fix-calculator-division-by-zero"

@@ -16,9 +16,9 @@ from ccm_tui.restore import evidence as ev
 from ccm_tui.restore.file_policy import refusal
 from ccm_tui.restore.redaction import redact_text
 from ccm_tui.restore.turns import Artifact, ParsedTranscript, TurnRound
-from tests.fakes.openai_server import call, text, tool_calls
-from tests.restore.hostile_home import PRINTED_IN_TRANSCRIPT, HostileHome, build_home, transcript_text
-from tests.restore.test_restore_command import MODEL, _rec, restore, turn_reply
+from tests.commands.test_restore import MODEL, _rec, restore, turn_reply
+from tests.helpers.hostile_home import PRINTED_IN_TRANSCRIPT, HostileHome, build_home, transcript_text
+from tests.helpers.openai_server import call, text, tool_calls
 
 SEARCH_PATTERNS = ["password|secret|token|key|auth", "AKIA|gh[pos]_|sk[-_]|xox|eyJ|AIza|glpat", "BEGIN", "."]
 

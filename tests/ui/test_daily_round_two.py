@@ -6,8 +6,8 @@ from textual import events
 
 from ccm_tui.ui.widgets.effort_list import EffortItem
 from ccm_tui.ui.widgets.prompt_input import PromptInput
-from tests.fakes.openai_server import text
-from tests.ui.helpers import SIZE, build, demo_app, ready, send, server_app, wait_until
+from tests.helpers.openai_server import text
+from tests.helpers.tui import SIZE, build, demo_app, ready, send, server_app, wait_until
 
 
 async def press_as_terminal(pilot, key: str, character: str) -> None:
@@ -91,7 +91,7 @@ async def test_the_status_label_leaves_loading_the_client_once_the_model_is_aske
 # ------------------------------------------------------------------ 9. a long effort name: one line
 async def test_a_long_effort_name_is_ellipsized_so_its_banner_stays_one_line():
     from ccm_tui.ui.widgets.banner import BannerLine
-    from tests.ui.test_widgets import WidgetHost
+    from tests.ui.widgets.test_widgets import WidgetHost
 
     long_id = "migrate-the-billing-service-from-the-legacy-monolith-to-the-new-event-pipeline"
     banner = BannerLine(f"--- Expanded effort: {long_id} (1,204 tokens loaded) ---")
@@ -135,7 +135,7 @@ async def test_the_sidebar_brings_the_active_effort_into_view_and_drops_stale_de
     from ccm_tui.ui.widgets.effort_detail import HINT, EffortDetail
     from ccm_tui.ui.widgets.effort_list import EffortList
     from ccm_tui.ui.widgets.sidebar import Sidebar
-    from tests.ui.test_widgets import WidgetHost
+    from tests.ui.widgets.test_widgets import WidgetHost
 
     class Host(WidgetHost):
         def compose(self):
@@ -296,8 +296,8 @@ async def test_a_draft_survives_quitting_and_relaunching(tmp_path, llm_server):
 
 # ------------------------------------------------------------------ a message typed while a reply streams
 async def test_a_message_sent_while_a_reply_runs_is_queued_then_sent(tmp_path, llm_server):
-    from tests.fakes.openai_server import hang
-    from tests.ui.helpers import idle
+    from tests.helpers.openai_server import hang
+    from tests.helpers.tui import idle
 
     llm_server.push(hang(3, text("First answer.")))
     llm_server.push(text("Second answer."))

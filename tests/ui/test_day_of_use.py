@@ -11,8 +11,8 @@ from ccm_tui.ui.widgets.chat_log import ChatLog
 from ccm_tui.ui.widgets.chat_message import ChatMessage
 from ccm_tui.ui.widgets.effort_list import EffortItem
 from ccm_tui.ui.widgets.prompt_input import PromptInput
-from tests.fakes.openai_server import text
-from tests.ui.helpers import SIZE, build, demo_app, ready, scroll_to_start, send, server_app, wait_until
+from tests.helpers.openai_server import text
+from tests.helpers.tui import SIZE, build, demo_app, ready, scroll_to_start, send, server_app, wait_until
 
 
 def state_of(screen, effort_id: str) -> str:
@@ -66,7 +66,7 @@ async def test_angle_brackets_and_line_breaks_survive_on_screen(tmp_path, llm_se
 
 async def test_a_user_message_is_plain_text_not_markdown(tmp_path):
     message = ChatMessage("user", "**not bold** and <b>not html</b>")
-    from tests.ui.test_widgets import WidgetHost
+    from tests.ui.widgets.test_widgets import WidgetHost
 
     async with WidgetHost(message).run_test() as pilot:
         await pilot.pause()
@@ -125,7 +125,7 @@ async def test_page_keys_scroll_the_chat_while_typing(tmp_path):
 
 # ------------------------------------------------------------------ 9. a cut-off stream keeps its text
 async def test_a_cut_off_reply_stays_on_screen_marked(tmp_path, llm_server):
-    from tests.fakes.openai_server import stream_cut
+    from tests.helpers.openai_server import stream_cut
 
     reply = "Here is the first half of a long answer, and then the connection dies"
     llm_server.push(stream_cut(reply, after_chars=40))
@@ -139,7 +139,7 @@ async def test_a_cut_off_reply_stays_on_screen_marked(tmp_path, llm_server):
 
 
 async def test_escape_before_the_first_token_leaves_no_empty_reply(tmp_path, llm_server):
-    from tests.fakes.openai_server import hang
+    from tests.helpers.openai_server import hang
 
     llm_server.push(hang(30, text("too late")))
     async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
