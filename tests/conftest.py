@@ -18,7 +18,11 @@ if "TIKTOKEN_CACHE_DIR" not in os.environ:
             list(_spec.submodule_search_locations)[0], "litellm_core_utils", "tokenizers"
         )
 
-from tests.helpers.openai_server import FakeLLMServer
+# The helpers hold asserts of their own (the flows' CLI driver, the MCP session): rewrite them as pytest
+# rewrites a conftest, so that a failing one says what it compared.
+pytest.register_assert_rewrite("tests.helpers")
+
+from tests.helpers.openai_server import FakeLLMServer  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
 from ccm_tui.cli import main
-from tests.replay.conftest import BOUNDARIES, CORPUS, THREE_TOPICS
+from tests.helpers.transcripts import THREE_TOPICS
+
+CORPUS = Path("/work/shared/corpus")
+BOUNDARIES = Path(__file__).resolve().parents[2] / "benchmarks" / "boundaries"
 
 
 def run_json(capsys, *args):

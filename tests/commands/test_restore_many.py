@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from .test_restore import FIXTURES, MODEL, responder, run, write_claude_session
+from tests.helpers.restore_runs import MODEL, responder, run, write_claude_session
+from tests.helpers.transcripts import FIXTURES
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.flows.conftest import CCM
+from tests.helpers.cli_session import CCM
 from tests.helpers.openai_server import text
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.flows.conftest import CCM
+from tests.helpers.cli_session import CCM
 from tests.helpers.openai_server import call, text, tool_calls
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.flows.conftest import CCM
+from tests.helpers.cli_session import CCM
 from tests.helpers.openai_server import call, text, tool_calls
 
 NOBODY = 65534

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.commands.test_restore import responder, write_claude_session
-from tests.flows.conftest import CCM
+from tests.helpers.cli_session import CCM
 from tests.helpers.openai_server import call, fault, text, tool_calls
+from tests.helpers.restore_runs import responder, write_claude_session
 
 
 def restore(ccm: CCM, transcript: Path, *extra: str) -> tuple[int, str, str]:

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.flows.conftest import CCM, SUMMARY_MARK
 from tests.helpers.anthropic_server import FakeAnthropicServer
+from tests.helpers.cli_session import CCM, SUMMARY_MARK
 from tests.helpers.ollama_server import FakeOllamaServer
 from tests.helpers.openai_server import call, fault, text, tool_calls
 

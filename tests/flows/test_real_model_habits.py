@@ -9,7 +9,7 @@ import json
 from ccm_tui.config import Settings, model_facts_file
 from ccm_tui.core.efforts.states import Action
 from ccm_tui.core.engine.opening import start_engine
-from tests.flows.conftest import MODEL, is_summary_request
+from tests.helpers.cli_session import MODEL, is_summary_request
 from tests.helpers.openai_server import text
 
 CALL_AS_JSON = '{"name": "open_effort", "arguments": {"name": "auth bug"}}'

@@ -39,7 +39,7 @@ def test_a_broken_usage_field_in_session_state_is_dropped_not_fatal(ccm):
 
 
 def test_the_cost_is_kept_when_the_model_has_a_known_price(llm_server, tmp_path, capsys):
-    from tests.flows.conftest import CCM
+    from tests.helpers.cli_session import CCM
 
     priced = CCM(llm_server, tmp_path / "priced", capsys, model="openai/gpt-4o-mini")
     for _ in range(2):

@@ -5,24 +5,10 @@ Each test checks which file was written and what the next request's context held
 
 from __future__ import annotations
 
+from tests.helpers.cli_session import conclude_auth_bug, open_auth_bug
 from tests.helpers.openai_server import call, text, tool_calls
 
 OPEN_BANNER = "--- Opened effort: auth-bug ---"
-
-
-def open_auth_bug(ccm) -> dict:
-    ccm.server.push(
-        tool_calls(call("open_effort", {"name": "auth bug"}), content="Let's dig into it."),
-        text("Opened. What do the 401s look like?"),
-    )
-    return ccm.send("Let's work on the auth bug: users get 401 after an hour")
-
-
-def conclude_auth_bug(
-    ccm, summary: str = "Auth bug: 401s after one hour fixed by refreshing tokens in an axios interceptor."
-) -> dict:
-    ccm.server.push(tool_calls(call("close_effort", {})), text(summary), text("Great, concluded the auth bug."))
-    return ccm.send("The auth bug is done, thanks")
 
 
 def test_story1_ambient_chatter_is_logged_and_kept_in_context(ccm):

@@ -78,9 +78,17 @@ def build_session(server: FakeLLMServer, session_dir: Path) -> None:
         send(server, session_dir, f"small talk number {i} about the weather", text(f"Reply {i} about the weather."))
 
 
+# Built sessions by pytest's base temporary directory: the memory_server and core/engine conftests both
+# import the fixture below, each as a fixture of its own, and the session is built once per run.
+_BUILT: dict[Path, Path] = {}
+
+
 @pytest.fixture(scope="session")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One built session, copied into each test's data directory (building takes seconds)."""
+    built = _BUILT.get(tmp_path_factory.getbasetemp())
+    if built is not None:
+        return built
     base = tmp_path_factory.mktemp("mcp-template")
     with pytest.MonkeyPatch.context() as mp:
         for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "CCM_HOME"):
@@ -92,6 +100,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         mp.setenv("CCM_RETRY_BASE_SECONDS", "0")
         with FakeLLMServer() as server:
             build_session(server, base / "session")
+    _BUILT[tmp_path_factory.getbasetemp()] = base / "session"
     return base / "session"
 
 
@@ -201,3 +210,9 @@ def raw_exchange(lines: list[Any], ids: set[Any], *args: str) -> tuple[list[dict
     rest, errors = proc.stdout.read(), proc.stderr.read()
     assert proc.wait(timeout=60) == 0, errors
     return out + [json.loads(line) for line in rest.splitlines()], errors
+
+
+def tool_call(request_id: int, name: str, **arguments: Any) -> dict[str, Any]:
+    """A raw JSON-RPC ``tools/call`` request, for :func:`raw_exchange`."""
+    params = {"name": name, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}

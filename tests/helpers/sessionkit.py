@@ -1,15 +1,20 @@
-"""Shared helpers for the core's unit tests: a session built on disk, its files read back, and an
-orchestrator that talks to the fake OpenAI-compatible server through litellm (the only seam)."""
+"""Shared helpers for the core's unit tests: a session built on disk, its files read back, an orchestrator
+that talks to the fake OpenAI-compatible server through litellm (the only seam), and another process
+holding a session's writer lock."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
 from ccm_tui.config import Settings
 from ccm_tui.core.efforts import lifecycle
-from ccm_tui.core.manifest.effort import Effort
+from ccm_tui.core.manifest.effort import CONCLUDED, Effort
 from ccm_tui.core.models.litellm_client import LLMClient
 from ccm_tui.core.session.session import Session
 from ccm_tui.core.storage.durable import read_jsonl
@@ -99,3 +104,62 @@ class Emitted:
 
     def of(self, kind: type) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
+
+
+def make_session(tmp_path) -> Session:
+    """Ambient chat, a concluded effort whose summary is expanded (db-pool), and two open efforts (beta active)."""
+    session = Session.open(tmp_path / "s")
+    session.append_ambient([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
+    done = Effort(id="db-pool", status=CONCLUDED, summary="Database pool raised to 25 connections.")
+    session.efforts.add(done)
+    session.append_effort(
+        done, [{"role": "user", "content": "pool exhausted"}, {"role": "assistant", "content": "raise it"}]
+    )
+    session.view.summaries["db-pool"] = 0
+    session.view.expanded["db-pool"] = 0
+    for eid, active in (("alpha", False), ("beta", True)):
+        e = Effort(id=eid, active=active)
+        session.efforts.add(e)
+        session.append_effort(e, [{"role": "user", "content": f"{eid} question"}])
+    return session
+
+
+HOLD_LOCK = (
+    "import sys; from pathlib import Path; from ccm_tui.core.session.lock import SessionLock; "
+    "lock = SessionLock(Path(sys.argv[1])); assert lock.try_acquire(); print('held', flush=True); sys.stdin.read()"
+)
+
+
+def hold_writer_lock(session_dir: Path) -> subprocess.Popen[str]:
+    """Another process holding the session's writer lock until its stdin closes."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(session_dir)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    return proc
+
+
+@contextlib.contextmanager
+def held_by_another_process(directory: Path):
+    """The session's writer lock, held by a live process of its own (as tests/faults do)."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
+            import time
+            from pathlib import Path
+            from ccm_tui.core.session.lock import SessionLock
+            lock = SessionLock(Path({str(directory)!r})); lock.acquire()
+            print("held", flush=True); time.sleep(60)
+        """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder.pid
+    finally:
+        holder.kill()
+        holder.wait()

@@ -1,4 +1,5 @@
-"""Locations of the transcript fixtures and of the shared real-transcript corpus."""
+"""Locations of the transcript fixtures, of the replay tests' small transcript and of the shared real-transcript
+corpus."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 from pathlib import Path
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+THREE_TOPICS = Path(__file__).resolve().parents[1] / "replay" / "data" / "three-topics.aider.md"
 
 
 def corpus_dir() -> Path | None:

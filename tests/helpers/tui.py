@@ -8,11 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual.app import App, ComposeResult
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from ccm_tui.config import Settings
 from ccm_tui.demo import DEMO_MODEL, script_messages
-from ccm_tui.ui.app import CcmApp
+from ccm_tui.ui.app import CcmApp, stylesheets
 from ccm_tui.ui.screens.chat import ChatScreen
 from ccm_tui.ui.widgets.prompt_input import PromptInput
 
@@ -138,3 +140,19 @@ async def scroll_to_start(pilot: Pilot, log: Any) -> None:
         await pilot.pause()
         await wait_until(pilot, lambda: not log.loading_older, what="the older page")
     raise AssertionError("the chat did not reach its first message")
+
+
+class WidgetHost(App[None]):
+    """Mounts the one widget under test, styled by the app's real .tcss files."""
+
+    def __init__(self, widget: Widget) -> None:
+        super().__init__(css_path=stylesheets())
+        self.widget = widget
+
+    def compose(self) -> ComposeResult:
+        yield self.widget
+
+
+def state_of(screen, effort_id: str) -> str:
+    """An effort's state as the screen's last snapshot has it."""
+    return screen.snapshot.effort(effort_id).state.value

@@ -20,9 +20,7 @@ import pytest
 from ccm_tui.config import Settings
 from ccm_tui.memory_server.reads import Reads, readers_kept
 from ccm_tui.memory_server.scope import InputError, Scope
-from tests.helpers.mcp_session import INITIALIZE, server_params, sessions_root
-
-from .test_terminal_text import call
+from tests.helpers.mcp_session import INITIALIZE, server_params, sessions_root, tool_call
 
 SESSIONS = 60
 LIMIT = 64  # descriptors: (60 sessions × 6) would need 360 with every reader kept open
@@ -89,9 +87,9 @@ def text_of(answer: dict[str, Any]) -> str:
 def test_every_session_is_searchable_and_status_right_under_a_small_descriptor_limit(template):
     names = many_sessions(template, SESSIONS)
     probes = [7, 33, 59]
-    lines = [call(2, "status"), call(3, "search", query="vault", limit=25)]
-    lines += [call(10 + i, "search", query=f"quux{i:03d}") for i in probes]
-    lines += [call(20 + i, "list", session=names[i]) for i in probes]
+    lines = [tool_call(2, "status"), tool_call(3, "search", query="vault", limit=25)]
+    lines += [tool_call(10 + i, "search", query=f"quux{i:03d}") for i in probes]
+    lines += [tool_call(20 + i, "list", session=names[i]) for i in probes]
     by_id, errors = exchange(lines, LIMIT)
     status = text_of(by_id[2])
     assert status.startswith(f"{SESSIONS} session(s)") and "unreadable" not in status

@@ -10,25 +10,11 @@ import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from ccm_tui.core.session.lock import SessionLock
 from tests.helpers.mcp_session import MODEL, ROOT, mcp_server
 from tests.helpers.openai_server import FakeLLMServer, hang, text
-
-HOLD_LOCK = (
-    "import sys; from pathlib import Path; from ccm_tui.core.session.lock import SessionLock; "
-    "lock = SessionLock(Path(sys.argv[1])); assert lock.try_acquire(); print('held', flush=True); sys.stdin.read()"
-)
-
-
-def hold_writer_lock(session_dir: Path) -> subprocess.Popen[str]:
-    """Another process holding the session's writer lock until its stdin closes."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(session_dir)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-    return proc
+from tests.helpers.sessionkit import hold_writer_lock
 
 
 def wait_until(condition, timeout: float = 90.0) -> None:

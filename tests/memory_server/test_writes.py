@@ -6,8 +6,7 @@ from __future__ import annotations
 import yaml
 
 from tests.helpers.mcp_session import log_lines, mcp_server
-
-from .test_reads_never_wait import hold_writer_lock
+from tests.helpers.sessionkit import hold_writer_lock
 
 NOTE = "The staging database password rotates every Friday at 17:00 (zebrafish rota)."
 

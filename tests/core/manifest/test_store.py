@@ -210,3 +210,32 @@ def test_the_index_skips_a_sync_it_does_not_need_and_sees_a_hand_written_log(tmp
         sync_index(index, session)
         assert [h.id for h in index.search("zeppelin")] == ["billing"]
     session.lock.release()
+
+
+def test_manifest_round_trip_and_clear_errors(tmp_path):
+    path = tmp_path / "manifest.yaml"
+    save_manifest(path, [Effort(id="a", status="concluded", summary="s"), Effort(id="b", active=True)])
+    efforts = load_manifest(path)
+    assert [(e.id, e.status, e.active, e.raw_file) for e in efforts] == [
+        ("a", "concluded", False, "efforts/a.jsonl"),
+        ("b", "open", True, "efforts/b.jsonl"),
+    ]
+    path.write_text("efforts:\n  - id: a\n   status: [\n")
+    with pytest.raises(ManifestError, match=r"manifest.yaml line \d+"):
+        load_manifest(path)
+    path.write_text("efforts:\n  - id: ../evil\n")
+    with pytest.raises(ManifestError, match="invalid id"):
+        load_manifest(path)
+    path.write_text("efforts:\n  - id: a\n    raw_file: /etc/passwd\n")
+    assert load_manifest(path)[0].raw_file == "efforts/a.jsonl"
+
+
+def test_a_hand_edit_of_the_manifest_is_read(tmp_path):
+    path = tmp_path / "manifest.yaml"
+    save_manifest(path, [Effort(id="a", status="concluded", summary='first: "quoted"\nsecond line')])
+    assert load_manifest(path)[0].summary == 'first: "quoted"\nsecond line'
+    import yaml
+
+    assert yaml.safe_load(path.read_text())["efforts"][0]["summary"] == 'first: "quoted"\nsecond line'
+    path.write_text(path.read_text().replace("first", "edited"))  # a hand edit
+    assert load_manifest(path)[0].summary.startswith("edited")

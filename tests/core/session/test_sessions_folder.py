@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import subprocess
-import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -31,6 +27,7 @@ from ccm_tui.core.session.sessions_folder import (
     shown_size,
 )
 from ccm_tui.demo import DEMO_MODEL, DemoModel, script_messages
+from tests.helpers.sessionkit import held_by_another_process
 
 
 def build_session(directory: Path, turns: int) -> Path:
@@ -56,32 +53,6 @@ def _session(root: Path, name: str, *, age: float, events: bytes = b'{"event":"s
     stamp = time.time() - age
     os.utime(path / "events.jsonl", (stamp, stamp))
     return path
-
-
-@contextlib.contextmanager
-def held_by_another_process(directory: Path):
-    """The session's writer lock, held by a live process of its own (as tests/faults do)."""
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            textwrap.dedent(f"""
-            import time
-            from pathlib import Path
-            from ccm_tui.core.session.lock import SessionLock
-            lock = SessionLock(Path({str(directory)!r})); lock.acquire()
-            print("held", flush=True); time.sleep(60)
-        """),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        yield holder.pid
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_the_listing_is_newest_first_with_sizes_efforts_and_turns(tmp_path):

@@ -249,7 +249,8 @@ def test_a_reader_does_not_load_an_open_efforts_log(huge_session, monkeypatch):
 
 
 async def test_scrolling_back_past_a_huge_line_parses_what_it_shows(tmp_path, monkeypatch):
-    from tests.core.views.test_scrollback import BASE, DemoModel, played, shown
+    from ccm_tui.demo import DemoModel
+    from tests.helpers.demo_chat import BASE, played, shown
 
     await played(tmp_path / "s", rounds=2)
     raw = tmp_path / "s" / "raw.jsonl"

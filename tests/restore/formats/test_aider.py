@@ -278,3 +278,38 @@ def test_old_style_run_keeps_command_lookalikes_inside_a_message() -> None:
     parsed = aider.parse(text)
 
     assert [turn.user for turn in parsed.turns] == ["fix the routes listed below\n/help page\n/settings page"]
+
+
+# New-style aider input lines end with two spaces (written here explicitly).
+AIDER = "\n".join(
+    [
+        "",
+        "# aider chat started at 2025-10-23 17:04:56",
+        "",
+        "> Aider v0.86.1  ",
+        "",
+        "#### /add src/a.py  ",
+        "####   src/b.py  ",
+        "####   src/c.py  ",
+        "> Added src/a.py to the chat  ",
+        "",
+        "#### /copy-context explain the gemini handling  ",
+        "> Copied code context to clipboard.  ",
+        "",
+        "#### <blank>  ",
+        "",
+        "#### fix the token count  ",
+        "",
+        "Done, see the edit.",
+        "",
+        "> Tokens: 1k sent, 100 received.  ",
+        "",
+    ]
+)
+
+
+def test_aider_blank_input_copy_context_and_multi_line_add() -> None:
+    parsed = aider.parse(AIDER)
+    assert [turn.user for turn in parsed.turns] == ["fix the token count"]
+    assert {a.path for a in parsed.turns[0].artifacts} == {"src/a.py", "src/b.py", "src/c.py"}
+    assert any("empty input" in note for note in parsed.skipped)

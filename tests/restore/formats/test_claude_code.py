@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ccm_tui.restore.formats import claude_code
+from ccm_tui.restore.parse import detect_format, parse_transcript
 from ccm_tui.restore.turns import ParsedTranscript
-from tests.helpers.transcripts import fixture_text
+from tests.helpers.transcripts import FIXTURES, fixture_text
 
 
 def _record(uuid: str, parent: str | None, kind: str, content: Any, **extra: Any) -> dict[str, Any]:
@@ -232,3 +234,67 @@ def test_a_record_of_a_bad_shape_is_skipped_and_counted() -> None:
 
     assert [t.user for t in parsed.turns] == ["first question", "second question"]
     assert "line 2: record of an unexpected shape" in parsed.skipped
+
+
+# The head of a real Claude Code 2.1 /export (❯ prompts, padded continuation lines).
+CLAUDE_EXPORT = "\n".join(
+    line + " " * pad  # the export pads prompt lines with spaces
+    for line, pad in [
+        (" ▐▛███▜▌   Claude Code v2.1.104", 0),
+        ("▝▜█████▛▘  Opus 4.6 (1M context) · Claude Max", 0),
+        ("  ▘▘ ▝▝    ~/projects/demo_insights_share/insights-share/demo_codes", 0),
+        ("", 0),
+        ("❯ 我们的 checkout API 正在超时，postgres", 40),
+        ("  在午餐高峰拒绝新连接，应该如何诊断与修复？请给出可执行的 SQL 与代码片段。若有", 1),
+        ("   insights-wiki 注入的 LAN 实战卡片请明确引用。", 32),
+        ("", 0),
+        ("⏺ Skill(insights-wiki)", 0),
+        ("  ⎿  Successfully loaded skill · 3 tools allowed", 0),
+        ("", 0),
+        ("⏺ Read(docs/pool.md)", 0),
+        ("  ⎿  Read 12 lines", 0),
+        ("", 0),
+        ("⏺ 命中 LAN 实战卡片。直接基于这条线索给出诊断方案。", 0),
+        ("", 0),
+        ("❯ /compact", 0),
+        ("", 0),
+        ("❯ 谢谢，再给出 PgBouncer 的配置", 0),
+        ("", 2),
+        ("⏺ Update(pgbouncer.ini)", 0),
+        ("  ⎿  Updated pgbouncer.ini with 2 additions", 0),
+        ("", 0),
+    ]
+)
+
+
+def test_claude_code_export_text_with_chevron_prompts(tmp_path: Path) -> None:
+    path = tmp_path / "2026-04-20-export.txt"
+    path.write_text(CLAUDE_EXPORT, encoding="utf-8")
+    assert detect_format(path) == "claude-code-terminal"
+    parsed = parse_transcript(path)
+    assert len(parsed.turns) == 2
+    assert parsed.turns[0].user.startswith("我们的 checkout API 正在超时，postgres\n在午餐高峰")
+    assert not parsed.turns[0].user.endswith(" ")
+    assert [(a.path, a.action) for a in parsed.turns[0].artifacts] == [("docs/pool.md", "read")]
+    assert [(a.path, a.action) for a in parsed.turns[1].artifacts] == [("pgbouncer.ini", "edited")]
+    assert any("/compact" in note for note in parsed.skipped)
+
+
+def test_claude_code_export_custom_command_bash_mode_and_builtin_commands() -> None:
+    parsed = parse_transcript(FIXTURES / "claude-code-export-stage-94.txt")
+    assert parsed.format == "claude-code-terminal" and len(parsed.turns) == 14
+    assert parsed.turns[0].user == (
+        "/implement-stage docs/stages/ClaudeC99-spec-stage-94-self-host-validation-and\n-implmentation-skill-test.md"
+    )
+    assert parsed.turns[2].user.startswith("scott@tardis:~/code/claude/claudec99/build$ ./ccompiler-c0 --version\n")
+    assert "line 8: slash command /model" in parsed.skipped
+    assert any("bash mode" in note and "git status" in note for note in parsed.skipped)
+    assert parsed.warnings == []
+
+
+def test_claude_code_export_in_japanese_with_failed_export_commands() -> None:
+    parsed = parse_transcript(FIXTURES / "claude-code-export-ja-homeserver.txt")
+    assert len(parsed.turns) == 10
+    assert parsed.turns[2].user.startswith("1. ローカルサーバー導入には賛成だが")
+    assert sum("slash command /export" in note for note in parsed.skipped) == 4
+    assert not any("※ recap" in turn.user for turn in parsed.turns)

@@ -98,3 +98,51 @@ def test_a_jsonl_session_applies_rewinds_and_updates(tmp_path: Path) -> None:
 
     assert [turn.user for turn in parsed.turns] == ["Warum schlägt der Build fehl?", "ok"]
     assert not any("falsche" in turn.user for turn in parsed.turns)
+
+
+def test_gemini_cli_session_turns_tool_calls_and_errors(tmp_path: Path) -> None:
+    session = {
+        "sessionId": "19b8af10-5307-4b43-a9c3-97cecb7ebbfd",
+        "projectHash": "project-hash",
+        "startTime": "2026-02-23T00:07:11.272Z",
+        "lastUpdated": "2026-02-23T00:07:39.001Z",
+        "kind": "main",
+        "messages": [
+            {"id": "u1", "type": "user", "content": [{"text": "Fix the queue-secret search bug"}]},
+            {
+                "id": "g1",
+                "type": "gemini",
+                "content": "I will inspect the scanner.",
+                "thoughts": [{"subject": "Planning", "description": "HIDDEN THOUGHT"}],
+                "toolCalls": [
+                    {
+                        "name": "read_file",
+                        "args": {"absolute_path": "/w/scanner.py"},
+                        "result": [{"functionResponse": {"response": {"output": "def scan(): ..."}}}],
+                    },
+                    {"name": "replace", "args": {"file_path": "/w/scanner.py"}, "resultDisplay": "1 edit"},
+                ],
+            },
+            {"id": "u2", "type": "user", "content": "now run the tests"},
+            {"id": "e1", "type": "error", "content": "[API Error: quota exceeded]"},
+            {"id": "bad", "type": ["gemini"], "content": "x"},
+            "not a message",
+        ],
+    }
+    path = tmp_path / "session-2026-02-23T00-04-19b8af10.json"
+    path.write_text(json.dumps(session))
+
+    parsed = parse_transcript(path)
+
+    assert parsed.format == "gemini-cli"
+    assert [t.user for t in parsed.turns] == ["Fix the queue-secret search bug", "now run the tests"]
+    (response,) = parsed.turns[0].agent_responses
+    assert response.startswith('I will inspect the scanner.\n\n[read_file] {"absolute_path": "/w/scanner.py"}')
+    assert "[result] def scan(): ..." in response and "[result] 1 edit" in response
+    assert "HIDDEN THOUGHT" not in response
+    assert [(a.path, a.action) for a in parsed.turns[0].artifacts] == [
+        ("/w/scanner.py", "read"),
+        ("/w/scanner.py", "edited"),
+    ]
+    assert parsed.turns[1].agent_responses == ["(no answer: [API Error: quota exceeded])"]
+    assert parsed.skipped == ["line 5: message 5 of an unexpected shape", "line 6: message 6 of an unexpected shape"]

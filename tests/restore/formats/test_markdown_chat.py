@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from ccm_tui.restore.formats import markdown_chat
 from ccm_tui.restore.formats._markdown import fence_opener, is_timestamp, split_tool_output
 from ccm_tui.restore.parse import parse_transcript
 from ccm_tui.restore.sanity import check_parse
-from ccm_tui.restore.turns import ParsedTranscript, to_parse_only_json
+from ccm_tui.restore.turns import ParsedTranscript, TranscriptError, to_parse_only_json
 
 # What a user's own exporter of Claude Code sessions writes: a timestamp line under each heading,
 # tool output under "### Human" in <details>, and one tool output that is an exported Markdown file
@@ -208,3 +211,227 @@ def test_a_labels_like_word_the_model_writes_now_and_then_is_not_a_role() -> Non
     parsed = markdown_chat.parse(text)
 
     assert [turn.user for turn in parsed.turns] == [f"request {n}" for n in range(12)]
+
+
+@pytest.mark.parametrize(
+    ("user", "agent"),
+    [("### Human", "### Assistant"), ("## User", "## ChatGPT"), ("## Prompt:", "## Response:")],
+)
+def test_heading_style_exports(tmp_path: Path, user: str, agent: str) -> None:
+    path = tmp_path / "chat.md"
+    path.write_text(
+        f"# Debugging the parser\n\n{user}\n\nwhy does it crash?\n\n{agent}\n\nBecause of X.\n\n"
+        f"{user}\n\nfix it\n\n{agent}\n\nDone.\n",
+        encoding="utf-8",
+    )
+
+    parsed = parse_transcript(path)
+
+    assert parsed.format == "markdown" and parsed.title == "Debugging the parser"
+    assert [(t.user, t.agent_responses) for t in parsed.turns] == [
+        ("why does it crash?", ["Because of X."]),
+        ("fix it", ["Done."]),
+    ]
+
+
+def test_bold_label_exports_with_text_on_the_label_line(tmp_path: Path) -> None:
+    path = tmp_path / "chat.md"
+    path.write_text("**User:** hello there\n\n**Assistant:** hi!\nhow can I help?\n\n**User:** bye\n")
+
+    parsed = parse_transcript(path)
+
+    assert [(t.user, t.agent_responses) for t in parsed.turns] == [
+        ("hello there", ["hi!\nhow can I help?"]),
+        ("bye", []),
+    ]
+
+
+def test_plain_markdown_is_still_undetected(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("# Notes\n\n## User stories\n\nsome text\n")
+    with pytest.raises(TranscriptError, match="cannot detect the transcript format"):
+        parse_transcript(path)
+
+
+def test_markdown_labels_inside_an_answer_or_a_code_block_are_not_turns() -> None:
+    text = (
+        "**User:** What does len([]) return?\n\n"
+        "**Assistant:** A quiz, then:\n\n"
+        "**Question:** What does len([]) return?\n"
+        "**Answer:** 0\n\n"
+        "```markdown\n### Human\nnot a turn either\n```\n\n"
+        "**User:** thanks\n\n"
+        "**Assistant:** You're welcome.\n"
+    )
+    parsed = markdown_chat.parse(text)
+    assert [t.user for t in parsed.turns] == ["What does len([]) return?", "thanks"]
+    assert "**Question:**" in parsed.turns[0].agent_responses[0]
+    assert "### Human" in parsed.turns[0].agent_responses[0]
+
+
+EXTRACTOR = """# Claude Conversation Log
+
+Session ID: 2ca8e21f
+Date: 2025-11-19 22:26:51
+
+---
+
+## 👤 User
+
+audit the README
+
+---
+
+## 🤖 Claude
+
+🔧 Using tool: Read
+Input: {
+  "file_path": "README.md"
+}
+
+---
+
+## 👤 User
+
+[Request interrupted by user for tool use]
+
+---
+
+## 👤 User
+
+go on, then commit
+
+---
+
+## 🤖 Claude
+
+Committed.
+"""
+
+
+# cctrace: timestamp line above each heading, tool results under the user's heading after an emoji label,
+# and a tool output quoting Markdown whose inner fences no longer balance.
+CCTRACE = """# Claude Code Session Export
+
+---
+
+**[2025-07-02 20:06:59]**
+
+### 👤 User
+
+where are sessions stored?
+
+---
+
+**[2025-07-02 21:56:17]**
+
+### 🤖 Assistant (claude-opus-4-20250514)
+
+🔧 **Tool Use: WebSearch** (ID: toolu_1)
+```json
+{"query": "claude code sessions"}
+```
+
+---
+
+**[2025-07-02 21:56:17]**
+
+### 👤 User
+
+📊 **Tool Result:**
+```
+Sessions live here:
+```
+~/.claude/projects/
+└── session.jsonl
+```
+
+**Notes:**
+- one file per session
+```
+
+---
+
+**[2025-07-02 21:56:20]**
+
+### 🤖 Assistant (claude-opus-4-20250514)
+
+They are under ~/.claude/projects/.
+"""
+
+
+def _json_export(requests: int, tool_results: int) -> str:
+    """An export that writes message content as JSON blocks, as '### User' / '### Assistant' + '> date'."""
+    parts = ["# Claude Session Export\n\n## Conversation\n"]
+    for number in range(requests):
+        parts.append(f"### User\n> 12/1/2025, 2:{number:02d}:24 PM\n\nrequest {number}\n\n---\n")
+        for call in range(tool_results):
+            use = [{"type": "tool_use", "id": f"t{number}{call}", "name": "Read", "input": {"file_path": "a.py"}}]
+            result = [
+                {"tool_use_id": f"t{number}{call}", "type": "tool_result", "content": [{"type": "text", "text": "x"}]}
+            ]
+            parts.append(f"### Assistant\n> 12/1/2025, 2:{number:02d}:29 PM\n\n{json.dumps(use, indent=2)}\n\n---\n")
+            parts.append(f"### User\n> 12/1/2025, 2:{number:02d}:30 PM\n\n{json.dumps(result, indent=2)}\n\n---\n")
+        answer = [{"type": "text", "text": f"answer {number}"}]
+        parts.append(f"### Assistant\n> 12/1/2025, 2:{number:02d}:39 PM\n\n{json.dumps(answer, indent=2)}\n\n---\n")
+    return "\n".join(parts)
+
+
+MD_PATH = Path("session.md")
+
+NUMBERED = """----
+## Chat Export
+
+- Message count: 3
+----
+
+## Conversation
+
+### 1. user (2026-02-16T04:58:26.141Z)
+
+Design a client for the server API
+
+Called the Read tool with the following input: {"filePath":"core/"}
+
+### 2. assistant (2026-02-16T04:58:26.202Z)
+
+_No text content captured for this message._
+
+### 3. assistant (2026-02-16T04:58:36.685Z)
+
+Done.
+"""
+
+
+def test_emoji_headings_and_interrupt_markers() -> None:
+    parsed = markdown_chat.parse(EXTRACTOR)
+    assert markdown_chat.sniff(EXTRACTOR, MD_PATH) > 0
+    assert [turn.user for turn in parsed.turns] == ["audit the README", "go on, then commit"]
+    assert any("interrupt marker" in note for note in parsed.skipped)
+
+
+def test_tool_result_under_the_user_heading_with_unbalanced_inner_fences() -> None:
+    parsed = markdown_chat.parse(CCTRACE)
+    assert markdown_chat.sniff(CCTRACE, MD_PATH) > 0
+    assert [turn.user for turn in parsed.turns] == ["where are sessions stored?"]
+    response = "\n".join(parsed.turns[0].agent_responses)
+    assert "one file per session" in response and "under ~/.claude/projects/" in response
+    assert "**[2025" not in response + parsed.turns[0].user
+
+
+def test_json_content_blocks_tool_results_are_not_turns_and_calls_name_files() -> None:
+    text = _json_export(requests=12, tool_results=4)
+    parsed = markdown_chat.parse(text)
+    assert [turn.user for turn in parsed.turns] == [f"request {n}" for n in range(12)]
+    turn = parsed.turns[0]
+    assert "[Read] a.py" in turn.agent_responses[0] and "[result] x" in turn.agent_responses[0]
+    assert turn.agent_responses[-1] == "answer 0"
+    assert [(a.path, a.action) for a in turn.artifacts] == [("a.py", "read")]
+    assert check_parse(text, "markdown", parsed) == []
+
+
+def test_numbered_role_headings() -> None:
+    parsed = markdown_chat.parse(NUMBERED)
+    assert markdown_chat.sniff(NUMBERED, MD_PATH) > 0
+    assert len(parsed.turns) == 1 and parsed.turns[0].user.startswith("Design a client")
+    assert parsed.turns[0].agent_responses[-1] == "Done."

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from ccm_tui.restore.formats import opencode_export
+from ccm_tui.restore.formats import opencode_export, opencode_json
+from ccm_tui.restore.parse import detect_format, parse_transcript
 from ccm_tui.restore.turns import ParsedTranscript
-from tests.helpers.transcripts import fixture_text
+from tests.helpers.transcripts import FIXTURES, fixture_text
 
 
 @pytest.fixture(scope="module")
@@ -62,3 +66,58 @@ def test_newer_bold_tool_markers_are_understood() -> None:
     parsed = opencode_export.parse(text)
 
     assert [(a.path, a.action) for a in parsed.turns[0].artifacts] == [("/home/benny/app/src/app.module.ts", "edited")]
+
+
+def test_opencode_export_json_reads_messages_and_parts(tmp_path: Path) -> None:
+    document = {
+        "info": {"id": "ses_309461a8bffeQfY7CYDOUHX6VP", "title": "Fix login", "directory": "/tmp/test-repo"},
+        "messages": [
+            {
+                "info": {"id": "msg_1", "role": "user"},
+                "parts": [{"id": "prt_1", "type": "text", "text": "fix the login redirect"}],
+            },
+            {
+                "info": {"id": "msg_2", "role": "assistant"},
+                "parts": [
+                    {"id": "prt_2", "type": "step-start"},
+                    {
+                        "id": "prt_3",
+                        "type": "tool",
+                        "tool": "edit",
+                        "state": {
+                            "status": "completed",
+                            "input": {"filePath": "/tmp/test-repo/login.ts"},
+                            "output": "ok",
+                        },
+                    },
+                    {"id": "prt_4", "type": "text", "text": "Fixed."},
+                ],
+            },
+            {"info": {"id": "msg_3", "role": "user"}, "parts": [{"id": "prt_5", "type": "compaction"}]},
+            {
+                "info": {"id": "msg_4", "role": "user"},
+                "parts": [
+                    {"id": "prt_6", "type": "text", "text": "Summary of the conversation so far", "synthetic": True},
+                    {"id": "prt_7", "type": "text", "text": "now add a test"},
+                ],
+            },
+            {"parts": []},
+        ],
+    }
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    assert detect_format(path) == "opencode-json"
+    parsed = opencode_json.parse(path.read_text(encoding="utf-8"))
+    assert [turn.user for turn in parsed.turns] == ["fix the login redirect", "now add a test"]
+    assert [(a.path, a.action) for a in parsed.turns[0].artifacts] == [("/tmp/test-repo/login.ts", "edited")]
+    assert parsed.title == "Fix login" and parsed.cwd == "/tmp/test-repo"
+    assert any("unexpected shape" in note for note in parsed.skipped)
+
+
+def test_opencode_export_json_a_caret_right_after_a_request_is_a_request_of_its_own() -> None:
+    parsed = parse_transcript(FIXTURES / "opencode-json-export-agents-md.json")
+    assert parsed.format == "opencode-json"
+    assert parsed.title == "AGENTS.md creation for codebase guidelines and tests"
+    assert parsed.turns[3].user.startswith("Remove build + test info from AGENTS.md")
+    assert parsed.turns[4].user == "^"
+    assert parsed.turns[5].user.startswith("@gitter Update")

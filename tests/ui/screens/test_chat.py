@@ -648,3 +648,26 @@ async def test_an_app_that_ends_without_quit_still_closes_its_session(tmp_path, 
         app.exit()
     assert link.state.phase is Phase.CLOSED
     assert not open_elsewhere(tmp_path / "s")
+
+
+async def test_a_message_sent_while_a_reply_runs_is_queued_then_sent(tmp_path, llm_server):
+    from tests.helpers.openai_server import hang
+    from tests.helpers.tui import idle
+
+    llm_server.push(hang(3, text("First answer.")))
+    llm_server.push(text("Second answer."))
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        prompt = screen.query_one(PromptInput)
+        prompt.focus()
+        prompt.set_text("first question")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.busy and llm_server.chat_requests(), what="the first reply to run")
+        prompt.set_text("second question")
+        await pilot.press("enter")  # queued, not refused
+        await wait_until(pilot, lambda: screen.query(".message.-user.-queued"), what="the queued message")
+        assert prompt.text == ""
+        await idle(pilot, timeout=30)
+        shown = [m.text for m in screen.chat_log.messages()]
+        assert shown == ["first question", "First answer.", "second question", "Second answer."]
+        assert not screen.query(".message.-queued")

@@ -150,3 +150,27 @@ async def test_the_list_never_takes_the_keyboard(tmp_path, llm_server):
         picker = await open_picker(pilot)
         await pilot.click(PickerList)
         assert isinstance(picker.focused, Input)
+
+
+async def test_switch_model_refuses_an_unknown_id_and_says_why(tmp_path, llm_server):
+    from textual.widgets import Input
+
+    from ccm_tui.ui.screens.model_picker import ModelPicker
+
+    llm_server.serve_models("fake-model")
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        app = pilot.app
+        app.action_switch_model()
+        picker = await wait_until(
+            pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen.query(Input) and app.screen
+        )
+        picker.query_one(Input).value = "openai/gpt-nonexistent"
+        await pilot.pause()
+        await pilot.press("enter")
+        status = picker.query_one("#model-status")
+        await wait_until(pilot, lambda: "Not switched" in str(status.render()), what="the refusal")
+        assert "gpt-nonexistent" in str(status.render())
+        assert app.settings.model == "openai/fake-model"
+        assert app.screen is picker and picker.query_one(Input).value == "openai/gpt-nonexistent"  # to correct it
+        await pilot.press("escape")

@@ -11,8 +11,8 @@ from ccm_tui import config
 from ccm_tui.ui.screens.sessions import SessionsScreen
 from ccm_tui.ui.widgets.header import AppHeader
 from ccm_tui.ui.widgets.prompt_input import PromptInput
-from tests.core.session.test_sessions_folder import held_by_another_process
 from tests.helpers.openai_server import hang, text
+from tests.helpers.sessionkit import held_by_another_process
 from tests.helpers.tui import SIZE, build, ready, send, server_app, wait_until
 
 

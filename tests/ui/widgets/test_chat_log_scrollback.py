@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ccm_tui.demo import script_messages
 from ccm_tui.ui.widgets.chat_log import ChatLog
-from tests.core.views.test_scrollback import played
-from tests.helpers.tui import SIZE, demo_app, ready, wait_until
+from tests.helpers.demo_chat import played
+from tests.helpers.tui import SIZE, build, demo_app, ready, scroll_to_start, wait_until
 
 
 async def test_scrolling_up_after_a_relaunch_reaches_the_first_message(tmp_path):
@@ -45,3 +45,21 @@ async def test_a_loaded_page_keeps_the_lines_in_view_where_they_were(tmp_path):
         await pilot.pause()
         assert log.scroll_y > 0  # the old top is still in view: the new page is above it
         assert top.region.y >= log.region.y - 1
+
+
+async def test_history_after_a_relaunch_shows_the_effort_banners(tmp_path):
+    from ccm_tui.ui.widgets.banner import BannerLine
+
+    await build(tmp_path / "s", 7)  # opened, concluded, another opened, the first expanded
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await scroll_to_start(pilot, screen.query_one(ChatLog))
+        shown = [str(b.render()) for b in screen.query(BannerLine)]
+        for banner in (
+            "--- Opened effort: japan-trip ---",
+            "--- Concluded effort: japan-trip ---",
+            "--- Opened effort: flaky-login-test ---",
+        ):
+            assert banner in shown
+        assert any(b.startswith("--- Expanded effort: japan-trip (") for b in shown)
+        assert shown.index("--- Opened effort: japan-trip ---") < shown.index("--- Concluded effort: japan-trip ---")

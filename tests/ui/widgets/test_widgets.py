@@ -9,27 +9,13 @@ from __future__ import annotations
 import html
 import time
 
-from textual.app import App, ComposeResult
-from textual.widget import Widget
-
 from ccm_tui.core.turn import events as te
 from ccm_tui.core.views.status import EffortState, EffortView
-from ccm_tui.ui.app import stylesheets
 from ccm_tui.ui.widgets.banner import PauseBanner
 from ccm_tui.ui.widgets.effort_list import EffortItem, EffortList
 from ccm_tui.ui.widgets.token_meter import TokenMeter
 from ccm_tui.ui.widgets.turn_view import TurnView
-
-
-class WidgetHost(App[None]):
-    """Mounts the one widget under test, styled by the app's real .tcss files."""
-
-    def __init__(self, widget: Widget) -> None:
-        super().__init__(css_path=stylesheets())
-        self.widget = widget
-
-    def compose(self) -> ComposeResult:
-        yield self.widget
+from tests.helpers.tui import WidgetHost
 
 
 def view(effort_id: str, state: EffortState, **values) -> EffortView:
