@@ -1,4 +1,4 @@
-"""Gemini CLI: the CLI's own 'Please continue.', message-record exports in any wrapper, JSONL sessions."""
+"""Gemini CLI: message-record exports in any wrapper, JSONL sessions with rewinds and updates."""
 
 from __future__ import annotations
 
@@ -6,19 +6,6 @@ import json
 from pathlib import Path
 
 from ccm_tui.restore.parse import detect_format, parse_transcript
-
-SETUP = "This is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Monday."
-HISTORY = [
-    {"role": "user", "parts": [{"text": SETUP}]},
-    {"role": "user", "parts": [{"text": "Warum schlägt der Build fehl?"}]},
-    {"role": "model", "parts": [{"functionCall": {"name": "run_shell_command", "args": {"command": "npm run build"}}}]},
-    {"role": "user", "parts": [{"functionResponse": {"name": "run_shell_command", "response": {"output": "ERR"}}}]},
-    {"role": "model", "parts": [{"text": "Das Skript `build` fehlt."}]},
-    {"role": "user", "parts": [{"text": "Please continue."}]},
-    {"role": "model", "parts": [{"text": "Ich füge es hinzu."}]},
-    {"role": "user", "parts": [{"text": "ok"}]},
-    {"role": "model", "parts": [{"text": "Bis später."}]},
-]
 
 
 def _record(number: int, kind: str, content: object, **extra: object) -> dict[str, object]:
@@ -35,36 +22,6 @@ RECORDS = [
     _record(5, "user", "ok"),
     _record(6, "gemini", "Bis später."),
 ]
-
-
-def test_please_continue_sent_by_the_cli_is_not_a_turn_in_a_share(tmp_path: Path) -> None:
-    path = tmp_path / "gemini-conversation-1.json"
-    path.write_text(json.dumps(HISTORY, indent=2, ensure_ascii=False), encoding="utf-8")
-    markdown = tmp_path / "share.md"
-    markdown.write_text(gemini_share_markdown(HISTORY), encoding="utf-8")
-    for each in (path, markdown):
-        parsed = parse_transcript(each)
-        assert parsed.format == "gemini-share"
-        assert [turn.user for turn in parsed.turns] == ["Warum schlägt der Build fehl?", "ok"]
-        assert any("'Please continue.' sent by the CLI" in note for note in parsed.skipped)
-        assert "Ich füge es hinzu." in "\n".join(parsed.turns[0].agent_responses)
-
-
-def gemini_share_markdown(history: list[dict[str, list[dict[str, object]]]]) -> str:
-    """What ``/chat share x.md`` writes (the newer heading style)."""
-    messages = []
-    for item in history:
-        text = "".join(_markdown_part(part) for part in item["parts"])
-        icon = "🧑‍💻" if item["role"] == "user" else "✨"
-        messages.append(f"## {str(item['role']).upper()} {icon}\n\n{text}")
-    return "\n\n---\n\n".join(messages)
-
-
-def _markdown_part(part: dict[str, object]) -> str:
-    if "text" in part:
-        return str(part["text"])
-    label = "**Tool Command**" if "functionCall" in part else "**Tool Response**"
-    return f"{label}:\n```json\n{json.dumps(next(iter(part.values())), indent=2)}\n```"
 
 
 def test_message_records_under_a_version_wrapper_are_a_gemini_cli_session(tmp_path: Path) -> None:

@@ -67,3 +67,49 @@ def test_gemini_share_json_the_clis_own_please_continue_is_not_a_turn() -> None:
     assert not any(turn.user == "Please continue." for turn in parsed.turns)
     assert any(note.startswith("line 73: 'Please continue.' sent by the CLI") for note in parsed.skipped)
     assert "[result]" in "\n".join(parsed.turns[0].agent_responses)
+
+
+SETUP = "This is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Monday."
+
+
+HISTORY = [
+    {"role": "user", "parts": [{"text": SETUP}]},
+    {"role": "user", "parts": [{"text": "Warum schlägt der Build fehl?"}]},
+    {"role": "model", "parts": [{"functionCall": {"name": "run_shell_command", "args": {"command": "npm run build"}}}]},
+    {"role": "user", "parts": [{"functionResponse": {"name": "run_shell_command", "response": {"output": "ERR"}}}]},
+    {"role": "model", "parts": [{"text": "Das Skript `build` fehlt."}]},
+    {"role": "user", "parts": [{"text": "Please continue."}]},
+    {"role": "model", "parts": [{"text": "Ich füge es hinzu."}]},
+    {"role": "user", "parts": [{"text": "ok"}]},
+    {"role": "model", "parts": [{"text": "Bis später."}]},
+]
+
+
+def test_please_continue_sent_by_the_cli_is_not_a_turn_in_a_share(tmp_path: Path) -> None:
+    path = tmp_path / "gemini-conversation-1.json"
+    path.write_text(json.dumps(HISTORY, indent=2, ensure_ascii=False), encoding="utf-8")
+    markdown = tmp_path / "share.md"
+    markdown.write_text(gemini_share_markdown(HISTORY), encoding="utf-8")
+    for each in (path, markdown):
+        parsed = parse_transcript(each)
+        assert parsed.format == "gemini-share"
+        assert [turn.user for turn in parsed.turns] == ["Warum schlägt der Build fehl?", "ok"]
+        assert any("'Please continue.' sent by the CLI" in note for note in parsed.skipped)
+        assert "Ich füge es hinzu." in "\n".join(parsed.turns[0].agent_responses)
+
+
+def gemini_share_markdown(history: list[dict[str, list[dict[str, object]]]]) -> str:
+    """What ``/chat share x.md`` writes (the newer heading style)."""
+    messages = []
+    for item in history:
+        text = "".join(_markdown_part(part) for part in item["parts"])
+        icon = "🧑‍💻" if item["role"] == "user" else "✨"
+        messages.append(f"## {str(item['role']).upper()} {icon}\n\n{text}")
+    return "\n\n---\n\n".join(messages)
+
+
+def _markdown_part(part: dict[str, object]) -> str:
+    if "text" in part:
+        return str(part["text"])
+    label = "**Tool Command**" if "functionCall" in part else "**Tool Response**"
+    return f"{label}:\n```json\n{json.dumps(next(iter(part.values())), indent=2)}\n```"
