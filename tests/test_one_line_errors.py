@@ -10,8 +10,6 @@ from ccm_tui.config import Settings
 from ccm_tui.core.efforts.operations import ActionContext, find_effort
 from ccm_tui.core.efforts.states import ActionRefused
 from ccm_tui.core.engine.opening import open_engine
-from ccm_tui.memory_server import descriptions
-from ccm_tui.memory_server.scope import SESSION_NAME_PATTERN
 
 
 def test_an_unknown_slash_command_is_its_reason_alone(tmp_path, capsys):
@@ -44,6 +42,9 @@ def test_no_effort_with_an_id_names_a_few_open_ones(tmp_path):
 
 
 def test_the_session_names_description_says_what_its_pattern_checks():
+    from ccm_tui.memory_server import descriptions
+    from ccm_tui.memory_server.scope import SESSION_NAME_PATTERN
+
     for text in (descriptions.SESSION, descriptions.SEARCH_SESSION):
         assert "64 characters" in text and "'/'" in text and "'\\'" in text and "control" in text
     pattern = re.compile(SESSION_NAME_PATTERN)

@@ -15,14 +15,18 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from ccm_tui.cli import main
 from tests.helpers.openai_server import FakeLLMServer, call, text, tool_calls
+
+# The SDK's client is imported where it is used: it is slow to import, and collection (every module, in
+# every xdist worker) should not pay for it.
+if TYPE_CHECKING:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "openai/fake-model"
@@ -143,6 +147,8 @@ class Client:
 
 
 def server_params(*args: str) -> StdioServerParameters:
+    from mcp.client.stdio import StdioServerParameters
+
     return StdioServerParameters(
         command=sys.executable, args=["-m", "ccm_tui.cli", "mcp", *args], env=dict(os.environ), cwd=str(ROOT)
     )
@@ -151,6 +157,9 @@ def server_params(*args: str) -> StdioServerParameters:
 @contextlib.asynccontextmanager
 async def mcp_server(*args: str, errlog: Path | None = None) -> AsyncIterator[Client]:
     """The real ``ccm-tui mcp`` process (stderr to ``errlog``), initialized."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
     errors = errlog or Path(os.environ["CCM_HOME"]) / "mcp-stderr.log"
     with open(errors, "w", encoding="utf-8") as err:
         async with (

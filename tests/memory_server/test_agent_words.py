@@ -8,7 +8,6 @@ import os
 import re
 from pathlib import Path
 
-from ccm_tui.memory_server import Scope
 from tests.helpers.mcp_session import mcp_server
 
 
@@ -98,6 +97,8 @@ async def test_no_local_path_reaches_the_agent(session_dir):
 
 
 def test_paths_are_shown_relative_to_the_session_or_the_sessions_directory(tmp_path):
+    from ccm_tui.memory_server import Scope
+
     root = tmp_path / "sessions"
     one, every = Scope(directory=root / "work"), Scope(root=root)
     assert one.private(f"{root}/work/manifest.yaml line 2: bad") == "manifest.yaml line 2: bad"

@@ -18,8 +18,6 @@ from typing import Any
 import pytest
 
 from ccm_tui.config import Settings
-from ccm_tui.memory_server.reads import Reads, readers_kept
-from ccm_tui.memory_server.scope import InputError, Scope
 from tests.helpers.mcp_session import INITIALIZE, server_params, sessions_root, tool_call
 
 SESSIONS = 60
@@ -103,6 +101,9 @@ def test_every_session_is_searchable_and_status_right_under_a_small_descriptor_l
 
 
 def test_an_error_listing_the_sessions_is_an_error_not_none(template, monkeypatch):
+    from ccm_tui.memory_server.reads import Reads
+    from ccm_tui.memory_server.scope import InputError, Scope
+
     many_sessions(template, 3)
     reads = Reads(Scope(root=sessions_root()), Settings())
     assert reads.status().startswith("3 session(s)")
@@ -124,4 +125,6 @@ def test_an_error_listing_the_sessions_is_an_error_not_none(template, monkeypatc
 
 
 def test_the_readers_kept_open_are_a_share_of_the_limit():
+    from ccm_tui.memory_server.reads import readers_kept
+
     assert readers_kept(256) == 10 and readers_kept(64) == 2 and readers_kept(1 << 20) == 64

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from mcp.shared.message import SessionMessage
-from mcp.types import ErrorData, JSONRPCError, JSONRPCResponse
 
 from ccm_tui.core.storage.durable import append_jsonl
-from ccm_tui.memory_server.wire import clean_message
 from tests.helpers.mcp_session import log_lines, raw_exchange, tool_call
 from tests.helpers.terminal_text import FORBIDDEN, SOME, clean_of, hostile, strings
 
@@ -49,6 +46,11 @@ def test_no_answer_carries_an_escape_a_c1_or_a_bidi_control(session_dir):
 @SOME
 @given(hostile, hostile, st.one_of(st.integers(), hostile))
 def test_every_mcp_answer_leaves_no_control_but_keeps_the_request_id(text, error, request_id):
+    from mcp.shared.message import SessionMessage
+    from mcp.types import ErrorData, JSONRPCError, JSONRPCResponse
+
+    from ccm_tui.memory_server.wire import clean_message
+
     result = {"content": [{"type": "text", "text": text}], "isError": False}
     answers = [
         SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result)),

@@ -34,12 +34,10 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
-import litellm
-import openai
 import pytest
-from litellm.exceptions import MidStreamFallbackError
 
 from tests.helpers.openai_server import (
     NO_REPLY_MESSAGE,
@@ -52,7 +50,23 @@ from tests.helpers.openai_server import (
     tool_calls,
 )
 
-litellm.suppress_debug_info = True
+if TYPE_CHECKING:  # bound by _litellm below
+    import litellm
+    import openai
+    from litellm.exceptions import MidStreamFallbackError
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _litellm() -> None:
+    """litellm and openai, imported when this module's first test runs, not when pytest collects it: they take
+    seconds to import, and every run (every xdist worker) collects every module."""
+    global litellm, openai, MidStreamFallbackError
+    import litellm
+    import openai
+    from litellm.exceptions import MidStreamFallbackError
+
+    litellm.suppress_debug_info = True
+
 
 MODEL = "openai/fake-model"
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -283,15 +297,15 @@ async def test_default_retries_are_silent(llm_server: FakeLLMServer) -> None:
 @pytest.mark.parametrize(
     ("status", "exc_type"),
     [
-        (500, litellm.InternalServerError),
-        (401, litellm.AuthenticationError),
-        (404, litellm.NotFoundError),
-        (503, litellm.ServiceUnavailableError),
+        (500, "InternalServerError"),  # names: litellm is not imported at collection
+        (401, "AuthenticationError"),
+        (404, "NotFoundError"),
+        (503, "ServiceUnavailableError"),
     ],
 )
-async def test_status_faults_map_to_litellm_exceptions(llm_server: FakeLLMServer, status: int, exc_type: type) -> None:
+async def test_status_faults_map_to_litellm_exceptions(llm_server: FakeLLMServer, status: int, exc_type: str) -> None:
     llm_server.push(fault(status))
-    with pytest.raises(exc_type) as info:
+    with pytest.raises(getattr(litellm, exc_type)) as info:
         await complete(llm_server)
     assert info.value.status_code == status
     assert isinstance(info.value, openai.APIError)

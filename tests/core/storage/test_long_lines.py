@@ -26,7 +26,6 @@ from ccm_tui.core.storage.durable import encode_line, read_jsonl_tail
 from ccm_tui.core.storage.long_lines import LINE_BYTES, READ_BYTES, SHOW_BYTES, head_record
 from ccm_tui.core.text.tokens import MAX_TOKEN_CHARS, TokenCounter
 from ccm_tui.core.views.scrollback import recent_lines
-from ccm_tui.memory_server import render
 from ccm_tui.restore.landing import land
 from ccm_tui.restore.turns import ParsedTranscript, TurnRound
 
@@ -123,6 +122,8 @@ def test_a_head_record_holds_a_prefix_of_the_content_and_the_keys_around_it(cont
 
 
 def test_a_read_of_a_few_lines_costs_those_lines(tmp_path, monkeypatch):
+    from ccm_tui.memory_server import render
+
     path = tmp_path / "effort.jsonl"
     write_log(path, [small(0), huge_record()] + [small(i) for i in range(2, 40)])
     preads: list[int] = []
@@ -198,6 +199,8 @@ def huge_session(tmp_path: Path) -> Path:
 
 
 def test_opening_searching_and_reading_a_session_with_a_huge_message_parse_what_they_show(huge_session, monkeypatch):
+    from ccm_tui.memory_server import render
+
     work = Work(monkeypatch)
     engine = open_engine(huge_session, Settings(), probe_model_window=False)
     try:
