@@ -35,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.fakes.openai_server import FakeLLMServer, call, text, tool_calls  # noqa: E402
+from tests.helpers.openai_server import FakeLLMServer, call, text, tool_calls  # noqa: E402
 
 MODEL = "openai/fake-model"
 CLI = "import sys; from ccm_tui.cli import entry; sys.argv[0] = 'ccm-tui'; entry()"  # the console script
@@ -153,7 +153,7 @@ def external_server(scratch: Path) -> tuple[subprocess.Popen[str], str]:
         )
     )
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.openai_server", "--script", str(script)],
+        [sys.executable, "-m", "tests.helpers.openai_server", "--script", str(script)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

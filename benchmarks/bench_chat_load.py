@@ -168,7 +168,7 @@ async def widgets(session: Path) -> tuple[int, int, int]:
     messages shown then."""
     from ccm_tui.ui.app import CcmApp
     from ccm_tui.ui.widgets.chat_log import ChatLog
-    from tests.ui.helpers import ready, wait_until
+    from tests.helpers.tui import ready, wait_until
 
     app = CcmApp(Settings(model="openai/gpt-4o-mini"), session, watch=False, warm_up=False)
     async with app.run_test(size=SIZE) as pilot:

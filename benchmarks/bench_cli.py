@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_turn import build_session as build_effort_files  # noqa: E402
-from tests.fakes.openai_server import FakeLLMServer, text  # noqa: E402
+from tests.helpers.openai_server import FakeLLMServer, text  # noqa: E402
 
 
 def ccm_command() -> list[str]:

@@ -49,7 +49,7 @@ from ccm_tui.core.engine.opening import search_session  # noqa: E402
 from ccm_tui.core.service.controller import OpenOptions, SessionController  # noqa: E402
 from ccm_tui.restore.landing import land  # noqa: E402
 from ccm_tui.restore.turns import ParsedTranscript, TurnRound  # noqa: E402
-from tests.fakes.openai_server import FakeLLMServer, call, text, tool_calls  # noqa: E402
+from tests.helpers.openai_server import FakeLLMServer, call, text, tool_calls  # noqa: E402
 
 MODEL = "openai/fake-model"
 WORD = "zebrafish"

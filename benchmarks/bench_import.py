@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_cli import ccm_command  # noqa: E402
 from benchmarks.bench_turn import build_session  # noqa: E402
-from tests.fakes.openai_server import FakeLLMServer, text  # noqa: E402
+from tests.helpers.openai_server import FakeLLMServer, text  # noqa: E402
 
 SOURCE = ROOT / "tests" / "fixtures" / "transcripts" / "codex-rollout.jsonl"
 

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from tests.fakes.openai_server import FakeLLMServer, text  # noqa: E402
+from tests.helpers.openai_server import FakeLLMServer, text  # noqa: E402
 
 MODEL = "openai/fake-model"
 

@@ -3,7 +3,7 @@
 The app proposes an effort ("New topic? Ctrl+Y opens effort 'japan-trip'") for a model that does
 not manage efforts, and a switch when the active effort's talk moves on. A run of jokes and
 one-off questions proposed "capital-joke-peru". This replays the labelled conversations of
-``tests/unit/labelled_chats.py`` — small talk (no proposal wanted at any point) and topics (a
+``tests/helpers/labelled_chats.py`` — small talk (no proposal wanted at any point) and topics (a
 proposal wanted by the end) — exchange by exchange, through the proposer as it was (the
 segmenter's latest topic, long enough and fitting its last turn) and as it is (that topic must
 also be *sustained*: turns linked by content words or follow-ups, :func:`ccm_tui.core.text.topics.sustained`).
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from ccm_tui.core.efforts import proposals as effort_assist  # noqa: E402
 from ccm_tui.core.efforts.proposals import Exchange, Proposal  # noqa: E402
 from ccm_tui.core.text.topics import last_turn_fits  # noqa: E402
-from tests.unit.labelled_chats import (  # noqa: E402
+from tests.helpers.labelled_chats import (  # noqa: E402
     HELD_OUT_SMALL_TALK,
     HELD_OUT_TOPICS,
     SMALL_TALK,

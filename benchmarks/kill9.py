@@ -27,10 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.faults.campaign_disk_full import SmallDiskUnavailable, run_disk_full_campaign
-from tests.faults.campaign_type_ahead import TmuxUnavailable, run_type_ahead_campaign
-from tests.faults.campaigns import run_repair_campaign, run_restore_campaign
-from tests.faults.kill9 import run_campaign
+from tests.helpers.campaigns.disk_full import SmallDiskUnavailable, run_disk_full_campaign
+from tests.helpers.campaigns.kill9_repair_restore import run_repair_campaign, run_restore_campaign
+from tests.helpers.campaigns.kill9_turns import run_campaign
+from tests.helpers.campaigns.type_ahead import TmuxUnavailable, run_type_ahead_campaign
 
 
 def progress(message: str) -> None:

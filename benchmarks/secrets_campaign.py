@@ -1,6 +1,6 @@
 """Secrets campaign: a hostile home against the evidence search of ``ccm-tui restore``.
 
-Builds a home directory (``tests/restore/hostile_home.py``) of ``--copies`` projects, each with 34
+Builds a home directory (``tests/helpers/hostile_home.py``) of ``--copies`` projects, each with 34
 secret files (``.envrc``, ``terraform.tfstate``, ``id_ed25519``, ``secrets.yaml``, ``app.sqlite`` …) and
 17 ordinary project files carrying planted secret values (AWS, GitHub, GitLab, Slack, Stripe,
 OpenAI, Anthropic, Google keys, JWTs, private key blocks, ``password=`` lines, URLs with
@@ -35,8 +35,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from ccm_tui.core.models.litellm_client import LLMClient  # noqa: E402
 from ccm_tui.restore import evidence as ev  # noqa: E402
 from ccm_tui.restore.turns import Artifact, ParsedTranscript, TurnRound  # noqa: E402
-from tests.fakes.openai_server import FakeLLMServer, call, text, tool_calls  # noqa: E402
-from tests.restore.hostile_home import HostileHome, build_home, transcript_text  # noqa: E402
+from tests.helpers.hostile_home import HostileHome, build_home, transcript_text  # noqa: E402
+from tests.helpers.openai_server import FakeLLMServer, call, text, tool_calls  # noqa: E402
 
 PATTERNS = ["password|secret|token|key|auth", "AKIA|gh[pos]_|sk[-_]|xox|eyJ|AIza|glpat|hvs", "BEGIN", "."]
 CALLS_PER_SEARCH = ev.MAX_CALLS_PER_ROUND * 8  # one evidence search: 8 rounds of 8 calls

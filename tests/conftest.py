@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import os
 from collections.abc import Iterator
@@ -18,7 +19,27 @@ if "TIKTOKEN_CACHE_DIR" not in os.environ:
             list(_spec.submodule_search_locations)[0], "litellm_core_utils", "tokenizers"
         )
 
-from tests.fakes.openai_server import FakeLLMServer
+# The helpers hold asserts of their own (the flows' CLI driver, the MCP session): rewrite them as pytest
+# rewrites a conftest, so that a failing one says what it compared.
+pytest.register_assert_rewrite("tests.helpers")
+
+from tests.helpers.openai_server import FakeLLMServer  # noqa: E402
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> object:
+    """No cyclic garbage collection while the test modules are collected. pytest rewrites the asserts of every
+    test module it imports, which allocates millions of short-lived syntax-tree nodes (freed by reference
+    counting, not cyclic); with the collector on, each of its full passes walks every module loaded so far,
+    which cost about a fifth of the collection's time (in every xdist worker). It runs again as usual before
+    the first test."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @pytest.fixture(autouse=True)

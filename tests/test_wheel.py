@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.slow
 def test_installed_wheel_finds_prompts_and_styles_and_runs_a_turn(tmp_path, llm_server):
-    from tests.fakes.openai_server import text
+    from tests.helpers.openai_server import text
 
     dist = tmp_path / "dist"
     subprocess.run(

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ccm_tui.core.models.litellm_client import parse_arguments
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.helpers.openai_server import call, text, tool_calls
 
 DEPTH = 100_000
 DEEP = "[" * DEPTH + "]" * DEPTH

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.openai_server import text
-from tests.flows.conftest import CCM
+from tests.helpers.cli_session import CCM
+from tests.helpers.openai_server import text
 
 
 @pytest.fixture
@@ -84,7 +84,7 @@ def test_following_what_a_failed_send_says_never_stores_it_twice(llm_server, sma
     """Found by the disk-full campaign: a send whose open_effort ran before the disk filled said 'your
     message is kept' while the next start logged its turn, so the resend stored it twice. Now it is
     given back only when nothing of it is stored; otherwise it says not to send it again."""
-    from tests.fakes.openai_server import call, tool_calls
+    from tests.helpers.openai_server import call, tool_calls
 
     ccm = CCM(llm_server, small_disk / "session", capsys)
     ccm.server.push(text("First answer."))

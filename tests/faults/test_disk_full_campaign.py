@@ -10,8 +10,8 @@ import pytest
 
 from ccm_tui.core.manifest.store import load_manifest
 from ccm_tui.core.session.session import Session
-from tests.faults.campaign_disk_full import SmallDiskUnavailable, run_disk_full_campaign
-from tests.unit.sessionkit import concluded_effort
+from tests.helpers.campaigns.disk_full import SmallDiskUnavailable, run_disk_full_campaign
+from tests.helpers.sessionkit import concluded_effort
 
 
 @pytest.mark.slow

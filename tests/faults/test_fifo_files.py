@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.helpers.openai_server import call, text, tool_calls
 
 FILES = [
     "manifest.yaml",

@@ -9,7 +9,7 @@ import pytest
 from ccm_tui.config import Settings
 from ccm_tui.core.engine import recovery
 from ccm_tui.core.engine.opening import start_engine
-from tests.fakes.openai_server import text
+from tests.helpers.openai_server import text
 
 
 def append_events(ccm, *events) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.fakes.openai_server import call, text, tool_calls
-from tests.flows.conftest import CCM
+from tests.helpers.cli_session import CCM
+from tests.helpers.openai_server import call, text, tool_calls
 
 
 def cut_events_after(ccm: CCM, keep) -> None:

@@ -8,7 +8,7 @@ import sys
 import textwrap
 
 from ccm_tui.core.session.session import SessionLock
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.helpers.openai_server import call, text, tool_calls
 
 
 def test_a_second_writer_waits_then_gets_a_clear_message(ccm, tmp_path):

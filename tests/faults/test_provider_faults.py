@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.fakes.openai_server import fault, hang, stream_cut, text
+from tests.helpers.openai_server import fault, hang, stream_cut, text
 
 RATE_LIMIT_BODY = {"error": {"message": "Rate limit reached for requests", "type": "rate_limit_error"}}
 
@@ -170,7 +170,7 @@ def test_unreachable_provider(ccm, tmp_path):
 
 
 def test_a_failure_after_tools_changed_efforts_logs_the_exchange_and_is_not_retried(ccm):
-    from tests.fakes.openai_server import call, tool_calls
+    from tests.helpers.openai_server import call, tool_calls
 
     ccm.server.push(tool_calls(call("open_effort", {"name": "auth bug"})), *[fault(500)] * 4)
     rc, out, err = ccm.run(

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.openai_server import call, text, tool_calls
-from tests.flows.conftest import CCM
+from tests.helpers.cli_session import CCM
+from tests.helpers.openai_server import call, text, tool_calls
 
 NOBODY = 65534
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.fakes.openai_server import fault, text
+from tests.helpers.openai_server import fault, text
 
 KEY = "zq7Unprefixed0Secret4Value9"
 

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.helpers.openai_server import call, text, tool_calls
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.faults.campaign_type_ahead import TmuxUnavailable, run_type_ahead_campaign
+from tests.helpers.campaigns.type_ahead import TmuxUnavailable, run_type_ahead_campaign
 
 
 def campaign(tmp_path, **kwargs):

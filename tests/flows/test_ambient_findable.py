@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.helpers.openai_server import call, text, tool_calls
 
 
 def chat_a_while(ccm, first: str, n: int) -> None:

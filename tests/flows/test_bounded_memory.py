@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.helpers.openai_server import call, text, tool_calls
 
 
 def make_effort(ccm, name: str, facts: list[str], summary: str) -> str:

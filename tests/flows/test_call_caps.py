@@ -7,7 +7,7 @@ import json
 
 from ccm_tui.core.efforts.operations import MAX_OPENED_PER_TURN
 from ccm_tui.core.turn.orchestrator import MAX_CALLS_PER_REPLY
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.helpers.openai_server import call, text, tool_calls
 
 
 def test_tool_calls_per_reply_and_efforts_opened_per_turn_are_capped(ccm):

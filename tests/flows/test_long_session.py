@@ -6,7 +6,7 @@ import random
 
 from ccm_tui.config import Settings
 from ccm_tui.core.engine.opening import open_engine
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.helpers.openai_server import call, text, tool_calls
 
 BUDGET = 4000
 

@@ -44,7 +44,7 @@ def run_turn_in_fresh_process(llm_server, session: Path, mode: str) -> dict:
 
 
 def test_a_turn_before_the_client_is_loaded_waits_visibly(llm_server, tmp_path):
-    from tests.fakes.openai_server import text
+    from tests.helpers.openai_server import text
 
     llm_server.push(text("Hi."))
     got = run_turn_in_fresh_process(llm_server, tmp_path / "s", "cold")
@@ -55,7 +55,7 @@ def test_a_turn_before_the_client_is_loaded_waits_visibly(llm_server, tmp_path):
 
 
 def test_a_preloaded_client_does_not_wait(llm_server, tmp_path):
-    from tests.fakes.openai_server import text
+    from tests.helpers.openai_server import text
 
     llm_server.push(text("Hi."))
     got = run_turn_in_fresh_process(llm_server, tmp_path / "s", "preload")
@@ -85,7 +85,7 @@ print(json.dumps({
 
 def test_concluding_by_hand_before_the_client_is_loaded_waits_visibly(llm_server, tmp_path):
     """The summary of a conclusion the user asked for is written by the model: the same visible wait."""
-    from tests.fakes.openai_server import text
+    from tests.helpers.openai_server import text
 
     llm_server.push(text("Trip plan: nothing decided yet."))
     done = subprocess.run(

@@ -1,7 +1,7 @@
 """The core flows through litellm's Anthropic and Ollama paths, not only the OpenAI one.
 
 ``ccm-tui send --model anthropic/… | ollama_chat/… --api-base <fake>`` against scripted servers
-that speak each provider's own wire format (tests/fakes/anthropic_server.py, ollama_server.py):
+that speak each provider's own wire format (tests/helpers/anthropic_server.py, ollama_server.py):
 opening, an aside, concluding with a summary call, expanding, streaming, 429 and 500, with the
 system prompt and consecutive same-role messages as each provider takes them.
 """
@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.anthropic_server import FakeAnthropicServer
-from tests.fakes.ollama_server import FakeOllamaServer
-from tests.fakes.openai_server import call, fault, text, tool_calls
-from tests.flows.conftest import CCM, SUMMARY_MARK
+from tests.helpers.anthropic_server import FakeAnthropicServer
+from tests.helpers.cli_session import CCM, SUMMARY_MARK
+from tests.helpers.ollama_server import FakeOllamaServer
+from tests.helpers.openai_server import call, fault, text, tool_calls
 
 RATE_LIMIT_BODY = {"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}
 

@@ -9,8 +9,8 @@ import json
 from ccm_tui.config import Settings, model_facts_file
 from ccm_tui.core.efforts.states import Action
 from ccm_tui.core.engine.opening import start_engine
-from tests.fakes.openai_server import text
-from tests.flows.conftest import MODEL, is_summary_request
+from tests.helpers.cli_session import MODEL, is_summary_request
+from tests.helpers.openai_server import text
 
 CALL_AS_JSON = '{"name": "open_effort", "arguments": {"name": "auth bug"}}'
 
@@ -102,7 +102,7 @@ def test_the_model_is_told_its_budget_and_what_the_context_uses(ccm):
 
 def test_a_model_the_map_knows_has_no_tools_is_never_offered_them(tmp_path, capsys):
     from ccm_tui.cli import main
-    from tests.fakes.ollama_server import FakeOllamaServer
+    from tests.helpers.ollama_server import FakeOllamaServer
 
     with FakeOllamaServer() as server:
         server.push(text("Hello."), text("Again."))

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.fakes.openai_server import text
+from tests.helpers.openai_server import text
 
 
 def chat(ccm, message: str) -> dict:

@@ -11,7 +11,7 @@ from ccm_tui.core.engine.opening import open_engine
 from ccm_tui.core.models.capabilities import reply_cap
 from ccm_tui.core.text.tokens import TokenCounter
 from ccm_tui.core.views.scrollback import recent_lines
-from tests.fakes.openai_server import endless, text
+from tests.helpers.openai_server import endless, text
 
 
 def capped(ccm, monkeypatch, tokens: int) -> None:

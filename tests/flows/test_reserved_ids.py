@@ -13,7 +13,7 @@ from ccm_tui.core.efforts.states import ActionRefused
 from ccm_tui.core.engine._notes import append_note
 from ccm_tui.core.engine.opening import open_engine
 from ccm_tui.core.manifest.effort import RESERVED_IDS
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.helpers.openai_server import call, text, tool_calls
 
 
 @pytest.mark.parametrize("name", ["ambient", "Ambient!", " notes ", "NOTES"])

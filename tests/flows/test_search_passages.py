@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 
-from tests.fakes.openai_server import call, text, tool_calls
-
-from .test_stories import conclude_auth_bug, open_auth_bug
+from tests.helpers.cli_session import conclude_auth_bug, open_auth_bug
+from tests.helpers.openai_server import call, text, tool_calls
 
 
 def tool_results(ccm, count: int = 1) -> list[dict]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.helpers.openai_server import call, text, tool_calls
 
 
 def test_tokens_add_up_across_separate_runs_and_each_turn_says_its_own(ccm):
@@ -39,7 +39,7 @@ def test_a_broken_usage_field_in_session_state_is_dropped_not_fatal(ccm):
 
 
 def test_the_cost_is_kept_when_the_model_has_a_known_price(llm_server, tmp_path, capsys):
-    from tests.flows.conftest import CCM
+    from tests.helpers.cli_session import CCM
 
     priced = CCM(llm_server, tmp_path / "priced", capsys, model="openai/gpt-4o-mini")
     for _ in range(2):

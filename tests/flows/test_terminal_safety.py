@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ccm_tui.core.text.terminal import MAX_HELD, StreamCleaner, clean_name, json_safe, terminal_safe
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.helpers.openai_server import call, text, tool_calls
 
 CLIPBOARD = "\x1b]52;c;ZXZpbA==\x07"
 TITLE = "\x1b]0;PWNED\x07"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.fakes.openai_server import call, text, tool_calls
+from tests.helpers.openai_server import call, text, tool_calls
 
 
 def tool_results(ccm) -> list[dict]:

@@ -6,10 +6,7 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).parent / "data"
-THREE_TOPICS = DATA / "three-topics.aider.md"
-CORPUS = Path("/work/shared/corpus")
-BOUNDARIES = Path(__file__).resolve().parents[2] / "benchmarks" / "boundaries"
+from tests.helpers.transcripts import THREE_TOPICS
 
 
 @pytest.fixture

@@ -23,8 +23,8 @@ from ccm_tui.restore import summarizer as sm
 from ccm_tui.restore.call_plan import DEFAULT_MAX_CALLS, MAX_TURNS_PER_CALL, plan_calls
 from ccm_tui.restore.pipeline import ModelCallMeter
 from ccm_tui.restore.turns import ParsedTranscript, TurnRound
-from tests.fakes.openai_server import FakeLLMServer, call, hang, text, tool_calls
-from tests.restore.test_restore_command import MODEL, restore, run
+from tests.helpers.openai_server import FakeLLMServer, call, hang, text, tool_calls
+from tests.helpers.restore_runs import MODEL, restore, run
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = "import sys; from ccm_tui.cli import main; sys.exit(main(sys.argv[1:]))"

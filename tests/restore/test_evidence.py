@@ -13,7 +13,7 @@ from ccm_tui.core.models.litellm_client import LLMClient
 from ccm_tui.restore import evidence as ev
 from ccm_tui.restore import evidence_tools as et
 from ccm_tui.restore.turns import Artifact, ParsedTranscript, TurnRound
-from tests.fakes.openai_server import call, fault, text, tool_calls
+from tests.helpers.openai_server import call, fault, text, tool_calls
 
 MODEL = "openai/fake-model"
 SECRET = "TOP-SECRET-OUTSIDE-THE-ROOT"

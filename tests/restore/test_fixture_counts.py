@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from ccm_tui.restore.parse import parse_transcript
-
-from ._paths import FIXTURES, corpus_dir
+from tests.helpers.transcripts import FIXTURES, corpus_dir
 
 TOLERANCE = 0.10
 

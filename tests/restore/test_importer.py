@@ -17,9 +17,9 @@ from ccm_tui.core.models.interface import ChatModel, Completion, OnDelta
 from ccm_tui.core.models.litellm_client import LLMClient
 from ccm_tui.restore.importer import Importer, ImportOptions, check_session, parse_file, parse_only
 from ccm_tui.restore.results import ImportRow, ImportStatus, NotATranscript, ProviderRefused, RestoreFailed
-from tests.fakes.openai_server import fault
-
-from .test_restore_command import FIXTURES, MODEL, responder, write_claude_session, write_mixed_labels
+from tests.helpers.openai_server import fault
+from tests.helpers.restore_runs import MODEL, responder, write_claude_session, write_mixed_labels
+from tests.helpers.transcripts import FIXTURES
 
 S = ImportStatus
 EFFORT = "fix-calculator-division-by-zero"

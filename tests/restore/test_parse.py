@@ -8,8 +8,7 @@ import pytest
 
 from ccm_tui.restore.parse import FORMATS, detect_format, parse_transcript, read_transcript_text
 from ccm_tui.restore.turns import TranscriptError
-
-from ._paths import FIXTURES
+from tests.helpers.transcripts import FIXTURES
 
 FIXTURE_FORMATS = {
     "aider.chat.history.md": "aider",

@@ -18,8 +18,7 @@ import pytest
 from ccm_tui.restore.parse import parse_transcript
 from ccm_tui.restore.sanity import check_parse
 from ccm_tui.restore.turns import ParsedTranscript, TurnRound
-
-from ._paths import FIXTURES
+from tests.helpers.transcripts import FIXTURES
 
 FIRST, AGAIN, LAST = "Why does the build fail?", "Why does the build fail? (sent again)", "Thanks, now add a test."
 

@@ -16,9 +16,9 @@ from ccm_tui.restore import evidence as ev
 from ccm_tui.restore.file_policy import refusal
 from ccm_tui.restore.redaction import redact_text
 from ccm_tui.restore.turns import Artifact, ParsedTranscript, TurnRound
-from tests.fakes.openai_server import call, text, tool_calls
-from tests.restore.hostile_home import PRINTED_IN_TRANSCRIPT, HostileHome, build_home, transcript_text
-from tests.restore.test_restore_command import MODEL, _rec, restore, turn_reply
+from tests.helpers.hostile_home import PRINTED_IN_TRANSCRIPT, HostileHome, build_home, transcript_text
+from tests.helpers.openai_server import call, text, tool_calls
+from tests.helpers.restore_runs import MODEL, claude_record, restore, turn_reply
 
 SEARCH_PATTERNS = ["password|secret|token|key|auth", "AKIA|gh[pos]_|sk[-_]|xox|eyJ|AIza|glpat", "BEGIN", "."]
 
@@ -104,10 +104,14 @@ def write_session(path: Path, home: HostileHome) -> Path:
         content = "\n".join(line for line in content.splitlines() if "CANARY" not in line)
         use = {"type": "tool_use", "id": f"t{n}", "name": "Read", "input": {"file_path": str(home.home / name)}}
         records += [
-            _rec(f"u{n}", parent, "user", f"What is in {name}?", cwd),
-            _rec(f"a{n}", f"u{n}", "assistant", [use], cwd, message={"id": f"m{n}"}),
-            _rec(f"r{n}", f"a{n}", "user", [{"type": "tool_result", "tool_use_id": f"t{n}", "content": content}], cwd),
-            _rec(f"b{n}", f"r{n}", "assistant", [{"type": "text", "text": content}], cwd, message={"id": f"n{n}"}),
+            claude_record(f"u{n}", parent, "user", f"What is in {name}?", cwd),
+            claude_record(f"a{n}", f"u{n}", "assistant", [use], cwd, message={"id": f"m{n}"}),
+            claude_record(
+                f"r{n}", f"a{n}", "user", [{"type": "tool_result", "tool_use_id": f"t{n}", "content": content}], cwd
+            ),
+            claude_record(
+                f"b{n}", f"r{n}", "assistant", [{"type": "text", "text": content}], cwd, message={"id": f"n{n}"}
+            ),
         ]
         parent = f"b{n}"
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")

@@ -10,7 +10,7 @@ from ccm_tui.restore import summarizer as sm
 from ccm_tui.restore import summary_fields as sf
 from ccm_tui.restore import turn_state as ts
 from ccm_tui.restore.turns import Artifact, ParsedTranscript, TurnRound
-from tests.fakes.openai_server import fault, text
+from tests.helpers.openai_server import fault, text
 
 MODEL = "openai/fake-model"
 

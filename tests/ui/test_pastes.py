@@ -10,8 +10,8 @@ from ccm_tui.core.storage.durable import read_jsonl
 from ccm_tui.ui.pastes import Pastes, long_message, segments
 from ccm_tui.ui.widgets.chat_log import ChatLog
 from ccm_tui.ui.widgets.prompt_input import PromptInput
-from tests.fakes.openai_server import text
-from tests.ui.helpers import SIZE, idle, ready, server_app, wait_until
+from tests.helpers.openai_server import text
+from tests.helpers.tui import SIZE, idle, ready, server_app, wait_until
 
 LOG = "\n".join(f"2024-05-01 12:00:{i % 60:02d} ERROR worker {i}: connection reset" for i in range(300))
 
@@ -65,7 +65,7 @@ async def test_a_large_paste_is_a_marker_in_the_input_a_folded_block_in_the_chat
 
 
 async def test_a_message_given_back_keeps_its_paste_folded(tmp_path, llm_server):
-    from tests.fakes.openai_server import fault
+    from tests.helpers.openai_server import fault
 
     for _ in range(4):
         llm_server.push(fault(401, "invalid api key"))

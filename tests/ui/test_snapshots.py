@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ui.helpers import SIZE, build_session, demo_app, ready, settle, wait_until
+from tests.helpers.tui import SIZE, build_session, demo_app, ready, settle, wait_until
 
 
 @pytest.fixture(autouse=True)
@@ -158,7 +158,7 @@ def small_model_map(monkeypatch):
 
 
 def test_model_picker(snap_compare, tmp_path, llm_server, small_model_map):
-    from tests.ui.helpers import server_app
+    from tests.helpers.tui import server_app
 
     llm_server.serve_models("fake-model")
     llm_server.serve_models("qwen2.5-coder-32b-instruct", max_model_len=32_768)

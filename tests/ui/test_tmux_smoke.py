@@ -83,7 +83,7 @@ def test_chat_in_a_real_terminal(tmp_path, tmux):
         "PYTHONPATH": str(ROOT),
     }
     server = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.openai_server", "--port", "0", "--script", str(script)],
+        [sys.executable, "-m", "tests.helpers.openai_server", "--port", "0", "--script", str(script)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -149,7 +149,7 @@ def test_bursts_of_typing_in_a_real_terminal_are_sent_once_each(tmp_path, tmux):
         "PYTHONPATH": str(ROOT),
     }
     server = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.openai_server", "--port", "0", "--script", str(script)]
+        [sys.executable, "-m", "tests.helpers.openai_server", "--port", "0", "--script", str(script)]
         + ["--slow-stream", "0.03"],
         cwd=ROOT,
         env=env,

@@ -1,0 +1,241 @@
+"""The manifest at scale: a fast reader for the app's own format (equal to PyYAML's reading), the
+journal that makes a save durable before the manifest is rewritten, the byte-range rewrite, and the
+derived catalog (rebuilt when missing or broken, never trusted over the file it describes)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from ccm_tui.core.efforts import lifecycle
+from ccm_tui.core.manifest.catalog import CATALOG_FILE
+from ccm_tui.core.manifest.effort import Effort, ManifestError
+from ccm_tui.core.manifest.store import load_manifest, save_manifest
+from ccm_tui.core.manifest.yaml_file import dump_manifest, parse_manifest, read_manifest_text
+from ccm_tui.core.session.session import Session
+from ccm_tui.core.views.reports import status_text
+from ccm_tui.core.views.status import session_status
+from tests.helpers.sessionkit import concluded_effort, open_effort
+
+TRICKY = [
+    "quotes \"double\" and 'single': colon, # hash",
+    "two\nlines\n\n  indented",
+    "unicode: 日本語 — émoji 🎉 and a tab\t",
+    "yes",
+    "null",
+    "0x1F",
+    "- a list item?",
+    "",
+]
+
+
+def _effort(i: int, summary: str) -> Effort:
+    return Effort(
+        id=f"e-{i}",
+        name=f"Effort {i}: {summary[:10]}",
+        status="concluded" if i % 2 else "open",
+        summary=summary,
+        raw_tokens=i * 1000 + 7,
+        source={"format": "claude-code", "path": f"/home/u/{summary[:5]}.jsonl", "sha256": "ab" * 32},
+    )
+
+
+def test_the_fast_reader_reads_what_pyyaml_reads(tmp_path):
+    path = tmp_path / "manifest.yaml"
+    save_manifest(path, [_effort(i, s) for i, s in enumerate(TRICKY)])
+    data = path.read_bytes()
+
+    fast = parse_manifest(data, path)
+
+    assert fast.entries == yaml.safe_load(data)["efforts"]
+    assert [e.summary for e in load_manifest(path)] == TRICKY
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda text: text.replace("raw_tokens: 7", "raw_tokens: 7.5e3"),  # a float YAML and JSON read differently
+        lambda text: yaml.safe_dump(yaml.safe_load(text), sort_keys=False),  # re-saved by another tool: block style
+        lambda text: text.replace('"Effort 0', '  "Effort 0'),  # spacing a JSON reader would accept
+    ],
+    ids=["exponent", "block-style", "spacing"],
+)
+def test_a_hand_edited_manifest_reads_as_yaml_says(tmp_path, edit):
+    path = tmp_path / "manifest.yaml"
+    save_manifest(path, [_effort(i, s) for i, s in enumerate(TRICKY[:3])])
+    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+
+    wanted = yaml.safe_load(path.read_text(encoding="utf-8"))["efforts"]
+
+    assert read_manifest_text(path).entries == wanted
+
+
+def test_a_huge_number_is_a_manifest_error_not_a_crash(tmp_path):
+    path = tmp_path / "manifest.yaml"
+    save_manifest(path, [_effort(1, "s")])
+    path.write_text(path.read_text().replace("raw_tokens: 1007", "raw_tokens: " + "9" * 6000))
+    with pytest.raises(ManifestError, match="manifest.yaml"):
+        load_manifest(path)
+
+
+def _writer(directory) -> Session:
+    return Session.open(directory)
+
+
+def test_a_save_is_journaled_and_read_back_before_the_manifest_is_rewritten(tmp_path):
+    session = _writer(tmp_path / "s")
+    concluded_effort(session, "first topic")
+    session.flush_manifest()
+    before = (session.dir / "manifest.yaml").read_bytes()
+
+    effort = open_effort(session, "second topic")  # saved, not flushed: as if killed now
+    assert (session.dir / "manifest.yaml").read_bytes() == before
+    lines = (session.dir / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    assert any(json.loads(line).get("event") == "efforts_saved" for line in lines)
+
+    assert [e.id for e in load_manifest(session.dir / "manifest.yaml")] == ["first-topic", effort.id]
+    reader = Session.open(session.dir, readonly=True)
+    assert reader.efforts.get(effort.id) is not None and reader.efforts.get(effort.id).status == "open"
+    session.lock.release()
+
+
+def test_the_rewrite_copies_unchanged_entries_and_equals_a_full_dump(tmp_path):
+    session = _writer(tmp_path / "s")
+    for i in range(12):
+        concluded_effort(session, f"topic {i}", summary=f"summary {i}: " + TRICKY[i % len(TRICKY)])
+    session.flush_manifest()
+    middle = session.efforts.get("topic-5")
+    lifecycle.reopen(session, middle, turn=session.state.turn)
+    session.save_manifest()
+    session.flush_manifest()
+
+    path = session.dir / "manifest.yaml"
+    on_disk = yaml.safe_load(path.read_text(encoding="utf-8"))["efforts"]
+    every = [e.to_dict() for e in session.efforts]
+    assert on_disk == every
+    text, full = path.read_text(encoding="utf-8"), dump_manifest(every)
+    assert text[text.index("efforts:") :] == full[full.index("efforts:") :]
+    assert next(e for e in on_disk if e["id"] == "topic-5")["status"] == "open"
+    session.lock.release()
+
+
+def test_a_hand_edit_made_while_saves_wait_for_the_rewrite_is_kept(tmp_path):
+    session = _writer(tmp_path / "s")
+    concluded_effort(session, "edited by hand")
+    session.flush_manifest()
+    open_effort(session, "saved meanwhile")  # journaled, the manifest not yet rewritten
+
+    path = session.dir / "manifest.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("A summary.", "Fixed by hand."), encoding="utf-8")
+    session.flush_manifest()
+
+    efforts = {e.id: e for e in load_manifest(path)}
+    assert efforts["edited-by-hand"].summary == "Fixed by hand."
+    assert efforts["saved-meanwhile"].status == "open"
+    session.lock.release()
+
+
+@pytest.mark.parametrize("damage", ["delete", "garbage"])
+def test_a_missing_or_broken_catalog_is_rebuilt_from_the_manifest(tmp_path, damage):
+    session = _writer(tmp_path / "s")
+    concluded_effort(session, "kept")
+    open_effort(session, "still open")
+    session.close()
+    catalog = session.dir / CATALOG_FILE
+    for leftover in session.dir.glob(CATALOG_FILE + "*"):
+        leftover.unlink()
+    if damage == "garbage":
+        catalog.write_bytes(b"not a database at all" * 100)
+
+    again = Session.open(session.dir)
+
+    assert sorted(e.id for e in again.efforts) == ["kept", "still-open"]
+    assert again.efforts.get("still-open").active
+    again.close()
+
+
+def test_another_process_s_save_is_seen_without_rereading_every_entry(tmp_path):
+    session = _writer(tmp_path / "s")
+    concluded_effort(session, "old one")
+    session.close()
+    reader = Session.open(session.dir, readonly=True)
+
+    writer = _writer(session.dir)
+    open_effort(writer, "new one")  # journaled only
+    writer.lock.release()
+
+    assert reader.refresh_if_changed()
+    assert reader.efforts.get("new-one") is not None
+
+
+def test_status_lists_the_newest_concluded_and_counts_the_rest(tmp_path):
+    session = _writer(tmp_path / "s")
+    for i in range(40):
+        concluded_effort(session, f"topic {i}")
+        if i < 35:  # out of working memory: only the newest summaries stay in use
+            lifecycle.evict_summary(session, f"topic-{i}")
+    open_effort(session, "current")
+
+    status = session_status(session)
+
+    assert status.effort_count == 41 and status.concluded_count == 40
+    listed = [e.id for e in status.efforts if not e.state.is_open]
+    # the five summaries in working memory, then the 30 latest conclusions among the rest
+    assert listed == [f"topic-{i}" for i in range(35, 40)] + [f"topic-{i}" for i in range(34, 4, -1)]
+    assert status.unlisted == 5
+    context = {"layers": {}, "total": 0, "budget": 1, "naive": 0, "savings": 0.0}
+    assert "5 older concluded" in status_text(status, {"context": context, "session_dir": str(session.dir)})
+    session.lock.release()
+
+
+def test_the_index_skips_a_sync_it_does_not_need_and_sees_a_hand_written_log(tmp_path):
+    from ccm_tui.core.search import EffortIndex
+    from ccm_tui.core.search.sync import sync_index
+
+    session = _writer(tmp_path / "s")
+    concluded_effort(session, "billing", [{"role": "user", "content": "migrate the billing database"}])
+    with EffortIndex(session.dir / "search.sqlite") as index:
+        sync_index(index, session)
+        assert index.synced_marker() == session.index_marker()
+        assert [h.id for h in index.search("billing")] == ["billing"]
+
+        # a log written by hand (saved through a new file, as editors do): the marker moves
+        log = session.effort_path("billing")
+        replacement = log.with_suffix(".new")
+        replacement.write_text(log.read_text() + json.dumps({"role": "user", "content": "zeppelin"}) + "\n")
+        replacement.replace(log)
+        assert index.synced_marker() != session.index_marker()
+        sync_index(index, session)
+        assert [h.id for h in index.search("zeppelin")] == ["billing"]
+    session.lock.release()
+
+
+def test_manifest_round_trip_and_clear_errors(tmp_path):
+    path = tmp_path / "manifest.yaml"
+    save_manifest(path, [Effort(id="a", status="concluded", summary="s"), Effort(id="b", active=True)])
+    efforts = load_manifest(path)
+    assert [(e.id, e.status, e.active, e.raw_file) for e in efforts] == [
+        ("a", "concluded", False, "efforts/a.jsonl"),
+        ("b", "open", True, "efforts/b.jsonl"),
+    ]
+    path.write_text("efforts:\n  - id: a\n   status: [\n")
+    with pytest.raises(ManifestError, match=r"manifest.yaml line \d+"):
+        load_manifest(path)
+    path.write_text("efforts:\n  - id: ../evil\n")
+    with pytest.raises(ManifestError, match="invalid id"):
+        load_manifest(path)
+    path.write_text("efforts:\n  - id: a\n    raw_file: /etc/passwd\n")
+    assert load_manifest(path)[0].raw_file == "efforts/a.jsonl"
+
+
+def test_a_hand_edit_of_the_manifest_is_read(tmp_path):
+    path = tmp_path / "manifest.yaml"
+    save_manifest(path, [Effort(id="a", status="concluded", summary='first: "quoted"\nsecond line')])
+    assert load_manifest(path)[0].summary == 'first: "quoted"\nsecond line'
+    import yaml
+
+    assert yaml.safe_load(path.read_text())["efforts"][0]["summary"] == 'first: "quoted"\nsecond line'
+    path.write_text(path.read_text().replace("first", "edited"))  # a hand edit
+    assert load_manifest(path)[0].summary.startswith("edited")

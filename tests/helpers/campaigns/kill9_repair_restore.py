@@ -1,0 +1,254 @@
+"""kill -9 campaigns against ``repair`` and ``restore`` (the turn campaign is in :mod:`.kill9`).
+
+Each kill lands at a random moment of a real ``ccm-tui`` process; the session is then checked:
+
+* repair — a broken ``manifest.yaml`` on a large event log; after each kill a ``manifest.yaml``
+  must exist, and a repair run to the end must give every effort back (none lost, the active one
+  still active);
+* restore — a transcript imported into a fresh session, killed, then imported again; the
+  transcript must be in the session exactly once (a second effort, or an effort log holding
+  the transcript's messages twice, is a *duplicated* import; a temporary log left behind or a
+  log no manifest entry names is a violation).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+CLI = "import sys; from ccm_tui.cli import main; sys.exit(main(sys.argv[1:]))"
+TRANSCRIPT = ROOT / "tests" / "fixtures" / "transcripts" / "claude-code-session.jsonl"
+
+
+@dataclass
+class CampaignReport:
+    kills: int = 0
+    corrupt_files: list[str] = field(default_factory=list)
+    missing_manifest: int = 0  # kills after which no manifest.yaml existed
+    lost: list[str] = field(default_factory=list)  # efforts (repair) no longer in the manifest
+    duplicated: int = 0  # transcripts imported twice (restore)
+    violations: list[str] = field(default_factory=list)
+    reference_seconds: float = 0.0  # one unkilled run, measured in the same campaign
+    finished_first: int = 0  # runs that ended before their kill moment (counted in kills)
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True", PYTHONPATH=str(ROOT), OPENAI_API_KEY="sk-test-fake")
+
+
+def _cli(*argv: str) -> list[str]:
+    return [sys.executable, "-c", CLI, *argv]
+
+
+def status(session: Path) -> tuple[int, dict, str]:
+    from ccm_tui.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["status", "--session-dir", str(session), "--json"])
+    return rc, (json.loads(out.getvalue()) if rc == 0 else {}), err.getvalue()
+
+
+def corrupt_lines(session: Path) -> list[str]:
+    """Broken JSONL lines other than a torn last one, in every log of the session."""
+    bad = []
+    for path in [session / "raw.jsonl", session / "events.jsonl", *sorted((session / "efforts").glob("*.jsonl"))]:
+        if not path.exists():
+            continue
+        lines = path.read_bytes().split(b"\n")
+        for i, line in enumerate(lines[:-1]):
+            try:
+                json.loads(line)
+            except ValueError:
+                bad.append(f"{path.name}:{i + 1}")
+    return bad
+
+
+def _kill_at(cmd: list[str], delay: float) -> int | None:
+    """Run ``cmd``, kill -9 it after ``delay`` seconds; None when it was killed, else its exit code."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env(), cwd=ROOT)
+    try:
+        proc.wait(timeout=delay)
+        return proc.returncode
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return None
+
+
+def _timed(cmd: list[str]) -> tuple[int, float, str]:
+    start = time.monotonic()
+    done = subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd=ROOT)
+    return done.returncode, time.monotonic() - start, done.stderr
+
+
+# --------------------------------------------------------------------------- repair
+def build_repair_session(session: Path, efforts: int, events_mb: float) -> tuple[bytes, set[str], str]:
+    """A session whose event log holds ``efforts`` efforts (all concluded but the last, which is
+    open and active) padded with turn events to ``events_mb`` MB, and a manifest broken on one
+    line. Returns the broken manifest's bytes, every effort id, and the active id."""
+    from ccm_tui.core.manifest.effort import CONCLUDED, OPEN, Effort
+    from ccm_tui.core.manifest.yaml_file import dump_manifest
+
+    (session / "efforts").mkdir(parents=True, exist_ok=True)
+    ids = [f"effort-{i:04d}" for i in range(efforts)]
+    lines: list[str] = []
+    rows = []
+    for i, eid in enumerate(ids):
+        ts = f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z"
+        lines.append(json.dumps({"event": "effort_opened", "turn": i, "ts": ts, "effort_id": eid, "name": eid}))
+        (session / "efforts" / f"{eid}.jsonl").write_text(
+            json.dumps({"role": "user", "content": f"work on {eid}", "ts": ts}) + "\n"
+        )
+        last = i == efforts - 1
+        if not last:
+            lines.append(
+                json.dumps(
+                    {"event": "effort_concluded", "turn": i, "ts": ts, "effort_id": eid, "summary": f"{eid} done."}
+                )
+            )
+        rows.append(
+            Effort(
+                id=eid,
+                name=eid,
+                status=OPEN if last else CONCLUDED,
+                active=last,
+                summary=None if last else f"{eid} done.",
+                created=ts,
+            ).to_dict()
+        )
+    pad = "padding words " * 40
+    n = 0
+    size = sum(len(x) + 1 for x in lines)
+    while size < events_mb * 1_000_000:
+        n += 1
+        line = json.dumps({"event": "turn_done", "turn": n, "ts": "2026-01-02T00:00:00.000Z", "note": pad})
+        lines.append(line)
+        size += len(line) + 1
+    (session / "events.jsonl").write_text("\n".join(lines) + "\n")
+    text = dump_manifest(rows)
+    broken = text.replace("status:", "status: [broken", 1).encode()
+    return broken, set(ids), ids[-1]
+
+
+def run_repair_campaign(
+    workdir: Path, kills: int, seed: int = 1, *, efforts: int = 300, events_mb: float = 28.0, log=print
+):
+    rng = random.Random(seed)
+    report = CampaignReport()
+    session = workdir / "repair-session"
+    broken, ids, active = build_repair_session(session, efforts, events_mb)
+    manifest = session / "manifest.yaml"
+
+    def reset() -> None:
+        manifest.write_bytes(broken)
+        for extra in session.glob("manifest.yaml.*"):
+            extra.unlink()
+        for extra in session.glob(".manifest.yaml*"):
+            extra.unlink()
+
+    reset()
+    rc, report.reference_seconds, err = _timed(_cli("repair", "--session-dir", str(session)))
+    if rc != 0:
+        report.violations.append(f"reference repair failed: {err.strip()[-300:]}")
+        return report
+    for k in range(kills):
+        reset()
+        delay = rng.uniform(0.0, report.reference_seconds * 1.1)
+        if _kill_at(_cli("repair", "--session-dir", str(session)), delay) is not None:
+            report.finished_first += 1
+        report.kills += 1
+        if not manifest.exists():
+            report.missing_manifest += 1
+        rc, _, err = _timed(_cli("repair", "--session-dir", str(session)))
+        if rc != 0 and "nothing to repair" not in err:
+            report.violations.append(f"repair after kill {k + 1} failed: {err.strip()[-300:]}")
+            continue
+        rc, data, err = status(session)
+        if rc != 0:
+            report.violations.append(f"status after kill {k + 1}: {err.strip()}")
+            continue
+        rows = {e["id"]: e for e in data["efforts"]}
+        report.lost.extend(sorted(ids - set(rows)))
+        if not rows.get(active, {}).get("active"):
+            report.violations.append(f"kill {k + 1}: {active} is no longer the active effort")
+        report.corrupt_files.extend(corrupt_lines(session))
+        log(f"repair kill {k + 1}/{kills}: missing manifest {report.missing_manifest}, lost {len(report.lost)}")
+    return report
+
+
+# --------------------------------------------------------------------------- restore
+def _effort_log_lengths(session: Path) -> dict[str, int]:
+    """Messages in each effort log of a session, by effort id."""
+    directory = session / "efforts"
+    if not directory.is_dir():
+        return {}
+    return {
+        log.stem: sum(1 for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip())
+        for log in directory.glob("*.jsonl")
+    }
+
+
+def run_restore_campaign(workdir: Path, kills: int, seed: int = 1, *, log=print) -> CampaignReport:
+    from tests.helpers.openai_server import FakeLLMServer, text
+
+    rng = random.Random(seed)
+    report = CampaignReport()
+    with FakeLLMServer(chunk_chars=16, stream_delay=0.002) as server:
+        server.responder = lambda body: text("A summary of this part of the work: upgrade steps and checks.")
+
+        def restore(session: Path) -> list[str]:
+            return _cli(
+                "restore",
+                "--session-dir",
+                str(session),
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                server.base_url,
+                "--skip-evidence-search",
+                str(TRANSCRIPT),
+            )
+
+        rc, report.reference_seconds, err = _timed(restore(workdir / "reference"))
+        if rc != 0:
+            report.violations.append(f"reference restore failed: {err.strip()[-300:]}")
+            return report
+        reference_messages = _effort_log_lengths(workdir / "reference")
+        for k in range(kills):
+            session = workdir / f"restore-{k}"
+            if _kill_at(restore(session), rng.uniform(0.0, report.reference_seconds * 1.1)) is not None:
+                report.finished_first += 1
+            report.kills += 1
+            rc, _, err = _timed(restore(session))  # the user runs it again
+            if rc != 0 and "already imported" not in err:
+                report.violations.append(f"restore after kill {k + 1} failed: {err.strip()[-300:]}")
+            rc, data, err = status(session)
+            if rc != 0:
+                report.violations.append(f"status after kill {k + 1}: {err.strip()}")
+                continue
+            logs = _effort_log_lengths(session)
+            named = {e["id"] for e in data["efforts"]}
+            if len(data["efforts"]) > 1 or any(n > max(reference_messages.values()) for n in logs.values()):
+                report.duplicated += 1
+            elif not data["efforts"]:
+                report.lost.append(f"restore-{k}")
+            leftovers = (
+                sorted(p.name for p in (session / "efforts").glob(".*")) if (session / "efforts").is_dir() else []
+            )
+            unnamed = sorted(set(logs) - named)
+            if leftovers or unnamed:
+                report.violations.append(f"kill {k + 1}: files left behind {leftovers + unnamed}")
+            report.corrupt_files.extend(corrupt_lines(session))
+            log(f"restore kill {k + 1}/{kills}: duplicated {report.duplicated}, lost {len(report.lost)}")
+    return report

@@ -1,0 +1,55 @@
+"""What is done to efforts from the keys and the menu: concluding asks first, a concluded effort's name
+offers to reopen it, the conversation exports in the order it was said."""
+
+from __future__ import annotations
+
+from ccm_tui.ui.screens.choice import ChoiceDialog
+from tests.helpers.tui import SIZE, build, demo_app, ready, state_of, wait_until
+
+
+async def test_the_whole_conversation_exports_to_markdown_in_the_order_it_was_said(tmp_path):
+    from textual.widgets import Input
+
+    from ccm_tui.ui.palette import app_commands
+    from ccm_tui.ui.screens.question import PromptDialog
+
+    await build(tmp_path / "s", 7)  # ambient chat, an effort concluded, another open, an aside
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        command = {name: run for name, run, _ in app_commands(screen)}["Export the conversation…"]
+        command()
+        dialog = await wait_until(
+            pilot,
+            lambda: isinstance(pilot.app.screen, PromptDialog) and pilot.app.screen.query(Input) and pilot.app.screen,
+        )
+        dialog.query_one(Input).value = str(tmp_path / "out" / "all.md")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: (tmp_path / "out" / "all.md").is_file(), what="the export")
+    text = (tmp_path / "out" / "all.md").read_text(encoding="utf-8")
+    order = [text.index(s) for s in ("Hi! What is this app?", "## Effort: japan-trip", "Quick aside", "flaky")]
+    assert order == sorted(order)
+    assert text.count("### You") == 7
+
+
+async def test_conclude_from_a_key_asks_first(tmp_path):
+    await build(tmp_path / "s", 2)
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("ctrl+g", "d")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog), what="a confirmation")
+        await pilot.press("n")
+        await pilot.pause()
+        assert state_of(screen, "japan-trip") == "active" and not screen.busy
+
+
+async def test_ctrl_o_with_a_concluded_effort_name_offers_to_reopen_it(tmp_path):
+    await build(tmp_path / "s", 5)  # the Japan trip is concluded
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        before = [e.id for e in screen.snapshot.status.efforts]
+        screen.efforts.open("Japan Trip")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog), what="the offer")
+        assert "reopen" in [c.id for c in pilot.app.screen.choices]
+        await pilot.press("r")
+        await wait_until(pilot, lambda: state_of(screen, "japan-trip") == "active" and not screen.busy)
+        assert [e.id for e in screen.snapshot.status.efforts] == before  # no japan-trip-2
