@@ -127,3 +127,27 @@ def test_every_declared_dependency_is_imported():
         normal(dist) for module, dists in packages_distributions().items() if module in imported for dist in dists
     }
     assert sorted(declared - imported_distributions) == []
+
+
+def test_the_readme_and_architecture_list_every_package_as_its_docstring_says():
+    """The layout in README.md and the package table in docs/ARCHITECTURE.md are generated from the
+    packages' docstrings (docs/layout.py); a package added or re-described without regenerating them,
+    or a package the generator does not place, fails here."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT.parent / "docs" / "layout.py"), "--check"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    table = (ROOT.parent / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    readme = (ROOT.parent / "README.md").read_text(encoding="utf-8")
+    for init in ROOT.rglob("__init__.py"):
+        package = init.parent.relative_to(ROOT).as_posix()
+        if package != ".":
+            assert f"| `ccm_tui/{package}/` |" in table
+            assert f" {package.rsplit('/', 1)[-1]}/ " in readme
+
+
+def test_every_package_says_what_it_may_import():
+    """Each core package's docstring names what it may import (the layers contract enforces it)."""
+    for init in (ROOT / "core").glob("*/__init__.py"):
+        text = " ".join(init.read_text(encoding="utf-8").split())
+        assert "Imports " in text or "imports only" in text, init.parent.name

@@ -5,8 +5,8 @@ ambient chat, read their logs around a hit, list and inspect them — without ev
 the session's writer lock, so it answers while ccm-tui is mid-turn — and, when the user
 allows writes, leave notes and reopen efforts through the session controller.
 
-It sits beside the UI: it reaches the core only through its doors (``core.reading`` for
-reads, the controller and its vocabulary for writes) and never imports textual or litellm.
+It sits beside the UI: it reaches the core only through ``ccm_tui.core.api`` (its
+``SessionReader`` for reads, a session controller for writes) and never imports textual or litellm.
 """
 
 from __future__ import annotations

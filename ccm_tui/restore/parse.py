@@ -35,13 +35,28 @@ from ccm_tui.restore.turns import ParsedTranscript, TranscriptError, UnknownTran
 
 
 class TranscriptFormat(Protocol):
-    """The interface of a format module."""
+    """The interface of a format module.
+
+    A module may also offer ``parse_path(path, text)`` when its format spans several files (a
+    storage directory beside the one given); it is called instead of ``parse``.
+    """
 
     NAME: str
 
-    def sniff(self, head: str, path: Path) -> float: ...
+    def sniff(self, head: str, path: Path) -> float:
+        """How sure the module is that ``head`` (the first ~64 KB, decoded) and ``path`` are its
+        format: 0 (not it) to 1 (certainly). Never raises: text of any other format gives 0."""
+        ...
 
-    def parse(self, text: str) -> ParsedTranscript: ...
+    def parse(self, text: str) -> ParsedTranscript:
+        """The turns of a whole transcript. A record of the wrong shape is skipped and counted in
+        ``ParsedTranscript.skipped``, never fatal.
+
+        Raises:
+            TranscriptError: the text is not this format at all (for instance not JSON for a
+                JSON format), in one line naming what was expected.
+        """
+        ...
 
 
 _FORMAT_MODULES: tuple[TranscriptFormat, ...] = (
@@ -90,8 +105,12 @@ def detect_format(path: Path | str) -> str:
 def parse_transcript(path: Path | str, fmt: str = "auto", max_turns: int | None = None) -> ParsedTranscript:
     """Parse the transcript at ``path`` (format ``fmt`` or auto-detected).
 
-    ``max_turns`` keeps only the first N turns. Raises :class:`TranscriptError`
-    for unreadable files, unknown format names and undetectable formats.
+    ``max_turns`` keeps only the first N turns.
+
+    Raises:
+        TranscriptError: an unreadable or too large file, an unknown format name, a negative
+            ``max_turns``, or data the format's parser could not read.
+        UnknownTranscriptFormat: ``fmt`` is ``auto`` and no format recognises the file.
     """
     path = Path(path)
     if max_turns is not None and max_turns < 0:

@@ -1,20 +1,16 @@
 """The effort lifecycle: the only code that changes an effort's state and logs its effort events.
 
-An effort is *open* (one open effort is *active*) or *concluded*. A concluded
-effort may be *expanded* (its raw log back in context, a view state) and its
-summary may be *evicted* from working memory (still on disk, found by search)::
-
-    open_effort ──► open ──conclude──► concluded ──reopen──► open
-                     ▲ │ switch             │ ▲ expand/collapse (view)
-                     └─┘                    │ └ evict/restore summary (view)
-    import/restore ─────────────────────────┘
+The states and which actions are valid in each are drawn once, in :mod:`.states` (the table this
+module enforces through :func:`require`). On disk an effort is only ``open`` or ``concluded``
+(:mod:`..manifest.effort`); *active*, *expanded* and *evicted* are the session's view of it. Imports
+and restores land efforts concluded.
 
 Every transition here updates the manifest or the view state in memory, saves
-the snapshot it changed, and logs its event (names in :mod:`.eventlog`).
+the snapshot it changed, and logs its event (names in :mod:`..storage.eventlog`).
 Callers — the tools (the model's and the user's actions), salience (decay,
 eviction), compaction, restore landing — decide *when*; this module decides
 *what changes*. :func:`efforts_from_events` reads the same events back, for
-``repair``. Which transitions are valid is the table of :mod:`.effort_states`.
+``repair``.
 """
 
 from __future__ import annotations

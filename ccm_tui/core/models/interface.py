@@ -9,6 +9,7 @@ attributes: everything they may ask is declared here.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -42,6 +43,13 @@ class ChatModel(Protocol):
     (None: the provider's default, or in-process). ``loaded`` is False while
     its client library still has to be imported; ``load()`` does that (seconds,
     blocking: call it in a thread).
+
+    Every request method raises only these (callers catch nothing else):
+
+    Raises:
+        LLMError: the provider failed, refused or cut the reply short (``kind`` is a
+            :class:`~.provider_errors.ProviderFailure`; ``partial`` holds what streamed before a cut).
+        asyncio.CancelledError: the turn was cancelled (Escape); nothing is retried.
     """
 
     model: str
@@ -57,22 +65,35 @@ class ChatModel(Protocol):
     async def stream_chat(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, on_delta: OnDelta | None = None
     ) -> Completion:
-        """One chat request; text is reported through ``on_delta`` as it arrives."""
+        """One chat request; text is reported through ``on_delta`` as it arrives.
+
+        Raises:
+            LLMError: as the class says; an exception raised by ``on_delta`` ends the request as it
+                was raised.
+        """
         ...
 
     async def complete(
         self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True
     ) -> Completion:
         """One non-streamed request without tools (summaries, checkpoints); ``summary`` picks the
-        summary model where one is configured."""
+        summary model where one is configured.
+
+        Raises:
+            LLMError: as the class says.
+        """
         ...
 
     async def chat_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Completion:
-        """One non-streamed request with tools, on the summary model (restore's evidence loop)."""
+        """One non-streamed request with tools, on the summary model (restore's evidence loop).
+
+        Raises:
+            LLMError: as the class says.
+        """
         ...
 
 
-class InProcessChatModel:
+class InProcessChatModel(ABC):
     """Base of the models that answer in this process (the demo's, the replay's): nothing to
     load, nowhere to connect. Subclasses write :meth:`stream_chat` and :meth:`complete`."""
 
@@ -89,10 +110,17 @@ class InProcessChatModel:
     def load(self) -> None:
         return None
 
+    @abstractmethod
     async def stream_chat(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, on_delta: OnDelta | None = None
     ) -> Completion:
-        raise NotImplementedError
+        """As :meth:`ChatModel.stream_chat`."""
+
+    @abstractmethod
+    async def complete(
+        self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True
+    ) -> Completion:
+        """As :meth:`ChatModel.complete`."""
 
     async def chat_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Completion:
         return await self.stream_chat(messages, tools)

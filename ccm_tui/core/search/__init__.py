@@ -7,7 +7,7 @@ in :mod:`._records`), and the ranking: query processing (:mod:`._query`, unspace
 :mod:`._unspaced`), the score of one effort (:mod:`._scoring`), reading postings and ordering
 (:mod:`._ranking`), snippets and passages (:mod:`._results`); recall's rare-word lookup is
 :mod:`._rare_words`. :mod:`.sync` keeps an index in step with its session. The design and the
-measurements behind it are in ``docs/SEARCH.md``.
+measurements behind it are in ``docs/SEARCH.md``. Imports :mod:`..session` and below.
 """
 
 from __future__ import annotations
