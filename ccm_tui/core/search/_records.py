@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from ..session.chat_line import note_author
 from ..storage.durable import open_nofollow, retraction_span
 from ._database import _LINE_BITS, _LINE_MASK
 from ._unspaced import index_grams
@@ -61,6 +62,17 @@ def parse_line(raw: bytes) -> Any:
         return None
 
 
+def shown_role(message: dict[str, Any]) -> str | None:
+    """The role a passage or a recalled line shows: a note left by an agent says whose note it is,
+    never ``user`` (its log line's role), so neither a search result nor the model's recall layer
+    passes an agent's words off as the user's."""
+    author = note_author(message)
+    if author is not None:
+        return f"note from {author}"
+    role = message.get("role")
+    return role if isinstance(role, str) else None
+
+
 def insert_messages(
     db: sqlite3.Connection, num: int, numbered: Iterable[tuple[int, Any]], *, log_key: int | None = None
 ) -> int:
@@ -78,8 +90,7 @@ def insert_messages(
             continue
         text = message_text(message)
         if text is not None and 0 <= line <= _LINE_MASK:
-            role = message.get("role")
-            rows.append((base | line, text, role if isinstance(role, str) else None, index_grams(text)))
+            rows.append((base | line, text, shown_role(message), index_grams(text)))
     if rows:
         db.executemany("INSERT OR REPLACE INTO msg_fts (rowid, content, role, grams) VALUES (?, ?, ?, ?)", rows)
     if withdrawn:

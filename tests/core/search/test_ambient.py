@@ -260,3 +260,23 @@ def test_a_passage_shows_what_still_stands_when_a_withdrawn_copy_matches_too(roo
         hit = index.search("capital of Mongolia")[0]
         assert hit.lines is not None and hit.lines[0] == 34  # the question asked again, not line 31
         assert "(withdrawn)" not in (hit.passage or "")
+
+
+def test_a_note_is_found_and_recalled_as_an_agents_note_never_as_the_users_words(root: Path) -> None:
+    """Issue 33, hole 6: a search passage and the model's recall layer said "user:" for a line an agent
+    left with remember, passing its words off as the user's."""
+    note = {"role": "user", "content": "the staging password rotates every Zanzibar Tuesday", "note": True}
+    older = {"role": "user", "content": "deploys freeze on Zanzibar holidays", "source": "mcp"}  # an older note
+    (root / "raw.jsonl").write_text(
+        chatter(0, 40) + json.dumps(note | {"agent": "claude-code"}) + "\n" + json.dumps(older) + "\n"
+    )
+    with EffortIndex(root / "search.sqlite") as index:
+        index.sync_session(root, ENTRIES)
+        passage = index.search("Zanzibar Tuesday")[0].passage or ""
+        recalled = index.recall("when does the Zanzibar password rotate?")
+    assert "note from claude-code: the staging password" in passage and "user: the staging" not in passage
+    assert {role for hit in recalled for _line, role, _content in hit.messages} <= {
+        "note from claude-code",
+        "note from an agent",
+    }
+    assert recalled
