@@ -42,7 +42,12 @@ from .common import (
     require_model,
     session_dir_from,
     session_options,
+    whole_number,
 )
+
+MAX_TURNS = 10_000_000  # --max-turns: a transcript's turns are far fewer (a 64 MB file holds ~100,000)
+MAX_SEARCHES = 1_000  # --max-searches: evidence searches per file
+MAX_CALLS = 1_000_000  # --max-calls: model calls per file before asking
 
 if TYPE_CHECKING:
     from ..restore.call_plan import CallPlan
@@ -66,12 +71,20 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--force", action="store_true", help="import a copy even if the transcript was imported before")
     p.add_argument("--format", default="auto", help="auto|" + "|".join(sorted(FORMATS)))
     p.add_argument("--root", type=Path, help="directory the evidence search may read files under")
-    p.add_argument("--max-turns", type=int, metavar="N")
+    p.add_argument(
+        "--max-turns", type=whole_number(1, MAX_TURNS), metavar="N", help="import only the first N turns of each file"
+    )
     p.add_argument("--skip-evidence-search", action="store_true")
-    p.add_argument("--max-searches", type=int, default=8, metavar="N")
+    p.add_argument(
+        "--max-searches",
+        type=whole_number(0, MAX_SEARCHES),
+        default=8,
+        metavar="N",
+        help="evidence searches per file (default 8; 0: none)",
+    )
     p.add_argument(
         "--max-calls",
-        type=int,
+        type=whole_number(1, MAX_CALLS),
         default=DEFAULT_MAX_CALLS,
         metavar="N",
         help=f"model calls per file before asking (default {DEFAULT_MAX_CALLS}; past it, small turns share calls)",
@@ -222,12 +235,6 @@ def _check_flags(args: argparse.Namespace) -> None:
     fmt = getattr(args, "format", "auto") or "auto"
     if fmt != "auto" and fmt not in FORMATS:
         raise UsageError(f"unknown --format {fmt!r}; use auto or one of {', '.join(sorted(FORMATS))}")
-    if args.max_turns is not None and args.max_turns < 1:
-        raise UsageError("--max-turns must be at least 1")
-    if args.max_searches is not None and args.max_searches < 0:
-        raise UsageError("--max-searches must be 0 or more")
-    if args.max_calls < 1:
-        raise UsageError("--max-calls must be at least 1")
     if args.parse_only and args.dump_turns:
         raise UsageError("--dump-turns needs the model; it cannot be combined with --parse-only")
     if args.parse_only and args.force:

@@ -20,6 +20,12 @@ from ccm_tui.cli import main
         (["search", "--limit", "0", "x"], "must be from 1 to 10,000, got 0"),
         (["search", "--limit", "100000000000000000000", "x"], "got 100000000000000000000"),
         (["search", "--limit", "nan", "x"], "'nan' is not a whole number"),
+        (["restore", "--max-turns", "100000000000000000000", "t.jsonl"], "must be from 1 to 10,000,000, got 1"),
+        (["restore", "--max-turns", "0", "t.jsonl"], "must be from 1 to 10,000,000, got 0"),
+        (["restore", "--max-searches", "10000000000000000000", "t.jsonl"], "must be from 0 to 1,000, got 1"),
+        (["restore", "--max-searches", "-1", "t.jsonl"], "got -1"),
+        (["restore", "--max-calls", "0", "t.jsonl"], "must be from 1 to 1,000,000, got 0"),
+        (["restore", "--max-calls", "1e9", "t.jsonl"], "'1e9' is not a whole number"),
     ],
 )
 def test_a_number_that_is_not_finite_or_in_range_is_a_usage_error(argv, said, tmp_path, capsys):
