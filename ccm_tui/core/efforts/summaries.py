@@ -20,14 +20,28 @@ from ..text.tokens import TokenCounter, cap_tokens
 
 # How much raw log one summary request may carry.
 CHUNK_TOKENS = 12_000
+MESSAGE_CHARS = 40_000  # of one message, at most, in a summary's prompt (head and tail; about 10,000 tokens)
 
 
-def transcript_text(messages: list[dict[str, Any]]) -> str:
-    """A plain-text rendering of log lines for a summarizer prompt."""
+def within_reason(content: str, *, say_cut: bool = True) -> str:
+    """A message as a summary reads it: one longer than :data:`MESSAGE_CHARS` (a pasted log, a whole
+    file an agent printed) keeps its head and its tail around a line saying how much was cut, so one
+    60 MB message neither goes to the model whole nor costs the offline summary seconds (which is
+    not told: it would quote the line)."""
+    if len(content) <= MESSAGE_CHARS:
+        return content
+    head, tail = MESSAGE_CHARS * 3 // 4, MESSAGE_CHARS // 4
+    cut = len(content) - head - tail
+    said = f"\n[… {cut:,} characters cut for the summary …]\n" if say_cut else "\n\n"
+    return f"{content[:head]}{said}{content[-tail:]}"
+
+
+def transcript_text(messages: list[dict[str, Any]], *, say_cut: bool = True) -> str:
+    """A plain-text rendering of log lines for a summarizer prompt (long messages cut: :func:`within_reason`)."""
     lines = []
     for m in messages:
         role = m.get("role", "?")
-        content = str(m.get("content") or "").strip()
+        content = within_reason(str(m.get("content") or ""), say_cut=say_cut).strip()
         if content and (author := note_author(m)) is not None:  # an agent's note, not the user's words
             lines.append(f"NOTE (left by {author} via ccm-tui mcp): {content}")
         elif content:
@@ -39,7 +53,8 @@ def _chunks(messages: list[dict[str, Any]], counter: TokenCounter, limit: int) -
     chunks: list[list[dict[str, Any]]] = [[]]
     size = 0
     for m in messages:
-        n = counter.count_message(m)
+        content = m.get("content")
+        n = counter.count_message(m | {"content": within_reason(content)} if isinstance(content, str) else m)
         if chunks[-1] and size + n > limit:
             chunks.append([])
             size = 0
@@ -102,4 +117,4 @@ def offline_summary(
     if not any(str(m.get("content") or "").strip() for m in messages):
         return "(empty effort: nothing was discussed)"
     header = f"Effort: {title}\n\n" if title else ""
-    return summarize(header + transcript_text(messages), max_tokens, counter, title=title or None)
+    return summarize(header + transcript_text(messages, say_cut=False), max_tokens, counter, title=title or None)
