@@ -8,7 +8,6 @@ transient fault, tell the user what to fix (a key, a model id, an address).
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import re
 import socket
@@ -148,6 +147,8 @@ def _retry_after(exc: BaseException) -> float | None:
         try:
             return max(0.0, float(value.rstrip("s")))
         except ValueError:
+            import email.utils  # here: the TUI's first frame imports this module (ProviderFailure), not the parser
+
             parsed = email.utils.parsedate_to_datetime(value) if "," in value else None
             if parsed is not None:
                 return max(0.0, parsed.timestamp() - time.time())
