@@ -8,7 +8,7 @@ itself and search finds it like any other effort. The caller holds the writer lo
 and re-indexes the effort (:meth:`.engine.Engine.remember`); ``note_added`` is logged.
 
 Its role stays ``user`` (the log's contract), but nothing shows it as the user's words: the
-working context frames it (:func:`.logged_line.framed_note`), the chat labels it "Note from
+working context frames it (:func:`~ccm_tui.core.session.chat_line.framed_note`), the chat labels it "Note from
 <agent>", a summary's transcript says NOTE — older notes, marked ``"source": "mcp"``, too.
 """
 

@@ -2,7 +2,7 @@
 
 litellm takes seconds to import, so it is imported on first use (or warmed up
 in the background by the TUI), never at module import. Every provider failure
-becomes an :class:`~.llm_errors.LLMError` (see :mod:`.llm_errors`).
+becomes an :class:`~.provider_errors.LLMError` (see :mod:`.provider_errors`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 They need no run state and no model: the controller answers them at once, even
 while a reply streams. What they show is the words of ``ccm-tui search`` and
-``status`` (:mod:`.text_reports`); ``result`` carries the same data as their
+``status`` (:mod:`~ccm_tui.core.views.reports`); ``result`` carries the same data as their
 ``--json``, and ``/search``'s its lines with the spans of the words found (``report``:
 indent, text, spans), for the chat to style.
 """

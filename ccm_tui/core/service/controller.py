@@ -6,7 +6,7 @@ and saying so, while another process holds it), takes typed intents (send a
 message, an action on an effort, cancel, retry the orphan), runs one piece of
 work at a time on its session thread (queueing what comes meanwhile), answers
 which actions are valid for an effort, and ends every piece of work with one
-:class:`~.turn_events.Outcome` — emitted as the work's last event and returned
+:class:`~ccm_tui.core.turn.events.Outcome` — emitted as the work's last event and returned
 to whoever awaits it. Listeners see the turn events, the run state
 (:class:`~.run_state.RunState`) and snapshots of the session
 (:class:`~.run_state.SessionSnapshot`) as they change.

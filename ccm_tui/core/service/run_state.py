@@ -11,8 +11,8 @@ A session is in one :class:`Phase` at a time::
 
 Intents are typed requests (send a message, an action on an effort, a note left by
 another agent, cancel, retry the orphaned message); every piece of work ends in one
-:class:`~.turn_events.Outcome`. Listeners receive the turn events of
-:mod:`.turn_events` and the session events below, in order, from the
+:class:`~ccm_tui.core.turn.events.Outcome`. Listeners receive the turn events of
+:mod:`ccm_tui.core.turn.events` and the session events below, in order, from the
 controller's session thread (a listener must be thread-safe: Textual's
 ``post_message`` and a print are).
 """
@@ -130,7 +130,7 @@ class RetryOrphan:
 
 @dataclass(frozen=True)
 class TakeBack:
-    """Withdraw the last exchange (core/retraction.py): ``regenerate`` asks the model again for the
+    """Withdraw the last exchange (core/session/withdrawn.py): ``regenerate`` asks the model again for the
     same message; ``edit`` gives the message back to be changed and sent anew."""
 
     why: Work  # Work.REGENERATE or Work.EDIT

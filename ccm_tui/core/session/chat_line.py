@@ -1,7 +1,7 @@
 """A line of earlier chat as the chat pane shows it (a message or a banner rebuilt from the logs).
 
 Vocabulary the UI imports at start-up: nothing here reads a session (that is
-:mod:`.chat_history` and :mod:`.scrollback`), so the first paint does not wait for it.
+:mod:`~ccm_tui.core.views._history_lines` and :mod:`~ccm_tui.core.views.scrollback`), so the first paint does not wait for it.
 """
 
 from __future__ import annotations

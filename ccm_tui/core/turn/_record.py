@@ -5,7 +5,7 @@ the reply's parts, the tool calls, the request it sent); :class:`TurnRecorder`
 writes the exchange where its route says (``route_to_ambient``, a newly opened
 effort, a concluded one, the active effort, else ambient), advances salience,
 saves the snapshots, logs the terminal event and returns the turn's
-:class:`~.turn_events.Outcome`.
+:class:`~.events.Outcome`.
 """
 
 from __future__ import annotations

@@ -5,14 +5,14 @@ The orchestrator is the only place where a turn's steps are ordered:
 1. ``turn_start`` (with the user's text) goes to the event log first, so a
    message the user saw as sent is on disk even if the process dies;
 2. the working context is assembled and fitted to the token budget;
-3. the model streams a reply (:mod:`.model_calls`: retries, pauses); tool calls
+3. the model streams a reply (:mod:`._model_requests`: retries, pauses); tool calls
    are executed and the loop repeats (bounded rounds) until the model answers
    without tools;
 4. the exchange is appended to the log its route names, salience advances,
    snapshots are saved, and ``turn_done`` is logged (:mod:`.turn_record`).
 
 Progress is reported through an ``emit`` callback with the events of
-:mod:`.turn_events`; how the turn ended is its one :class:`~.turn_events.Outcome`
+:mod:`.events`; how the turn ended is its one :class:`~.events.Outcome`
 (returned, never emitted here: the session controller emits it). A cancelled
 turn (``asyncio.CancelledError``) keeps what came so far and ends ``cancelled``.
 """
@@ -172,7 +172,7 @@ class Orchestrator:
             search=self.search,
             read_ambient=self.read_ambient,
             message_cap=self.message_cap,
-            # what an expansion may add: the budget less the next request and a twentieth (see effort_ops.TooLarge)
+            # what an expansion may add: the budget less the next request and a twentieth (see efforts.operations.TooLarge)
             room=lambda: self.budget - self.budget // 20 - self.assemble(list(pending), self.offered_tools).total,
             **values,
         )

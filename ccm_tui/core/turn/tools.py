@@ -2,9 +2,9 @@
 
 Each tool is one small async handler plus its OpenAI-style definition,
 registered with :func:`tool`. Handlers parse the model's arguments and call the
-operations of :mod:`.effort_ops` (the same ones the user's actions run). Anything
+operations of :mod:`~ccm_tui.core.efforts.operations` (the same ones the user's actions run). Anything
 wrong with a call (unknown id, wrong state, bad arguments) raises
-:class:`ToolError` or :class:`~.effort_states.ActionRefused`; the registry turns
+:class:`ToolError` or :class:`~ccm_tui.core.efforts.states.ActionRefused`; the registry turns
 that into a JSON error for the model, so a bad call never ends a turn.
 """
 

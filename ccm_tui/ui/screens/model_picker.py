@@ -2,7 +2,7 @@
 ones litellm's map knows for the providers whose key is set; Enter switches to the highlighted one,
 or checks a typed id that is not listed. Refused ids say why, and the dialog stays with the text.
 
-The lists come from :mod:`ccm_tui.core.models.choices` (through ``core.reading``), loaded in threads:
+The lists come from :mod:`ccm_tui.core.models.choices` (through ``core.api``), loaded in threads:
 the server is asked with a short timeout and the map (1-2 MB of JSON) is read off the event loop.
 """
 

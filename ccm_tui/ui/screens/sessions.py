@@ -1,7 +1,7 @@
 """The session picker (Ctrl+S): the sessions of the data directory, newest first; Enter switches,
 ``n`` makes a new one, ``r`` renames one, Esc closes.
 
-The list comes from the core (:mod:`ccm_tui.core.session.sessions_folder`, through ``core.reading``), read in
+The list comes from the core (:mod:`ccm_tui.core.session.sessions_folder`, through ``core.api``), read in
 a thread: a session's size is a walk of its directory. What switching and renaming do to the session
 shown is the chat screen's (its :class:`SessionHost` side); a refusal or a failure is a one-line
 notification and the picker stays.
