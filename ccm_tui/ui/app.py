@@ -7,7 +7,9 @@ welcome screen. Everything else lives in ``screens/`` and ``widgets/``.
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import threading
 from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from ..core.api import ModelCheck
 
 DEMO_BUDGET = 6_000
+QUIT_GRACE_S = 5.0  # after SIGHUP/SIGTERM: the UI's own quit, then the session's close without it
 
 
 def stylesheets() -> list[str | PurePath]:
@@ -95,6 +98,8 @@ class CcmApp(App[int]):
             "autoplay": config.demo_autoplay() if autoplay is None else autoplay,
             "typed": typed,
         }
+        self._exited = threading.Event()  # set when run() returns (see _quit_on_hangup)
+        self._stop_watchdog: threading.Thread | None = None
 
     def notify(
         self,
@@ -261,19 +266,42 @@ class CcmApp(App[int]):
 
     def _quit_on_hangup(self) -> None:
         """Closing the terminal (SIGHUP) or being asked to stop (SIGTERM) is a quit, as Ctrl+Q: the session
-        is closed cleanly (a running reply written first), so the next start has nothing to recover."""
-        import asyncio
+        is closed cleanly (a running reply written first), so the next start has nothing to recover.
+
+        The handler is a plain signal handler, not the event loop's: once the terminal is gone Textual's
+        writer thread dies on its first write, its queue fills, and the loop blocks in a write for good,
+        so a handler the loop runs never would (the process stayed, spinning a core, with the session
+        open). This one runs even then: it asks the loop to quit and gives it :data:`QUIT_GRACE_S`; a
+        loop that does not answer has the session closed from a thread, and the process ends."""
         import signal
 
+        if self.is_headless or threading.current_thread() is not threading.main_thread():
+            return  # (tests run the app headless, or off the main thread: the default handlers stay)
         loop = asyncio.get_running_loop()
         for name in ("SIGHUP", "SIGTERM"):
             number = getattr(signal, name, None)
-            if number is None:
-                continue  # (not on this platform)
-            try:
-                loop.add_signal_handler(number, self._stop_asked)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass  # not the main thread (tests), or no signals here: the default stays
+            if number is not None:
+                signal.signal(number, lambda _signo, _frame: self._stop_asked_from_signal(loop))
+
+    def _stop_asked_from_signal(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._stop_watchdog is None:
+            self._stop_watchdog = threading.Thread(target=self._stop_within_grace, args=(loop,), daemon=True)
+            self._stop_watchdog.start()
+
+    def _stop_within_grace(self, loop: asyncio.AbstractEventLoop) -> None:
+        """(The watchdog's thread.) Quit through the loop as Ctrl+Q does; past the grace, without it."""
+        import os
+
+        try:
+            loop.call_soon_threadsafe(self._stop_asked)
+        except RuntimeError:
+            pass  # the loop has already ended
+        if self._exited.wait(QUIT_GRACE_S):
+            return
+        link = self.chat_screen.link if self.chat_screen is not None else None
+        if link is not None:
+            link.close_now(QUIT_GRACE_S)  # the running reply cancelled and written, the session closed
+        os._exit(0)
 
     def _stop_asked(self) -> None:
         if not getattr(self, "_stopping", False):
@@ -300,5 +328,8 @@ def run_app(
 
 
 def _run(app: CcmApp) -> int:
-    result = app.run()
+    try:
+        result = app.run()
+    finally:
+        app._exited.set()  # a hang-up's watchdog, if any, has nothing left to do
     return int(result or app.return_code or 0)

@@ -172,6 +172,12 @@ class SessionLink(Widget):
         if self._controller is not None:
             await self._controller.close()
 
+    def close_now(self, timeout: float) -> None:
+        """:meth:`close` from a thread with no event loop, waiting at most ``timeout`` seconds: after a
+        hang-up whose UI loop no longer answers (see ``CcmApp._quit_on_hangup``)."""
+        if self._controller is not None:
+            self._controller.close_blocking(timeout)
+
     # ------------------------------------------------------------ intents
     def send(self, text: str) -> None:
         self.controller.submit(SendMessage(text))

@@ -222,3 +222,71 @@ def test_closing_the_terminal_is_a_clean_quit(tmp_path, tmux):
         [program, "status", "--session-dir", str(session)], capture_output=True, text=True, env={**os.environ, **env}
     )
     assert result.returncode == 0 and "RECOVERY" not in result.stderr + result.stdout
+
+
+def _exited(pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_closing_the_terminal_while_a_reply_streams_ends_the_process(tmp_path, tmux):
+    """The terminal closed while the screen was busy: Textual's writer thread dies on its first write to the
+    gone terminal, its queue fills within a few frames, and the UI loop blocked in a write for good — the
+    quit that SIGHUP asked for never ran, and the process stayed, spinning a core with the session open
+    (found as leftover processes after bench_startup). It must end, the reply so far written."""
+    program = _ccm_tui()
+    if program is None:
+        pytest.skip("ccm-tui is not installed")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"replies": [], "fallback": {"type": "text", "content": "Streaming on. " * 400}}))
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "OPENAI_API_KEY": "sk-test-fake",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PYTHONPATH": str(ROOT),
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.helpers.openai_server", "--port", "0", "--script", str(script)]
+        + ["--slow-stream", "0.02"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    session = tmp_path / "session"
+    try:
+        base_url = server.stdout.readline().strip()
+        command = f"{program} --session-dir {session} --model openai/fake-model --api-base {base_url}"
+        exports = " ".join(
+            f"{k}={v}"
+            for k, v in env.items()
+            if k in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "OPENAI_API_KEY", "LITELLM_LOCAL_MODEL_COST_MAP")
+        )
+        tmux(
+            "new-session", "-d", "-s", "smoke", "-x", "150", "-y", "45", f"env -u COLUMNS -u LINES {exports} {command}"
+        )
+        _wait_for(tmux, "of budget")
+        pid = int(tmux("display-message", "-p", "-t", "smoke", "#{pane_pid}").strip())
+        tmux("send-keys", "-t", "smoke", "tell me a long story", "Enter")
+        _wait_for(tmux, "Streaming on. Streaming on.")
+        tmux("kill-server")  # the terminal goes away mid-stream: SIGHUP, and every write fails
+        assert _exited(pid, 30), "ccm-tui kept running after its terminal closed"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    events = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()]
+    assert events[-1]["event"] == "session_end"
+    raw = (session / "raw.jsonl").read_text()
+    assert "tell me a long story" in raw and "Streaming on." in raw  # the reply so far, written
+    result = subprocess.run(
+        [program, "status", "--session-dir", str(session)], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert result.returncode == 0 and "RECOVERY" not in result.stderr + result.stdout

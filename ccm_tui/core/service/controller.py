@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ...config import Settings
-from ...errors import Interruption
+from ...errors import CcmError, Interruption
 from ..efforts.proposals import Proposal
 from ..efforts.states import Action
 from ..engine.engine import ContextInspection, Engine
@@ -562,6 +562,22 @@ class SessionController:
             return
         await asyncio.wrap_future(self._thread.submit(self._shut()))
         self._thread.stop()
+
+    def close_blocking(self, timeout: float) -> None:
+        """:meth:`close` for a thread that has no event loop (the TUI's watchdog after a hang-up, when
+        the UI's own loop no longer answers): waits at most ``timeout`` seconds for the work to write
+        what it has and the session to close.
+
+        Raises:
+            Nothing: a close that does not finish in time is left to the next start's recovery.
+        """
+        if not self._thread.running:
+            return
+        try:
+            self._thread.submit(self._shut()).result(timeout)
+        except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError, RuntimeError, OSError, CcmError):
+            return
+        self._thread.stop(timeout)
 
     async def _shut(self) -> None:
         opening = self._opening
