@@ -105,7 +105,8 @@ def message_text(message: dict[str, Any]) -> str:
     elif len(content) > MESSAGE_CHARS or isinstance(chars, int):
         whole = chars if isinstance(chars, int) else len(content)
         content = content[:MESSAGE_CHARS] + f"… [{whole - MESSAGE_CHARS:,} more characters]"
-    return f"{message['line']} {message.get('role')}: " + content.replace("\n", "\n    ")
+    role = f"note from {message['note_from']}" if message.get("note_from") else message.get("role")
+    return f"{message['line']} {role}: " + content.replace("\n", "\n    ")
 
 
 def _size(size: int) -> str:

@@ -153,8 +153,9 @@ def test_a_bulk_restore_refuses_the_hostile_file_and_imports_the_others(capsys, 
 
 
 def test_max_calls_must_be_positive(capsys, tmp_path) -> None:
-    rc, _, err = run(capsys, "restore", str(tiny_turns(tmp_path / "c.md", 2)), "--max-calls", "0")
-    assert rc == 2 and "--max-calls" in err
+    with pytest.raises(SystemExit) as refused:  # argparse refuses it (tests/commands/test_numeric_options.py)
+        run(capsys, "restore", str(tiny_turns(tmp_path / "c.md", 2)), "--max-calls", "0")
+    assert refused.value.code == 2 and "--max-calls: must be from 1 to 1,000,000, got 0" in capsys.readouterr().err
 
 
 # ----------------------------------------------------------------------------- turns sharing a call

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -171,11 +170,11 @@ def test_search_log_regex_literal_context_and_caps() -> None:
 
 
 def test_runaway_regex_stops_on_time() -> None:
+    """A pattern that backtracks for ever is stopped by the search's time limit and says so (how long the
+    limit is, is the module's SEARCH_SECONDS: no wall-clock assertion here, the machine may be loaded)."""
     tools = ev.EvidenceTools("a" * 5_000 + "b\n" + "a" * 5_000, parsed_transcript(), ev.FileAccess(None))
-    started = time.monotonic()
     out = tools.run("search_log", {"pattern": r"(a|aa)+$"})
-    assert time.monotonic() - started < 5
-    assert "note" in out
+    assert "the search stopped early (time limit)" in out["note"]
 
 
 def test_choose_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

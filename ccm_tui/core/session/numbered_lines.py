@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import EffortNotFound, InputError
 from ..storage.durable import is_message, open_nofollow
 from ..storage.long_lines import READ_BYTES, cut_size, line_table, read_record
+from .chat_line import note_author
 
 if TYPE_CHECKING:
     from .session import Session
@@ -82,12 +83,14 @@ def page(offset: Any = 1, limit: Any = MAX_LINES) -> tuple[int, int]:
 def message_line(number: int, record: Any) -> dict[str, Any] | None:
     """A log line as a read shows it (None for a line that is not a chat message): its content cut to
     MESSAGE_CHARS, with ``chars`` (its whole length) when cut, or ``line_bytes`` (the whole line's
-    size) when the line was too long to read whole."""
+    size) when the line was too long to read whole, and ``note_from`` (the agent) for a note."""
     if not isinstance(record, dict) or not is_message(record):
         return None
     content = record.get("content")
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
     shown: dict[str, Any] = {"line": number, "role": record.get("role"), "content": text[:MESSAGE_CHARS]}
+    if (author := note_author(record)) is not None:
+        shown["note_from"] = author  # an agent's note (its role says user): never shown as the user's words
     size = cut_size(record)
     if size is not None:
         shown["line_bytes"] = size  # read by its head: its length in characters is not known

@@ -33,6 +33,9 @@ class ColdFlakyModel(InProcessChatModel):
             raise LLMError(TRANSIENT, "provider error 503")
         return Completion(content="hello")
 
+    async def complete(self, messages, *, max_tokens=None, summary=True) -> Completion:
+        return await self.stream_chat(messages, None)
+
 
 async def test_a_cold_start_then_a_retry_say_when_each_wait_ends():
     events: list[te.TurnEvent] = []
