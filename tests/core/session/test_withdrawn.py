@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ccm_tui.core.engine.opening import open_engine
 from ccm_tui.core.service.controller import SessionController
 from ccm_tui.core.service.run_state import SendMessage, SlashCommand, TakeBack
@@ -193,3 +195,42 @@ async def test_a_withdrawal_is_in_the_search_index_as_soon_as_it_is_made(tmp_pat
         await c.close()
     with EffortIndex(directory / "search.sqlite") as index:
         assert index.withdrawn_lines("ambient", 1, 10) == {1, 2, 3}
+
+
+@pytest.mark.xfail(strict=True, reason="issue 32 A: the state numbers lines by chat messages, reads by file lines")
+async def test_lines_are_file_lines(tmp_path, llm_server):
+    """A line of ``raw.jsonl`` that is no chat message (a hand edit, another tool's) still has a number:
+    the withdrawal, the session's count and the index all say which file lines were taken back, and
+    they agree (before issue 32 the state's range was one line early, on the line before the exchange)."""
+    import json
+
+    from ccm_tui.core.search import EffortIndex
+    from ccm_tui.core.session import withdrawn
+
+    directory = tmp_path / "s"
+    c = await controller(llm_server, directory)
+    try:
+        await say(c, llm_server, ("Capital of France?", "Paris."))
+    finally:
+        await c.close()
+    with (directory / "raw.jsonl").open("a") as fh:  # a line that is not a chat message
+        fh.write(json.dumps({"role": "user", "content": 12345, "ts": "2026-01-01T00:00:00Z"}) + "\n")
+    c = await controller(llm_server, directory)
+    try:
+        await say(c, llm_server, ("And its second city?", "Lyon, sorry."))
+        assert (await c.run(TakeBack("edit"))).ok
+    finally:
+        await c.close()
+    lines = (directory / "raw.jsonl").read_text().splitlines()
+    marker = next(n for n, line in enumerate(lines, 1) if '"retracts"' in line)
+    assert marker == 6
+    state = json.loads((directory / "session_state.json").read_text())
+    assert state["ambient_lines"] == len(lines) and "withdrawn" not in state
+    engine = open_engine(directory, settings_for(llm_server))
+    try:
+        by_module = withdrawn.withdrawn_lines(engine._session, "ambient", 1, len(lines))
+    finally:
+        engine.close()
+    with EffortIndex(directory / "search.sqlite") as index:
+        by_index = index.withdrawn_lines("ambient", 1, len(lines))
+    assert by_module == by_index == {4, 5, 6}
