@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from tests.helpers.cli_session import _fast_retries, ccm  # noqa: F401  (fixtures)
 from tests.helpers.openai_server import text
 
@@ -38,6 +36,16 @@ MESSAGES = [
     "Can I deduct my laptop on the tax return?",
     "Tax: quarterly estimated payments explained",
     "Tax receipts: how long must I keep them?",
+    "Do I pay tax on foreign income?",
+    "Tax software or an accountant?",
+    "My tomato plants in the garden have yellow leaves",
+    "When should I prune the garden roses?",
+    "Garden soil: how much compost per bed?",
+    "Which garden vegetables grow well in shade?",
+    "Garden hose keeps kinking, any fix?",
+    "How deep to plant garlic in the garden?",
+    "Garden slugs are eating the lettuce",
+    "Best time to water the garden in summer?",
 ]
 
 
@@ -56,7 +64,6 @@ def folds(cli) -> list[tuple[str, tuple[int, int]]]:
     ]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 32 B: the state's ambient_folded_upto is saved after the fold's effort")
 def test_a_fold_lands_once_after_a_kill_between_its_effort_and_the_session_state(ccm):  # noqa: F811
     ccm.server.refuse_tools = True  # a model without tools: the app folds ambient chat itself
     state_path = ccm.dir / "session_state.json"
