@@ -241,8 +241,9 @@ class Session:
         return {}
 
     def _read_state(self) -> SessionState:
-        data, steps = migrated(self._read_json_file(STATE_FILE), where=str(self.dir / STATE_FILE))
-        if steps:
+        found = self._read_json_file(STATE_FILE)
+        data, steps = migrated(found, where=str(self.dir / STATE_FILE))
+        if steps and found:  # (a new session, or a state rebuilt from the logs, was not migrated)
             self.migrated_from = steps[0]
         return SessionState.from_dict(data)
 
