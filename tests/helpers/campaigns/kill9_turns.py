@@ -141,6 +141,8 @@ def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print, *, fold: b
     session = workdir / "session"
     acked: list[str] = []
     env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True", PYTHONPATH=str(ROOT))
+    home = workdir / "home"  # what the app learns of the model (no tools) stays in the campaign
+    env.update(HOME=str(home), CCM_HOME=str(home / "ccm"), XDG_CONFIG_HOME=str(home / ".config"))
     with FakeLLMServer(chunk_chars=4, stream_delay=0.004) as server:
         server.responder = responder
         server.refuse_tools = fold  # a model without tools: the app folds by itself
