@@ -1,12 +1,14 @@
 """kill -9 fault injection at scale against turns (``send``), ``repair`` and ``restore``; and two
 campaigns of other faults: a full disk and type-ahead after a crash.
 
-    python benchmarks/kill9.py [--target send|repair|restore|disk-full|type-ahead|all] [--kills 200]
+    python benchmarks/kill9.py [--target send|fold|repair|restore|disk-full|type-ahead|all] [--kills 200]
                                [--seed 1] [--events-mb 28] [--disk-size 4m]
 
 CI runs small versions (tests/faults/test_kill9*.py, test_*_campaign.py). Prints, per target,
 kills / corrupt lines / lost or duplicated turns or efforts (want N / 0 / 0 / 0); repair also
-counts kills after which no manifest.yaml existed. Durations are printed against the duration of
+counts kills after which no manifest.yaml existed. ``fold``: turns with a model without tools, which
+the app answers by folding ambient chat into efforts after turns, killed at random points; also
+prints the folds and the ambient lines folded twice (want 0). Durations are printed against the duration of
 one unkilled run measured in the same campaign.
 
 ``disk-full`` (``--kills`` is the number of runs; needs root for a small tmpfs, else a loop file):
@@ -37,17 +39,20 @@ def progress(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def send_campaign(tmp: Path, kills: int, seed: int) -> None:
-    result = run_campaign(tmp, kills, seed, log=progress)
-    print("send (turns)")
+def send_campaign(tmp: Path, kills: int, seed: int, *, fold: bool = False) -> None:
+    result = run_campaign(tmp, kills, seed, log=progress, fold=fold)
+    print("fold (turns of a model without tools)" if fold else "send (turns)")
     print(f"  kills survived      {result.kills - len(result.violations)}/{result.kills}")
     print(f"  acknowledged turns  {result.acked}")
     print(f"  recovery reports    {result.recoveries}")
     print(f"  corrupt lines       {len(result.corrupt_files)}")
     print(f"  lost turns          {len(result.lost_turns)}")
     print(f"  duplicated turns    {len(result.duplicated_turns)}")
+    if fold:
+        print(f"  folds               {result.folds}")
+        print(f"  folded twice        {len(result.folded_twice)}")
     print(f"  violations          {len(result.violations)}")
-    for v in result.violations[:10]:
+    for v in (result.folded_twice + result.violations)[:10]:
         print(f"    - {v}")
 
 
@@ -124,7 +129,7 @@ def type_ahead_campaign(tmp: Path, runs: int, seed: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    targets = ["send", "repair", "restore", "disk-full", "type-ahead"]
+    targets = ["send", "fold", "repair", "restore", "disk-full", "type-ahead"]
     parser.add_argument("--target", choices=[*targets, "all"], default="send")
     parser.add_argument("--kills", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
@@ -135,8 +140,8 @@ def main() -> None:
     start = time.monotonic()
     for target in targets:
         with tempfile.TemporaryDirectory(prefix=f"ccm-kill9-{target}-") as tmp:
-            if target == "send":
-                send_campaign(Path(tmp), args.kills, args.seed)
+            if target in ("send", "fold"):
+                send_campaign(Path(tmp), args.kills, args.seed, fold=target == "fold")
             elif target == "repair":
                 repair_campaign(Path(tmp), args.kills, args.seed, args.events_mb)
             elif target == "restore":

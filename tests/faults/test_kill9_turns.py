@@ -17,3 +17,14 @@ def test_twenty_kills_lose_nothing(tmp_path):
     assert result.duplicated_turns == []  # an orphan re-sent after it was logged
     assert result.acked >= 20
     assert result.recoveries >= 10  # most restarts found an unclean end and reported it
+
+
+@pytest.mark.slow
+def test_kills_while_a_model_without_tools_chats_fold_no_line_twice(tmp_path):
+    """The app folds ambient chat after turns for a model without tools; a kill at any point (between
+    the fold's log and its effort, or after the effort) never makes a fold land twice."""
+    result = run_campaign(tmp_path, kills=12, seed=5, log=lambda *_: None, fold=True)
+    assert result.kills == 12
+    assert result.violations == [] and result.corrupt_files == []
+    assert result.lost_turns == [] and result.duplicated_turns == []
+    assert result.folds >= 1 and result.folded_twice == []

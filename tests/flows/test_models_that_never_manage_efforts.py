@@ -96,8 +96,8 @@ def test_a_model_that_manages_efforts_gets_no_proposals(ccm):
 def test_a_withdrawn_exchange_is_not_folded_into_an_effort(ccm):
     """Regenerate or edit withdraws an exchange from the chat; folding the ambient chat that left the
     window must not bring it back inside the concluded effort it lands."""
+    from ccm_tui.core.engine._take_back import last_exchange, retract
     from ccm_tui.core.session.session import Session
-    from ccm_tui.core.session.withdrawn import last_exchange, retract
 
     ccm.server.refuse_tools = True
     talk(ccm, TOPICS["japan"][:3])

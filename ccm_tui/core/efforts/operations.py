@@ -21,7 +21,7 @@ from ..models.provider_errors import LLMError
 from ..search import SearchIndexError
 from ..session.numbered_lines import file_records
 from ..session.session import Session
-from ..session.withdrawn import is_withdrawn, marked_withdrawn
+from ..session.withdrawn import withdrawn_lines
 from ..storage.durable import StoreError
 from . import lifecycle
 from .states import Action, ActionRefused
@@ -134,8 +134,8 @@ def _topic_lines(session: Session, topic: Topic) -> list[dict[str, Any]]:
     """The chat of lines ``topic[1]..topic[2]`` of effort ``topic[0]``'s log, withdrawn exchanges left out."""
     effort_id, first, last = topic
     records = file_records(session.effort_path(effort_id), first, last)
-    marked = marked_withdrawn(records)  # (a withdrawn exchange's marker follows it inside the range)
-    return lifecycle.chat_copies(r for n, r in records if n not in marked and not is_withdrawn(session, effort_id, n))
+    gone = withdrawn_lines(session, effort_id, first, last)
+    return lifecycle.chat_copies(r for n, r in records if n not in gone)
 
 
 def open_effort(

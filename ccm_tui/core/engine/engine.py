@@ -33,7 +33,6 @@ from ..session.chat_line import LoggedLine
 from ..session.numbered_lines import LogLines
 from ..session.session import Session, SessionLocked
 from ..session.snapshots import SCHEMA_VERSION
-from ..session.withdrawn import CannotRetract, last_exchange, retract
 from ..storage.durable import JsonlRead, StoreError, read_jsonl_tail
 from ..storage.eventlog import SESSION_MIGRATED, TURN_FAILED
 from ..text.tokens import TokenCounter
@@ -66,6 +65,7 @@ from ..views.status import (
     status_data,
 )
 from . import _notes as notes
+from ._take_back import CannotRetract, last_exchange, retract
 from ._work_failures import SessionWriteError, check_text, failed_outcome
 from .reader import SessionReader
 from .recovery import RecoveryReport, UnansweredTurn, effects_so_far, recover, turn_left_open, unanswered_turn

@@ -102,6 +102,7 @@ def open_engine(
     )
     try:
         index = open_index(session.dir)
+        session.indexed = index  # withdrawn.py reads what it has read of the logs through it
         sync_index(index, session)
         if llm is NO_MODEL:
             llm = None

@@ -159,7 +159,7 @@ class SessionReader:
             index, stale = self._synced_index()
             with index.waiting_at_most(READ_WAIT):
                 hits = index.search(query, limit=limit)
-            return SearchAnswer(without_folded(hits, self._current().state.ambient_folded_upto), stale)
+            return SearchAnswer(without_folded(hits, self._current().efforts.folded_upto()), stale)
 
     def read_lines(self, log: str, first: int, last: int, *, line: int | None = None, strict: bool = True) -> LogLines:
         """Lines ``first``..``last`` of an effort's log or of the ambient chat (``"ambient"``): the
@@ -175,14 +175,21 @@ class SessionReader:
         with self._lock:
             session = self._current()
             if log != AMBIENT:
-                return read_log_lines(session, log, first, last, asked=line)
+                return read_log_lines(session, log, first, last, asked=line, index=self._index)
             try:
                 index, _ = self._synced_index()
             except SearchIndexError:
                 return read_log_lines(session, log, first, last, asked=line)
             read = partial(index.read_ambient_lines, session.raw_path, cap=READ_BYTES)
             return read_log_lines(
-                session, log, first, last, ambient=read, ambient_total=index.ambient_line_count(), asked=line
+                session,
+                log,
+                first,
+                last,
+                ambient=read,
+                ambient_total=index.ambient_line_count(),
+                asked=line,
+                index=index,
             )
 
     def effort_log(self, effort_id: str) -> JsonlRead:

@@ -26,17 +26,16 @@ from dataclasses import dataclass, field
 from ..efforts.lifecycle import remove_unpublished_imports
 from ..manifest.effort import SLUG_RE
 from ..session.session import EFFORTS_DIR, Session
+from ..session.withdrawn import is_marker, live
 from ..storage import eventlog as ev
 from ..storage.durable import (
     _parse_lines,
     file_size,
     is_message,
-    is_retraction,
     open_nofollow,
     read_bytes,
     read_jsonl_tail,
     set_torn_tail_aside,
-    without_retracted,
 )
 from ..storage.eventlog import now_iso
 
@@ -431,23 +430,25 @@ def _recover(session: Session, report: RecoveryReport) -> None:
 
 
 def _recount_ambient(session: Session, raw_size: int) -> None:
+    """``raw.jsonl``'s totals counted again: its file lines, and the tokens of its live chat (without
+    withdrawn exchanges and their markers, as a withdrawal counts). What was appended since the
+    totals were right is counted alone, unless it withdraws something."""
     state = session.state
     grown = raw_size > state.ambient_bytes > 0
-    records = []
+    read = None
     if grown:
         with os.fdopen(open_nofollow(session.raw_path, os.O_RDONLY), "rb") as fh:
             fh.seek(state.ambient_bytes)
-            tail = fh.read()
-        records = [m for m in _parse_lines(tail).records if is_message(m)]
-    if grown and not any(is_retraction(m) for m in records):
-        state.ambient_messages += len(records)
-        state.ambient_tokens += sum(session.counter.count_message(m) for m in records)
-    else:  # counted whole, and (as a withdrawal does) without withdrawn exchanges and their markers
+            read = _parse_lines(fh.read())
+    if read is not None and not any(is_marker(m) for m in read.records):
+        state.ambient_lines += read.lines
+        state.ambient_tokens += sum(session.counter.count_message(m) for m in read.records if is_message(m))
+    else:
         try:
-            records = [m for m in _parse_lines(read_bytes(session.raw_path)).records if is_message(m)]
+            read = _parse_lines(read_bytes(session.raw_path))
         except FileNotFoundError:
-            records = []
-        state.ambient_messages = len(records)
-        state.ambient_tokens = sum(session.counter.count_message(m) for m in without_retracted(records))
+            read = _parse_lines(b"")
+        state.ambient_lines = read.lines
+        state.ambient_tokens = sum(session.counter.count_message(m) for _n, m in live(read.numbered()) if is_message(m))
     state.ambient_bytes = raw_size
     session.load_ambient_tail()

@@ -26,7 +26,7 @@ from ..storage.durable import StoreError
 from .effort import Effort
 
 CATALOG_FILE = ".manifest.sqlite"
-SCHEMA = 4  # 2: the layout index, 3: the totals index, 4: the recent index
+SCHEMA = 5  # 2: the layout index, 3: the totals index, 4: the recent index, 5: the folds index
 APPLICATION_ID = 0x43434D4D  # "CCMM"
 _IN_CHUNK = 500  # ids per IN (...) query
 
@@ -53,6 +53,8 @@ CREATE INDEX IF NOT EXISTS entries_recent ON entries (concluded, concluded_at, o
 CREATE INDEX IF NOT EXISTS entries_concluded_at ON entries (concluded_at);
 CREATE INDEX IF NOT EXISTS entries_created ON entries (created);
 CREATE INDEX IF NOT EXISTS entries_digest ON entries (digest) WHERE digest IS NOT NULL;
+CREATE INDEX IF NOT EXISTS entries_folded ON entries (json_extract(data, '$.source.lines[1]'))
+    WHERE json_extract(data, '$.source.folded_from') = 'ambient';  -- the ambient lines folded (issue 32)
 """
 
 
@@ -342,6 +344,16 @@ class EffortCatalog:
             effort_of(d)
             for (d,) in self._db.execute("SELECT data FROM entries WHERE digest = ? ORDER BY ord", (digest,))
         ]
+
+    def folded_upto(self) -> int:
+        """The last ``raw.jsonl`` line an effort folded from the ambient chat holds (0: none): the
+        folded efforts' ``source.lines`` are the one record of a fold (its partial index: no scan)."""
+        query = (
+            "SELECT max(json_extract(data, '$.source.lines[1]')) FROM entries"
+            " WHERE json_extract(data, '$.source.folded_from') = 'ambient'"
+        )
+        found = self._db.execute(query).fetchone()[0]
+        return found if type(found) is int and found > 0 else 0
 
     def by_source_kind(self, kind: str) -> list[Effort]:
         """Efforts whose ``source.kind`` is ``kind`` (the notes effort other agents write to)."""

@@ -26,6 +26,16 @@ def _weight(entry: dict[str, Any] | None) -> tuple[int, int, int]:
     return 1, 1 if entry.get("status") == CONCLUDED else 0, raw if isinstance(raw, int) else 0
 
 
+def folded_last(effort: Effort) -> int:
+    """The last ambient line ``effort`` holds when it was folded from the ambient chat (else 0)."""
+    source = effort.source if isinstance(effort.source, dict) else {}
+    lines = source.get("lines")
+    if source.get("folded_from") != "ambient" or not isinstance(lines, list) or len(lines) != 2:
+        return 0
+    last = lines[1]
+    return last if type(last) is int and last > 0 else 0
+
+
 class EffortTable:
     """Lookups by id, the open efforts, totals and pages, over an :class:`EffortCatalog`."""
 
@@ -165,6 +175,12 @@ class EffortTable:
 
     def by_digest(self, digest: str) -> list[Effort]:
         return [self._held.get(e.id, e) for e in self.catalog.by_digest(digest)]
+
+    def folded_upto(self) -> int:
+        """The last ambient line folded into an effort (0: none), from the folded efforts' sources,
+        saved or not yet: a fold is recorded once, in the effort it lands."""
+        held = [folded_last(e) for e in self._held.values()]
+        return max([self.catalog.folded_upto(), *held])
 
     def by_source_kind(self, kind: str) -> list[Effort]:
         found = {e.id: self._held.get(e.id, e) for e in self.catalog.by_source_kind(kind)}

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Self
 
 from ._ambient import AmbientLog
-from ._database import IndexDatabase
+from ._database import IndexDatabase, SearchIndexError
 from ._ingest import Ingest
 from ._ranking import Ranking
 from ._rare_words import MAX_HITS, RareWordRecall, RecallHit
@@ -162,3 +163,12 @@ class EffortIndex:
         """The lines of ``first..last`` (1-based) of ``log`` ("ambient" or an effort id) that a
         withdrawal took back, their markers included."""
         return self._recall.withdrawn_lines(log, first, last)
+
+    def withdrawals_read(self, log: str, first: int, last: int) -> tuple[set[int], int, int] | None:
+        """The withdrawn lines of ``first..last`` of ``log`` the index has read, and how far it read
+        the log (bytes, lines); None when the index cannot answer (busy, broken, closed): the caller
+        reads the markers from the log instead (:class:`..session.withdrawn.IndexedWithdrawals`)."""
+        try:
+            return self._recall.withdrawals_read(log, first, last)
+        except (SearchIndexError, sqlite3.ProgrammingError):  # (closed)
+            return None

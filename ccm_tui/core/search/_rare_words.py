@@ -140,15 +140,26 @@ class RareWordRecall:
     def withdrawn_lines(self, log: str, first: int, last: int) -> set[int]:
         """The lines of ``first..last`` (1-based) of ``log`` ("ambient" or an effort id) that a withdrawal
         took back, their markers included, as far as the index has read the log."""
+        return self.withdrawals_read(log, first, last)[0]
+
+    @recovering
+    def withdrawals_read(self, log: str, first: int, last: int) -> tuple[set[int], int, int]:
+        """What the index has read of ``log``: the withdrawn lines of ``first..last`` among them, and
+        how far it read (bytes, lines); the markers after that are read from the log itself
+        (:func:`..session.withdrawn.withdrawn_lines`)."""
         if log == "ambient":
             key = AMBIENT_LOG
+            found = self.db.conn.execute("SELECT log_offset, log_lines FROM ambient_log").fetchone()
         else:
-            found = self.db.conn.execute("SELECT num FROM efforts WHERE effort_id = ?", (log,)).fetchone()
+            found = self.db.conn.execute(
+                "SELECT num, log_offset, log_lines FROM efforts WHERE effort_id = ?", (log,)
+            ).fetchone()
             if found is None:
-                return set()
-            key = int(found[0])
+                return set(), 0, 0
+            key, found = int(found[0]), found[1:]
+        offset, lines = (int(found[0]), int(found[1])) if found else (0, 0)
         ranges = withdrawn_ranges(self.db.conn, [key])[key]
-        return {n for a, b in ranges for n in range(max(a + 1, first), min(b + 1, last) + 1)}
+        return {n for a, b in ranges for n in range(max(a + 1, first), min(b + 1, last) + 1)}, offset, lines
 
     def _roles(self, rowids: list[int]) -> dict[int, str]:
         marks = ",".join("?" * len(rowids))

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..session.chat_line import note_author
-from ..storage.durable import open_nofollow, retraction_span
+from ..session.withdrawn import span
+from ..storage.durable import open_nofollow
 from ._database import _LINE_BITS, _LINE_MASK
 from ._unspaced import index_grams
 
@@ -78,15 +79,15 @@ def insert_messages(
 ) -> int:
     """Index (line, record) pairs as rows of document ``num``; returns how many rows were written.
 
-    A withdrawal marker (``retraction_span``) is not a row: it records the lines it withdraws — the
+    A withdrawal marker (:func:`..session.withdrawn.span`) is not a row: it records the lines it withdraws — the
     ``retracts`` lines just before it, and itself — in ``withdrawn`` under ``log_key`` (by default
     ``num``), so that recall and folding never put them back however old they are."""
     rows, withdrawn = [], []
     base = num << _LINE_BITS
     key = num if log_key is None else log_key
     for line, message in numbered:
-        if (span := retraction_span(line, message)) is not None:
-            withdrawn.append((key, *span))
+        if (taken := span(line, message)) is not None:
+            withdrawn.append((key, *taken))
             continue
         text = message_text(message)
         if text is not None and 0 <= line <= _LINE_MASK:

@@ -20,9 +20,11 @@ from ...errors import EffortNotFound, InputError
 from ..storage.durable import is_message, open_nofollow
 from ..storage.long_lines import READ_BYTES, cut_size, line_table, read_record
 from .chat_line import note_author
+from .withdrawn import withdrawn_lines
 
 if TYPE_CHECKING:
     from .session import Session
+    from .withdrawn import IndexedWithdrawals
 
 RADIUS = 6  # lines either side of around_line
 MAX_LINES = 60  # lines one read returns at most
@@ -150,6 +152,7 @@ def read_log_lines(
     ambient: AmbientRead | None = None,
     ambient_total: int = 0,
     asked: int | None = None,
+    index: IndexedWithdrawals | None = None,
 ) -> LogLines:
     """Lines ``first``..``last`` of an effort's raw log or of the ambient chat (``log="ambient"``), read
     without loading anything into the working context — the one way every reader reads lines (the
@@ -157,7 +160,8 @@ def read_log_lines(
 
     The ambient chat is read through ``ambient`` (the search index's seek) when given, else from the
     file; ``ambient_total``: its line count as the index knows it. ``asked``: the line the reader asked
-    for (around it, or the first), which must exist.
+    for (around it, or the first), which must exist. A withdrawn line, and a withdrawal's marker, says
+    ``"withdrawn": true`` (:func:`.withdrawn.withdrawn_lines`, through ``index`` when given).
 
     Raises:
         EffortNotFound: ``log`` is not an effort of the session.
@@ -165,19 +169,25 @@ def read_log_lines(
         OSError, StoreError: the log cannot be read.
     """
     if log == AMBIENT:
-        total = max(session.state.ambient_messages, ambient_total)
+        total = max(session.state.ambient_lines, ambient_total)
         if asked is not None and asked > total:
             raise LineRangeError(_past_end("the ambient chat", total, asked))
-        return (
+        read = (
             indexed_lines(ambient, first, last, total)
             if ambient is not None
             else file_lines(session.raw_path, first, last)
         )
-    if session.efforts.get(log) is None:
-        raise EffortNotFound(f"there is no effort '{log}' in this session")
-    read = file_lines(session.effort_path(log), first, last)
-    if asked is not None and asked > (read.total or 0):
-        raise LineRangeError(_past_end(f"effort '{log}'", read.total or 0, asked))
+    else:
+        if session.efforts.get(log) is None:
+            raise EffortNotFound(f"there is no effort '{log}' in this session")
+        read = file_lines(session.effort_path(log), first, last)
+        if asked is not None and asked > (read.total or 0):
+            raise LineRangeError(_past_end(f"effort '{log}'", read.total or 0, asked))
+    if read.messages:
+        gone = withdrawn_lines(session, log, read.messages[0]["line"], read.messages[-1]["line"], index=index)
+        for shown in read.messages:
+            if shown["line"] in gone:
+                shown["withdrawn"] = True
     return read
 
 

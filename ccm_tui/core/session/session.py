@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...atomic_file import fsync_dir
 from ..manifest.catalog import CatalogWriteFailed
@@ -34,20 +34,24 @@ from ..storage.durable import (
     StoreError,
     append_jsonl,
     atomic_write_json,
+    count_lines,
     disk_full,
     file_size,
     is_message,
     read_bytes,
     read_jsonl,
-    read_jsonl_tail,
+    read_jsonl_tail_numbered,
     set_aside,
-    without_retracted,
 )
 from ..storage.eventlog import EventLog, now_iso
 from ..text.tokens import TokenCounter
 from ._no_symlinks import refuse_links
 from .lock import LOCK_FILE, SessionLock, SessionLocked
 from .snapshots import SessionState, ViewState, migrated
+from .withdrawn import live
+
+if TYPE_CHECKING:
+    from .withdrawn import IndexedWithdrawals
 
 RAW_FILE = "raw.jsonl"
 MANIFEST_FILE = "manifest.yaml"
@@ -83,8 +87,9 @@ class Session:
         self.view = ViewState()
         self.load_notes: list[str] = []
         self._logs: dict[str, list[dict[str, Any]]] = {}
-        self._log_lines: dict[str, int] = {}  # each read log's lines, withdrawn ones and their markers too
-        self._ambient: deque[dict[str, Any]] = deque()
+        self._log_lines: dict[str, int] = {}  # each read log's file lines, withdrawn ones and their markers too
+        self._ambient: deque[tuple[int, dict[str, Any]]] = deque()  # (raw.jsonl line, message)
+        self.indexed: IndexedWithdrawals | None = None  # the search index, when the engine has one (withdrawn.py)
         self._seen_events_size = 0
         self.unclean_reason: str | None = None  # set by a failed write or recovery: never end "clean"
         self.generation = 0  # bumped by every (re)load, so caches built on the efforts know to rebuild
@@ -204,7 +209,7 @@ class Session:
         for effort in self.efforts.open_efforts() if self.open_logs else ():
             log = self.effort_log(effort.id)
             effort.raw_tokens = sum(self.counter.count_message(m, estimate=True) for m in log)
-            effort.messages = self._log_lines.get(effort.id, len(log))  # (line numbers count what was withdrawn)
+            effort.messages = self._log_lines.get(effort.id, len(log))  # file lines, withdrawn ones too
         for effort_id in list(self.view.expanded):
             known = self.efforts.get(effort_id)
             if known is None or not known.is_concluded:
@@ -236,8 +241,9 @@ class Session:
         return {}
 
     def _read_state(self) -> SessionState:
-        data, steps = migrated(self._read_json_file(STATE_FILE), where=str(self.dir / STATE_FILE))
-        if steps:
+        found = self._read_json_file(STATE_FILE)
+        data, steps = migrated(found, where=str(self.dir / STATE_FILE))
+        if steps and found:  # (a new session, or a state rebuilt from the logs, was not migrated)
             self.migrated_from = steps[0]
         return SessionState.from_dict(data)
 
@@ -245,17 +251,26 @@ class Session:
         return ViewState.from_dict(self._read_json_file(EXPANDED_FILE))
 
     def load_ambient_tail(self) -> None:
-        """The ambient window's messages, from the end of ``raw.jsonl`` (withdrawn exchanges left out)."""
+        """The ambient window's messages with their file lines, from the end of ``raw.jsonl`` (withdrawn
+        exchanges left out)."""
         window = max(self.ambient_window, self.configured_ambient_window)
-        tail = without_retracted(read_jsonl_tail(self.raw_path, 2 * window + 8))
-        chat = (m for m in self._messages(tail, RAW_FILE) if m.get("role") in ("user", "assistant"))
+        tail = read_jsonl_tail_numbered(self.raw_path, 2 * window + 8)
+        total = self._ambient_lines_on_disk()
+        numbered = live((total - after, record) for after, record in tail)
+        chat = ((n, m) for n, m in self._messages(numbered, RAW_FILE) if m.get("role") in ("user", "assistant"))
         self._ambient = deque(chat, maxlen=2 * max(window, 1) + 8)
 
-    def _messages(self, records: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
-        """The chat messages of a log's records; the others (wrong type or shape) skipped and noted."""
-        messages = [m for m in records if is_message(m)]
-        note = f"{name}: skipped {len(records) - len(messages)} line(s) that are not chat messages (wrong shape)"
-        if len(messages) < len(records) and note not in self.load_notes:
+    def _ambient_lines_on_disk(self) -> int:
+        """``raw.jsonl``'s line count: the state's, when it describes the file as it is (else counted)."""
+        if self.state.ambient_bytes == file_size(self.raw_path):
+            return self.state.ambient_lines
+        return count_lines(self.raw_path)
+
+    def _messages(self, numbered: list[tuple[int, dict[str, Any]]], name: str) -> list[tuple[int, dict[str, Any]]]:
+        """The chat messages of a log's numbered records; the others (wrong type or shape) skipped and noted."""
+        messages = [(n, m) for n, m in numbered if is_message(m)]
+        note = f"{name}: skipped {len(numbered) - len(messages)} line(s) that are not chat messages (wrong shape)"
+        if len(messages) < len(numbered) and note not in self.load_notes:
             self.load_notes.append(note)
         return messages
 
@@ -358,9 +373,9 @@ class Session:
                 self.load_notes.append(
                     f"{self.effort_path(effort_id)}: skipped unreadable line(s) {result.bad_lines[:5]}"
                 )
-            messages = self._messages(result.records, f"{EFFORTS_DIR}/{effort_id}.jsonl")
-            self._log_lines[effort_id] = len(messages)
-            log = self._logs[effort_id] = without_retracted(messages)
+            self._log_lines[effort_id] = result.lines
+            numbered = self._messages(live(result.numbered()), f"{EFFORTS_DIR}/{effort_id}.jsonl")
+            log = self._logs[effort_id] = [m for _n, m in numbered]
         return log
 
     def forget_log(self, effort_id: str) -> None:
@@ -395,8 +410,9 @@ class Session:
     def append_ambient(self, messages: list[dict[str, Any]]) -> int:
         self._require_writer()
         written = append_jsonl(self.raw_path, messages)
-        self._ambient.extend(m for m in messages if m.get("role") in ("user", "assistant"))
-        self.state.ambient_messages += len(messages)
+        first = self.state.ambient_lines + 1
+        self._ambient.extend((first + i, m) for i, m in enumerate(messages) if m.get("role") in ("user", "assistant"))
+        self.state.ambient_lines += len(messages)
         self.state.ambient_tokens += sum(self.counter.count_message(m) for m in messages)
         self.state.ambient_bytes += written
         return written
@@ -409,6 +425,10 @@ class Session:
 
     def ambient_messages(self) -> list[dict[str, Any]]:
         """The last ``ambient_window`` exchanges of the ambient log."""
+        return [message for _line, message in self.ambient_numbered()]
+
+    def ambient_numbered(self) -> list[tuple[int, dict[str, Any]]]:
+        """The last ``ambient_window`` exchanges of the ambient log, each message with its file line."""
         window = self.ambient_window
         if window <= 0:
             return []
@@ -416,7 +436,7 @@ class Session:
         users = 0
         start = len(messages)
         for i in range(len(messages) - 1, -1, -1):
-            if messages[i].get("role") == "user":
+            if messages[i][1].get("role") == "user":
                 users += 1
                 if users > window:
                     break

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..storage.durable import StoreError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class SessionTooNew(StoreError):
@@ -28,8 +28,29 @@ def _migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _migrate_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 keeps no second record of what the logs and the efforts hold (issue 32):
+
+    * ``withdrawn`` (the newest withdrawn line ranges) goes: the marker lines in the logs are the
+      record of every withdrawal, and a withdrawal appended its marker before it saved the range, so
+      no range is lost (:mod:`.withdrawn` reads the markers);
+    * ``ambient_folded_upto`` goes: the folded efforts' ``source.lines`` say which ambient lines are
+      folded (a kill between the fold's effort and this state could make a fold land twice);
+    * ``ambient_messages`` (chat messages) becomes ``ambient_lines`` (file lines, as every read and
+      the search index number them). Its old value is kept as a first guess, and ``ambient_bytes``
+      is set to -1 so that the next writer's start recounts the totals from ``raw.jsonl``."""
+    if not data:
+        return data  # a new session: nothing to carry over
+    data.pop("withdrawn", None)
+    data.pop("ambient_folded_upto", None)
+    if "ambient_messages" in data:
+        data["ambient_lines"] = data.pop("ambient_messages")
+    data["ambient_bytes"] = -1
+    return data
+
+
 # MIGRATIONS[n] turns schema n's session_state.json into schema n + 1's.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
 
 
 def schema_of(data: dict[str, Any]) -> int:
@@ -67,9 +88,9 @@ class SessionState:
     schema: int = SCHEMA_VERSION
     turn: int = 0
     compaction_count: int = 0
-    ambient_messages: int = 0
-    ambient_tokens: int = 0
-    ambient_bytes: int = 0  # size of raw.jsonl the totals above describe
+    ambient_lines: int = 0  # raw.jsonl's file lines (every line: as reads and the index number them)
+    ambient_tokens: int = 0  # tokens of its live chat (withdrawn exchanges and their markers left out)
+    ambient_bytes: int = 0  # size of raw.jsonl the totals above describe (-1: to be recounted)
     ambient_window: int | None = None  # shrunk by compaction; None = configured size
     clean_shutdown: bool = True
     budget: int | None = None  # the token budget last used (for status without a model)
@@ -77,22 +98,21 @@ class SessionState:
     saved_at: str = ""
     history: list[dict[str, int]] = field(default_factory=list)  # per-turn context figures (bounded)
     last_effort_tool_turn: int = 0  # the last turn the model called an effort tool (effort_assist.py)
-    ambient_folded_upto: int = 0  # raw.jsonl lines up to this one are folded into efforts
     # what the provider reported for this session's requests, across launches:
     # prompt_tokens, completion_tokens, requests (ints) and cost (dollars, when the model's price is known)
     usage: dict[str, Any] = field(default_factory=dict)
-    # withdrawn exchanges (regenerate, edit): [log, first line, marker line], newest last (core/retraction.py)
-    withdrawn: list[list[Any]] = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SessionState:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         state = cls(**known)
-        counts = ("turn", "compaction_count", "ambient_messages", "ambient_tokens", "ambient_bytes")
-        for key in (*counts, "last_effort_tool_turn", "ambient_folded_upto"):
+        counts = ("turn", "compaction_count", "ambient_lines", "ambient_tokens", "last_effort_tool_turn")
+        for key in counts:
             value = getattr(state, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 setattr(state, key, 0)
+        if isinstance(state.ambient_bytes, bool) or not isinstance(state.ambient_bytes, int) or state.ambient_bytes < 0:
+            state.ambient_bytes = -1  # describes no file: recounted
         for key in ("ambient_window", "budget"):
             value = getattr(state, key)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
@@ -110,13 +130,6 @@ class SessionState:
             for k, v in state.usage.items()
             if k in USAGE_KEYS and type(v) in (int, float) and v >= 0 and (k == "cost" or type(v) is int)
         }
-        if not isinstance(state.withdrawn, list):
-            state.withdrawn = []
-        state.withdrawn = [
-            w
-            for w in state.withdrawn
-            if isinstance(w, list) and len(w) == 3 and isinstance(w[0], str) and all(type(n) is int for n in w[1:])
-        ]
         if not isinstance(state.history, list):
             state.history = []
         state.history = [

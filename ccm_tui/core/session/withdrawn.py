@@ -1,146 +1,152 @@
-"""Withdrawing the last exchange: regenerate the last reply, or edit and resend the last message.
+"""Withdrawn lines: the one answer to "is this line withdrawn?".
 
-Raw logs only grow, so a withdrawn exchange is not cut out: a marker line is appended to the log
-it was written to — ``{"role": "system", "content": "--- …withdrawn… ---", "retracts": 2}`` —
-saying that the records before it are withdrawn. Every reader of the logs for the model or the
-chat (the working context, the ambient window, the chat history, exports) leaves the marker and
-the records it withdraws out (:func:`without_retracted`); the raw log keeps them, and search
-still finds them. Recall and folding, which read single lines, ask :func:`is_withdrawn` (the newest
-withdrawals, kept in the session state) and the search index, which records every marker it reads
-(``withdrawn_lines``), so an exchange taken back long ago is never put back. An
-``exchange_retracted`` event records it.
+Raw logs only grow, so a withdrawn exchange (regenerate the last reply, edit and resend the last
+message) is not cut out: a marker line is appended to the log it was written to —
+``{"role": "system", "content": "--- …withdrawn… ---", "retracts": N}`` at file line *m* — and it
+withdraws lines *m − N … m*, itself included. The marker is the record of the withdrawal (its
+fsynced append is the commit point); nothing else records it, so nothing can disagree with it.
+Lines are file lines: 1-based, every line of the file counted (blank ones, unreadable ones and
+lines that are no chat message too), as search, reads and ``sed -n`` number them.
 
-Only the newest exchange can be withdrawn, and only when nothing happened after it and its turn
-changed no effort (undoing an opened or concluded effort is not what "regenerate" means): else
-the user gets one line saying why.
+Every reader asks here (issue 32):
+
+* whole-log and tail readers (the context's ambient window and open-effort logs, exports, counts,
+  the chat history) keep :func:`live` of their numbered records;
+* readers of single lines (recall's skip, folding, a switch's moved lines, reads of lines) ask
+  :func:`withdrawn_lines`: the withdrawals the search index read (its ``withdrawn`` table, every
+  marker however old) plus the markers in the part of the log it has not read yet, read from the
+  log itself — so a marker is seen the moment it is appended;
+* :func:`window_lines`: which file lines the ambient window holds.
+
+Appending a marker (taking back the newest exchange) is the engine's (``engine/_take_back.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+import json
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
-from ...errors import Refused
-from ..storage import eventlog as ev
-from ..storage.durable import RETRACTS, is_retraction, read_jsonl_tail, retraction_span
-from ..storage.eventlog import now_iso
-from .session import Session
+from ..storage.durable import open_nofollow
+from ..storage.long_lines import line_table, lines_forward
 
-EVENTS_READ = 400  # the event-log tail searched for the last turn
-KEPT_RANGES = 200  # the newest withdrawn line ranges, in session_state.json (older ones: the search index)
-# a turn that did one of these is not withdrawn (its effects would stay, its words not)
-EFFECTS = {
-    ev.EFFORT_OPENED,
-    ev.EFFORT_CONCLUDED,
-    ev.EFFORT_REOPENED,
-    ev.EFFORT_SWITCHED,
-    ev.EFFORT_RESTORED,
-    ev.NOTE_ADDED,
-}
-WORDS = {"regenerate": "the reply is written again", "edit": "the message is edited and sent again"}
+RETRACTS = "retracts"  # a marker line's key: how many lines before it are withdrawn
+MARKER_BYTES = 4096  # a marker line is short: a longer line is not read whole to look for one
+R = TypeVar("R")
 
 
-class CannotRetract(Refused):
-    """Why the last exchange cannot be withdrawn, in plain words."""
+def is_marker(record: Any) -> bool:
+    """A marker line that withdraws the lines before it (a regenerated or edited exchange)."""
+    if not isinstance(record, dict):
+        return False
+    count = record.get(RETRACTS)
+    return record.get("role") == "system" and isinstance(count, int) and not isinstance(count, bool) and count > 0
 
 
-@dataclass(frozen=True)
-class LastExchange:
-    log: str  # "ambient" or an effort id
-    records: tuple[dict[str, Any], ...]  # the exchange as logged: the user's message first
-
-    @property
-    def user(self) -> str:
-        return str(self.records[0].get("content") or "")
-
-    @property
-    def reply(self) -> str:
-        return "\n\n".join(str(r.get("content") or "") for r in self.records[1:] if r.get("role") == "assistant")
+def span(line: int, record: Any) -> tuple[int, int] | None:
+    """The lines a marker at ``line`` withdraws — the ``retracts`` lines just before it — and itself,
+    as (first, last); None when ``record`` is no marker. (A withdrawal is made only when the exchange
+    is the newest thing in its log, so its lines are the ones right before the marker.) The search
+    index stores these spans as it reads a log: this is the only copy of the rule."""
+    if not is_marker(record):
+        return None
+    return max(0, line - int(record[RETRACTS])), line
 
 
-def last_exchange(session: Session) -> LastExchange:
-    """The newest exchange, if it can be withdrawn (else :class:`CannotRetract`)."""
-    events = read_jsonl_tail(session.events.path, EVENTS_READ)
-    start = max((i for i, e in enumerate(events) if e.get("event") == ev.TURN_START), default=None)
-    if start is None:
-        raise CannotRetract("there is no exchange to take back yet")
-    turn = events[start:]
-    kinds = [str(e.get("event")) for e in turn]
-    if ev.TURN_DONE not in kinds:
-        raise CannotRetract("the last turn did not end with a reply (send the message again instead)")
-    changed = sorted({k.removeprefix("effort_") for k in kinds if k in EFFECTS})
-    if changed:
-        raise CannotRetract(
-            f"the last turn changed efforts ({', '.join(changed)}); taking it back would leave that done: "
-            "send a new message instead"
-        )
-    logged = [e for e in turn if e.get("event") == ev.MESSAGE_LOGGED]
-    if not logged or not isinstance(logged[-1].get("to"), str) or not isinstance(logged[-1].get("count"), int):
-        raise CannotRetract("the last exchange was not logged")
-    to, count = logged[-1]["to"], int(logged[-1]["count"])
-    path = session.raw_path if to == "ambient" else session.effort_path(to)
-    if to != "ambient" and session.efforts.get(to) is None:
-        raise CannotRetract(f"effort {to} is gone")
-    tail = read_jsonl_tail(path, count)
-    said = turn[0].get("user")
-    if len(tail) != count or not tail or tail[0].get("role") != "user" or any(is_retraction(r) for r in tail):
-        raise CannotRetract("the last exchange is not the newest thing in its log")
-    if isinstance(said, str) and tail[0].get("content") != said:
-        raise CannotRetract("the last exchange is not the newest thing in its log")
-    return LastExchange(to, tuple(tail))
-
-
-def retract(session: Session, exchange: LastExchange, why: str) -> None:
-    """Withdraw ``exchange`` (see the module doc): a marker in its log, the session's counts and
-    caches without it, an ``exchange_retracted`` event."""
-    marker = {
-        "role": "system",
-        "content": f"--- The exchange above was withdrawn: {WORDS.get(why, why)} ---",
-        RETRACTS: len(exchange.records),
-        "ts": now_iso(),
-    }
-    # what the exchange and its marker added: the model never sees either
-    tokens = sum(session.counter.count_message(r) for r in (*exchange.records, marker))
-    if exchange.log == "ambient":
-        last = session.state.ambient_messages  # lines before the marker
-        session.append_ambient([marker])
-        session.state.ambient_tokens = max(0, session.state.ambient_tokens - tokens)
-        session.load_ambient_tail()  # the ambient window without it
-    else:
-        effort = session.efforts.get(exchange.log)
-        assert effort is not None  # checked by last_exchange
-        last = effort.messages
-        session.append_effort(effort, [marker])
-        effort.raw_tokens = max(0, effort.raw_tokens - tokens)
-        session.forget_log(effort.id)  # read again without it when the context needs it
-        session.save_manifest()
-    session.state.withdrawn.append([exchange.log, last - len(exchange.records) + 1, last + 1])
-    del session.state.withdrawn[:-KEPT_RANGES]
-    session.log_event(ev.EXCHANGE_RETRACTED, to=exchange.log, count=len(exchange.records), why=why)
-    session.save_state()
-
-
-def marked_withdrawn(numbered: Iterable[tuple[int, dict[str, Any]]]) -> set[int]:
-    """The lines of ``numbered`` (line, record) that a withdrawal marker among them takes back, the
-    markers included: read from the log itself, whatever the session state remembers."""
-    out: set[int] = set()
+def live(numbered: Iterable[tuple[int, R]]) -> list[tuple[int, R]]:
+    """``numbered`` (file line, record) pairs in log order, without the markers and the lines they
+    withdraw: what the context, exports, counts and the chat history keep."""
+    out: list[tuple[int, R]] = []
     for line, record in numbered:
-        if (span := retraction_span(line, record)) is not None:
-            out.update(range(span[0], span[1] + 1))
+        taken = span(line, record)
+        if taken is None:
+            out.append((line, record))
+            continue
+        while out and out[-1][0] >= taken[0]:
+            out.pop()
     return out
 
 
-def is_withdrawn(session: Session, log: str, line: int) -> bool:
-    """Whether ``line`` of ``log`` (1-based) belongs to a withdrawn exchange or is its marker."""
-    return any(w[0] == log and w[1] <= line <= w[2] for w in session.state.withdrawn)
+class IndexedWithdrawals(Protocol):
+    """What the search index has read of a log (``EffortIndex.withdrawals_read``): the withdrawn lines
+    of ``first..last`` among them and how far it read (bytes, lines); None when it cannot say."""
+
+    def withdrawals_read(self, log: str, first: int, last: int) -> tuple[set[int], int, int] | None: ...
 
 
-def ambient_window_start(session: Session, window_lines: int) -> int:
-    """The ``raw.jsonl`` line after which the ambient window starts, when it holds ``window_lines``
-    lines: withdrawn exchanges inside it (with their markers) push its start back."""
-    start = session.state.ambient_messages - window_lines
-    for log, first, last in reversed(session.state.withdrawn):
-        if log == "ambient" and last > start:
-            start -= last - first + 1
-    return start
+class SessionLogs(Protocol):
+    """What the answers read of a session: where its logs are, its index, its ambient window. (A
+    :class:`~.session.Session`; named by what is used so that the session may ask here too.)"""
+
+    indexed: IndexedWithdrawals | None
+
+    @property
+    def raw_path(self) -> Path: ...
+
+    def effort_path(self, effort_id: str) -> Path: ...
+
+    def ambient_numbered(self) -> list[tuple[int, dict[str, Any]]]: ...
+
+
+def log_path(session: SessionLogs, log: str) -> Path:
+    return session.raw_path if log == "ambient" else session.effort_path(log)
+
+
+def withdrawn_lines(
+    session: SessionLogs, log: str, first: int, last: int, *, index: IndexedWithdrawals | None = None
+) -> set[int]:
+    """The lines of ``first..last`` (1-based file lines) of ``log`` ("ambient" or an effort id) that a
+    withdrawal took back, their markers included: from the index's ``withdrawn`` table for what it
+    has read of the log (``index``, by default ``session.indexed``: the engine's), and from the
+    markers in the rest of the log."""
+    if last < first:
+        return set()
+    out: set[int] = set()
+    start: tuple[int, int] | None = None  # (byte, line) the scan of the log starts at
+    index = index if index is not None else session.indexed
+    read = index.withdrawals_read(log, first, last) if index is not None else None
+    if read is not None:
+        out, offset, lines = read
+        if lines + 1 >= first:
+            start = (offset, lines + 1)
+    for line, record in _markers(log_path(session, log), first, start):
+        taken = span(line, record)
+        if taken is not None:
+            out.update(range(max(first, taken[0]), min(last, taken[1]) + 1))
+    return out
+
+
+def _markers(path: Path, first: int, start: tuple[int, int] | None) -> Iterator[tuple[int, Any]]:
+    """The marker lines of ``path`` from line ``first`` on; ``start``: a (byte, line) known to begin a
+    line at or before ``first`` (else the log's line table finds line ``first``)."""
+    try:
+        fd = open_nofollow(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    with os.fdopen(fd, "rb") as fh:
+        size = os.fstat(fd).st_size
+        if start is None or start[0] > size:  # (an index of a log since rewritten: not trusted)
+            table = line_table(fh)
+            if first > table.count(size):
+                return
+            start = (table.line(first, size).start, first)
+        for number, line in enumerate(lines_forward(fh, start[0]), start[1]):
+            if number < first or line.size > MARKER_BYTES:
+                continue
+            data = line.data
+            if data is None:  # (it spans two reads: read again, without moving the scan)
+                data = os.pread(fd, line.size, line.start)
+            if RETRACTS.encode() in data:
+                try:
+                    record = json.loads(data.decode("utf-8", errors="replace"))
+                except (ValueError, RecursionError):
+                    continue
+                if is_marker(record):
+                    yield number, record
+
+
+def window_lines(session: SessionLogs) -> dict[int, int]:
+    """The ``raw.jsonl`` lines the ambient window holds, each to its place in the window."""
+    return {line: at for at, (line, _message) in enumerate(session.ambient_numbered())}

@@ -26,7 +26,7 @@ from typing import Any
 
 from ...atomic_file import atomic_write_text
 from ...errors import CcmError
-from .long_lines import CHUNK, lines_backwards, lines_forward, read_record
+from .long_lines import CHUNK, CHUNK_MAX, lines_backwards, lines_forward, read_record
 
 
 class StoreError(CcmError, RuntimeError):
@@ -177,6 +177,12 @@ class JsonlRead:
     records: list[dict[str, Any]] = field(default_factory=list)
     bad_lines: list[int] = field(default_factory=list)  # 1-based line numbers
     torn_tail: bool = False  # last line lacked its newline and did not parse
+    numbers: list[int] = field(default_factory=list)  # each record's file line (1-based), as records
+    lines: int = 0  # the file's lines: every one, blank, unreadable and a last unended one included
+
+    def numbered(self) -> list[tuple[int, dict[str, Any]]]:
+        """(file line, record) pairs: what :mod:`..session.withdrawn` judges lines by."""
+        return list(zip(self.numbers, self.records))
 
 
 def _parse_lines(raw: bytes, first_lineno: int = 1) -> JsonlRead:
@@ -188,6 +194,7 @@ def _parse_lines(raw: bytes, first_lineno: int = 1) -> JsonlRead:
     if complete_tail:
         lines = lines[:-1]
     last = len(lines) - 1
+    out.lines = len(lines)
     for i, line in enumerate(lines):
         lineno = first_lineno + i
         if not line.strip():
@@ -203,39 +210,11 @@ def _parse_lines(raw: bytes, first_lineno: int = 1) -> JsonlRead:
                 out.bad_lines.append(lineno)
             continue
         out.records.append(rec)
+        out.numbers.append(lineno)
     return out
 
 
 MESSAGE_ROLES = ("user", "assistant", "system", "tool")
-RETRACTS = "retracts"  # a marker line's key: how many records before it are withdrawn (core/retraction.py)
-
-
-def is_retraction(record: dict[str, Any]) -> bool:
-    """A marker line that withdraws the records before it (a regenerated or edited exchange)."""
-    count = record.get(RETRACTS)
-    return record.get("role") == "system" and isinstance(count, int) and not isinstance(count, bool) and count > 0
-
-
-def retraction_span(line: int, record: Any) -> tuple[int, int] | None:
-    """The lines a marker at ``line`` withdraws — the ``retracts`` lines just before it — and itself,
-    as (first, last); None when ``record`` is no marker. (A withdrawal is made only when the exchange
-    is the newest thing in its log, so its lines are the ones right before the marker.)"""
-    if not (isinstance(record, dict) and is_retraction(record)):
-        return None
-    return max(0, line - int(record[RETRACTS])), line
-
-
-def without_retracted(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``records`` (in log order) without the retraction markers and the records they withdraw."""
-    if not any(is_retraction(r) for r in records):
-        return records
-    out: list[dict[str, Any]] = []
-    for record in records:
-        if is_retraction(record):
-            del out[max(0, len(out) - int(record[RETRACTS])) :]
-        else:
-            out.append(record)
-    return out
 
 
 def is_message(record: dict[str, Any]) -> bool:
@@ -297,22 +276,52 @@ def read_jsonl_tail(
     (see :mod:`.long_lines`), so it costs a scan for its newline and ``line_cap`` bytes.
     A bad line is skipped; at most ``2 * max_records + 16`` lines are looked at.
     """
+    return [record for _after, record in read_jsonl_tail_numbered(path, max_records, chunk=chunk, line_cap=line_cap)]
+
+
+def read_jsonl_tail_numbered(
+    path: Path, max_records: int, *, chunk: int = CHUNK, line_cap: int | None = None
+) -> list[tuple[int, dict[str, Any]]]:
+    """:func:`read_jsonl_tail`, each record with the number of file lines after it (0: the last
+    line), blank ones included: line numbers counted from the end, without reading the file's head
+    (the caller who knows the line count makes them 1-based file lines)."""
     if max_records <= 0:
         return []
     try:
         fh = os.fdopen(open_nofollow(path, os.O_RDONLY), "rb")
     except FileNotFoundError:
         return []
-    out: list[dict[str, Any]] = []
+    out: list[tuple[int, dict[str, Any]]] = []
     with fh:
+        size = fh.seek(0, os.SEEK_END)
+        after, later_start = 0, None
         for looked, line in enumerate(lines_backwards(fh, chunk=chunk)):
             if len(out) >= max_records or looked >= 2 * max_records + 16:
                 break
+            # the lines between this one and the next non-blank one (or the end) are blank ones
+            gap = (size if later_start is None else later_start) - line.end - 1
+            after += max(0, gap) + (later_start is not None)
+            later_start = line.start
             record = read_record(fh, line, line_cap)
             if isinstance(record, dict):
-                out.append(record)
+                out.append((after, record))
     out.reverse()
     return out
+
+
+def count_lines(path: Path) -> int:
+    """The lines of a file as readers number them: each newline ends one, and bytes after the last
+    newline are one more (a missing file has none)."""
+    try:
+        fh = os.fdopen(open_nofollow(path, os.O_RDONLY), "rb")
+    except FileNotFoundError:
+        return 0
+    lines, last = 0, b"\n"
+    with fh:
+        while data := fh.read(CHUNK_MAX):
+            lines += data.count(b"\n")
+            last = data[-1:]
+    return lines + (last != b"\n")
 
 
 def file_size(path: Path) -> int:

@@ -25,9 +25,9 @@ from ..efforts.proposals import (
 )
 from ..efforts.summaries import offline_summary
 from ..search import EffortIndex, SearchIndexError
-from ..session.numbered_lines import file_lines
+from ..session.numbered_lines import read_log_lines
 from ..session.session import Session
-from ..session.withdrawn import ambient_window_start, is_withdrawn
+from ..session.withdrawn import window_lines, withdrawn_lines
 from .events import Banner, EffortChanged, TurnEvent
 
 Emit = Callable[[TurnEvent], None]
@@ -40,21 +40,14 @@ def manages_efforts(session: Session, tools_enabled: bool) -> bool:
     return tools_enabled and session.state.turn - session.state.last_effort_tool_turn <= MANAGED_WINDOW
 
 
-def _withdrawn(session: Session, index: EffortIndex, log: str, first: int, last: int) -> Callable[[int], bool]:
-    """Whether a line of ``first..last`` of ``log`` was taken back: by a withdrawal the session state
-    remembers (the newest, maybe not indexed yet) or one the index read, however old."""
-    indexed = index.withdrawn_lines(log, first, last)
-    return lambda line: line in indexed or is_withdrawn(session, log, line)
-
-
 def _ambient_records(index: EffortIndex, session: Session, first: int, last: int) -> list[tuple[int, dict]]:
     out: list[tuple[int, dict]] = []
     for start in range(max(1, first), last + 1, READ_CHUNK):
         end = min(last, start + READ_CHUNK - 1)
         rows = index.read_ambient_lines(session.raw_path, start, end)
-        gone = _withdrawn(session, index, "ambient", start, end)
+        gone = withdrawn_lines(session, "ambient", start, end)
         out += [
-            (line, record) for line, record in rows if isinstance(record, dict) and not gone(line)
+            (line, record) for line, record in rows if isinstance(record, dict) and line not in gone
         ]  # a withdrawn exchange is neither folded nor read for a topic
     return out
 
@@ -68,9 +61,9 @@ async def assist(session: Session, index: EffortIndex, *, tools_enabled: bool, e
     if manages_efforts(session, tools_enabled):
         return []
     total = index.ambient_line_count()
-    window = len(session.ambient_messages())  # (withdrawn exchanges inside it move its first line back)
-    window_starts = min(total - window, ambient_window_start(session, window)) + 1
-    first = max(session.state.ambient_folded_upto + 1, total - 2 * FOLD_READ + 1)
+    window_starts = min(window_lines(session), default=total + 1)  # the window's first file line
+    folded_upto = session.efforts.folded_upto()  # (the folded efforts' sources: a fold lands once)
+    first = max(folded_upto + 1, total - 2 * FOLD_READ + 1)
     # the topics are read over the window too (where the last one goes on); only those that ended
     # before it are folded
     for fold in propose_folds(_ambient_exchanges(index, session, first, total), window_starts):
@@ -78,14 +71,13 @@ async def assist(session: Session, index: EffortIndex, *, tools_enabled: bool, e
     active = session.efforts.active
     if active is not None:
         first = max(1, active.messages - 2 * RECENT)
-        tail = file_lines(session.effort_path(active.id), first, active.messages)
-        gone = _withdrawn(session, index, active.id, first, active.messages)
+        tail = read_log_lines(session, active.id, first, active.messages)
         numbered = [
-            (m["line"], {"role": m["role"], "content": m["content"]}) for m in tail.messages if not gone(m["line"])
+            (m["line"], {"role": m["role"], "content": m["content"]}) for m in tail.messages if not m.get("withdrawn")
         ]
         switch = propose_switch(active.id, exchanges_of(numbered))
         return [switch] if switch else []
-    recent_from = max(session.state.ambient_folded_upto + 1, total - 2 * RECENT + 1)
+    recent_from = max(folded_upto + 1, total - 2 * RECENT + 1)
     opening = propose_open(_ambient_exchanges(index, session, recent_from, total))
     return [opening] if opening else []
 
@@ -100,8 +92,6 @@ def _fold(session: Session, index: EffortIndex, fold: Proposal, emit: Emit) -> N
     summary = offline_summary(messages, counter=session.counter, title=fold.name.replace("-", " "))
     source = {"folded_from": "ambient", "lines": [first, last]}
     effort = lifecycle.land_imported(session, fold.name.replace("-", " "), messages, summary, source)
-    session.state.ambient_folded_upto = last
-    session.save_state()
     try:
         index.upsert_effort(effort.id, status=effort.status, summary=effort.summary, name=effort.name)
         index.sync_effort_log(effort.id, session.effort_path(effort.id))

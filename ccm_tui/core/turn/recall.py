@@ -21,13 +21,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..search import RecallHit
+from ..session.numbered_lines import file_records
 from ..session.session import Session
-from ..session.withdrawn import ambient_window_start, is_withdrawn
+from ..session.withdrawn import window_lines, withdrawn_lines
 from ..text.tokens import TokenCounter, cap_tokens
 
 Skip = Callable[[str, str, int], bool]
 Find = Callable[[str, Skip], list[RecallHit]]
 SHOWN_ROLES = ("user", "assistant", "system")  # the roles of logged lines the working context shows
+MAX_LINE = 1 << 40  # past any log's last line
 MIN_TOKENS = 120  # a recall smaller than this would cut its passage to nothing useful
 MAX_PLACES = 20  # places of each word found by that an excerpt of a long line is chosen among
 HEADER = (
@@ -87,8 +89,9 @@ def skip_rule(session: Session, message_cap: int | None = None) -> Skip:
     context cuts to ``message_cap``, a line the context does not show (a tool's)."""
     counter = session.counter
     window = session.ambient_messages()
-    window_lines = _window_lines(session, len(window))  # raw.jsonl line → its message in the window
-    folded_upto = session.state.ambient_folded_upto
+    in_window = window_lines(session)  # raw.jsonl line → its message in the window
+    folded_upto = session.efforts.folded_upto()
+    gone: dict[str, set[int]] = {}  # each log's withdrawn lines, read once per request
     in_context = {e.id: e for e in session.efforts.open_efforts()}
     in_context.update((e.id, e) for e in session.expanded_efforts())
     known: dict[str, bool] = {}
@@ -100,12 +103,15 @@ def skip_rule(session: Session, message_cap: int | None = None) -> Skip:
         return not message_cap or counter.within(str(message.get("content") or ""), message_cap)
 
     def skip(source: str, log: str, line: int) -> bool:
-        if is_withdrawn(session, "ambient" if source == "ambient" else log, line):
+        which = "ambient" if source == "ambient" else log
+        if which not in gone:
+            gone[which] = withdrawn_lines(session, which, 1, MAX_LINE)
+        if line in gone[which]:
             return True  # taken back by the user (regenerate, edit): never put back
         if source == "ambient":
             if line <= folded_upto:
                 return True
-            at = window_lines.get(line)
+            at = in_window.get(line)
             return at is not None and verbatim(window[at])
         effort = in_context.get(log)
         if effort is None:
@@ -114,21 +120,10 @@ def skip_rule(session: Session, message_cap: int | None = None) -> Skip:
             return not known[log]
         if effort.checkpoint and line <= effort.checkpoint_upto:
             return False  # a checkpoint summary stands for it
-        messages = session.effort_log(log)
-        return line > len(messages) or verbatim(messages[line - 1])
+        record = dict(file_records(session.effort_path(log), line, line)).get(line)
+        return record is None or verbatim(record)  # (by its file line: the context shows it as logged)
 
     return skip
-
-
-def _window_lines(session: Session, size: int) -> dict[int, int]:
-    """The ``raw.jsonl`` lines of the ambient window's ``size`` messages (withdrawn exchanges, which the
-    window leaves out, skipped), each to its place in the window."""
-    line, out = ambient_window_start(session, size), dict[int, int]()
-    while len(out) < size and line < session.state.ambient_messages:
-        line += 1
-        if not is_withdrawn(session, "ambient", line):
-            out[line] = len(out)
-    return out
 
 
 def excerpt(content: str, terms: tuple[str, ...], max_tokens: int, counter: TokenCounter) -> str:

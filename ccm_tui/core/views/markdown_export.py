@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from ..session.chat_line import NOTE, note_author, with_interrupted_end
-from ..storage.durable import read_jsonl, without_retracted
+from ..session.withdrawn import live
+from ..storage.durable import read_jsonl
 from .status import EffortView
 
 ROLE_TITLES = {"user": "You", "assistant": "Assistant", "system": "System", NOTE: "Note"}
@@ -48,9 +49,14 @@ def effort_markdown(effort: EffortView, records: list[dict[str, Any]]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _live_records(path: Path) -> list[dict[str, Any]]:
+    """A log's records without withdrawn exchanges and their markers (by file line)."""
+    return [record for _line, record in live(read_jsonl(path).numbered())]
+
+
 def export_effort(effort: EffortView, log_path: Path, target: Path) -> Path:
     """Write ``<id>.md`` (``target`` may be a directory or a file path); returns the file."""
-    records = without_retracted(read_jsonl(log_path).records)
+    records = _live_records(log_path)
     target = Path(target).expanduser()
     if target.is_dir() or str(target).endswith(("/", "\\")):
         target = target / f"{effort.id}.md"
@@ -86,9 +92,9 @@ def conversation_markdown(name: str, places: dict[str, list[dict[str, Any]]]) ->
 
 def export_conversation(name: str, raw_path: Path, effort_logs: list[Path], target: Path) -> Path:
     """Write the whole conversation (``target``: a file, or a directory for ``<name>.md``)."""
-    places = {"ambient": without_retracted(read_jsonl(raw_path).records) if raw_path.is_file() else []}
+    places = {"ambient": _live_records(raw_path) if raw_path.is_file() else []}
     for log in effort_logs:
-        places[log.stem] = without_retracted(read_jsonl(log).records)
+        places[log.stem] = _live_records(log)
     target = Path(target).expanduser()
     if target.is_dir() or str(target).endswith(("/", "\\")):
         target = target / f"{name}.md"

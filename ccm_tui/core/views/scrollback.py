@@ -23,8 +23,9 @@ from typing import Any
 from ..manifest.effort import SLUG_RE
 from ..session.chat_line import END_OF_CHAT, ROLE_ORDER, LoggedLine, note_author
 from ..session.session import Session
+from ..session.withdrawn import RETRACTS, is_marker
 from ..storage import eventlog as ev
-from ..storage.durable import RETRACTS, is_retraction, open_nofollow
+from ..storage.durable import open_nofollow
 from ..storage.long_lines import SHOW_BYTES, lines_backwards, read_record
 from ._history_lines import above_replies, banners_between, line_records, turn_spans, with_usage
 
@@ -52,8 +53,19 @@ class _Backwards:
 
     path: Path
     pos: int | None = None  # the start of the oldest line read; None: nothing read yet
-    records: list[dict[str, Any]] = field(default_factory=list)  # read, not handed yet (file order)
-    withdrawn: int = 0  # records still to skip: a retraction marker read (later in the file) withdraws them
+    records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (after, record) not handed yet
+    # lines are numbered from the end — ``after``: the file lines after one, blank ones too — since
+    # a withdrawal marker withdraws the file lines just before it (:mod:`..session.withdrawn`)
+    oldest: tuple[int, int] | None = None  # (start, after) of the oldest line read
+    size: int = 0  # the file's size when the first line was read
+    withdrawn_through: int = -1  # lines with ``after`` up to this one were withdrawn by a marker read
+
+    def previous_numbered(self) -> tuple[int, dict[str, Any]] | None:
+        """The record before the ones handed so far and its ``after`` (None at the start of the file)."""
+        while not self.records:
+            if not self._read_step():
+                return None
+        return self.records.pop()
 
     @property
     def exhausted(self) -> bool:
@@ -61,10 +73,8 @@ class _Backwards:
 
     def previous(self) -> dict[str, Any] | None:
         """The record before the ones handed so far (None at the start of the file)."""
-        while not self.records:
-            if not self._read_step():
-                return None
-        return self.records.pop()
+        found = self.previous_numbered()
+        return None if found is None else found[1]
 
     def _read_step(self) -> bool:
         """Read the records of about a chunk's worth of lines before ``pos`` (at least one line)."""
@@ -75,17 +85,22 @@ class _Backwards:
         except OSError:
             self.pos = 0
             return False
-        found: list[dict[str, Any]] = []
+        found: list[tuple[int, dict[str, Any]]] = []
         with os.fdopen(fd, "rb") as fh:
+            if self.oldest is None:
+                self.size = os.fstat(fd).st_size
             end, self.pos, scanned = self.pos, 0, 0  # 0: unless a line is left before the last one read
             for line in lines_backwards(fh, end):
                 if scanned >= CHUNK:
                     self.pos = line.end + 1
                     break
                 scanned += line.size + 1
+                later, after = self.oldest if self.oldest is not None else (self.size, -1)
+                after += 1 + max(0, later - line.end - 1)  # (blank lines between: lines too)
+                self.oldest = (line.start, after)
                 record = read_record(fh, line, SHOW_BYTES)
                 if isinstance(record, dict):
-                    found.append(record)  # a bad line costs itself only, as everywhere
+                    found.append((after, record))  # a bad line costs itself only, as everywhere
         self.records = found[::-1]
         return True
 
@@ -174,9 +189,10 @@ class ScrollBack:
         if held:
             return held.pop()
         reader, claims = self._reader(log), self._claims.setdefault(log, _Claims())
-        while (record := reader.previous()) is not None:
-            if is_retraction(record):
-                reader.withdrawn += int(record[RETRACTS])
+        while (found := reader.previous_numbered()) is not None:
+            after, record = found
+            if is_marker(record):
+                reader.withdrawn_through = max(reader.withdrawn_through, after + int(record[RETRACTS]))
                 continue
             if record.get("role") not in ("user", "assistant"):
                 continue  # a reopen's separator and the like: its banner comes from the event log
@@ -192,9 +208,8 @@ class ScrollBack:
                 claims.lines -= 1
             else:
                 continue  # nothing the conversation logged: imported, or a copy of lines said elsewhere
-            if reader.withdrawn > 0:
-                reader.withdrawn -= 1  # a withdrawn exchange (regenerated, edited): not shown
-                continue
+            if after <= reader.withdrawn_through:
+                continue  # a withdrawn exchange (regenerated, edited): not shown
             return record
         return None
 

@@ -212,7 +212,7 @@ def test_ambient_totals_are_recounted_when_the_log_grew_past_the_snapshot(tmp_pa
 
     assert "ambient totals recounted from raw.jsonl" in report.repaired
     state = session.state
-    assert state.ambient_messages == 4 and state.ambient_bytes == session.raw_path.stat().st_size
+    assert state.ambient_lines == 4 and state.ambient_bytes == session.raw_path.stat().st_size
     assert state.ambient_tokens == sum(session.counter.count_message(m) for m in jsonl(session.raw_path))
     assert [m["content"] for m in session.ambient_messages()] == ["one", "first", "two", "second"]
 
@@ -227,7 +227,7 @@ def test_ambient_totals_are_recounted_from_scratch_when_the_log_shrank(tmp_path,
     session = opened(Session.open(tmp_path / "s"))
     report = recover(session)
     assert "ambient totals recounted from raw.jsonl" in report.repaired
-    assert session.state.ambient_messages == 2 and session.state.ambient_bytes == session.raw_path.stat().st_size
+    assert session.state.ambient_lines == 2 and session.state.ambient_bytes == session.raw_path.stat().st_size
     assert events(session.dir, "recovered")[-1]["repaired"] == report.repaired
 
 

@@ -105,6 +105,7 @@ async def test_counts_read_again_from_the_logs_agree_with_the_counts_a_withdrawa
     and the token counts leave the withdrawn exchange and its marker out, as the withdrawal did."""
     import json
 
+    from ccm_tui.core.session import withdrawn
     from ccm_tui.core.session.session import Session
 
     directory = tmp_path / "s"
@@ -145,17 +146,17 @@ async def test_counts_read_again_from_the_logs_agree_with_the_counts_a_withdrawa
         lines = jsonl(directory / "efforts" / "trip.jsonl")
         trip = session.efforts.get("trip")
         assert trip.messages == len(lines)
-        log, first, last = session.state.withdrawn[-1]
-        assert log == "trip" and lines[first - 1]["content"] == "How long in Osaka, a week?"
-        assert lines[last - 1].get("retracts") == 2
+        gone = withdrawn.withdrawn_lines(session, "trip", 1, len(lines))
+        assert lines[-3]["content"] == "How long in Osaka, a week?" and lines[-1].get("retracts") == 2
+        assert {len(lines) - 2, len(lines) - 1, len(lines)} <= gone and len(lines) - 3 not in gone
         assert session.state.ambient_tokens == ambient_tokens
     finally:
         session.close()
 
 
-async def test_a_withdrawn_exchange_is_never_recalled_even_once_the_session_state_forgot_it(tmp_path, llm_server):
-    """The session state keeps only the newest withdrawals (and a state file can be rebuilt): the index
-    remembers every marker, so an exchange taken back long ago is not put back into a request."""
+async def test_a_withdrawn_exchange_is_never_recalled_even_once_the_session_state_is_rebuilt(tmp_path, llm_server):
+    """The marker in the log is the one record of a withdrawal (the session state keeps none, and a
+    state file can be rebuilt): an exchange taken back long ago is not put back into a request."""
     import json
 
     directory = tmp_path / "s"
@@ -167,10 +168,8 @@ async def test_a_withdrawn_exchange_is_never_recalled_even_once_the_session_stat
     finally:
         await c.close()
     state_file = directory / "session_state.json"
-    state = json.loads(state_file.read_text())
-    assert state["withdrawn"]
-    state["withdrawn"] = []  # as after 200 later withdrawals
-    state_file.write_text(json.dumps(state))
+    assert "withdrawn" not in json.loads(state_file.read_text())
+    state_file.write_text("{not json")  # set aside and rebuilt from the logs at the next start
     c = await controller(llm_server, directory)
     try:
         await say(c, llm_server, ("What was my locker code at the climbing gym?", "I do not know."))
@@ -193,3 +192,41 @@ async def test_a_withdrawal_is_in_the_search_index_as_soon_as_it_is_made(tmp_pat
         await c.close()
     with EffortIndex(directory / "search.sqlite") as index:
         assert index.withdrawn_lines("ambient", 1, 10) == {1, 2, 3}
+
+
+async def test_lines_are_file_lines(tmp_path, llm_server):
+    """A line of ``raw.jsonl`` that is no chat message (a hand edit, another tool's) still has a number:
+    the withdrawal, the session's count and the index all say which file lines were taken back, and
+    they agree (before issue 32 the state's range was one line early, on the line before the exchange)."""
+    import json
+
+    from ccm_tui.core.search import EffortIndex
+    from ccm_tui.core.session import withdrawn
+
+    directory = tmp_path / "s"
+    c = await controller(llm_server, directory)
+    try:
+        await say(c, llm_server, ("Capital of France?", "Paris."))
+    finally:
+        await c.close()
+    with (directory / "raw.jsonl").open("a") as fh:  # a line that is not a chat message
+        fh.write(json.dumps({"role": "user", "content": 12345, "ts": "2026-01-01T00:00:00Z"}) + "\n")
+    c = await controller(llm_server, directory)
+    try:
+        await say(c, llm_server, ("And its second city?", "Lyon, sorry."))
+        assert (await c.run(TakeBack("edit"))).ok
+    finally:
+        await c.close()
+    lines = (directory / "raw.jsonl").read_text().splitlines()
+    marker = next(n for n, line in enumerate(lines, 1) if '"retracts"' in line)
+    assert marker == 6
+    state = json.loads((directory / "session_state.json").read_text())
+    assert state["ambient_lines"] == len(lines) and "withdrawn" not in state
+    engine = open_engine(directory, settings_for(llm_server))
+    try:
+        by_module = withdrawn.withdrawn_lines(engine._session, "ambient", 1, len(lines))
+    finally:
+        engine.close()
+    with EffortIndex(directory / "search.sqlite") as index:
+        by_index = index.withdrawn_lines("ambient", 1, len(lines))
+    assert by_module == by_index == {4, 5, 6}

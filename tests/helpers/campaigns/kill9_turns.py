@@ -4,6 +4,8 @@ process at random points, and check the session after every kill.
 Invariants checked after each kill (with ``ccm-tui status --json`` and the files):
 at most one active effort; concluded ⇒ summary; every manifest effort has its log;
 no broken line in any JSONL except a torn last one; every acknowledged turn is on disk.
+With ``fold`` (a model without tools, chat about one topic after another: the app folds ambient
+chat into efforts after turns) also: no ambient line is folded into two efforts (issue 32, B).
 """
 
 from __future__ import annotations
@@ -30,7 +32,11 @@ def responder(body: dict):
     """A model that opens, concludes, expands and answers depending on the message."""
     messages = body["messages"]
     if not body.get("tools"):
-        return text("Summary: the effort covered some work and reached an outcome.")
+        system = " ".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+        if "You write the summary" in system or messages[-1]["role"] != "user":
+            return text("Summary: the effort covered some work and reached an outcome.")
+        # a model without tools (the fold campaign): a reply about what was asked
+        return text("About that: " + str(messages[-1].get("content", "")).split(" ", 1)[-1] + ", slowly " * 10)
     last = messages[-1]
     if last["role"] == "tool":
         return text("Done with that. " + "streaming words " * 20)
@@ -61,6 +67,8 @@ class CampaignResult:
     duplicated_turns: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     recoveries: int = 0
+    folds: int = 0  # efforts folded from the ambient chat, at the end
+    folded_twice: list[str] = field(default_factory=list)  # ambient lines in two folds
 
 
 def run_status(session: Path) -> tuple[int, str, str]:
@@ -80,6 +88,18 @@ def check_session(session: Path, acked: list[str], result: CampaignResult) -> No
         return
     status = json.loads(out)
     efforts = status["efforts"]
+    spans = sorted(
+        (tuple(e["source"]["lines"]), e["id"])
+        for e in efforts
+        if (e.get("source") or {}).get("folded_from") == "ambient"
+    )
+    result.folds = len(spans)
+    folded = {effort_id for _, effort_id in spans}
+    named = {e["id"] for e in efforts}
+    for (a, first), (b, second) in zip(spans, spans[1:]):
+        twice = f"{first} {list(a)} and {second} {list(b)}"
+        if b[0] <= a[1] and twice not in result.folded_twice:
+            result.folded_twice.append(twice)
     if sum(1 for e in efforts if e["active"]) > 1:
         result.violations.append("more than one active effort")
     for e in efforts:
@@ -99,7 +119,10 @@ def check_session(session: Path, acked: list[str], result: CampaignResult) -> No
             except ValueError:
                 result.corrupt_files.append(f"{path.name}:{i + 1}")
                 continue
-            if path.name != "events.jsonl" and record.get("role") == "user":
+            # a fold's log copies ambient lines (and one a kill left before its effort was saved is
+            # adopted by the next fold of the same lines): a copy, not a second logging
+            copy = path.parent.name == "efforts" and (path.stem in folded or path.stem not in named)
+            if path.name != "events.jsonl" and record.get("role") == "user" and not copy:
                 logged.append(record.get("content"))
         del torn
     missing = [m for m in acked if m not in logged]
@@ -112,14 +135,17 @@ def check_session(session: Path, acked: list[str], result: CampaignResult) -> No
         seen.add(m)
 
 
-def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print) -> CampaignResult:
+def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print, *, fold: bool = False) -> CampaignResult:
     rng = random.Random(seed)
     result = CampaignResult()
     session = workdir / "session"
     acked: list[str] = []
     env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True", PYTHONPATH=str(ROOT))
+    home = workdir / "home"  # what the app learns of the model (no tools) stays in the campaign
+    env.update(HOME=str(home), CCM_HOME=str(home / "ccm"), XDG_CONFIG_HOME=str(home / ".config"))
     with FakeLLMServer(chunk_chars=4, stream_delay=0.004) as server:
         server.responder = responder
+        server.refuse_tools = fold  # a model without tools: the app folds by itself
         for k in range(kills):
             proc = subprocess.Popen(
                 [
@@ -129,6 +155,7 @@ def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print) -> Campaig
                     str(session),
                     server.base_url,
                     str(seed * 1000 + k),
+                    *(["fold"] if fold else []),
                 ],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -157,7 +184,7 @@ def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print) -> Campaig
             log(
                 f"kill {k + 1}/{kills}: acked so far {len(acked)}, corrupt {len(result.corrupt_files)}, "
                 f"lost {len(result.lost_turns)}, duplicated {len(result.duplicated_turns)}, "
-                f"violations {len(result.violations)}"
+                f"violations {len(result.violations)}" + (f", folds {result.folds}" if fold else "")
             )
     result.acked = len(acked)
     return result

@@ -1,0 +1,85 @@
+"""A fold lands once, whatever a kill leaves (issue 32, inconsistency B).
+
+A fold is one record: the concluded effort it lands, journaled in ``events.jsonl`` with its
+``source: {folded_from: ambient, lines: [a, b]}``. Which ambient lines are folded is derived from
+those sources, so no second record (a state field saved after the effort) can lag behind it: a kill
+right after the effort's journal entry leaves the session state as it was before the fold, and the
+next turns must not fold the same lines again."""
+
+from __future__ import annotations
+
+import json
+
+from tests.helpers.cli_session import _fast_retries, ccm  # noqa: F401  (fixtures)
+from tests.helpers.openai_server import text
+
+MESSAGES = [
+    "Let's plan a trip to Japan in April",
+    "Which cities in Japan should we visit, Kyoto or Osaka?",
+    "How many days in Kyoto for the temples?",
+    "Book a ryokan in Kyoto near Gion, the locker code there is 5518",
+    "What is the train pass price for Japan?",
+    "Japan: should we fly into Tokyo Narita?",
+    "Kyoto temples: Kinkakuji or Fushimi Inari first?",
+    "Osaka food: takoyaki and okonomiyaki spots",
+    "My sourdough starter smells like acetone",
+    "How often should I feed the sourdough starter?",
+    "What flour is best for a sourdough starter, rye?",
+    "The sourdough loaf came out flat, why?",
+    "Sourdough bulk fermentation time at 22 degrees?",
+    "Should I use a banneton for sourdough?",
+    "How long to bake sourdough in a dutch oven?",
+    "Sourdough crumb is gummy inside",
+    "I need to file my tax return, self-employed",
+    "Which tax deductions apply to a home office?",
+    "Tax deadline for freelancers this year?",
+    "Can I deduct my laptop on the tax return?",
+    "Tax: quarterly estimated payments explained",
+    "Tax receipts: how long must I keep them?",
+    "Do I pay tax on foreign income?",
+    "Tax software or an accountant?",
+    "My tomato plants in the garden have yellow leaves",
+    "When should I prune the garden roses?",
+    "Garden soil: how much compost per bed?",
+    "Which garden vegetables grow well in shade?",
+    "Garden hose keeps kinking, any fix?",
+    "How deep to plant garlic in the garden?",
+    "Garden slugs are eating the lettuce",
+    "Best time to water the garden in summer?",
+]
+
+
+def talk(cli, messages: list[str]) -> None:
+    for message in messages:
+        cli.server.push(text("Sure, here is some help about that."))
+        cli.send(message)
+
+
+def folds(cli) -> list[tuple[str, tuple[int, int]]]:
+    efforts = cli.status()["efforts"]
+    return [
+        (e["id"], tuple(e["source"]["lines"]))
+        for e in efforts
+        if (e.get("source") or {}).get("folded_from") == "ambient"
+    ]
+
+
+def test_a_fold_lands_once_after_a_kill_between_its_effort_and_the_session_state(ccm):  # noqa: F811
+    ccm.server.refuse_tools = True  # a model without tools: the app folds ambient chat itself
+    state_path = ccm.dir / "session_state.json"
+    before, at = None, 0
+    for at, message in enumerate(MESSAGES):  # noqa: B007  (at: where the first fold happened)
+        before = state_path.read_text() if state_path.exists() else None
+        talk(ccm, [message])
+        if folds(ccm):
+            break
+    first = folds(ccm)
+    assert first and before is not None
+    state_path.write_text(before)  # what a kill right after the fold's journal entry leaves
+    talk(ccm, MESSAGES[at + 1 :])
+    spans = sorted(span for _, span in folds(ccm))
+    assert len(spans) > len(first), "the later chat was folded too"
+    overlapping = [(a, b) for a, b in zip(spans, spans[1:]) if b[0] <= a[1]]
+    assert not overlapping, f"ambient lines folded twice: {overlapping}"
+    state = json.loads(state_path.read_text())
+    assert "ambient_folded_upto" not in state  # the efforts' sources are the one record of a fold
