@@ -191,5 +191,5 @@ async def test_a_withdrawal_is_in_the_search_index_as_soon_as_it_is_made(tmp_pat
         assert (await c.run(TakeBack("edit"))).ok
     finally:
         await c.close()
-    with EffortIndex(directory / "search.sqlite") as index:
+    with EffortIndex(directory / "derived.sqlite") as index:
         assert index.withdrawn_lines("ambient", 1, 10) == {1, 2, 3}
