@@ -49,7 +49,7 @@ from bench_recall import PlainBM25
 
 from ccm_tui.core.engine.opening import search_session
 from ccm_tui.core.manifest.effort import CONCLUDED, Effort
-from ccm_tui.core.manifest.store import save_manifest
+from ccm_tui.core.manifest.effort_list import save_manifest
 from ccm_tui.core.search._records import MAX_MESSAGE_CHARS
 from ccm_tui.core.session.session import EFFORTS_DIR, MANIFEST_FILE
 from ccm_tui.core.storage.durable import append_jsonl

@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ccm_tui.core.engine.opening import search_session
 from ccm_tui.core.manifest.effort import CONCLUDED, Effort
-from ccm_tui.core.manifest.store import load_manifest, save_manifest
+from ccm_tui.core.manifest.effort_list import load_manifest, save_manifest
 from ccm_tui.core.search import EffortIndex, Weights
 from ccm_tui.core.session.session import EFFORTS_DIR, MANIFEST_FILE, SEARCH_DB
 from ccm_tui.core.storage.durable import append_jsonl

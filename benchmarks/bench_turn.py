@@ -30,7 +30,7 @@ from ccm_tui.config import Settings
 from ccm_tui.core.efforts.states import Action
 from ccm_tui.core.engine.opening import open_engine
 from ccm_tui.core.manifest.effort import CONCLUDED, Effort
-from ccm_tui.core.manifest.store import save_manifest
+from ccm_tui.core.manifest.effort_list import save_manifest
 from ccm_tui.core.models.interface import Completion, InProcessChatModel
 
 WORDS = (

@@ -26,14 +26,14 @@ and the like working where the error is also one of those)::
     │   ├── CannotRetract                     an exchange that cannot be withdrawn     [session.withdrawn]
     │   └── SessionCatalogError → SessionExists, SessionInUse, SessionNameError, SessionOpen
     ├── StoreError (RuntimeError)             a session's files                  [storage.durable]
-    │   ├── ManifestError, SessionLocked, SessionTooNew, SessionWriteError, RepairNotNeeded
-    │   └── CatalogUnusable, CatalogWriteFailed                                 [manifest.catalog]
-    ├── SearchIndexError (RuntimeError) → SearchIndexBusy                     [search]
+    │   └── ManifestError, SessionLocked, SessionTooNew, SessionWriteError, RepairNotNeeded
+    ├── DerivedError (RuntimeError) → DerivedBusy, DerivedWriteFailed         [storage.derived]
+    │   (search calls the first two SearchIndexError and SearchIndexBusy)
     ├── LLMError                              a model provider's call failed (``kind``) [models]
     ├── RestoreFailed → ProviderRefused, NotATranscript; RestoreAborted; AlreadyImported  [restore]
     ├── ReplayFailed, ReplayToolError (RuntimeError)                                    [replay]
     └── Interruption                          a signal inside one module, never shown
-        (ReplyCapped, SessionClosed, and the private _NotPlain, _DeltaFailed, _ForeignDatabase)
+        (ReplyCapped, SessionClosed, and the private _DeltaFailed, _ForeignDatabase)
 
 A test walks every module and checks that each exception class it defines descends from CcmError.
 """

@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Any
 from ..config import Settings
 
 if TYPE_CHECKING:
+    from .efforts.names import name_key
     from .efforts.proposals import Proposal
     from .efforts.states import Action, EffortState
     from .engine.engine import ContextInspection
     from .engine.opening import OpenOptions, load_model_library, search_session
     from .engine.reader import EffortEntry, SearchAnswer, SessionReader
     from .engine.repair import RepairNotNeeded, RepairReport, rebuild_manifest
-    from .manifest.effort import ManifestError, name_key
+    from .manifest.effort import ManifestError
     from .models.choices import (
         CatalogEntry,
         GroupMatches,
@@ -123,7 +124,7 @@ _LAZY = {  # name -> (the module it lives in, its name there; None: the module i
     "Matches": (".models.choices", "Matches"),
     "ModelCheck": (".models.id_check", "ModelCheck"),
     "ModelGroup": (".models.choices", "ModelGroup"),
-    "name_key": (".manifest.effort", "name_key"),
+    "name_key": (".efforts.names", "name_key"),
     "OpenOptions": (".engine.opening", "OpenOptions"),
     "Outcome": (".turn.events", "Outcome"),
     "page": (".session.numbered_lines", "page"),

@@ -37,7 +37,7 @@ from ..errors import EffortNotFound
 from . import render
 from .scope import InputError, Scope, effort_id
 
-FDS_PER_READER = 6  # a reader's search index and manifest catalog (SQLite: the file, its WAL, its shared memory)
+FDS_PER_READER = 6  # a reader: its derived.sqlite (the file, its WAL, its shared memory) and room for a log it reads
 MAX_READERS = 64
 
 

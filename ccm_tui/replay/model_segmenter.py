@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from .. import paths
-from ..core.manifest.effort import slugify
+from ..core.efforts.names import slugify
 from ..core.models.interface import ChatModel
 from .boundaries import BoundaryError, EffortSpan, validate_spans
 

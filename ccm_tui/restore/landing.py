@@ -17,7 +17,7 @@ from typing import Any
 
 from ccm_tui.config import Settings
 from ccm_tui.core.manifest.effort import Effort, ManifestError
-from ccm_tui.core.manifest.store import check_manifest, imported_as
+from ccm_tui.core.manifest.effort_list import check_manifest, imported_as
 from ccm_tui.core.session.lock import SessionLock
 from ccm_tui.core.storage.durable import StoreError
 from ccm_tui.core.storage.eventlog import now_iso

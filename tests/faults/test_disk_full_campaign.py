@@ -8,8 +8,9 @@ import sqlite3
 
 import pytest
 
-from ccm_tui.core.manifest.store import load_manifest
+from ccm_tui.core.manifest.effort_list import load_manifest
 from ccm_tui.core.session.session import Session
+from ccm_tui.core.storage.derived import DerivedWriteFailed
 from tests.helpers.campaigns.disk_full import SmallDiskUnavailable, run_disk_full_campaign
 from tests.helpers.sessionkit import concluded_effort
 
@@ -32,8 +33,8 @@ def test_a_full_disk_loses_duplicates_and_corrupts_nothing(tmp_path):
     assert report.duplicated == [] and report.stored_though_failed == []
 
 
-class FullDiskCatalog:
-    """The catalog's SQLite connection on a full disk: every write fails as SQLite says it."""
+class FullDiskConnection:
+    """The derived database's SQLite connection on a full disk: every write fails as SQLite says it."""
 
     def __init__(self, db) -> None:
         self.db = db
@@ -48,20 +49,21 @@ class FullDiskCatalog:
         return getattr(self.db, name)
 
 
-def test_a_save_the_full_disk_keeps_from_the_catalog_is_kept_by_the_journal_and_written_later(tmp_path):
+def test_a_save_the_full_disk_keeps_from_the_derived_rows_is_kept_by_the_journal_and_written_later(tmp_path):
     """Found by the campaign: a send whose exchange was stored reported 'the disk is full' (resending
-    duplicated it) because the catalog's update after the journal raised; and manifest.yaml must
-    never be rewritten from a catalog that lacks a saved change (the journal before it is skipped)."""
+    duplicated it) because the derived rows' update after the journal raised; and manifest.yaml must
+    never be rewritten from rows that lack a saved change."""
     session = Session.open(tmp_path / "s")
     concluded_effort(session, "first topic")
     session.flush_manifest()
-    full = FullDiskCatalog(session.efforts.catalog._db)
-    session.efforts.catalog._db = full
+    full = FullDiskConnection(session.derived._conn)
+    session.derived._conn = full
 
     effort = concluded_effort(session, "second topic", summary="Second summary.")  # no error: journaled
 
-    assert "the disk is full" in (session.unclean_reason or "")
-    assert session.flush_manifest() is False
+    assert session.unclean_reason is None  # the record holds it: nothing to reconcile
+    with pytest.raises(DerivedWriteFailed, match="the disk is full"):
+        session.flush_manifest()
     assert "second-topic" not in (session.dir / "manifest.yaml").read_text()
     full.full = False
     assert session.flush_manifest() is True

@@ -18,7 +18,7 @@ FILES = [
     "session_state.json",
     "expanded.json",
     "efforts/trip.jsonl",
-    "search.sqlite",
+    "derived.sqlite",
     ".lock",
 ]
 
@@ -34,7 +34,7 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
 def test_a_fifo_in_place_of_a_session_file_is_refused_not_waited_on(ccm, relative):
     ccm.server.push(tool_calls(call("open_effort", {"name": "trip"})), text("Opened."))
     ccm.send("plan a trip")
-    ccm.run("search", "--session-dir", str(ccm.dir), "trip")  # search.sqlite exists
+    ccm.run("search", "--session-dir", str(ccm.dir), "trip")  # derived.sqlite exists
     path = ccm.dir / relative
     path.unlink(missing_ok=True)
     os.mkfifo(path)

@@ -54,17 +54,17 @@ def test_a_symlinked_session_directory_is_allowed(ccm, tmp_path):
     assert (real / "raw.jsonl").exists()
 
 
-@pytest.mark.parametrize("name", ["search.sqlite", "search.sqlite-wal"])
+@pytest.mark.parametrize("name", ["derived.sqlite", "derived.sqlite-wal"])
 def test_search_refuses_a_symlinked_index_and_writes_nothing_through_it(ccm, tmp_path, name):
     ccm.server.push(tool_calls(call("open_effort", {"name": "alpha"})), text("ok"))
     ccm.send("work on alpha")
     ccm.run("search", "--session-dir", str(ccm.dir), "alpha")
     victim = tmp_path / "victim.sqlite"
-    shutil.copy(ccm.dir / "search.sqlite", victim)  # a real database elsewhere: SQLite would open it
-    for derived in ccm.dir.glob("search.sqlite*"):
+    shutil.copy(ccm.dir / "derived.sqlite", victim)  # a real database elsewhere: SQLite would open it
+    for derived in ccm.dir.glob("derived.sqlite*"):
         derived.unlink()
-    if name != "search.sqlite":
-        shutil.copy(victim, ccm.dir / "search.sqlite")
+    if name != "derived.sqlite":
+        shutil.copy(victim, ccm.dir / "derived.sqlite")
         victim.write_bytes(b"")
     os.symlink(victim, ccm.dir / name)
     before = victim.read_bytes()

@@ -9,10 +9,10 @@ import pytest
 
 from ccm_tui.config import Settings
 from ccm_tui.core.efforts import lifecycle
+from ccm_tui.core.efforts.names import RESERVED_IDS
 from ccm_tui.core.efforts.states import ActionRefused
 from ccm_tui.core.engine._notes import append_note
 from ccm_tui.core.engine.opening import open_engine
-from ccm_tui.core.manifest.effort import RESERVED_IDS
 from tests.helpers.openai_server import call, text, tool_calls
 
 

@@ -18,7 +18,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from ccm_tui.config import Settings
 from ccm_tui.core.efforts.states import Action
 from ccm_tui.core.engine.opening import open_engine
-from ccm_tui.core.manifest.store import load_manifest
+from ccm_tui.core.manifest.effort_list import load_manifest
 from ccm_tui.core.models.interface import Completion, InProcessChatModel, ToolCall
 from ccm_tui.core.turn.orchestrator import clean_user_text
 

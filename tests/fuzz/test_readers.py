@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ccm_tui.config import ConfigError, read_config_file
 from ccm_tui.core.manifest.effort import ManifestError
-from ccm_tui.core.manifest.store import load_manifest
+from ccm_tui.core.manifest.effort_list import load_manifest
 from ccm_tui.core.session.session import Session
 from ccm_tui.core.storage.durable import read_jsonl, read_jsonl_tail
 

@@ -53,7 +53,7 @@ async def test_a_search_answers_while_send_is_mid_turn_and_finds_its_exchange_on
 
 async def test_a_search_never_waits_for_the_writer_lock_nor_for_the_index_write_lock(session_dir):
     holder = hold_writer_lock(session_dir)
-    index = sqlite3.connect(session_dir / "search.sqlite", isolation_level=None)
+    index = sqlite3.connect(session_dir / "derived.sqlite", isolation_level=None)
     try:
         index.execute("BEGIN IMMEDIATE")  # as the TUI indexing the exchange it just logged
         with open(session_dir / "raw.jsonl", "a", encoding="utf-8") as raw:  # ... which is on disk already

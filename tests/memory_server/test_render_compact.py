@@ -8,7 +8,7 @@ import random
 import re
 
 from ccm_tui.core.manifest.effort import CONCLUDED, Effort
-from ccm_tui.core.manifest.store import save_manifest
+from ccm_tui.core.manifest.effort_list import save_manifest
 from ccm_tui.core.text.tokens import TokenCounter
 from tests.helpers.mcp_session import MODEL, mcp_server, sessions_root
 

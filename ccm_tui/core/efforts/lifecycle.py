@@ -21,24 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..manifest.effort import (
-    CONCLUDED,
-    MAX_NAME_CHARS,
-    OPEN,
-    RESERVED_IDS,
-    SLUG_RE,
-    Effort,
-    ManifestError,
-    effort_from_dict,
-    slug_sequence,
-    slugify,
-    unique_slug,
-)
+from ..manifest.effort import CONCLUDED, OPEN, SLUG_RE, Effort, ManifestError, effort_from_dict
 from ..session.session import Session
 from ..storage import eventlog as ev
 from ..storage.durable import StoreError, read_jsonl
 from ..storage.eventlog import now_iso
 from ..text.terminal import clean_name
+from .names import MAX_NAME_CHARS, RESERVED_IDS, slug_sequence, slugify, unique_slug
 from .states import REFUSALS, Action, ActionRefused, effort_state, refuse_unless_valid
 from .working_context import effort_context_tokens
 

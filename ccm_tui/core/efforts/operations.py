@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import EffortNotFound
-from ..manifest.effort import Effort, name_key, same_name_ids
+from ..manifest.effort import Effort
 from ..models.interface import ChatModel
 from ..models.provider_errors import LLMError
 from ..search import SearchIndexError
@@ -24,6 +24,7 @@ from ..session.session import Session
 from ..session.withdrawn import withdrawn_lines
 from ..storage.durable import StoreError
 from . import lifecycle
+from .names import name_key, same_name_ids
 from .states import Action, ActionRefused
 from .summaries import offline_summary, summarize_messages
 from .working_context import effort_context_tokens

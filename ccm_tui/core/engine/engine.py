@@ -270,7 +270,7 @@ class Engine:
             return  # another process is writing: it writes the manifest when it is done
         try:
             session.flush_manifest()
-        except (OSError, StoreError):
+        except (OSError, StoreError, SearchIndexError):  # (the derived rows could not catch up: later)
             pass
         finally:
             if not held:

@@ -22,7 +22,7 @@ from ..models.client_setup import model_client, resolve_budget
 from ..models.interface import ChatModel
 from ..search import EffortIndex, RecallHit, SearchHit, SearchIndexError
 from ..search.sync import sync_index, sync_log
-from ..session.session import SEARCH_DB, Session, SessionLocked
+from ..session.session import Session, SessionLocked
 from ..storage.long_lines import READ_BYTES
 from ..text.tokens import TokenCounter
 from ..turn.orchestrator import Orchestrator
@@ -34,8 +34,10 @@ LOCK_POLL = 0.05  # seconds between attempts while the first lock wait lasts
 NO_MODEL: Any = object()  # open_engine(llm=NO_MODEL): a session opened for work that needs no model
 
 
-def open_index(session_dir: Path) -> EffortIndex:
-    return EffortIndex(Path(session_dir) / SEARCH_DB)
+def open_index(session: Session) -> EffortIndex:
+    """The session's search index, in its derived database (the connection the session owns)."""
+    assert session.derived is not None
+    return EffortIndex(session.derived)
 
 
 class IndexHooks:
@@ -101,7 +103,7 @@ def open_engine(
         on_lock_wait=on_lock_wait,
     )
     try:
-        index = open_index(session.dir)
+        index = open_index(session)
         session.indexed = index  # withdrawn.py reads what it has read of the logs through it
         sync_index(index, session)
         if llm is NO_MODEL:

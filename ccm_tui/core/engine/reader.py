@@ -16,7 +16,6 @@ the engine keeps in step as it writes. Its methods are thread-safe.
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass
 from functools import partial
@@ -25,10 +24,10 @@ from typing import Any
 
 from ...config import Settings, default_budget
 from ..efforts.working_context import message_cap
-from ..search import IN_MEMORY, EffortIndex, SearchHit, SearchIndexBusy, SearchIndexError, without_folded
+from ..search import EffortIndex, SearchHit, SearchIndexBusy, SearchIndexError, without_folded
 from ..search.sync import sync_index
 from ..session.numbered_lines import AMBIENT, LogLines, read_log_lines
-from ..session.session import SEARCH_DB, Session
+from ..session.session import Session
 from ..storage.durable import JsonlRead, read_jsonl
 from ..storage.long_lines import READ_BYTES, SHOW_BYTES, cut_size, shown_content
 from ..text.tokens import TokenCounter
@@ -73,7 +72,7 @@ class SessionReader:
         self._lock = threading.RLock()
         self._session: Session | None = None
         self._index: EffortIndex | None = None
-        self._index_ino: int | None = None
+        self._index_db: object = None  # the derived database the index reads
         self._synced = False  # the index holds what the session held when it was last read
         self._shared = False  # over an engine: its session, kept in step by its writes …
         self._engine_index: EffortIndex | None = None  # … and its index, when it has one open
@@ -109,24 +108,12 @@ class SessionReader:
         return self._session
 
     def _open_index(self) -> EffortIndex:
-        """The search index: opened again when its file was replaced (deleted and rebuilt), in memory
-        when the session's directory cannot be written (reading it needs no write)."""
-        path = self.dir / SEARCH_DB
-        try:
-            ino: int | None = os.stat(path).st_ino
-        except FileNotFoundError:
-            ino = None
-        if self._index is not None and self._index_ino is not None and ino != self._index_ino:
-            self._index.close()
-            self._index = None
-        if self._index is None:
-            try:
-                self._index = EffortIndex(path)
-                self._index_ino = os.stat(path).st_ino
-            except SearchIndexError:
-                if os.access(self.dir, os.W_OK) or not os.access(self.dir, os.R_OK | os.X_OK):
-                    raise
-                self._index, self._index_ino = EffortIndex(IN_MEMORY), None  # indexed for this reader
+        """The search index, in the session's derived database (which the session reopens when
+        another process replaced the file, and keeps in memory when the directory cannot be written)."""
+        derived = self._current().derived
+        assert derived is not None
+        if self._index is None or self._index_db is not derived:
+            self._index, self._index_db = EffortIndex(derived), derived
             self._synced = False
         return self._index
 

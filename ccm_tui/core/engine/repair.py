@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..efforts import lifecycle
 from ..manifest.effort import CONCLUDED, SLUG_RE, Effort, ManifestError, effort_from_dict
-from ..manifest.store import journal_entries, load_manifest, save_manifest
+from ..manifest.effort_list import journal_entries, load_manifest, save_manifest
 from ..manifest.yaml_file import MARK_RE, salvage_manifest
 from ..session.session import EFFORTS_DIR, EVENTS_FILE, MANIFEST_FILE, SessionLock
 from ..storage.durable import StoreError, keep_copy, read_bytes, read_jsonl

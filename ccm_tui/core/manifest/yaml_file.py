@@ -1,103 +1,89 @@
-"""The text of ``manifest.yaml``: reading it (fast for what the app writes, PyYAML for the rest) and
-writing it, whole or by reusing the bytes of the entries that did not change.
+"""The bytes of ``manifest.yaml``: one standard YAML dump per entry, cut apart again to read.
 
-The app writes one block per effort, each line ``key: <JSON scalar>`` (JSON strings, numbers,
-``true``/``false``/``null`` and flow collections are valid YAML), under an optional comment that
-says up to where the file includes the journal (see :mod:`ccm_tui.core.manifest_journal`)::
+The file is what ``yaml.dump({"efforts": entries}, sort_keys=False, allow_unicode=True)`` writes, under
+a comment saying up to where it includes the journal (see :mod:`.effort_list`)::
 
     # ccm-tui journal: events.jsonl@48213
     efforts:
-      - id: "auth-bug"
-        status: "concluded"
-        ...
+    - id: auth-bug
+      status: concluded
+      ...
 
-A file in that shape is read line by line with the JSON decoder (a 100,000-effort manifest in
-about a second, PyYAML takes fifteen) and its blocks' byte lengths are known, so a later write can
-copy the unchanged blocks instead of rendering them. Anything else a hand edit may produce —
-comments, plain scalars, other indentation — is read by PyYAML, with the same meaning.
+Each entry is dumped alone (:func:`dump_block`), so a rewrite after one change dumps one block and
+copies the others' bytes (:func:`write_pieces`). Every entry starts with ``- `` at column 0 (its other
+lines are indented), so the file cuts back into blocks (:func:`cut`) and each is read alone: a hand
+edit is taken in by reading only the blocks whose bytes changed. Files of earlier versions (blocks of
+``key: <JSON>`` lines under ``  - ``) cut the same way; anything else is read whole by PyYAML.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ...atomic_file import fsync_dir
-from ...errors import Interruption
 from ..storage.durable import open_nofollow, read_bytes
 from .effort import Effort, ManifestError, effort_from_dict
 
-try:  # the C loader is ~10x faster on big manifests
+try:  # the C loader and dumper are ~10x faster
+    from yaml import CSafeDumper as _Dumper
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeDumper as _Dumper  # type: ignore[assignment]
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 MARK_RE = re.compile(rb"\A# ccm-tui journal: events\.jsonl@([0-9]{1,18})\n")
 HEAD = b"efforts:\n"
 EMPTY = b"efforts: []\n"
-_KEY = re.compile(r"[a-z_][a-z0-9_]{0,40}\Z")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # JSON reads a pair, PyYAML refuses it
-_scalar = json.JSONEncoder(ensure_ascii=False).encode
+_HUGE_NUMBER = re.compile(r"\d{4000,}")  # past Python's int conversion limit (4300 digits)
+_ITEM = re.compile(rb"\n(?=- )")  # where a block starts (column 0: the file's own shape)
+_OLD_ITEM = re.compile(rb"\n(?=  - )")  # ... in the shape written before issue 32
 
 
-class _NotPlain(Interruption, ValueError):
-    """A line the fast reader does not take (PyYAML reads the file instead)."""
+def dump_block(entry: dict[str, Any]) -> bytes:
+    """One entry as the standard dump writes it inside the file (one key per line)."""
+    text = yaml.dump([_clean(entry)], Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=2**20)
+    return text.encode("utf-8")
 
 
-def _no_constant(name: str) -> Any:
-    raise _NotPlain(name)  # NaN/Infinity: JSON reads a float, YAML a string
+def head_bytes(mark: int | None, empty: bool) -> bytes:
+    comment = f"# ccm-tui journal: events.jsonl@{mark}\n".encode() if mark is not None else b""
+    return comment + (EMPTY if empty else HEAD)
 
 
-def _float(text: str) -> float:
-    if "e" in text or "E" in text:
-        raise _NotPlain(text)  # PyYAML reads 1e5 as a string
-    return float(text)
+def cut(data: bytes, start: int) -> tuple[int, list[bytes]] | None:
+    """The file after its mark line as (bytes before the first block, the blocks), or None when it
+    is not one ``efforts:`` list of blocks starting at a steady indentation (then it is read whole)."""
+    rest = data[start:]
+    if rest == EMPTY:
+        return len(data), []
+    if not rest.startswith(HEAD) or not rest.endswith(b"\n"):
+        return None
+    body = rest[len(HEAD) :]
+    pattern = _ITEM if body.startswith(b"- ") else _OLD_ITEM if body.startswith(b"  - ") else None
+    if pattern is None:
+        return None
+    ends = [m.end() for m in pattern.finditer(body)]
+    starts = [0, *ends]
+    return start + len(HEAD), [body[a:b] for a, b in zip(starts, [*ends, len(body)])]
 
 
-_decode = json.JSONDecoder(parse_constant=_no_constant, parse_float=_float).raw_decode
-
-
-@dataclass
-class ManifestText:
-    """What a manifest file holds. ``lengths`` (bytes of each entry's block, in order) and
-    ``head`` (bytes before the first block) are set when the file is exactly in the app's shape,
-    so its blocks can be copied into the next version; ``mark`` is the journal offset the file
-    includes (None: a file without the comment, which then includes everything)."""
-
-    entries: list[Any] = field(default_factory=list)
-    lengths: list[int] | None = None
-    head: int = 0
-    mark: int | None = None
-
-
-def read_manifest_text(path: Path) -> ManifestText:
-    """Read ``manifest.yaml`` (missing → no entries). Broken → ManifestError naming the line."""
+def parse_block(block: bytes, path: Path) -> dict[str, Any] | None:
+    """The entry one block holds, or None when it does not hold exactly one mapping."""
     try:
-        data = read_bytes(path)
-    except FileNotFoundError:
-        return ManifestText(lengths=[], head=0)
-    except OSError as exc:
-        raise ManifestError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    return parse_manifest(data, path)
+        parsed = parse_yaml(block.decode("utf-8"), path)
+    except (ManifestError, UnicodeDecodeError):
+        return None
+    return parsed[0] if isinstance(parsed, list) and len(parsed) == 1 and isinstance(parsed[0], dict) else None
 
 
-def parse_manifest(data: bytes, path: Path) -> ManifestText:
-    match = MARK_RE.match(data)
-    mark = int(match.group(1)) if match else None
-    try:
-        plain = _read_plain(data, match.end() if match else 0)
-    except (_NotPlain, ValueError, UnicodeDecodeError, RecursionError):
-        plain = None
-    if plain is not None:
-        plain.mark = mark
-        return plain
+def read_whole(data: bytes, path: Path) -> list[Any]:
+    """Every entry of a file in any YAML shape (broken → ManifestError naming the line)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -105,10 +91,10 @@ def parse_manifest(data: bytes, path: Path) -> ManifestText:
     parsed = parse_yaml(text, path)
     if parsed is None:
         _refuse_empty_beside_logs(path)
-        return ManifestText(mark=mark)
+        return []
     if not isinstance(parsed, dict) or not isinstance(parsed.get("efforts", []), list):
         raise ManifestError(f"{path}: expected a mapping with an 'efforts' list")
-    return ManifestText(entries=list(parsed.get("efforts") or []), mark=mark)
+    return list(parsed.get("efforts") or [])
 
 
 def _refuse_empty_beside_logs(path: Path) -> None:
@@ -121,34 +107,6 @@ def _refuse_empty_beside_logs(path: Path) -> None:
         return
     if logs:
         raise ManifestError(f"{path} is empty but the session has {logs} effort log(s) in efforts/")
-
-
-def _read_plain(data: bytes, start: int) -> ManifestText | None:
-    """The fast reader: the app's own shape, or None (then PyYAML reads it)."""
-    rest = data[start:]
-    if rest == EMPTY:
-        return ManifestText(lengths=[], head=len(data))
-    if not rest.startswith(HEAD) or not data.endswith(b"\n"):
-        return None
-    head = start + len(HEAD)
-    entries: list[dict[str, Any]] = []
-    lengths: list[int] = []
-    for line in data[head:-1].split(b"\n"):
-        text = line.decode("utf-8")
-        if text.startswith("  - "):
-            entries.append({})
-            lengths.append(0)
-        elif not text.startswith("    ") or not entries:
-            return None
-        key, sep, value = text[4:].partition(": ")
-        if not sep or not _KEY.match(key) or _SURROGATE_ESCAPE.search(value):
-            return None
-        decoded, end = _decode(value)
-        if end != len(value):
-            return None
-        entries[-1][key] = decoded
-        lengths[-1] += len(line) + 1
-    return ManifestText(entries=entries, lengths=lengths, head=head)
 
 
 def refuse_aliases(text: str, path: Path) -> None:
@@ -181,9 +139,6 @@ def parse_yaml(text: str, path: Path) -> Any:
         raise ManifestError(f"{path}{line}: {one_problem(exc)}") from None
 
 
-_HUGE_NUMBER = re.compile(r"\d{4000,}")  # past Python's int conversion limit (4300 digits)
-
-
 def one_problem(exc: BaseException) -> str:
     if isinstance(exc, RecursionError):
         return "nested too deeply"
@@ -191,21 +146,18 @@ def one_problem(exc: BaseException) -> str:
 
 
 def salvage_manifest(path: Path) -> list[Effort]:
-    """The entries of a broken ``manifest.yaml`` that can still be read, for ``repair`` to keep.
-
-    The app writes one ``  - id: ...`` block per effort, so a hand-broken line spoils only
-    the entry it is in: each block is read on its own when the whole file does not parse."""
+    """The entries of a broken ``manifest.yaml`` that can still be read, for ``repair`` to keep: the
+    whole file when it parses, else each block on its own (a broken line spoils only its entry)."""
     try:
-        text = read_bytes(path).decode("utf-8", errors="replace")
+        data = read_bytes(path)
     except OSError:
         return []
     try:
-        data = parse_yaml(text, path)
-        entries = data.get("efforts") if isinstance(data, dict) else None
-        chunks = None if isinstance(entries, list) else _entry_chunks(text)
+        entries = read_whole(data, path)
     except ManifestError:
-        chunks = _entry_chunks(text)
-    if chunks is not None:
+        text = data.decode("utf-8", errors="replace")
+        item = "- " if re.search(r"^- ", text, re.M) else "  - "  # the entries' indentation (this or the old)
+        chunks = [c for c in re.split(rf"(?m)^(?={item})", text) if c.startswith(item)]
         entries = []
         for chunk in chunks:
             try:
@@ -215,30 +167,16 @@ def salvage_manifest(path: Path) -> list[Effort]:
             if isinstance(part, dict) and isinstance(part.get("efforts"), list):
                 entries.extend(part["efforts"])
     out: dict[str, Effort] = {}
-    for i, raw in enumerate(entries or []):
+    for i, raw in enumerate(entries):
         try:
             effort = effort_from_dict(raw, str(path), i)
         except (ManifestError, TypeError):
             continue
         out.setdefault(effort.id, effort)
     efforts = list(out.values())
-    active = [e for e in efforts if e.active]
-    for e in active[:-1]:
+    for e in [e for e in efforts if e.active][:-1]:
         e.active = False
     return efforts
-
-
-def _entry_chunks(text: str) -> list[str]:
-    chunks: list[list[str]] = []
-    for line in text.splitlines():
-        if line.startswith("  - ") or line.startswith("- "):
-            chunks.append([line])
-        elif chunks:
-            chunks[-1].append(line)
-    return ["\n".join(c) + "\n" for c in chunks]
-
-
-# ---------------------------------------------------------------------- writing
 
 
 def _clean(value: Any) -> Any:
@@ -260,24 +198,6 @@ def _has_surrogate(text: str) -> bool:
     return False
 
 
-def render_block(entry: dict[str, Any]) -> bytes:
-    """One effort's block, as the fast reader reads it back."""
-    lines: list[str] = []
-    for key, value in entry.items():
-        lines.append(f"{'  - ' if not lines else '    '}{key}: {_scalar(_clean(value))}\n")
-    return "".join(lines).encode("utf-8")
-
-
-def head_bytes(mark: int | None, empty: bool) -> bytes:
-    comment = f"# ccm-tui journal: events.jsonl@{mark}\n".encode() if mark is not None else b""
-    return comment + (EMPTY if empty else HEAD)
-
-
-def dump_manifest(entries: Iterable[dict[str, Any]], mark: int | None = None) -> str:
-    blocks = [render_block(e) for e in entries]
-    return (head_bytes(mark, not blocks) + b"".join(blocks)).decode("utf-8")
-
-
 Piece = tuple[int, int] | bytes  # a byte range of the old file to copy, or new bytes
 
 
@@ -285,9 +205,7 @@ def write_pieces(path: Path, pieces: Sequence[Piece]) -> os.stat_result:
     """Write a new ``path`` from ``pieces`` (ranges of the current file and new bytes) to a
     temporary file, fsync it and rename it into place. Returns the new file's stat."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    src = None
-    if any(isinstance(p, tuple) for p in pieces):
-        src = open_nofollow(path, os.O_RDONLY)
+    src = open_nofollow(path, os.O_RDONLY) if any(isinstance(p, tuple) for p in pieces) else None
     try:
         dst = open_nofollow(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
@@ -296,9 +214,7 @@ def write_pieces(path: Path, pieces: Sequence[Piece]) -> os.stat_result:
                     assert src is not None
                     _copy_range(src, dst, *piece)
                 else:
-                    view = memoryview(piece)
-                    while view:
-                        view = view[os.write(dst, view) :]
+                    _write_all(dst, piece)
             os.fsync(dst)
             stat = os.fstat(dst)
         finally:
@@ -317,6 +233,12 @@ def write_pieces(path: Path, pieces: Sequence[Piece]) -> os.stat_result:
     return stat
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def _copy_range(src: int, dst: int, start: int, length: int) -> None:
     """Copy ``length`` bytes from ``start`` of ``src`` to the end of ``dst`` (in the kernel when it can)."""
     done = 0
@@ -331,9 +253,7 @@ def _copy_range(src: int, dst: int, start: int, length: int) -> None:
         else:
             chunk = os.pread(src, min(1 << 20, length - done), start + done)
             n = len(chunk)
-            view = memoryview(chunk)
-            while view:
-                view = view[os.write(dst, view) :]
+            _write_all(dst, chunk)
         if n == 0:
             raise ManifestError("manifest.yaml shrank while it was being rewritten")
         done += n
@@ -341,5 +261,4 @@ def _copy_range(src: int, dst: int, start: int, length: int) -> None:
 
 def write_manifest(path: Path, entries: Sequence[dict[str, Any]], mark: int | None = None) -> os.stat_result:
     """Write a whole manifest (repair, tests, benchmarks): atomic, like every other write."""
-    blocks = [render_block(e) for e in entries]
-    return write_pieces(path, [head_bytes(mark, not blocks), *blocks])
+    return write_pieces(path, [head_bytes(mark, not entries), *(dump_block(e) for e in entries)])

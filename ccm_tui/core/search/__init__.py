@@ -1,7 +1,8 @@
 """Ranked, incremental, persistent full-text search over a session's efforts.
 
 :class:`EffortIndex` (:mod:`._index`) is the one object callers hold; it is made of parts that share
-one database: the SQLite file and its recovery (:mod:`._database`), the incremental ingest of the
+one database: the session's ``derived.sqlite`` (:mod:`._database` over
+:mod:`~ccm_tui.core.storage.derived`), the incremental ingest of the
 manifest and the JSONL logs (:mod:`._ingest`, the ambient log in :mod:`._ambient`, records as stored
 in :mod:`._records`), and the ranking: query processing (:mod:`._query`, unspaced scripts in
 :mod:`._unspaced`), the score of one effort (:mod:`._scoring`), reading postings and ordering

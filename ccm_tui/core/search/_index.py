@@ -20,18 +20,20 @@ from ._scoring import Weights
 class EffortIndex:
     """A persistent, incrementally updated BM25 search index over a session's efforts.
 
-    The index lives in one SQLite file (a session keeps it at
-    ``<session>/search.sqlite``). It is derived data: deleting it loses nothing,
-    the next :meth:`sync_session` rebuilds it from ``manifest.yaml``, the
-    ``efforts/<id>.jsonl`` logs and ``raw.jsonl``. Thread-safe (one lock around
-    the connection). Use as a context manager or call :meth:`close`.
+    The index lives in the session's derived database (``<session>/derived.sqlite``, see
+    :mod:`ccm_tui.core.storage.derived`), beside the effort list's rows. It is derived data: deleting
+    it loses nothing, the next :meth:`sync_session` rebuilds it from the effort list, the
+    ``efforts/<id>.jsonl`` logs and ``raw.jsonl``. Thread-safe (one lock around the connection). Made
+    over a session's :class:`DerivedDB` it borrows that connection (``close`` leaves it open); made
+    over a path (benchmarks, tests) it owns a database of its own. Use as a context manager or call
+    :meth:`close`.
 
     It owns one database and parts that each hold it, and hands each public method to the part that
     does the work:
 
-    * :class:`~._database.IndexDatabase` — the connection, the schema, transactions, and recovery: a
-      corrupt, foreign or read-only file is deleted and rebuilt, and an operation that met corruption
-      runs once more on the new file (every public method of a part runs that way).
+    * :class:`~ccm_tui.core.storage.derived.DerivedDB` — the connection, the schema, transactions, and
+      recovery: a corrupt, foreign or read-only file is deleted and rebuilt, and an operation that met
+      corruption runs once more on the new file (every public method of a part runs that way).
     * :class:`~._ambient.AmbientLog` — the ambient log ``raw.jsonl`` as fixed blocks of lines: its
       incremental ingest, and reading the lines around a hit with one seek.
     * :class:`~._ingest.Ingest` — the manifest's efforts and their logs: rows, meta documents,
@@ -42,9 +44,9 @@ class EffortIndex:
       withdrawal took back.
     """
 
-    def __init__(self, db_path: Path) -> None:
-        self._database = IndexDatabase(db_path)
-        db = self._database
+    def __init__(self, db: IndexDatabase | Path) -> None:
+        self._owned = not isinstance(db, IndexDatabase)
+        self._database = db = IndexDatabase(db) if not isinstance(db, IndexDatabase) else db
         self._ambient = AmbientLog(db)
         self._ingest = Ingest(db, self._ambient)
         self._ranking = Ranking(db, Results(db))
@@ -69,8 +71,9 @@ class EffortIndex:
         return self._database.failures
 
     def close(self) -> None:
-        """Close the database (idempotent)."""
-        self._database.close()
+        """Close the database when this index opened it (idempotent)."""
+        if self._owned:
+            self._database.close()
 
     def __enter__(self) -> Self:
         return self
@@ -85,7 +88,12 @@ class EffortIndex:
 
     def optimize(self) -> None:
         """Merge the FTS5 segments (worth it after a large rebuild; takes seconds at 1M rows)."""
-        self._database.optimize()
+        self._database.run(self._optimize)
+
+    def _optimize(self) -> None:
+        with self._database.write_txn() as db:
+            db.execute("INSERT INTO meta_fts (meta_fts) VALUES ('optimize')")
+            db.execute("INSERT INTO msg_fts (msg_fts) VALUES ('optimize')")
 
     # ------------------------------------------------------------------ the ambient log
 

@@ -10,7 +10,6 @@ indexed (unless it shrank, was replaced or rewritten: then from scratch).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -198,20 +197,14 @@ class Ingest:
     @recovering
     def synced_marker(self) -> Any:
         """What the session looked like when the index last held all of it (None: not known)."""
-        if not self.db.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'synced'").fetchone():
-            return None
-        row = self.db.conn.execute("SELECT marker FROM synced WHERE id = 0").fetchone()
-        return json.loads(row[0]) if row else None
+        return self.db.meta("logs_marker")
 
     @recovering
     def mark_synced(self, marker: Any) -> None:
         """The index holds all of the session as ``marker`` describes it: a later sync with the same
         marker has nothing to do (see ``Session.index_marker``)."""
         with self.db.write_txn():
-            self.db.conn.execute(
-                "CREATE TABLE IF NOT EXISTS synced (id INTEGER PRIMARY KEY CHECK (id = 0), marker TEXT)"
-            )
-            self.db.conn.execute("INSERT OR REPLACE INTO synced (id, marker) VALUES (0, ?)", (json.dumps(marker),))
+            self.db.set_meta(logs_marker=marker)
 
     def sync_session(self, session_dir: Path, efforts: Iterable[Any]) -> int:
         """Bring the index up to date with a session's manifest and logs.

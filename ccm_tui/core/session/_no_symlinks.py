@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..manifest.catalog import CATALOG_FILE
+from ..storage.derived import DERIVED_FILE, OLD_FILES, SUFFIXES
 from ..storage.durable import symlink_refused
 from .lock import LOCK_FILE
 
@@ -25,10 +25,7 @@ SESSION_FILES = (
     "session_state.json",
     "events.jsonl",
     LOCK_FILE,
-    "search.sqlite",
-    CATALOG_FILE,
-    f"{CATALOG_FILE}-wal",
-    f"{CATALOG_FILE}-shm",
+    *(name + suffix for name in (DERIVED_FILE, *OLD_FILES) for suffix in SUFFIXES),
 )
 
 

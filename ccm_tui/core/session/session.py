@@ -25,17 +25,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...atomic_file import fsync_dir
-from ..manifest.catalog import CatalogWriteFailed
 from ..manifest.effort import CONCLUDED, OPEN, Effort
-from ..manifest.store import ManifestStore, file_stamp
-from ..manifest.table import EffortTable
+from ..manifest.effort_list import EffortList, file_stamp
 from ..storage import eventlog as ev
+from ..storage.derived import IN_MEMORY, DerivedDB, DerivedError
 from ..storage.durable import (
     StoreError,
     append_jsonl,
     atomic_write_json,
     count_lines,
-    disk_full,
     file_size,
     is_message,
     read_bytes,
@@ -59,13 +57,14 @@ EFFORTS_DIR = "efforts"
 EXPANDED_FILE = "expanded.json"
 STATE_FILE = "session_state.json"
 EVENTS_FILE = "events.jsonl"
-SEARCH_DB = "search.sqlite"  # derived: safe to delete, rebuilt from the logs
+READER_WAIT = 1.0  # seconds a reader waits for another process's write to the derived rows (then: as they are)
 
 
 class Session:
     """The files of one session plus the in-memory state a turn needs."""
 
     open_logs = True  # read the open efforts' logs on load (a reader that builds no context does not)
+    efforts: EffortList  # set by load()
 
     def __init__(
         self,
@@ -81,8 +80,7 @@ class Session:
         self.configured_ambient_window = ambient_window
         self.lock = SessionLock(self.dir)
         self.events = EventLog(self.dir / EVENTS_FILE)
-        self.manifest = ManifestStore(self.dir, self.events.path, self.dir / MANIFEST_FILE)
-        self.efforts = EffortTable()
+        self.derived: DerivedDB | None = None  # derived.sqlite: the effort rows and the search index (load opens it)
         self.state = SessionState()
         self.view = ViewState()
         self.load_notes: list[str] = []
@@ -144,22 +142,25 @@ class Session:
     def refuse_symlinks(self, *, logs: bool = True) -> None:
         """Refuse a session whose files or effort logs are symbolic links (see :mod:`.session_links`);
         ``logs``: look at every effort log too (skipped when ``efforts/`` did not change since the
-        last look the catalog recorded)."""
-        catalog = self.efforts.catalog if self.generation else None  # loaded
-        checked = refuse_links(self.dir, logs=logs, checked=catalog.meta("links_checked") if catalog else None)
-        if catalog is not None and checked is not None and self.lock.held and not self.readonly:
-            with contextlib.suppress(CatalogWriteFailed):  # (a full disk: the next start looks again)
-                catalog.remember(links_checked=checked)
+        last look recorded in the derived database)."""
+        derived = self.derived
+        checked = refuse_links(
+            self.dir, logs=logs, checked=derived.run(derived.meta, "links_checked") if derived else None
+        )
+        if derived is not None and checked is not None and self.lock.held and not self.readonly:
+            with contextlib.suppress(DerivedError):  # (a full disk: the next start looks again)
+                derived.remember(links_checked=checked)
 
     def index_marker(self) -> list[Any]:
         """What the search index must have seen to hold all of the session: every write appends to
         ``events.jsonl``; a hand edit changes ``raw.jsonl``, the ``efforts/`` directory, or the
-        manifest (whose catalog is then rebuilt, under a new id)."""
+        manifest (taken into the effort rows under a new id)."""
+        assert self.derived is not None
         return [
             file_size(self.events.path),
             file_stamp(self.raw_path),
             file_stamp(self.dir / EFFORTS_DIR),
-            self.efforts.catalog.meta("rebuild"),
+            self.derived.run(self.derived.meta, "taken_in"),
         ]
 
     def changed_on_disk(self) -> bool:
@@ -199,11 +200,7 @@ class Session:
             # a reader (status, search, the MCP server) counts as the writer did: the same figures everywhere
             self.counter = TokenCounter(encoding=self.state.encoding)
         self.view = self._read_view()
-        catalog = self.manifest.open(writable=not self.readonly and self.lock.held)
-        self.load_notes += [n for n in self.manifest.notes if n not in self.load_notes]
-        self.manifest.notes.clear()
-        previous, self.efforts = self.efforts, EffortTable(catalog)
-        previous.close()
+        self._load_efforts()
         self._logs.clear()
         self.load_ambient_tail()
         for effort in self.efforts.open_efforts() if self.open_logs else ():
@@ -218,6 +215,27 @@ class Session:
             known = self.efforts.get(effort_id)
             if known is None or not known.is_concluded:
                 del self.view.summaries[effort_id]
+
+    def _load_efforts(self) -> None:
+        """The effort list, caught up with the record in ``derived.sqlite`` — or in memory when that
+        file cannot be written now (a full disk): the record is the truth either way."""
+        if self.derived is None:
+            self.derived = DerivedDB.for_session(self.dir)
+        else:
+            self.derived.reopen_if_replaced()
+        self.efforts = EffortList(self.derived, self.dir)
+        try:
+            self.efforts.load(wait=READER_WAIT if self.readonly else None)
+        except DerivedError as exc:
+            if self.derived.path == IN_MEMORY:
+                raise
+            self.load_notes.append(f"derived.sqlite not used now ({exc}); the efforts are read into memory")
+            self.derived.close()
+            self.derived = DerivedDB(IN_MEMORY)
+            self.efforts = EffortList(self.derived, self.dir)
+            self.efforts.load()
+        self.load_notes += [n for n in self.efforts.notes if n not in self.load_notes]
+        self.efforts.notes.clear()
 
     def _read_json_file(self, name: str) -> dict[str, Any]:
         path = self.dir / name
@@ -287,14 +305,15 @@ class Session:
             if not self.readonly and (self.lock.held or self.lock.try_acquire()):
                 self._mark_end(clean and self.unclean_reason is None, while_locked)
         finally:
-            self.efforts.close()
+            if self.derived is not None:
+                self.derived.close()
 
     def _mark_end(self, clean: bool, while_locked: Callable[[], Any]) -> None:
         try:  # a full disk (OSError, StoreError): the work is stored; the next start recovers
-            with contextlib.suppress(OSError, StoreError), while_locked():
+            with contextlib.suppress(OSError, StoreError, DerivedError), while_locked():
                 try:
                     self.flush_manifest()
-                except (OSError, StoreError) as exc:  # the journal holds what it would have written
+                except (OSError, StoreError, DerivedError) as exc:  # the journal holds what it would have written
                     self.load_notes.append(f"manifest.yaml not rewritten ({exc}); the next start does it")
                 if clean:
                     self.refresh_if_changed()
@@ -316,31 +335,20 @@ class Session:
         """Tokens of every effort's raw log (the naive figure)."""
         return self.efforts.raw_tokens
 
-    def save_manifest(self) -> bool:
-        """Save the changed efforts: journaled in ``events.jsonl`` (fsynced), then put in the catalog
-        (False when that failed: the journal is the record; the next save or flush catches up)."""
+    def save_manifest(self) -> None:
+        """Save the changed efforts: one ``efforts_saved`` event in ``events.jsonl`` (fsynced: the
+        commit point), then the effort rows catch up (:meth:`EffortList.save`)."""
         self._require_writer()
-        changed = self.efforts.changed()
-        if changed:
-            self.log_event(ev.EFFORTS_SAVED, entries=[e.to_dict() for e in changed])
-            try:
-                self.efforts.catalog.apply(changed, applied=file_size(self.events.path))
-            except CatalogWriteFailed as exc:  # a full disk
-                self.mark_unclean(f"the efforts' catalog was not updated: {disk_full(exc) or exc}")
-                return False
-            self.efforts.saved(changed)
-        return True
+        self.efforts.save(lambda entries: self.log_event(ev.EFFORTS_SAVED, entries=entries))
 
     def flush_manifest(self) -> bool:
         """Rewrite ``manifest.yaml`` with what was saved since it was last written (under the
-        writer lock). A hand edit made meanwhile is read first, so it is kept."""
+        writer lock). A hand edit made meanwhile is taken in first, so it is kept. Raises
+        DerivedError when the rows cannot catch up now (the file is then left as it is)."""
         if self.readonly or not self.lock.held:
             return False
-        if self.efforts.changed() and not self.save_manifest():
-            return False  # the catalog lacks a saved change: the file is never written without it
-        if self.manifest.stale(self.efforts.catalog):
-            self.load()
-        return self.manifest.flush(self.efforts.catalog)
+        self.save_manifest()
+        return self.efforts.flush()
 
     def save_state(self) -> None:
         self._require_writer()

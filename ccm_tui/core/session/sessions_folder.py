@@ -3,9 +3,9 @@ making a new one and renaming one.
 
 A directory of ``sessions/`` is a session when it holds one of its files (:data:`SESSION_FILES`).
 What a listing shows is cheap to learn at any size: the last use is the newest mtime of the two
-logs, the size a walk of the directory's entries (no file is read), the number of efforts a count in
-the catalog (``.manifest.sqlite``; ``manifest.yaml``, which may be 40 MB, is never parsed here) and
-the turns ``session_state.json``'s counter.
+logs, the size a walk of the directory's entries (no file is read), the number of efforts a count of
+the effort rows in ``derived.sqlite`` (last known: the journal after them is not applied here, and
+``manifest.yaml``, which may be 40 MB, is never parsed) and the turns ``session_state.json``'s counter.
 
 Names follow ``--session``'s rule (:func:`ccm_tui.config.session_name`). A rename is one
 ``os.rename`` inside ``sessions/``, done while holding the session's writer lock, so it never moves
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import stat
 import time
 from collections.abc import Callable
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from ...config import session_name
 from ...errors import NotFound, Refused
-from ..manifest.catalog import CATALOG_FILE, CatalogUnusable, EffortCatalog
+from ..storage.derived import APPLICATION_ID, DERIVED_FILE, SCHEMA_VERSION
 from .lock import SessionLock, open_elsewhere
 
 SESSION_FILES = ("manifest.yaml", "events.jsonl", "raw.jsonl")  # any of them: a directory is a session
@@ -147,20 +148,25 @@ def _size(directory: Path) -> int:
 
 
 def _efforts(directory: Path) -> int | None:
-    """How many efforts the catalog holds; None without a usable one (never parses the manifest)."""
-    path = directory / CATALOG_FILE
-    if not path.is_file():
+    """How many effort rows ``derived.sqlite`` holds; None without a usable one (never parses the
+    manifest, never writes)."""
+    path = directory / DERIVED_FILE
+    if not path.is_file() or path.is_symlink():
         return None
     try:
-        catalog = EffortCatalog.open(path, writable=False)
-    except CatalogUnusable:
+        db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
         return None
     try:
-        return catalog.totals().count
-    except Exception:  # noqa: BLE001 - a damaged derived file only costs the count
+        if db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+            return None
+        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            return None
+        return int(db.execute("SELECT count(*) FROM entries").fetchone()[0])
+    except sqlite3.Error:  # a damaged derived file only costs the count
         return None
     finally:
-        catalog.close()
+        db.close()
 
 
 def _turns(directory: Path) -> int | None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from ccm_tui.core.efforts import operations as effort_ops
+from ccm_tui.core.efforts.names import name_key
 from ccm_tui.core.efforts.operations import ActionContext, named_effort
 from ccm_tui.core.efforts.states import Action, ActionRefused
-from ccm_tui.core.manifest.effort import name_key
 from ccm_tui.core.session.session import Session
 from ccm_tui.core.turn import tools as toolbox
 from tests.helpers.sessionkit import concluded_effort, events, exchange, open_effort

@@ -38,5 +38,5 @@ async def test_remember_goes_through_the_controller_and_ends_in_one_outcome(sess
     assert [m["content"] for m in log_lines(session_dir / "efforts" / "notes.jsonl")] == [
         "The pump needs a 12 mm spanner."
     ]
-    with EffortIndex(session_dir / "search.sqlite") as index:
+    with EffortIndex(session_dir / "derived.sqlite") as index:
         assert index.search("spanner")[0].id == "notes"  # indexed by the write itself

@@ -37,10 +37,10 @@ def test_page_is_limit_lines_from_offset_at_most_sixty():
 
 
 def test_a_sync_that_would_wait_for_another_writer_raises_busy_at_once(session_dir):
-    holder = sqlite3.connect(session_dir / "search.sqlite", isolation_level=None)
+    holder = sqlite3.connect(session_dir / "derived.sqlite", isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:
-        with EffortIndex(session_dir / "search.sqlite") as index:
+        with EffortIndex(session_dir / "derived.sqlite") as index:
             append_ambient(session_dir, "a brand new exchange")
             with pytest.raises(SearchIndexBusy), index.waiting_at_most(0):
                 index.sync_ambient_log(session_dir / "raw.jsonl")
@@ -54,7 +54,7 @@ def test_the_reader_answers_from_the_index_as_it_is_while_another_process_writes
     reader = SessionReader(session_dir, SETTINGS)
     try:
         assert not reader.search("axolotl").stale
-        holder = sqlite3.connect(session_dir / "search.sqlite", isolation_level=None)
+        holder = sqlite3.connect(session_dir / "derived.sqlite", isolation_level=None)
         holder.execute("BEGIN IMMEDIATE")
         append_ambient(session_dir, "the narwhal schedule moved to Tuesday")
         answer = reader.search("narwhal schedule")
@@ -108,5 +108,5 @@ def test_the_reader_never_follows_a_log_planted_as_a_link_out_of_the_session(ses
             reader.read_lines("evil", 1, 5)
     finally:
         reader.close()
-    with EffortIndex(session_dir / "search.sqlite") as index:
+    with EffortIndex(session_dir / "derived.sqlite") as index:
         assert index.search("quagga") == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ccm_tui.core.manifest.effort import slugify, unique_slug
+from ccm_tui.core.efforts.names import slugify, unique_slug
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ccm_tui.core.manifest.store import load_manifest
+from ccm_tui.core.manifest.effort_list import load_manifest
 
 HOSTILE = """efforts:
   - id: alpha

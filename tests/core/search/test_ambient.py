@@ -54,7 +54,7 @@ def test_an_old_ambient_exchange_is_found_with_its_raw_jsonl_lines(root: Path) -
         + line("Ulaanbaatar is the capital of Mongolia.", "assistant")
         + chatter(502, 300)
     )
-    with EffortIndex(root / "search.sqlite") as index:
+    with EffortIndex(root / "derived.sqlite") as index:
         assert index.sync_session(root, ENTRIES) == 1 + 802
         hits = index.search("Mongolia capital")
         hit = hits[0]
@@ -70,7 +70,7 @@ def test_an_old_ambient_exchange_is_found_with_its_raw_jsonl_lines(root: Path) -
 def test_passage_lines_are_raw_jsonl_lines_and_stay_inside_the_block(root: Path) -> None:
     raw = root / "raw.jsonl"
     raw.write_text(chatter(0, B) + line("zebra crossing near the station") + chatter(B + 1, B))
-    with EffortIndex(root / "search.sqlite") as index:
+    with EffortIndex(root / "derived.sqlite") as index:
         index.sync_session(root, ENTRIES)
         hit = index.search("zebra")[0]
         assert hit.lines == (B + 1, B + 3)  # line B+1 opens the second block: the passage does not start before it
@@ -79,7 +79,7 @@ def test_passage_lines_are_raw_jsonl_lines_and_stay_inside_the_block(root: Path)
 
 def test_ambient_and_effort_hits_are_ranked_together(root: Path) -> None:
     (root / "raw.jsonl").write_text(chatter(0, 40) + line("the connection pool was mentioned in passing"))
-    with EffortIndex(root / "search.sqlite") as index:
+    with EffortIndex(root / "derived.sqlite") as index:
         index.sync_session(root, ENTRIES)
         assert [h.source for h in index.search("connection pool timeouts")] == ["effort", "ambient"]
 
@@ -87,7 +87,7 @@ def test_ambient_and_effort_hits_are_ranked_together(root: Path) -> None:
 def test_a_torn_tail_is_indexed_once_completed(root: Path) -> None:
     raw = root / "raw.jsonl"
     raw.write_text(chatter(0, 30) + line("a platypus walked in")[:20])
-    with EffortIndex(root / "search.sqlite") as index:
+    with EffortIndex(root / "derived.sqlite") as index:
         assert index.sync_session(root, ENTRIES) == 1 + 30
         assert index.search("platypus") == []
         with raw.open("a") as fh:
@@ -101,7 +101,7 @@ def test_a_torn_tail_is_indexed_once_completed(root: Path) -> None:
 def test_a_rewritten_or_removed_ambient_log_is_indexed_again(root: Path) -> None:
     raw = root / "raw.jsonl"
     raw.write_text(chatter(0, 50) + line("the okapi is shy"))
-    with EffortIndex(root / "search.sqlite") as index:
+    with EffortIndex(root / "derived.sqlite") as index:
         index.sync_session(root, ENTRIES)
         assert index.search("okapi")
         raw.write_text(line("only a narwhal now"))  # shorter: rewritten
@@ -150,7 +150,7 @@ def test_a_100k_line_ambient_log_is_synced_incrementally(root: Path, monkeypatch
 
     real_open = records_mod.open_log
     monkeypatch.setattr(records_mod, "open_log", lambda path: CountingFile(real_open(path)))
-    with EffortIndex(root / "search.sqlite") as index:
+    with EffortIndex(root / "derived.sqlite") as index:
         assert index.sync_session(root, ENTRIES) == 1 + total
         assert ambient_rows(index) == (total // B, total)
         read.clear()
@@ -173,7 +173,7 @@ def test_a_100k_line_ambient_log_is_synced_incrementally(root: Path, monkeypatch
 def test_read_ambient_lines_falls_back_to_a_scan_when_the_file_is_not_the_indexed_one(root: Path) -> None:
     raw = root / "raw.jsonl"
     raw.write_text(chatter(0, 60))
-    with EffortIndex(root / "search.sqlite") as index:
+    with EffortIndex(root / "derived.sqlite") as index:
         index.sync_session(root, ENTRIES)
         raw.unlink()
         raw.write_text(chatter(100, 60))  # a new file (maybe the same inode): the stored offsets do not apply
@@ -186,7 +186,7 @@ def test_read_ambient_lines_falls_back_to_a_scan_when_the_file_is_not_the_indexe
 
 def test_effort_ids_never_collide_with_ambient_blocks(root: Path) -> None:
     (root / "raw.jsonl").write_text(chatter(0, 5))
-    with EffortIndex(root / "search.sqlite") as index:
+    with EffortIndex(root / "derived.sqlite") as index:
         index.sync_session(root, [*ENTRIES, ("ambient", "concluded", "An effort really called ambient")])
         hits = index.search("ambient")
         assert [(h.id, h.source) for h in hits] == [("ambient", "effort")]
@@ -233,7 +233,7 @@ def test_the_index_remembers_what_withdrawal_markers_took_back_in_both_logs(root
     effort_log = root / "efforts" / "db-pool.jsonl"
     with effort_log.open("a") as fh:
         fh.write(line("the pool size is 37 connections") + line("37, noted.", "assistant") + marker(2))
-    with EffortIndex(root / "search.sqlite") as index:
+    with EffortIndex(root / "derived.sqlite") as index:
         index.sync_session(root, ENTRIES)
         assert index.withdrawn_lines("ambient", 1, 100) == {31, 32, 33}
         assert index.withdrawn_lines("db-pool", 1, 10) == {2, 3, 4}
@@ -255,7 +255,7 @@ def test_a_passage_shows_what_still_stands_when_a_withdrawn_copy_matches_too(roo
     raw = root / "raw.jsonl"
     said = line("what is the capital of Mongolia?") + line("Ulaanbaatar is the capital of Mongolia.", "assistant")
     raw.write_text(chatter(0, 30) + said + marker(2) + said + chatter(35, 30))
-    with EffortIndex(root / "search.sqlite") as index:
+    with EffortIndex(root / "derived.sqlite") as index:
         index.sync_session(root, ENTRIES)
         hit = index.search("capital of Mongolia")[0]
         assert hit.lines is not None and hit.lines[0] == 34  # the question asked again, not line 31

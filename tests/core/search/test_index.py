@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from ccm_tui.core.search import EffortIndex, SearchHit, SearchIndexError, query_terms
-from ccm_tui.core.search import _database as search_database
 from ccm_tui.core.search import _query as search_query
 from ccm_tui.core.search import _ranking as search_mod
 from ccm_tui.core.search import _records as search_records
 from ccm_tui.core.search._ingest import Ingest
 from ccm_tui.core.search._ranking import Ranking
+from ccm_tui.core.storage import derived as derived_database
 
 FILLER = [
     ("weekly-notes", "concluded", "Weekly planning notes and calendar review"),
@@ -68,7 +68,7 @@ def session(tmp_path: Path) -> Session:
 
 @pytest.fixture
 def index(session: Session) -> Iterator[EffortIndex]:
-    with EffortIndex(session.root / "search.sqlite") as idx:
+    with EffortIndex(session.root / "derived.sqlite") as idx:
         yield idx
 
 
@@ -93,7 +93,7 @@ def test_summary_match_wins_even_in_a_tiny_session(tmp_path: Path) -> None:
     s = Session(tmp_path / "s")
     s.add("a", "concluded", "Migrated the billing database")
     s.add("b", "open", None, ["we should look at billing later"])
-    with EffortIndex(s.root / "search.sqlite") as idx:
+    with EffortIndex(s.root / "derived.sqlite") as idx:
         idx.sync_session(s.root, s.entries())
         assert ids(idx.search("billing")) == ["a", "b"]
 
@@ -407,7 +407,7 @@ def test_remove_effort(index: EffortIndex) -> None:
 
 def test_index_persists_across_reopen(session: Session) -> None:
     session.add("p", "concluded", "Persistent platypus")
-    db = session.root / "search.sqlite"
+    db = session.root / "derived.sqlite"
     with EffortIndex(db) as idx:
         idx.sync_session(session.root, session.entries())
         assert idx.recreated
@@ -423,7 +423,7 @@ def test_small_postings_windows_give_exact_scores(session: Session, monkeypatch:
         words = ["common"] * (1 + i % 4) + (["rare"] if i % 7 == 0 else [])
         status = "concluded" if i % 2 else "open"
         session.add(f"e{i:02}", status, "summary " + " ".join(words[:2]), [" ".join(words)] * 3)
-    with EffortIndex(session.root / "search.sqlite") as idx:
+    with EffortIndex(session.root / "derived.sqlite") as idx:
         idx.sync_session(session.root, session.entries())
         exact = {h.id: h.score for h in idx.search("common rare summary", limit=50)}
         for name in ("MESSAGE_WINDOW", "META_WINDOW", "MIN_WINDOW"):
@@ -438,7 +438,7 @@ def test_small_postings_windows_give_exact_scores(session: Session, monkeypatch:
 
 
 def test_corrupt_db_file_is_rebuilt(session: Session) -> None:
-    db = session.root / "search.sqlite"
+    db = session.root / "derived.sqlite"
     db.write_bytes(b"this is not a database at all" * 200)
     with EffortIndex(db) as idx:
         assert idx.recreated
@@ -447,7 +447,7 @@ def test_corrupt_db_file_is_rebuilt(session: Session) -> None:
 
 
 def test_foreign_sqlite_db_is_replaced(session: Session) -> None:
-    db = session.root / "search.sqlite"
+    db = session.root / "derived.sqlite"
     conn = sqlite3.connect(db)
     conn.execute("CREATE TABLE precious (x)")
     conn.commit()
@@ -458,7 +458,7 @@ def test_foreign_sqlite_db_is_replaced(session: Session) -> None:
 
 
 def test_corruption_found_later_is_recovered(session: Session) -> None:
-    db = session.root / "search.sqlite"
+    db = session.root / "derived.sqlite"
     with EffortIndex(db) as idx:
         idx.sync_session(session.root, session.entries())
     data = bytearray(db.read_bytes())
@@ -476,7 +476,7 @@ def test_unwritable_location_raises_search_index_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(SearchIndexError):
-        EffortIndex(blocker / "sub" / "search.sqlite")
+        EffortIndex(blocker / "sub" / "derived.sqlite")
 
 
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores permissions")
@@ -486,7 +486,7 @@ def test_read_only_directory_raises_search_index_error(tmp_path: Path) -> None:
     ro.chmod(0o500)
     try:
         with pytest.raises(SearchIndexError, match="not writable"):
-            EffortIndex(ro / "search.sqlite")
+            EffortIndex(ro / "derived.sqlite")
     finally:
         ro.chmod(0o700)
 
@@ -500,7 +500,7 @@ def test_closed_index_raises(tmp_path: Path) -> None:
 
 
 def test_missing_fts5_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search_database, "_has_fts5", lambda conn: False)
+    monkeypatch.setattr(derived_database, "_has_fts5", lambda conn: False)
     with pytest.raises(SearchIndexError, match="FTS5"):
         EffortIndex(tmp_path / "i.sqlite")
 

@@ -30,7 +30,7 @@ def test_a_search_can_be_given_other_weights(tmp_path: Path) -> None:
     (tmp_path / "efforts").mkdir()
     for effort_id, text in (("a", "the cache of the server"), ("b", "a cache")):
         (tmp_path / "efforts" / f"{effort_id}.jsonl").write_text(json.dumps({"role": "user", "content": text}) + "\n")
-    with EffortIndex(tmp_path / "search.sqlite") as index:
+    with EffortIndex(tmp_path / "derived.sqlite") as index:
         index.sync_session(tmp_path, [("a", "concluded", None), ("b", "concluded", None)])
         default = index.search("the cache")
         kept = index.search("the cache", weights=Weights(stop_words=False))

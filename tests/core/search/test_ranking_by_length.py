@@ -26,7 +26,7 @@ def test_a_log_of_huge_tool_dumps_weighs_as_long_as_it_is(tmp_path: Path) -> Non
     for k in range(6):  # other efforts of short lines, so the index's mean line is a chat line
         write_log(tmp_path, f"c-other-{k}", ["hello", f"unrelated note {k}", "ok", "bye"])
     entries = [(p.stem, "concluded", None) for p in sorted((tmp_path / "efforts").iterdir())]
-    with EffortIndex(tmp_path / "search.sqlite") as index:
+    with EffortIndex(tmp_path / "derived.sqlite") as index:
         index.sync_session(tmp_path, entries)
         by_lines = index.search("kernel panic", weights=Weights(size=0.0))
         by_size = index.search("kernel panic")
@@ -39,33 +39,14 @@ def test_ambient_blocks_remember_their_size(tmp_path: Path) -> None:
     (tmp_path / "efforts").mkdir()
     raw = [json.dumps({"role": "user", "content": f"line {k} " + "x" * (10 * k)}) + "\n" for k in range(25)]
     (tmp_path / "raw.jsonl").write_text("".join(raw), encoding="utf-8")
-    with EffortIndex(tmp_path / "search.sqlite") as index:
+    with EffortIndex(tmp_path / "derived.sqlite") as index:
         index.sync_session(tmp_path, [])
         (tmp_path / "raw.jsonl").open("a", encoding="utf-8").write(raw[0])  # appended later: same block
         index.sync_session(tmp_path, [])
-    db = sqlite3.connect(tmp_path / "search.sqlite")
+    db = sqlite3.connect(tmp_path / "derived.sqlite")
     rows = db.execute("SELECT effort_id, log_offset, log_lines FROM efforts ORDER BY first_line").fetchall()
     db.close()
     assert rows == [
         ("ambient:0", sum(len(x.encode()) for x in raw[:20]), 20),
         ("ambient:1", sum(len(x.encode()) for x in raw[20:]) + len(raw[0].encode()), 6),
     ]
-
-
-def test_an_index_made_before_the_size_index_gets_it(tmp_path: Path) -> None:
-    (tmp_path / "efforts").mkdir()
-    write_log(tmp_path, "only", ["the kernel panic", "fixed"])
-    path = tmp_path / "search.sqlite"
-    with EffortIndex(path) as index:
-        index.sync_session(tmp_path, [("only", "concluded", None)])
-    db = sqlite3.connect(path)
-    db.execute("DROP INDEX efforts_sizes")
-    db.execute("CREATE INDEX efforts_corpus ON efforts (indexed_lines)")
-    db.commit()
-    db.close()
-    with EffortIndex(path) as index:
-        assert [h.id for h in index.search("kernel")] == ["only"]
-    db = sqlite3.connect(path)
-    names = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    db.close()
-    assert "efforts_sizes" in names and "efforts_corpus" not in names

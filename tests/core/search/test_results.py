@@ -48,7 +48,7 @@ def test_passage_lines_start_at_a_word(tmp_path: Path) -> None:
             f"We measured {words(30)} {'z' * (n + 1)} and the p95 latency went from 80 ms to 35 ms {words(40, 100)}"
         )
         write_log(tmp_path, f"perf-{n}", ["how fast is it now?", long_line, "good"])
-    with EffortIndex(tmp_path / "search.sqlite") as index:
+    with EffortIndex(tmp_path / "derived.sqlite") as index:
         index.sync_session(tmp_path, [(f"perf-{n}", "concluded", None) for n in range(8)])
         hits = index.search("latency")
     assert len(hits) == 8

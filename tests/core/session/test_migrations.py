@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from ccm_tui.config import Settings
 from ccm_tui.core.engine.opening import open_engine, start_engine
+from ccm_tui.core.manifest import yaml_file
 from ccm_tui.core.service.controller import SessionController
 from ccm_tui.core.service.run_state import SendMessage, SlashCommand
 from ccm_tui.core.session import withdrawn
@@ -116,6 +118,14 @@ def test_a_session_of_each_generation_is_brought_forward_once(gen, tmp_path):
     assert state["ambient_bytes"] == (directory / "raw.jsonl").stat().st_size
     migrations = [e for e in events(directory, logged_before) if e["event"] == "session_migrated"]
     assert [(e["schema_from"], e["schema"]) for e in migrations] == [(schema_before, 3)]
+    # one derived database, whatever the generation left (search.sqlite, .manifest.sqlite)
+    assert sorted(p.name for p in directory.glob("*.sqlite")) == ["derived.sqlite"]
+    assert not [p for p in directory.iterdir() if p.name.startswith((".manifest.sqlite", "search.sqlite"))]
+    # manifest.yaml is a standard YAML dump of its entries, under the journal's mark line
+    data = (directory / "manifest.yaml").read_bytes()
+    body = data.split(b"\n", 1)[1] if data.startswith(b"# ") else data
+    entries = yaml.safe_load(body)["efforts"]
+    assert body == yaml_file.HEAD + b"".join(yaml_file.dump_block(e) for e in entries)
 
     # a second open writes nothing but its start and end
     size = (directory / "events.jsonl").stat().st_size

@@ -81,7 +81,7 @@ def test_the_listing_is_newest_first_with_sizes_efforts_and_turns(tmp_path):
 
 def test_a_corrupt_catalog_or_state_costs_only_its_count(tmp_path):
     path = _session(tmp_path, "s", age=60)
-    (path / ".manifest.sqlite").write_bytes(b"not a database at all" * 100)
+    (path / "derived.sqlite").write_bytes(b"not a database at all" * 100)
     (path / "session_state.json").write_text('{"turn": "many"}')
     info = list_sessions(tmp_path)[0]
     assert (info.efforts, info.turns) == (None, None)

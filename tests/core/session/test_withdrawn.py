@@ -190,7 +190,7 @@ async def test_a_withdrawal_is_in_the_search_index_as_soon_as_it_is_made(tmp_pat
         assert (await c.run(TakeBack("edit"))).ok
     finally:
         await c.close()
-    with EffortIndex(directory / "search.sqlite") as index:
+    with EffortIndex(directory / "derived.sqlite") as index:
         assert index.withdrawn_lines("ambient", 1, 10) == {1, 2, 3}
 
 
@@ -227,6 +227,6 @@ async def test_lines_are_file_lines(tmp_path, llm_server):
         by_module = withdrawn.withdrawn_lines(engine._session, "ambient", 1, len(lines))
     finally:
         engine.close()
-    with EffortIndex(directory / "search.sqlite") as index:
+    with EffortIndex(directory / "derived.sqlite") as index:
         by_index = index.withdrawn_lines("ambient", 1, len(lines))
     assert by_module == by_index == {4, 5, 6}

@@ -11,7 +11,7 @@ import pytest
 from ccm_tui.config import Settings
 from ccm_tui.core.efforts import lifecycle
 from ccm_tui.core.efforts.working_context import assemble
-from ccm_tui.core.manifest.store import load_manifest
+from ccm_tui.core.manifest.effort_list import load_manifest
 from ccm_tui.core.session.session import MANIFEST_FILE, Session
 from ccm_tui.core.turn.compaction import KEEP_RECENT_MESSAGES, Compactor, ContextTooLarge
 from ccm_tui.core.turn.events import Banner, EffortChanged

@@ -98,7 +98,7 @@ def build_repair_session(session: Path, efforts: int, events_mb: float) -> tuple
     open and active) padded with turn events to ``events_mb`` MB, and a manifest broken on one
     line. Returns the broken manifest's bytes, every effort id, and the active id."""
     from ccm_tui.core.manifest.effort import CONCLUDED, OPEN, Effort
-    from ccm_tui.core.manifest.yaml_file import dump_manifest
+    from ccm_tui.core.manifest.yaml_file import dump_block, head_bytes
 
     (session / "efforts").mkdir(parents=True, exist_ok=True)
     ids = [f"effort-{i:04d}" for i in range(efforts)]
@@ -136,7 +136,7 @@ def build_repair_session(session: Path, efforts: int, events_mb: float) -> tuple
         lines.append(line)
         size += len(line) + 1
     (session / "events.jsonl").write_text("\n".join(lines) + "\n")
-    text = dump_manifest(rows)
+    text = (head_bytes(None, not rows) + b"".join(dump_block(r) for r in rows)).decode()
     broken = text.replace("status:", "status: [broken", 1).encode()
     return broken, set(ids), ids[-1]
 

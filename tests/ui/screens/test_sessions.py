@@ -207,20 +207,22 @@ def _made_by_hand(root: Path, name: str, *, age: float, size: int, efforts: int 
     """A session of known size and use (nothing opens it: its logs need not parse)."""
     import json
     import os
+    import sqlite3
     import time
 
-    from ccm_tui.core.manifest.catalog import CATALOG_FILE, EffortCatalog
-    from ccm_tui.core.manifest.effort import Effort
+    from ccm_tui.core.storage.derived import APPLICATION_ID, DERIVED_FILE, SCHEMA_VERSION
 
     path = root / name
     (path / "efforts").mkdir(parents=True)
     (path / "session_state.json").write_text(json.dumps({"schema": 2, "turn": turns}))
     if efforts is not None:
-        catalog = EffortCatalog.open(path / CATALOG_FILE, writable=True)
-        catalog.apply([Effort(id=f"effort-{i}") for i in range(efforts)], applied=0)
-        catalog.close()
-        for suffix in ("-wal", "-shm"):
-            Path(f"{path / CATALOG_FILE}{suffix}").unlink(missing_ok=True)
+        db = sqlite3.connect(path / DERIVED_FILE)  # just what the listing reads: the effort rows' count
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("CREATE TABLE entries (id TEXT)")
+        db.executemany("INSERT INTO entries VALUES (?)", [(f"effort-{i}",) for i in range(efforts)])
+        db.commit()
+        db.close()
     taken = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
     (path / "raw.jsonl").write_bytes(b"x" * (size - taken))
     stamp = time.time() - age

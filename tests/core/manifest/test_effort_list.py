@@ -1,20 +1,24 @@
-"""The manifest at scale: a fast reader for the app's own format (equal to PyYAML's reading), the
-journal that makes a save durable before the manifest is rewritten, the byte-range rewrite, and the
-derived catalog (rebuilt when missing or broken, never trusted over the file it describes)."""
+"""The effort list at scale: the standard dump written one block at a time (equal to PyYAML's dump of
+the whole list), the journal that makes a save durable before the file is rewritten, a hand edit taken
+in by reading only the blocks that changed, and the rows in ``derived.sqlite`` (rebuilt when missing,
+broken or foreign, never trusted over the record they reflect)."""
 
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 
 import pytest
 import yaml
 
 from ccm_tui.core.efforts import lifecycle
-from ccm_tui.core.manifest.catalog import CATALOG_FILE
+from ccm_tui.core.manifest import effort_list, yaml_file
 from ccm_tui.core.manifest.effort import Effort, ManifestError
-from ccm_tui.core.manifest.store import load_manifest, save_manifest
-from ccm_tui.core.manifest.yaml_file import dump_manifest, parse_manifest, read_manifest_text
+from ccm_tui.core.manifest.effort_list import load_manifest, save_manifest
 from ccm_tui.core.session.session import Session
+from ccm_tui.core.storage.derived import APPLICATION_ID, SCHEMA_VERSION
+from ccm_tui.core.storage.durable import StoreError
 from ccm_tui.core.views.reports import status_text
 from ccm_tui.core.views.status import session_status
 from tests.helpers.sessionkit import concluded_effort, open_effort
@@ -42,25 +46,30 @@ def _effort(i: int, summary: str) -> Effort:
     )
 
 
-def test_the_fast_reader_reads_what_pyyaml_reads(tmp_path):
+def _standard(entries: list[dict]) -> str:
+    return yaml.dump({"efforts": entries}, sort_keys=False, allow_unicode=True, width=2**20)
+
+
+def test_the_file_is_the_standard_dump_of_its_entries(tmp_path):
     path = tmp_path / "manifest.yaml"
-    save_manifest(path, [_effort(i, s) for i, s in enumerate(TRICKY)])
-    data = path.read_bytes()
+    efforts = [_effort(i, s) for i, s in enumerate(TRICKY)]
+    save_manifest(path, efforts)
+    text = path.read_text(encoding="utf-8")
 
-    fast = parse_manifest(data, path)
-
-    assert fast.entries == yaml.safe_load(data)["efforts"]
+    assert text.startswith("# ccm-tui journal: events.jsonl@0\n")
+    assert text[text.index("\n") + 1 :] == _standard([e.to_dict() for e in efforts])
     assert [e.summary for e in load_manifest(path)] == TRICKY
 
 
 @pytest.mark.parametrize(
     "edit",
     [
-        lambda text: text.replace("raw_tokens: 7", "raw_tokens: 7.5e3"),  # a float YAML and JSON read differently
-        lambda text: yaml.safe_dump(yaml.safe_load(text), sort_keys=False),  # re-saved by another tool: block style
-        lambda text: text.replace('"Effort 0', '  "Effort 0'),  # spacing a JSON reader would accept
+        lambda text: text.replace("raw_tokens: 7", "raw_tokens: 7.5e3"),  # a float
+        lambda text: yaml.safe_dump(yaml.safe_load(text), sort_keys=False, indent=4),  # another tool's layout
+        lambda text: text.replace("name: ", "name:   ", 1),  # spacing
+        lambda text: "# my notes\n" + text,  # a comment before the list: read whole
     ],
-    ids=["exponent", "block-style", "spacing"],
+    ids=["exponent", "other-layout", "spacing", "comment"],
 )
 def test_a_hand_edited_manifest_reads_as_yaml_says(tmp_path, edit):
     path = tmp_path / "manifest.yaml"
@@ -69,7 +78,10 @@ def test_a_hand_edited_manifest_reads_as_yaml_says(tmp_path, edit):
 
     wanted = yaml.safe_load(path.read_text(encoding="utf-8"))["efforts"]
 
-    assert read_manifest_text(path).entries == wanted
+    assert [e.to_dict() for e in load_manifest(path)] == [
+        Effort(**{**w, "raw_tokens": w["raw_tokens"] if isinstance(w["raw_tokens"], int) else 0}).to_dict()
+        for w in wanted
+    ]
 
 
 def test_a_huge_number_is_a_manifest_error_not_a_crash(tmp_path):
@@ -115,8 +127,8 @@ def test_the_rewrite_copies_unchanged_entries_and_equals_a_full_dump(tmp_path):
     on_disk = yaml.safe_load(path.read_text(encoding="utf-8"))["efforts"]
     every = [e.to_dict() for e in session.efforts]
     assert on_disk == every
-    text, full = path.read_text(encoding="utf-8"), dump_manifest(every)
-    assert text[text.index("efforts:") :] == full[full.index("efforts:") :]
+    text = path.read_text(encoding="utf-8")
+    assert text[text.index("efforts:") :] == _standard(every)
     assert next(e for e in on_disk if e["id"] == "topic-5")["status"] == "open"
     session.lock.release()
 
@@ -137,23 +149,127 @@ def test_a_hand_edit_made_while_saves_wait_for_the_rewrite_is_kept(tmp_path):
     session.lock.release()
 
 
-@pytest.mark.parametrize("damage", ["delete", "garbage"])
-def test_a_missing_or_broken_catalog_is_rebuilt_from_the_manifest(tmp_path, damage):
+@pytest.mark.parametrize("damage", ["delete", "garbage", "foreign", "older"])
+def test_a_missing_broken_or_foreign_derived_database_is_rebuilt_from_the_record(tmp_path, damage):
     session = _writer(tmp_path / "s")
     concluded_effort(session, "kept")
-    open_effort(session, "still open")
-    session.close()
-    catalog = session.dir / CATALOG_FILE
-    for leftover in session.dir.glob(CATALOG_FILE + "*"):
+    open_effort(session, "still open")  # journaled only: the file does not have it yet
+    session.lock.release()
+    derived = session.dir / "derived.sqlite"
+    session.derived.close()
+    for leftover in session.dir.glob("derived.sqlite*"):
         leftover.unlink()
     if damage == "garbage":
-        catalog.write_bytes(b"not a database at all" * 100)
+        derived.write_bytes(b"not a database at all" * 100)
+    elif damage in ("foreign", "older"):
+        db = sqlite3.connect(derived)
+        db.execute("CREATE TABLE entries (x)")
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID if damage == 'older' else 1}")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1 if damage == 'older' else 7}")
+        db.commit()
+        db.close()
 
     again = Session.open(session.dir)
 
-    assert sorted(e.id for e in again.efforts) == ["kept", "still-open"]
+    assert [e.id for e in again.efforts] == ["kept", "still-open"]
     assert again.efforts.get("still-open").active
     again.close()
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo"])
+def test_a_derived_database_that_is_not_a_regular_file_is_refused_in_one_line(tmp_path, kind):
+    session = _writer(tmp_path / "s")
+    concluded_effort(session, "kept")
+    session.close()
+    for leftover in session.dir.glob("derived.sqlite*"):
+        leftover.unlink()
+    victim = tmp_path / "elsewhere.sqlite"
+    victim.write_bytes(b"")
+    if kind == "symlink":
+        os.symlink(victim, session.dir / "derived.sqlite")
+    else:
+        os.mkfifo(session.dir / "derived.sqlite")
+
+    with pytest.raises(StoreError, match="derived.sqlite"):
+        Session.open(session.dir, readonly=True)
+    assert victim.read_bytes() == b""
+
+
+def test_a_session_directory_holds_one_derived_database(tmp_path):
+    session = _writer(tmp_path / "s")
+    concluded_effort(session, "kept")
+    session.close()
+    for old in ("search.sqlite", "search.sqlite-wal", ".manifest.sqlite", ".manifest.sqlite-shm"):
+        (session.dir / old).write_bytes(b"an old derived file")
+
+    reader = Session.open(session.dir, readonly=True)
+    assert [e.id for e in reader.efforts] == ["kept"]
+    reader.close()
+
+    databases = {p.name for p in session.dir.iterdir() if ".sqlite" in p.name}
+    assert databases <= {"derived.sqlite", "derived.sqlite-wal", "derived.sqlite-shm"}
+    assert "derived.sqlite" in databases
+
+
+def test_a_reader_of_a_directory_it_cannot_write_keeps_the_rows_in_memory(tmp_path):
+    session = _writer(tmp_path / "s")
+    concluded_effort(session, "kept")
+    open_effort(session, "journaled")
+    session.close()
+    for leftover in session.dir.glob("derived.sqlite*"):
+        leftover.unlink()
+    session.dir.chmod(0o555)
+    try:
+        if os.access(session.dir, os.W_OK):
+            pytest.skip("running as a user who can write anywhere")
+        reader = Session.open(session.dir, readonly=True)
+        assert [e.id for e in reader.efforts] == ["kept", "journaled"]
+        reader.close()
+        assert not (session.dir / "derived.sqlite").exists()
+    finally:
+        session.dir.chmod(0o755)
+
+
+def test_a_hand_edit_of_one_entry_reads_only_its_block(tmp_path, monkeypatch):
+    session = _writer(tmp_path / "s")
+    for i in range(30):
+        concluded_effort(session, f"topic {i}", summary=f"summary {i}")
+    session.flush_manifest()
+    session.lock.release()
+    path = session.dir / "manifest.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("summary 17\n", "fixed by hand\n"), encoding="utf-8")
+    parsed = []
+    real = yaml_file.parse_block
+    monkeypatch.setattr(effort_list, "parse_block", lambda block, where: parsed.append(block) or real(block, where))
+
+    assert session.refresh_if_changed() is False  # (no event: the stamp tells)
+    session.load()
+
+    assert session.efforts.get("topic-17").summary == "fixed by hand"
+    assert len(parsed) == 1 and b"topic-17" in parsed[0]
+    assert [e.id for e in session.efforts] == [f"topic-{i}" for i in range(30)]
+
+
+def test_an_old_shape_manifest_is_read_and_rewritten_once_in_the_standard_dump(tmp_path):
+    directory = tmp_path / "s"
+    directory.mkdir()
+    entries = [{**_effort(i, s).to_dict(), "status": "concluded"} for i, s in enumerate(TRICKY[:4])]
+    old = "# ccm-tui journal: events.jsonl@0\nefforts:\n" + "".join(
+        "".join(
+            f"{'  - ' if k == 0 else '    '}{key}: {json.dumps(v, ensure_ascii=False)}\n"
+            for k, (key, v) in enumerate(e.items())
+        )
+        for e in entries
+    )
+    (directory / "manifest.yaml").write_text(old, encoding="utf-8")
+
+    session = _writer(directory)
+    assert [e.to_dict() for e in session.efforts] == entries
+    assert session.flush_manifest() is True
+    text = (directory / "manifest.yaml").read_text(encoding="utf-8")
+    assert text[text.index("efforts:") :] == _standard(entries)
+    assert session.flush_manifest() is False  # once
+    session.close()
 
 
 def test_another_process_s_save_is_seen_without_rereading_every_entry(tmp_path):
@@ -196,7 +312,7 @@ def test_the_index_skips_a_sync_it_does_not_need_and_sees_a_hand_written_log(tmp
 
     session = _writer(tmp_path / "s")
     concluded_effort(session, "billing", [{"role": "user", "content": "migrate the billing database"}])
-    with EffortIndex(session.dir / "search.sqlite") as index:
+    with EffortIndex(session.derived) as index:
         sync_index(index, session)
         assert index.synced_marker() == session.index_marker()
         assert [h.id for h in index.search("billing")] == ["billing"]
@@ -220,7 +336,7 @@ def test_manifest_round_trip_and_clear_errors(tmp_path):
         ("a", "concluded", False, "efforts/a.jsonl"),
         ("b", "open", True, "efforts/b.jsonl"),
     ]
-    path.write_text("efforts:\n  - id: a\n   status: [\n")
+    path.write_text("efforts:\n  - id: a\n   status: [\n")  # (an old shape, broken)
     with pytest.raises(ManifestError, match=r"manifest.yaml line \d+"):
         load_manifest(path)
     path.write_text("efforts:\n  - id: ../evil\n")
