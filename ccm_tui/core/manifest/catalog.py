@@ -26,7 +26,7 @@ from ..storage.durable import StoreError
 from .effort import Effort
 
 CATALOG_FILE = ".manifest.sqlite"
-SCHEMA = 5  # 2: the layout index, 3: the totals index, 4: the recent index, 5: the folds index
+SCHEMA = 4  # 2: the layout index, 3: the totals index, 4: the recent index
 APPLICATION_ID = 0x43434D4D  # "CCMM"
 _IN_CHUNK = 500  # ids per IN (...) query
 
@@ -53,8 +53,13 @@ CREATE INDEX IF NOT EXISTS entries_recent ON entries (concluded, concluded_at, o
 CREATE INDEX IF NOT EXISTS entries_concluded_at ON entries (concluded_at);
 CREATE INDEX IF NOT EXISTS entries_created ON entries (created);
 CREATE INDEX IF NOT EXISTS entries_digest ON entries (digest) WHERE digest IS NOT NULL;
+"""
+# the ambient lines folded into efforts (issue 32): added by a writer to a catalog of any schema 4 (a
+# catalog without it answers the same, by a scan), so that no reader finds the catalog "of another
+# schema" and rebuilds it in memory
+_FOLDED_INDEX = """
 CREATE INDEX IF NOT EXISTS entries_folded ON entries (json_extract(data, '$.source.lines[1]'))
-    WHERE json_extract(data, '$.source.folded_from') = 'ambient';  -- the ambient lines folded (issue 32)
+    WHERE json_extract(data, '$.source.folded_from') = 'ambient'
 """
 
 
@@ -168,6 +173,8 @@ class EffortCatalog:
                 db.executescript(_TABLES)
                 db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 db.execute(f"PRAGMA user_version = {SCHEMA}")
+            with contextlib.suppress(sqlite3.OperationalError):  # (a full disk: the query scans instead)
+                db.execute(_FOLDED_INDEX)
         self.check()
 
     def check(self) -> None:
