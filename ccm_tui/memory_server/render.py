@@ -105,7 +105,8 @@ def message_text(message: dict[str, Any]) -> str:
     elif len(content) > MESSAGE_CHARS or isinstance(chars, int):
         whole = chars if isinstance(chars, int) else len(content)
         content = content[:MESSAGE_CHARS] + f"… [{whole - MESSAGE_CHARS:,} more characters]"
-    return f"{message['line']} {message.get('role')}: " + content.replace("\n", "\n    ")
+    said = " (withdrawn)" if message.get("withdrawn") else ""  # taken back by the user, as in a search passage
+    return f"{message['line']} {message.get('role')}{said}: " + content.replace("\n", "\n    ")
 
 
 def _size(size: int) -> str:
