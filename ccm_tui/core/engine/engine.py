@@ -31,7 +31,7 @@ from ..search import EffortIndex, SearchHit, SearchIndexError
 from ..search.sync import IndexWatch, sync_log
 from ..session.chat_line import LoggedLine
 from ..session.numbered_lines import LogLines
-from ..session.session import Session, SessionLocked
+from ..session.session import STATE_FILE, Session, SessionLocked
 from ..session.snapshots import SCHEMA_VERSION
 from ..storage.durable import JsonlRead, StoreError, read_jsonl_tail
 from ..storage.eventlog import SESSION_MIGRATED, TURN_FAILED
@@ -124,6 +124,8 @@ class Engine:
                 session.log_event(SESSION_MIGRATED, schema_from=session.migrated_from, schema=SCHEMA_VERSION)
                 session.save_state()
                 session.migrated_from = None
+            elif not (session.dir / STATE_FILE).exists():
+                session.save_state()  # a new session: its schema is on disk from its first start
             session.refresh_if_changed()
             session.flush_manifest()  # what a killed run journaled but did not write yet
         finally:

@@ -32,7 +32,7 @@ class LinesScreen(Screen[None]):
                     if shown["role"] not in ("user", "assistant"):
                         continue
                     message = ChatMessage(shown["role"], shown["content"])
-                    message.note = f"line {shown['line']}"
+                    message.note = f"line {shown['line']}" + (" · withdrawn" if shown.get("withdrawn") else "")
                     if self.hit and self.hit[0] <= shown["line"] <= self.hit[1]:
                         message.add_class("-hit")
                     yield message
