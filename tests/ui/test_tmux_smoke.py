@@ -7,12 +7,14 @@ effort, and quits with Ctrl+Q.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,55 @@ def _wait_for(tmux, text: str, timeout: float = 30.0) -> str:
 
 def _session_alive(tmux) -> bool:
     return "smoke" in tmux("ls", check=False)
+
+
+def _app_env(tmp_path: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "OPENAI_API_KEY": "sk-test-fake",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PYTHONPATH": str(ROOT),
+    }
+
+
+@contextlib.contextmanager
+def _app_streaming(tmp_path: Path, tmux, session: Path, reply: str, *, slow: float) -> Iterator[str]:
+    """The installed ccm-tui on ``session`` in tmux, against the fake server (run as a process) that
+    answers every message with ``reply``, streamed ``slow`` seconds a chunk; yields once the app is ready
+    (its program, for later commands). The server stops on the way out."""
+    program = _ccm_tui()
+    if program is None:
+        pytest.skip("ccm-tui is not installed")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"replies": [], "fallback": {"type": "text", "content": reply}}))
+    env = _app_env(tmp_path)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.helpers.openai_server", "--port", "0", "--script", str(script)]
+        + ["--slow-stream", str(slow)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        base_url = server.stdout.readline().strip()
+        command = f"{program} --session-dir {session} --model openai/fake-model --api-base {base_url}"
+        exports = " ".join(
+            f"{k}={v}"
+            for k, v in env.items()
+            if k in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "OPENAI_API_KEY", "LITELLM_LOCAL_MODEL_COST_MAP")
+        )
+        tmux(
+            "new-session", "-d", "-s", "smoke", "-x", "150", "-y", "45", f"env -u COLUMNS -u LINES {exports} {command}"
+        )
+        _wait_for(tmux, "of budget")
+        yield program
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 def test_chat_in_a_real_terminal(tmp_path, tmux):
@@ -135,40 +186,8 @@ def test_chat_in_a_real_terminal(tmp_path, tmux):
 def test_bursts_of_typing_in_a_real_terminal_are_sent_once_each(tmp_path, tmux):
     """Messages typed with no pause while a reply streams and right after a resize: each logged once, in
     order, never joined (tmux delivers each burst to the app in one write)."""
-    program = _ccm_tui()
-    if program is None:
-        pytest.skip("ccm-tui is not installed")
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"replies": [], "fallback": {"type": "text", "content": "Noted. " * 30}}))
-    env = {
-        **os.environ,
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "OPENAI_API_KEY": "sk-test-fake",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "PYTHONPATH": str(ROOT),
-    }
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tests.helpers.openai_server", "--port", "0", "--script", str(script)]
-        + ["--slow-stream", "0.03"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
     session = tmp_path / "session"
-    try:
-        base_url = server.stdout.readline().strip()
-        command = f"{program} --session-dir {session} --model openai/fake-model --api-base {base_url}"
-        exports = " ".join(
-            f"{k}={v}"
-            for k, v in env.items()
-            if k in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "OPENAI_API_KEY", "LITELLM_LOCAL_MODEL_COST_MAP")
-        )
-        tmux(
-            "new-session", "-d", "-s", "smoke", "-x", "150", "-y", "45", f"env -u COLUMNS -u LINES {exports} {command}"
-        )
-        _wait_for(tmux, "of budget")
+    with _app_streaming(tmp_path, tmux, session, "Noted. " * 30, slow=0.03):
         tmux("send-keys", "-t", "smoke", "-l", "tell me a long story")
         tmux("send-keys", "-t", "smoke", "Enter")
         _wait_for(tmux, "Noted.")  # the reply is streaming
@@ -187,9 +206,6 @@ def test_bursts_of_typing_in_a_real_terminal_are_sent_once_each(tmp_path, tmux):
             time.sleep(0.2)
         assert logged == expected
         tmux("send-keys", "-t", "smoke", "C-q")
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def test_closing_the_terminal_is_a_clean_quit(tmp_path, tmux):
@@ -240,53 +256,22 @@ def test_closing_the_terminal_while_a_reply_streams_ends_the_process(tmp_path, t
     gone terminal, its queue fills within a few frames, and the UI loop blocked in a write for good — the
     quit that SIGHUP asked for never ran, and the process stayed, spinning a core with the session open
     (found as leftover processes after bench_startup). It must end, the reply so far written."""
-    program = _ccm_tui()
-    if program is None:
-        pytest.skip("ccm-tui is not installed")
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"replies": [], "fallback": {"type": "text", "content": "Streaming on. " * 400}}))
-    env = {
-        **os.environ,
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "OPENAI_API_KEY": "sk-test-fake",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "PYTHONPATH": str(ROOT),
-    }
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tests.helpers.openai_server", "--port", "0", "--script", str(script)]
-        + ["--slow-stream", "0.02"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
     session = tmp_path / "session"
-    try:
-        base_url = server.stdout.readline().strip()
-        command = f"{program} --session-dir {session} --model openai/fake-model --api-base {base_url}"
-        exports = " ".join(
-            f"{k}={v}"
-            for k, v in env.items()
-            if k in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "OPENAI_API_KEY", "LITELLM_LOCAL_MODEL_COST_MAP")
-        )
-        tmux(
-            "new-session", "-d", "-s", "smoke", "-x", "150", "-y", "45", f"env -u COLUMNS -u LINES {exports} {command}"
-        )
-        _wait_for(tmux, "of budget")
+    with _app_streaming(tmp_path, tmux, session, "Streaming on. " * 400, slow=0.02) as program:
         pid = int(tmux("display-message", "-p", "-t", "smoke", "#{pane_pid}").strip())
         tmux("send-keys", "-t", "smoke", "tell me a long story", "Enter")
         _wait_for(tmux, "Streaming on. Streaming on.")
         tmux("kill-server")  # the terminal goes away mid-stream: SIGHUP, and every write fails
         assert _exited(pid, 30), "ccm-tui kept running after its terminal closed"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     events = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()]
     assert events[-1]["event"] == "session_end"
     raw = (session / "raw.jsonl").read_text()
     assert "tell me a long story" in raw and "Streaming on." in raw  # the reply so far, written
     result = subprocess.run(
-        [program, "status", "--session-dir", str(session)], capture_output=True, text=True, env=env, timeout=60
+        [program, "status", "--session-dir", str(session)],
+        capture_output=True,
+        text=True,
+        env=_app_env(tmp_path),
+        timeout=60,
     )
     assert result.returncode == 0 and "RECOVERY" not in result.stderr + result.stdout
