@@ -4,39 +4,7 @@ left the window into concluded efforts, and with auto_efforts opens and conclude
 from __future__ import annotations
 
 from tests.helpers.openai_server import text
-
-TOPICS = {
-    "japan": [
-        "Let's plan a trip to Japan in April",
-        "Which cities in Japan should we visit, Kyoto or Osaka?",
-        "How many days in Kyoto for the temples?",
-        "Book a ryokan in Kyoto near Gion, the locker code there is 5518",
-        "What is the train pass price for Japan?",
-        "Japan: should we fly into Tokyo Narita?",
-        "Kyoto temples: Kinkakuji or Fushimi Inari first?",
-        "Osaka food: takoyaki and okonomiyaki spots",
-    ],
-    "sourdough": [
-        "My sourdough starter smells like acetone",
-        "How often should I feed the sourdough starter?",
-        "What flour is best for a sourdough starter, rye?",
-        "The sourdough loaf came out flat, why?",
-        "Sourdough bulk fermentation time at 22 degrees?",
-        "Should I use a banneton for sourdough?",
-        "How long to bake sourdough in a dutch oven?",
-        "Sourdough crumb is gummy inside",
-    ],
-    "taxes": [
-        "I need to file my tax return, self-employed",
-        "Which tax deductions apply to a home office?",
-        "Tax deadline for freelancers this year?",
-        "Can I deduct my laptop on the tax return?",
-        "Tax: quarterly estimated payments explained",
-        "Tax receipts: how long must I keep them?",
-        "Do I pay tax on foreign income?",
-        "Tax software or an accountant?",
-    ],
-}
+from tests.helpers.topic_chat import TOPICS
 
 
 def talk(ccm, messages: list[str]) -> list[dict]:

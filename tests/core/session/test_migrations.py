@@ -28,32 +28,22 @@ from ccm_tui.core.session.snapshots import SCHEMA_VERSION
 from ccm_tui.core.storage.durable import count_lines
 from tests.helpers.openai_server import text
 from tests.helpers.sessionkit import settings_for
+from tests.helpers.topic_chat import TOPICS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GENERATIONS = sorted(p.name for p in FIXTURES.iterdir() if (p / "session").is_dir())
 SECRETS = ("4729", "8812")  # said only in the r4 exchanges taken back
-LATER_CHAT = [  # two topics after the migration, for a model without tools: the app's folding runs
-    "I need to file my tax return, self-employed",
-    "Which tax deductions apply to a home office?",
-    "Tax deadline for freelancers this year?",
-    "Can I deduct my laptop on the tax return?",
-    "Tax: quarterly estimated payments explained",
-    "Tax receipts: how long must I keep them?",
-    "Do I pay tax on foreign income?",
-    "Tax software or an accountant?",
-    "My sourdough starter smells like acetone",
-    "How often should I feed the sourdough starter?",
-    "What flour is best for a sourdough starter, rye?",
-    "The sourdough loaf came out flat, why?",
-    "Sourdough bulk fermentation time at 22 degrees?",
-    "Should I use a banneton for sourdough?",
-    "How long to bake sourdough in a dutch oven?",
-    "Sourdough crumb is gummy inside",
-    "Is a sourdough discard pancake worth it?",
-    "Sourdough scoring patterns for beginners",
-    "Can I freeze a sourdough loaf?",
-    "Sourdough hydration: 70 or 75 percent?",
-]
+# two topics after the migration, for a model without tools: the app's folding runs
+LATER_CHAT = (
+    TOPICS["taxes"]
+    + TOPICS["sourdough"]
+    + [
+        "Is a sourdough discard pancake worth it?",
+        "Sourdough scoring patterns for beginners",
+        "Can I freeze a sourdough loaf?",
+        "Sourdough hydration: 70 or 75 percent?",
+    ]
+)
 
 
 def session_copy(gen: str, tmp_path: Path) -> Path:
