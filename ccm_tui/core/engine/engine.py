@@ -33,6 +33,7 @@ from ..session.chat_line import LoggedLine
 from ..session.numbered_lines import LogLines
 from ..session.session import STATE_FILE, Session, SessionLocked
 from ..session.snapshots import SCHEMA_VERSION
+from ..storage.derived import DerivedError
 from ..storage.durable import JsonlRead, StoreError, read_jsonl_tail
 from ..storage.eventlog import SESSION_MIGRATED, TURN_FAILED
 from ..text.tokens import TokenCounter
@@ -71,6 +72,7 @@ from .reader import SessionReader
 from .recovery import RecoveryReport, UnansweredTurn, effects_so_far, recover, turn_left_open, unanswered_turn
 
 TURN_LOCK_WAIT = 30.0
+FLUSH_JOURNAL_BYTES = 8 << 20  # manifest.yaml is rewritten even while work is queued once it lags this far
 
 
 @dataclass(frozen=True)
@@ -260,13 +262,18 @@ class Engine:
         except (OSError, StoreError, SearchIndexError, SessionLocked, ActionRefused, EffortNotFound):
             return []
 
-    def settle(self) -> None:
+    def settle(self, *, busy: bool = False) -> None:
         """After a piece of work is reported: rewrite ``manifest.yaml`` with what it saved (the
-        journal in ``events.jsonl`` already holds it, so nobody waits for this). Never fails: what
-        cannot be written now is written by the next settle, the close or the next start."""
+        journal in ``events.jsonl`` already holds it, so nobody waits for this). ``busy``: more work
+        is queued, so the rewrite waits for the queue to empty unless the file lags the journal by
+        more than FLUSH_JOURNAL_BYTES. Never fails: what cannot be written now is written by the next
+        settle, the close or the next start."""
         session = self._session
         if session.readonly:
             return
+        with contextlib.suppress(OSError, StoreError, DerivedError):
+            if busy and session.efforts.unflushed_bytes() <= FLUSH_JOURNAL_BYTES:
+                return
         held = session.lock.held
         if not held and not session.lock.try_acquire():
             return  # another process is writing: it writes the manifest when it is done

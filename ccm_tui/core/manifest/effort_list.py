@@ -28,13 +28,23 @@ from ..storage.derived import DerivedBusy, DerivedDB, DerivedError
 from ..storage.durable import file_size, open_nofollow, read_bytes
 from ..storage.eventlog import EFFORTS_SAVED
 from .effort import CONCLUDED, OPEN, STATUSES, Effort, ManifestError, effort_from_dict, validated
-from .yaml_file import MARK_RE, cut, dump_block, head_bytes, parse_block, read_whole, write_manifest, write_pieces
+from .yaml_file import (
+    FAST_YAML,
+    MARK_RE,
+    cut,
+    dump_block,
+    head_bytes,
+    parse_block,
+    read_whole,
+    write_manifest,
+    write_pieces,
+)
 
 MANIFEST_NAME = "manifest.yaml"
 EVENTS_NAME = "events.jsonl"
 _EVENT_MARK = f'"event":"{EFFORTS_SAVED}"'.encode()
 _TOTALS = "SELECT count(*), total(concluded), total(raw_tokens) FROM entries"
-_SAMPLES = 3  # blocks compared with their standard dump when many were read (an old shape shows in all)
+SLOW_YAML_BYTES = 8 << 20  # a manifest this big is worth a note when PyYAML lacks its C loader
 _UPSERT = (
     "INSERT INTO entries (id, ord, status, concluded, raw_tokens, created, concluded_at, digest, source_kind,"
     " entry, block_len, block_hash, dirty) VALUES (?1, coalesce(?2, (SELECT max(ord) + 1 FROM entries), 0),"
@@ -210,7 +220,10 @@ class EffortList:
             self._take_whole(data)
         mark = int(match.group(1)) if match else None
         journal = 0 if stamp is None else mark if mark is not None else file_size(self.events)
-        self.db.set_meta(manifest={"stamp": stamp, "head": head}, journal=journal, taken_in=uuid.uuid4().hex)
+        manifest = {"stamp": stamp, "head": head, "mark": journal}
+        self.db.set_meta(manifest=manifest, journal=journal, taken_in=uuid.uuid4().hex)
+        if len(data) > SLOW_YAML_BYTES and not FAST_YAML:
+            self.notes.append(f"PyYAML was built without libyaml: reading {self.manifest.name} takes ~10x longer")
         self._totals = [int(n) for n in self.db.conn.execute(_TOTALS).fetchone()]
 
     def _take_blocks(self, head: int, blocks: list[bytes]) -> int | None:
@@ -262,7 +275,11 @@ class EffortList:
         changed = [e.to_dict() for i, e in self._held.items() if self._saved.get(i) != e.to_dict()]
         if not changed:
             return
-        journal(changed)
+        try:
+            journal(changed)
+        except BaseException:
+            self._forget_unsaved()
+            raise
         try:
             self.catch_up()
         except (DerivedError, ManifestError) as exc:  # (the file broke meanwhile: reported at the next load)
@@ -297,8 +314,15 @@ class EffortList:
                 [(len(b), _hash(b), i) for i, b in blocks.items()],
             )
             stamp = [stat.st_size, stat.st_mtime_ns, stat.st_ino]
-            self.db.set_meta(manifest={"stamp": stamp, "head": len(new_head)})
+            self.db.set_meta(manifest={"stamp": stamp, "head": len(new_head), "mark": mark})
             return True
+
+    def unflushed_bytes(self) -> int:
+        """Bytes logged to ``events.jsonl`` since the offset ``manifest.yaml`` includes the journal to:
+        how far the file lags behind the record (the controller flushes past FLUSH_JOURNAL_BYTES)."""
+        known = self.db.run(self.db.meta, "manifest")
+        mark = known.get("mark") if isinstance(known, dict) else None
+        return max(0, file_size(self.events) - mark) if isinstance(mark, int) else 0
 
     def _spliced(self, new_head: bytes, head: int, rows: list[Any], blocks: dict[str, bytes]) -> list[Any]:
         """The new file as pieces: the dirty rows' new blocks between ranges of the old file's bytes.
@@ -331,6 +355,19 @@ class EffortList:
                 " UNBOUNDED PRECEDING) - coalesce(block_len, 0) AS before FROM entries) WHERE dirty = 1 ORDER BY ord"
             )
         return [n for (n,) in self.db.conn.execute(query)]
+
+    def _forget_unsaved(self) -> None:
+        """After a failed save, the held efforts say again what the record says (the same objects, so
+        callers that hold one see it too): memory never claims a change that is not on disk."""
+        for effort_id, effort in list(self._held.items()):
+            saved = self._saved.get(effort_id)
+            if saved is None:  # added since the last save: not in the record at all
+                del self._held[effort_id]
+                self._open.pop(effort_id, None)
+                continue
+            if saved != effort.to_dict():
+                vars(effort).update(vars(Effort(**saved)))
+                self.set_status(effort, effort.status)
 
     # ------------------------------------------------------------------ the held efforts
     def _hold(self, effort: Effort) -> Effort:
@@ -390,13 +427,10 @@ class EffortList:
 
     def existing(self, ids: Iterable[str]) -> set[str]:
         """Which of ``ids`` name an effort."""
-        wanted = list(set(ids) - self._held.keys())
-        found = set(ids) & self._held.keys()
-        for i in range(0, len(wanted), 500):
-            chunk = wanted[i : i + 500]
-            sql = f"SELECT id FROM entries WHERE id IN ({','.join('?' * len(chunk))})"
-            found.update(r[0] for r in self._query(sql, chunk))
-        return found
+        wanted = set(ids)
+        sql = "SELECT id FROM entries WHERE id IN (SELECT value FROM json_each(?))"
+        rows = self._query(sql, (json.dumps(list(wanted - self._held.keys())),))
+        return (wanted & self._held.keys()) | {r[0] for r in rows}
 
     def _unsaved(self, index: int) -> int:
         """What the held efforts add to a total beyond the rows (0: count, 1: concluded, 2: tokens)."""

@@ -33,9 +33,13 @@ from .effort import Effort, ManifestError, effort_from_dict
 try:  # the C loader and dumper are ~10x faster
     from yaml import CSafeDumper as _Dumper
     from yaml import CSafeLoader as _Loader
+
+    FAST_YAML = True
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeDumper as _Dumper  # type: ignore[assignment]
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+    FAST_YAML = False
 
 MARK_RE = re.compile(rb"\A# ccm-tui journal: events\.jsonl@([0-9]{1,18})\n")
 HEAD = b"efforts:\n"

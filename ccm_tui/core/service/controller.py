@@ -280,8 +280,8 @@ class SessionController:
             self._tell(outcome)
             if outcome.work == "turn" and outcome.ok:
                 await self._assist()
-            if not self._queue and self._engine is not None:
-                self._engine.settle()  # the manifest catches up once the queue is empty
+            if self._engine is not None:  # the manifest catches up once the queue is empty
+                self._engine.settle(busy=bool(self._queue))
             self._seen_ts = now_iso()
             self._publish()
         except Exception as exc:  # noqa: BLE001 - the outcome stands (it is stored): say what failed after it

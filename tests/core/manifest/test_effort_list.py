@@ -355,3 +355,41 @@ def test_a_hand_edit_of_the_manifest_is_read(tmp_path):
     assert yaml.safe_load(path.read_text())["efforts"][0]["summary"] == 'first: "quoted"\nsecond line'
     path.write_text(path.read_text().replace("first", "edited"))  # a hand edit
     assert load_manifest(path)[0].summary.startswith("edited")
+
+
+def test_a_save_that_cannot_be_journaled_leaves_memory_saying_what_disk_says(tmp_path):
+    session = _writer(tmp_path / "s")
+    kept = open_effort(session, "kept open")
+    session.flush_manifest()
+    kept.summary = "changed in memory only"
+    session.efforts.set_status(kept, "concluded")
+    added = Effort(id="never-saved", name="never saved")
+    session.efforts.add(added)
+
+    def full_disk(entries):
+        raise StoreError("No space left on device")
+
+    with pytest.raises(StoreError):
+        session.efforts.save(full_disk)
+
+    assert session.efforts.get("kept-open") is kept  # the same object, as the record has it again
+    assert kept.status == "open" and kept.summary is None and kept in session.efforts.open_efforts()
+    assert session.efforts.get("never-saved") is None and len(session.efforts) == 1
+    session.save_manifest()  # nothing is left to journal later: the failed change is not written behind the user's back
+    assert [e.to_dict() for e in load_manifest(session.dir / "manifest.yaml")] == [kept.to_dict()]
+    session.lock.release()
+
+
+def test_how_far_the_file_lags_the_journal_is_known_and_cleared_by_a_flush(tmp_path):
+    session = _writer(tmp_path / "s")
+    concluded_effort(session, "first topic")
+    session.flush_manifest()
+    assert session.efforts.unflushed_bytes() == 0
+
+    size = (session.dir / "events.jsonl").stat().st_size
+    open_effort(session, "second topic")
+    grown = (session.dir / "events.jsonl").stat().st_size - size
+    assert grown > 0 and session.efforts.unflushed_bytes() == grown
+    session.flush_manifest()
+    assert session.efforts.unflushed_bytes() == 0
+    session.lock.release()
