@@ -184,8 +184,8 @@ def bench(size: int, messages: int, turns: int, root: Path) -> dict:
         "turn_ms": statistics.median(timings) * 1000,
         "turn_p95_ms": sorted(timings)[int(len(timings) * 0.95) - 1] * 1000,
         "search_ms": statistics.median(searches) * 1000,
-        "conclude_ms": statistics.median(a + b for a, b in concludes) * 1000,
         "reported_ms": statistics.median(a for a, _ in concludes) * 1000,
+        "rewrite_ms": statistics.median(b for _, b in concludes) * 1000,
     }
 
 
@@ -201,23 +201,24 @@ def main() -> None:
         for size in (int(s) for s in args.sizes.split(",")):
             rows.append(bench(size, args.messages, args.turns, Path(tmp)))
             print(f"  measured {size} efforts", file=sys.stderr)
-    base, conclude_base, reported_base = rows[0]["turn_ms"], rows[0]["conclude_ms"], rows[0]["reported_ms"]
+    base, reported_base, rewrite_base = rows[0]["turn_ms"], rows[0]["reported_ms"], rows[0]["rewrite_ms"]
     print("start-up: first open (builds the search index) / later opens")
     print(
         f"{'efforts':>8} {'messages':>10} {'first open ms':>14} {'open ms':>9} {'turn ms (p50)':>14} {'p95':>7} "
-        f"{'× empty':>8} {'search ms':>10} {'recall on/off':>14} {'conclude ms':>12} {'× first':>8} {'reported ms':>12} {'× first':>8}"
+        f"{'× empty':>8} {'search ms':>10} {'recall on/off':>14} {'concluded ms':>13} {'× first':>8} {'rewrite ms':>11} {'× first':>8}"
     )
     for r in rows:
         print(
             f"{r['efforts']:>8,} {r['messages']:>10,} {r['startup_ms']:>14.1f} {r['warm_ms']:>9.1f} {r['turn_ms']:>14.2f} "
             f"{r['turn_p95_ms']:>7.2f} {r['turn_ms'] / base:>8.2f} {r['search_ms']:>10.2f} "
-            f"{r['recall_on_ms'] / r['recall_off_ms']:>13.2f}× {r['conclude_ms']:>12.1f} "
-            f"{r['conclude_ms'] / conclude_base:>8.2f} {r['reported_ms']:>12.1f} {r['reported_ms'] / reported_base:>8.2f}"
+            f"{r['recall_on_ms'] / r['recall_off_ms']:>13.2f}× {r['reported_ms']:>13.1f} "
+            f"{r['reported_ms'] / reported_base:>8.2f} {r['rewrite_ms']:>11.1f} {r['rewrite_ms'] / rewrite_base:>8.2f}"
         )
     print("recall on/off: a turn's core time with recall against without it (same session, alternated blocks)")
-    print("turn and conclude times include the manifest write that follows them; 'reported': until the")
-    print("conclusion's outcome is reported (the write comes after). Targets at 100,000 efforts: turn ≤ 1.25×")
-    print("empty, conclude ≤ 2× the smallest size")
+    print("turn times include the manifest rewrite that follows them; 'concluded': until a conclusion's outcome")
+    print("is reported (it is durable then: the journal holds it); 'rewrite': manifest.yaml rewritten after it,")
+    print("which the app does once its queue is empty. Targets at 100,000 efforts: turn ≤ 1.25× empty,")
+    print("concluded ≤ 2× the smallest size")
 
 
 if __name__ == "__main__":

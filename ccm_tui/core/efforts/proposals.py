@@ -112,11 +112,23 @@ def propose_folds(unfolded: Sequence[Exchange], window_starts: int) -> list[Prop
     once it has left the window whole: the chat went on elsewhere)."""
     spans = _segments(unfolded[-FOLD_READ:])
     offset = max(0, len(unfolded) - FOLD_READ)
-    folds = []
+    folds: list[Proposal] = []
+    start = None  # the first line of short asides waiting for the topic after them
     for i, span in enumerate(spans):
         taken = unfolded[offset + span.first_turn - 1 : offset + span.last_turn]
-        settled_after = spans[i + 1].turns >= FOLD_MIN if i + 1 < len(spans) else True
-        if len(taken) < FOLD_MIN or not settled_after or taken[-1].last_line >= window_starts:
+        if taken[-1].last_line >= window_starts:
             break
-        folds.append(Proposal("fold", span.id, lines=(taken[0].first_line, taken[-1].last_line)))
+        first = taken[0].first_line if start is None else start
+        if len(taken) < FOLD_MIN:  # too short to be an effort: it goes with the topic after it
+            start = first
+            continue
+        if i + 1 < len(spans) and spans[i + 1].turns < FOLD_MIN and not _settles(spans[i + 1 :]):
+            break
+        folds.append(Proposal("fold", span.id, lines=(first, taken[-1].last_line)))
+        start = None
     return folds
+
+
+def _settles(after: Sequence[EffortSpan]) -> bool:
+    """Short asides and then a topic that lasted: what came after a topic has settled."""
+    return any(span.turns >= FOLD_MIN for span in after)

@@ -66,6 +66,25 @@ def test_only_topics_that_ended_before_the_window_are_folded():
     assert propose_folds(exchanges(JAPAN + BREAD[:2]), window_starts=100) == []  # bread has not settled
 
 
+ASIDE = ["Quick one: what is the capital of Australia?", "And its population?"]
+
+
+def test_a_short_aside_goes_with_the_topic_after_it_and_blocks_no_fold():
+    chat = exchanges(ASIDE + JAPAN + BREAD)
+    bread_starts = chat[len(ASIDE) + len(JAPAN)].first_line
+    folds = propose_folds(chat, window_starts=bread_starts)
+    assert [f.lines for f in folds] == [(1, chat[len(ASIDE) + len(JAPAN) - 1].last_line)]  # the aside's lines too
+    assert "japan" in folds[0].name or "kyoto" in folds[0].name
+
+
+def test_a_topic_followed_by_an_aside_folds_once_a_topic_settles_after_the_aside():
+    chat = exchanges(JAPAN + ASIDE + BREAD)
+    bread_starts = chat[len(JAPAN) + len(ASIDE)].first_line
+    folds = propose_folds(chat, window_starts=bread_starts)
+    assert folds and folds[0].lines == (1, chat[len(JAPAN) - 1].last_line)
+    assert propose_folds(exchanges(JAPAN + ASIDE), window_starts=100) == []  # only an aside after it so far
+
+
 # ------------------------------------------------------------------ small talk is not a topic (issue 30)
 def chat_exchanges(chat: list[tuple[str, str]]) -> list[Exchange]:
     return [Exchange(2 * i + 1, 2 * i + 2, user, reply) for i, (user, reply) in enumerate(chat)]
