@@ -91,9 +91,14 @@ class RecoveryReport:
 
     @property
     def changed(self) -> bool:
-        return self.unclean or bool(
-            self.repaired or self.torn_files or self.orphan or self.interrupted or self.settled or self.notes
-        )
+        """There is something to tell the user (a note alone included)."""
+        return self.acted or bool(self.notes)
+
+    @property
+    def acted(self) -> bool:
+        """Recovery found or set right something (what the ``recovered`` event records): a note alone,
+        such as a line of the wrong shape skipped at every open, is said but not logged again and again."""
+        return self.unclean or bool(self.repaired or self.torn_files or self.orphan or self.interrupted or self.settled)
 
     def lines(self) -> list[str]:
         """The report in words a user knows (the first line starts with ``RECOVERY``)."""
@@ -401,7 +406,7 @@ def _recover(session: Session, report: RecoveryReport) -> None:
     if raw_size != state.ambient_bytes:
         _recount_ambient(session, raw_size)
         report.repaired.append("ambient totals recounted from raw.jsonl")
-    if report.changed:
+    if report.acted:
         since = [e for e in events if str(e.get("ts", "")) > (state.saved_at or "")]
         report.events_reconciled = len(since)
         finished = [

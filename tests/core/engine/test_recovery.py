@@ -95,6 +95,25 @@ def test_a_clean_end_needs_no_recovery(tmp_path, opened):
     assert session.state.clean_shutdown is False  # this run has not ended yet
 
 
+def test_a_line_of_the_wrong_shape_is_said_at_each_open_but_recovered_is_logged_once(tmp_path):
+    session = Session.open(tmp_path / "s")
+    recover(session)
+    finish_turn(session, "hi", "hello")
+    session.close()
+    with open(tmp_path / "s" / "raw.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"not": "a message"}) + "\n")
+
+    reports = []
+    for _ in range(3):
+        session = Session.open(tmp_path / "s")
+        reports.append(recover(session))
+        session.close()
+
+    assert all(any("wrong shape" in note for note in r.notes) for r in reports)  # said every time
+    assert len(events(tmp_path / "s", "recovered")) == 1  # the recount the appended line needed, once
+    assert not reports[1].acted and not reports[2].acted
+
+
 def test_a_run_that_ended_without_session_end_is_unclean(tmp_path, opened):
     run = crashed_run(tmp_path)
     finish_turn(run, "hi", "hello")
