@@ -113,8 +113,12 @@ def test_a_kill_after_open_effort_does_not_open_it_twice_on_retry(ccm):
 def test_a_kill_between_the_manifest_save_and_its_event_still_counts_as_an_effect(ccm):
     ccm.server.push(tool_calls(call("open_effort", {"name": "x"})), text("Opened."))
     ccm.send("work on x")
-    # kill point: lifecycle saved the manifest (x open, active), effort_opened not yet logged
-    cut_events_after(ccm, lambda e: e["event"] == "turn_start")
+    # kill point: lifecycle saved x (open, active: its entry journaled), effort_opened not yet logged
+    path = ccm.dir / "events.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    saved = next(i for i, line in enumerate(lines) if json.loads(line)["event"] == "efforts_saved")
+    assert json.loads(lines[saved + 1])["event"] == "effort_opened"
+    path.write_text("".join(lines[: saved + 1]))
     truncate_lines(ccm.dir / "efforts" / "x.jsonl", 0)
     set_state(ccm, turn=0)
     rc, out, err = send_text(ccm, "--retry-orphan")

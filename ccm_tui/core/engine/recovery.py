@@ -188,20 +188,28 @@ def unanswered_turn(session: Session, events: list[dict] | None = None) -> Unans
     return UnansweredTurn(text, turn, "orphaned")
 
 
+def _entries(event: dict) -> list[dict]:
+    entries = event.get("entries")
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+
+
 def _turn_effects(session: Session, after: list[dict], since: str, before: list[dict]) -> tuple[list[str], str]:
     """What a turn's tools changed (from its events) and where its exchange belongs, the way the
     orchestrator routes it: ``route_to_ambient``, an opened/switched/reopened effort, the active
     effort it concluded; else the active effort (or ambient).
 
-    An effort is saved (journaled) before its event is logged, so a kill between the two leaves
-    one opened or concluded during the turn (by its timestamps) that no event names: it counts."""
+    An effort is saved (its entry journaled in an ``efforts_saved`` event) before its own event is
+    logged, so a kill between the two leaves one opened or concluded during the turn (by its
+    timestamps) that no event names: it counts."""
     effects: list[str] = []
     route: str | None = None
     mentioned = {e.get("effort_id") for e in after}  # (and those opened before the turn, in the same ms)
     mentioned |= {e.get("effort_id") for e in before if e.get("event") in (ev.EFFORT_OPENED, ev.EFFORT_RESTORED)}
+    saved = [entry.get("id") for e in after if e.get("event") == ev.EFFORTS_SAVED for entry in _entries(e)]
     if ISO_TS.match(since):  # a damaged timestamp must not make every effort look new
-        for effort in session.efforts.changed_since(since):
-            if effort.id in mentioned:
+        for effort_id in dict.fromkeys(i for i in saved if isinstance(i, str) and i not in mentioned):
+            effort = session.efforts.get(effort_id)
+            if effort is None:
                 continue
             if str(effort.created or "") >= since:
                 effects.append(f"opened {effort.id}")

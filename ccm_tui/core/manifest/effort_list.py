@@ -488,16 +488,6 @@ class EffortList:
         found.update((i, e) for i, e in self._held.items() if (e.source or {}).get("kind") == kind)
         return list(found.values())
 
-    def changed_since(self, ts: str) -> list[Effort]:
-        """Efforts created or concluded at or after ``ts`` (ISO-8601, compared as text)."""
-        sql = (
-            "SELECT entry FROM entries WHERE rowid IN (SELECT rowid FROM entries WHERE created >= ?1"
-            " UNION SELECT rowid FROM entries WHERE concluded_at >= ?1) ORDER BY ord"
-        )
-        found = self._efforts(sql, (ts,))
-        new = (e for i, e in self._held.items() if i not in self._saved)
-        return found + [e for e in new if e.created >= ts or (e.concluded_at or "") >= ts]
-
 
 def _read(path: Path) -> bytes:
     try:
