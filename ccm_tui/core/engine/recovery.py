@@ -207,8 +207,8 @@ def _turn_effects(session: Session, after: list[dict], since: str, before: list[
     mentioned |= {e.get("effort_id") for e in before if e.get("event") in (ev.EFFORT_OPENED, ev.EFFORT_RESTORED)}
     saved = [entry.get("id") for e in after if e.get("event") == ev.EFFORTS_SAVED for entry in _entries(e)]
     if ISO_TS.match(since):  # a damaged timestamp must not make every effort look new
-        for effort_id in dict.fromkeys(i for i in saved if isinstance(i, str) and i not in mentioned):
-            effort = session.efforts.get(effort_id)
+        for saved_id in dict.fromkeys(i for i in saved if isinstance(i, str) and i not in mentioned):
+            effort = session.efforts.get(saved_id)
             if effort is None:
                 continue
             if str(effort.created or "") >= since:
