@@ -153,6 +153,7 @@ class EffortList:
     def load(self, *, wait: float | None = None) -> None:
         """Catch up (``wait``: at most that long for another process's write; then the rows as they
         are) and hold the open efforts."""
+        busy = False
         try:
             if wait is None:
                 self.catch_up()
@@ -160,13 +161,33 @@ class EffortList:
                 with self.db.waiting_at_most(wait):
                     self.catch_up()
         except DerivedBusy:
-            pass
+            busy = True
         self._held.clear()
         self._saved.clear()
         self._open.clear()
         self._totals = [int(n) for n in self._query(_TOTALS)[0]]
         for effort in self._efforts("SELECT entry FROM entries WHERE status = 'open' ORDER BY ord"):
             self._hold(effort)
+        if busy:  # another process is writing the rows: what the journal has after them is held on top
+            self._hold_journal_after_rows()
+
+    def _hold_journal_after_rows(self) -> None:
+        """Hold the entries journaled after the rows' offset as unsaved changes, so a reader that could
+        not wait for the rows still answers with every save on disk (the counts included)."""
+        entries, _ = journal_entries(self.events, self.db.run(self.db.meta, "journal") or 0)
+        for i, raw in enumerate(entries):
+            try:
+                effort = effort_from_dict(raw, f"{self.events.name} (efforts saved)", i)
+            except ManifestError:
+                continue
+            held = self.get(effort.id)
+            if held is None:
+                self.add(held := effort)
+            else:
+                vars(held).update(vars(effort))
+                self.set_status(held, held.status)
+            if held.active:
+                self.set_active(held)
 
     def current(self) -> bool:
         """The rows reflect the record as it is now (two stats and a read of ``meta``)."""

@@ -393,3 +393,26 @@ def test_how_far_the_file_lags_the_journal_is_known_and_cleared_by_a_flush(tmp_p
     session.flush_manifest()
     assert session.efforts.unflushed_bytes() == 0
     session.lock.release()
+
+
+def test_a_reader_that_cannot_wait_for_the_rows_still_sees_every_journaled_save(tmp_path, monkeypatch):
+    session = _writer(tmp_path / "s")
+    concluded_effort(session, "first topic")
+    session.flush_manifest()
+    session.lock.release()
+    entry = Effort(id="journaled-only", name="journaled only", status="open", active=True, raw_tokens=40)
+    with open(session.dir / "events.jsonl", "a", encoding="utf-8") as fh:  # another writer's save, rows not yet
+        fh.write(json.dumps({"event": "efforts_saved", "entries": [entry.to_dict()]}, separators=(",", ":")) + "\n")
+
+    holder = sqlite3.connect(session.dir / "derived.sqlite")
+    holder.execute("BEGIN IMMEDIATE")  # a long write by another process: the rows cannot catch up now
+    monkeypatch.setattr("ccm_tui.core.session.session.READER_WAIT", 0.05)
+    try:
+        reader = Session.open(session.dir, readonly=True)
+        assert reader.efforts.get("journaled-only") is not None
+        assert reader.efforts.active is not None and reader.efforts.active.id == "journaled-only"
+        assert len(reader.efforts) == 2 and reader.efforts.concluded_count == 1
+        assert [e.id for e in reader.efforts] == ["first-topic", "journaled-only"]
+    finally:
+        holder.rollback()
+        holder.close()
