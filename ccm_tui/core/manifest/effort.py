@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import dataclass, fields
-from pathlib import Path
 from typing import Any
 
 from ..storage.durable import StoreError
@@ -110,17 +109,3 @@ def effort_from_dict(raw: Any, where: str, index: int) -> Effort:
         if not isinstance(value, int) or value < 0:
             setattr(effort, key, 0)
     return effort
-
-
-def validated(entries: list[Any], path: Path) -> list[Effort]:
-    efforts = [effort_from_dict(e, str(path), i) for i, e in enumerate(entries)]
-    seen: set[str] = set()
-    for e in efforts:
-        if e.id in seen:
-            raise ManifestError(f"{path}: effort id {e.id!r} appears twice")
-        seen.add(e.id)
-    # at most one active effort, whatever the file says
-    active = [e for e in efforts if e.active]
-    for e in active[:-1]:
-        e.active = False
-    return efforts

@@ -27,7 +27,7 @@ from typing import Any
 from ..storage.derived import DerivedBusy, DerivedDB, DerivedError
 from ..storage.durable import file_size, open_nofollow, read_bytes
 from ..storage.eventlog import EFFORTS_SAVED
-from .effort import CONCLUDED, OPEN, STATUSES, Effort, ManifestError, effort_from_dict, validated
+from .effort import CONCLUDED, OPEN, STATUSES, Effort, ManifestError, effort_from_dict
 from .yaml_file import (
     FAST_YAML,
     MARK_RE,
@@ -235,10 +235,10 @@ class EffortList:
         hold keep their rows, the others are read (all of them the first time)."""
         data = b"" if stamp is None else _read(self.manifest)
         match = MARK_RE.match(data)
-        cuts = cut(data, match.end() if match else 0) if stamp is not None else (0, [])
-        head = self._take_blocks(*cuts) if cuts is not None else None
-        if head is None:
-            self._take_whole(data)
+        head, blocks = cut(data, match.end() if match else 0) if stamp is not None else (0, [])
+        if head is None or not self._take_blocks(blocks):  # not in block shape: read whole, as its dump
+            head = None  # (the next flush writes the whole file in the standard shape)
+            self._take_blocks([dump_block(entry) for entry in read_whole(data, self.manifest)])
         mark = int(match.group(1)) if match else None
         journal = 0 if stamp is None else mark if mark is not None else file_size(self.events)
         manifest = {"stamp": stamp, "head": head, "mark": journal}
@@ -247,8 +247,8 @@ class EffortList:
             self.notes.append(f"PyYAML was built without libyaml: reading {self.manifest.name} takes ~10x longer")
         self._totals = [int(n) for n in self.db.conn.execute(_TOTALS).fetchone()]
 
-    def _take_blocks(self, head: int, blocks: list[bytes]) -> int | None:
-        """Rows from the cut file; None when a block does not read alone (the file is read whole)."""
+    def _take_blocks(self, blocks: list[bytes]) -> bool:
+        """Rows from the file's blocks; False when a block does not read alone (the file is read whole)."""
         conn = self.db.conn
         known = {h: (i, o) for h, i, o in conn.execute("SELECT block_hash, id, ord FROM entries WHERE dirty = 0")}
         seen: dict[str, int] = {}
@@ -258,7 +258,7 @@ class EffortList:
             if hit is None:
                 raw = parse_block(block, self.manifest)
                 if raw is None:
-                    return None
+                    return False
                 read.append((block, effort := effort_from_dict(raw, str(self.manifest), ord_)))
                 hit = (effort.id, -1)
             if seen.setdefault(hit[0], ord_) != ord_:
@@ -273,21 +273,14 @@ class EffortList:
             dirty = old_shape or (len(read) <= 64 and dump_block(effort.to_dict()) != block)
             self._upsert(effort, seen[effort.id], block, int(dirty))
         self._one_active()
-        return head
-
-    def _take_whole(self, data: bytes) -> None:
-        """A file that does not cut into blocks (a hand edit's comments, other indentation): read it
-        whole; its rows have no blocks, so the next flush writes the whole file in the standard shape."""
-        efforts = validated(read_whole(data, self.manifest), self.manifest)
-        self.db.conn.execute("DELETE FROM entries")
-        self.db.conn.executemany(_UPSERT, [_values(e, i, None, 0) for i, e in enumerate(efforts)])
+        return True
 
     def _one_active(self) -> None:
         """At most one active effort, whatever the file says (the last one)."""
         active = [e for e in self._efforts("SELECT entry FROM entries WHERE status = 'open' ORDER BY ord") if e.active]
         for effort in active[:-1]:
             effort.active = False
-            self._upsert(effort, None, None, 0)
+            self._upsert(effort, None, None, 1)  # (dirty: the file says so too at the next flush)
 
     # ------------------------------------------------------------------ writing
     def save(self, journal: Callable[[list[dict[str, Any]]], object]) -> None:

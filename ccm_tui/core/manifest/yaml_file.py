@@ -60,18 +60,18 @@ def head_bytes(mark: int | None, empty: bool) -> bytes:
     return comment + (EMPTY if empty else HEAD)
 
 
-def cut(data: bytes, start: int) -> tuple[int, list[bytes]] | None:
-    """The file after its mark line as (bytes before the first block, the blocks), or None when it
-    is not one ``efforts:`` list of blocks starting at a steady indentation (then it is read whole)."""
+def cut(data: bytes, start: int) -> tuple[int | None, list[bytes]]:
+    """The file after its mark line as (bytes before the first block, the blocks), or (None, []) when
+    it is not one ``efforts:`` list of blocks starting at a steady indentation (then it is read whole)."""
     rest = data[start:]
     if rest == EMPTY:
         return len(data), []
     if not rest.startswith(HEAD) or not rest.endswith(b"\n"):
-        return None
+        return None, []
     body = rest[len(HEAD) :]
     pattern = _ITEM if body.startswith(b"- ") else _OLD_ITEM if body.startswith(b"  - ") else None
     if pattern is None:
-        return None
+        return None, []
     ends = [m.end() for m in pattern.finditer(body)]
     starts = [0, *ends]
     return start + len(HEAD), [body[a:b] for a, b in zip(starts, [*ends, len(body)])]
@@ -158,18 +158,11 @@ def salvage_manifest(path: Path) -> list[Effort]:
         return []
     try:
         entries = read_whole(data, path)
-    except ManifestError:
-        text = data.decode("utf-8", errors="replace")
-        item = "- " if re.search(r"^- ", text, re.M) else "  - "  # the entries' indentation (this or the old)
-        chunks = [c for c in re.split(rf"(?m)^(?={item})", text) if c.startswith(item)]
-        entries = []
-        for chunk in chunks:
-            try:
-                part = parse_yaml("efforts:\n" + _HUGE_NUMBER.sub("null", chunk), path)  # a huge number: unset
-            except ManifestError:
-                continue
-            if isinstance(part, dict) and isinstance(part.get("efforts"), list):
-                entries.extend(part["efforts"])
+    except ManifestError:  # each entry alone (this shape or the old one), a huge number unset
+        text = _HUGE_NUMBER.sub("null", data.decode("utf-8", errors="replace"))
+        item = "- " if re.search(r"^- ", text, re.M) else "  - "
+        chunks = [c.encode() for c in re.split(rf"(?m)^(?={item})", text) if c.startswith(item)]
+        entries = [entry for c in chunks if (entry := parse_block(c, path)) is not None]
     out: dict[str, Effort] = {}
     for i, raw in enumerate(entries):
         try:
@@ -177,10 +170,7 @@ def salvage_manifest(path: Path) -> list[Effort]:
         except (ManifestError, TypeError):
             continue
         out.setdefault(effort.id, effort)
-    efforts = list(out.values())
-    for e in [e for e in efforts if e.active][:-1]:
-        e.active = False
-    return efforts
+    return list(out.values())  # (more than one active: the rows keep the last, and so will the file)
 
 
 def _clean(value: Any) -> Any:
