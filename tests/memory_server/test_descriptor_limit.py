@@ -8,17 +8,15 @@ from __future__ import annotations
 import errno
 import json
 import resource
-import select
 import shutil
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ccm_tui.config import Settings
-from tests.helpers.mcp_session import INITIALIZE, server_params, sessions_root, tool_call
+from tests.helpers.mcp_session import INITIALIZE, read_answers, server_params, sessions_root, tool_call
 
 SESSIONS = 60
 LIMIT = 64  # descriptors: (60 sessions × 6) would need 360 with every reader kept open
@@ -60,18 +58,8 @@ def exchange(lines: list[dict[str, Any]], descriptors: int, *args: str) -> tuple
     proc.stdin.write("".join(json.dumps(line) + "\n" for line in [*INITIALIZE, *lines]))
     proc.stdin.flush()
     wanted = {1} | {line["id"] for line in lines}
-    answers: dict[Any, dict[str, Any]] = {}
-    poller = select.poll()
-    poller.register(proc.stdout, select.POLLIN)
-    deadline = time.monotonic() + 600
-    while wanted - set(answers) and time.monotonic() < deadline:
-        if not poller.poll(1000):
-            continue
-        line = proc.stdout.readline()
-        if not line:
-            break  # the server ended
-        answer = json.loads(line)
-        answers[answer.get("id")] = answer
+    out, _ = read_answers(proc.stdout, wanted, 600)
+    answers = {answer.get("id"): answer for answer in out}
     proc.stdin.close()
     errors = proc.stderr.read()
     assert proc.wait(timeout=60) == 0, errors
