@@ -1,12 +1,17 @@
-"""``--all-sessions`` under a small descriptor limit (issue 33, hole 3): one reader stayed open per session for the
-server's life (about six descriptors each), so past ~40 sessions under 256 descriptors sessions were skipped with
-"Too many open files", then ``status`` said "no sessions yet". The readers are now bounded (the ones used last
-stay open), and an error while listing the sessions is said as one, never as "none"."""
+"""``--all-sessions`` under a small descriptor limit.
+
+Issue 33, hole 3: one reader stayed open per session for the server's life, so past ~40 sessions
+under 256 descriptors sessions were skipped with "Too many open files", then ``status`` said "no
+sessions yet". The readers are bounded, and an error while listing the sessions is said as one.
+The readers in use (parallel requests) count against the limit too. A request left unanswered
+fails the test at a deadline, never by hanging it.
+"""
 
 from __future__ import annotations
 
 import errno
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -19,7 +24,8 @@ from ccm_tui.config import Settings
 from tests.helpers.mcp_session import INITIALIZE, read_answers, server_params, sessions_root, tool_call
 
 SESSIONS = 60
-LIMIT = 64  # descriptors: (60 sessions × 6) would need 360 with every reader kept open
+LIMIT = 64  # descriptors: (60 sessions × 4) would need 240 with every reader kept open
+ANSWER_WAIT = 180  # seconds for every request of a batch to be answered (a hang fails there)
 
 
 def many_sessions(template: Path, count: int) -> list[str]:
@@ -40,34 +46,75 @@ def limited(descriptors: int):
     return apply
 
 
-def exchange(lines: list[dict[str, Any]], descriptors: int, *args: str) -> tuple[dict[Any, dict[str, Any]], str]:
-    """The answers (by id) of a real ``ccm-tui mcp --all-sessions`` run under a descriptor limit: every line
-    written, then answers read until each request is answered (or the server ends), then stdin closed."""
-    params = server_params("--all-sessions", *args)
-    proc = subprocess.Popen(
-        [params.command, *params.args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=params.env,
-        cwd=params.cwd,
-        preexec_fn=limited(descriptors),
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    proc.stdin.write("".join(json.dumps(line) + "\n" for line in [*INITIALIZE, *lines]))
-    proc.stdin.flush()
-    wanted = {1} | {line["id"] for line in lines}
-    out, _ = read_answers(proc.stdout, wanted, 600)
-    answers = {answer.get("id"): answer for answer in out}
-    proc.stdin.close()
-    errors = proc.stderr.read()
-    assert proc.wait(timeout=60) == 0, errors
-    return answers, errors
+class LimitedServer:
+    """A real ``ccm-tui mcp --all-sessions`` under a descriptor limit, asked batch after batch."""
+
+    def __init__(self, descriptors: int | None, *args: str) -> None:
+        params = server_params("--all-sessions", *args)
+        self.proc = subprocess.Popen(
+            [params.command, *params.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=params.env,
+            cwd=params.cwd,
+            preexec_fn=limited(descriptors) if descriptors else None,
+        )
+        self.ask(INITIALIZE[:1], tuple(INITIALIZE[1:]))
+
+    def ask(self, lines: list[dict[str, Any]], then: tuple[dict[str, Any], ...] = ()) -> dict[Any, dict[str, Any]]:
+        """Every line written at once (then ``then``, notifications), and the answers by id once each
+        request is answered; the test fails when one is not within ANSWER_WAIT seconds."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(b"".join(json.dumps(line).encode() + b"\n" for line in [*lines, *then]))
+        self.proc.stdin.flush()
+        wanted = {line["id"] for line in lines}
+        out, _ = read_answers(self.proc.stdout, wanted, ANSWER_WAIT)
+        answers = {a.get("id"): a for a in out}
+        missing = sorted(wanted - set(answers), key=str)
+        if missing:
+            self.kill()
+            pytest.fail(f"no answer to request(s) {missing} within {ANSWER_WAIT} s: the server stopped answering")
+        return answers
+
+    def pid_descriptors(self) -> int:
+        return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
+
+    def close(self) -> str:
+        """Stdin closed; the server must end by itself. Its stderr."""
+        assert self.proc.stdin is not None and self.proc.stderr is not None
+        self.proc.stdin.close()
+        try:
+            code = self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            pytest.fail("the server did not end after stdin closed")
+        errors = self.proc.stderr.read().decode("utf-8", "replace")
+        assert code == 0, errors
+        return errors
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
 
 
 def text_of(answer: dict[str, Any]) -> str:
     return answer["result"]["content"][0]["text"]
+
+
+def answered(answer: dict[str, Any]) -> tuple[bool, str]:
+    """(is it an error, its text); an error is one line saying why, never a bare "Error executing tool"."""
+    result = answer["result"]
+    text = text_of(answer)
+    if result["isError"]:
+        assert "\n" not in text and not text.rstrip().endswith(("tool remember", "tool search", "tool read")), text
+    return result["isError"], text
+
+
+def assert_quiet(errors: str) -> None:
+    """Nothing on stderr but the one-line warnings: no traceback, no "never awaited", no "ignored"."""
+    for said in ("Traceback", "Too many open files:", "never awaited", "Exception ignored"):
+        assert said not in errors, errors
 
 
 def test_every_session_is_searchable_and_status_right_under_a_small_descriptor_limit(template):
@@ -76,7 +123,9 @@ def test_every_session_is_searchable_and_status_right_under_a_small_descriptor_l
     lines = [tool_call(2, "status"), tool_call(3, "search", query="vault", limit=25)]
     lines += [tool_call(10 + i, "search", query=f"quux{i:03d}") for i in probes]
     lines += [tool_call(20 + i, "list", session=names[i]) for i in probes]
-    by_id, errors = exchange(lines, LIMIT)
+    server = LimitedServer(LIMIT)
+    by_id = server.ask(lines)
+    errors = server.close()
     status = text_of(by_id[2])
     assert status.startswith(f"{SESSIONS} session(s)") and "unreadable" not in status
     assert all(f"\n{name} · 1 efforts, 0 open" in status for name in names)
@@ -85,7 +134,25 @@ def test_every_session_is_searchable_and_status_right_under_a_small_descriptor_l
         found = text_of(by_id[10 + i])
         assert f"session {names[i]}" in found and "skipped" not in found, found
         assert not by_id[20 + i]["result"]["isError"], text_of(by_id[20 + i])
-    assert "Too many open files" not in errors and "Traceback" not in errors
+    assert_quiet(errors)
+
+
+def test_parallel_reads_of_more_sessions_than_fit_are_all_answered_with_results(template):
+    """Twenty requests at once, each on a session of its own: the readers in use count against the limit
+    (they waited for none before, and ran the process out of descriptors)."""
+    names = many_sessions(template, 24)
+    lines = [tool_call(100 + i, "read", session=name, id="ambient") for i, name in enumerate(names[:12])]
+    lines += [tool_call(200 + i, "search", query=f"quux{i:03d}", session=names[i]) for i in range(12, 24)]
+    lines += [tool_call(300, "search", query="vault", limit=25), tool_call(301, "status")]
+    server = LimitedServer(32)
+    by_id = server.ask(lines)
+    errors = server.close()
+    for request in lines:
+        failed, text = answered(by_id[request["id"]])
+        assert not failed, text
+    assert all(f"session {names[i]}" in text_of(by_id[200 + i]) for i in range(12, 24))
+    assert text_of(by_id[301]).startswith("24 session(s)") and "unreadable" not in text_of(by_id[301])
+    assert_quiet(errors)
 
 
 def test_an_error_listing_the_sessions_is_an_error_not_none(template, monkeypatch):
@@ -115,4 +182,5 @@ def test_an_error_listing_the_sessions_is_an_error_not_none(template, monkeypatc
 def test_the_readers_kept_open_are_a_share_of_the_limit():
     from ccm_tui.memory_server.reads import readers_kept
 
-    assert readers_kept(256) == 10 and readers_kept(64) == 2 and readers_kept(1 << 20) == 64
+    assert readers_kept(256) == 16 and readers_kept(64) == 4 and readers_kept(20) == 2
+    assert readers_kept(1 << 20) == 64
