@@ -3,8 +3,13 @@
 Issue 33, hole 3: one reader stayed open per session for the server's life, so past ~40 sessions
 under 256 descriptors sessions were skipped with "Too many open files", then ``status`` said "no
 sessions yet". The readers are bounded, and an error while listing the sessions is said as one.
-The readers in use (parallel requests) count against the limit too. A request left unanswered
-fails the test at a deadline, never by hanging it.
+
+Then the server stopped answering altogether: a write opens its session's controller, whose thread
+made its event loop itself; with no descriptor left for the loop (EMFILE) the thread died and the
+server's own loop waited for it forever. Now the loop is made by the caller, every request gets an
+answer (results, or one line saying what to do), what a failed request opened is closed, and the
+next request is served. The readers in use (parallel requests) and the write controllers count
+against the limit too. A request left unanswered fails the test at a deadline, never by hanging it.
 """
 
 from __future__ import annotations
@@ -155,6 +160,57 @@ def test_parallel_reads_of_more_sessions_than_fit_are_all_answered_with_results(
     assert_quiet(errors)
 
 
+def test_writes_to_more_sessions_than_fit_are_all_answered_and_the_server_serves_on(template):
+    """Notes to twenty sessions at once, with reads among them: every request is answered (the server hung
+    here: the write controllers' threads could not make their event loops), then every note is found."""
+    names = many_sessions(template, 30)
+    notes = [
+        tool_call(100 + i, "remember", session=name, text=f"note zork{i:03d}") for i, name in enumerate(names[:20])
+    ]
+    reads = [tool_call(200 + i, "read", session=name, id="ambient") for i, name in enumerate(names[20:])]
+    server = LimitedServer(LIMIT, "--allow-writes")
+    by_id = server.ask([*notes, *reads, tool_call(300, "search", query="vault")])
+    noted = [i for i in range(20) if not answered(by_id[100 + i])[0]]
+    for request in [*notes, *reads]:
+        failed, text = answered(by_id[request["id"]])
+        assert not failed or "nothing was written" in text, text
+    assert noted, [text_of(by_id[100 + i]) for i in range(20)]
+    after = server.ask([tool_call(400 + i, "search", query=f"zork{i:03d}", session=names[i]) for i in noted])
+    for i in noted:
+        assert f"zork{i:03d}" in text_of(after[400 + i]), text_of(after[400 + i])
+    assert_quiet(server.close())
+
+
+def test_out_of_descriptors_is_one_line_and_the_next_request_is_served(template):
+    """Under a limit that leaves room for a session reader but not for a write's controller, the write is
+    refused in one line saying what to do, what it opened is closed, and reads go on being answered."""
+    names = many_sessions(template, 3)
+    if not Path(f"/proc/{os.getpid()}/fd").is_dir():
+        pytest.skip("needs /proc to count the server's descriptors")
+    probe = LimitedServer(None, "--allow-writes")
+    base = probe.pid_descriptors()  # what the server holds once started, before any tool
+    probe.close()
+    server = LimitedServer(base + 6, "--allow-writes")
+    first = server.ask([tool_call(2, "remember", session=names[0], text="note zork")])
+    failed, text = answered(first[2])
+    assert failed and text.endswith(
+        f"too many open files: raise `ulimit -n` (now {base + 6}) or call remember again in a moment; "
+        "nothing was written"
+    ), text
+    for round_ in range(2):  # (the write's descriptors were given back: the reads fit, again and again)
+        for asked in (
+            tool_call(10, "search", query="quux001", session=names[1]),
+            tool_call(11, "read", session=names[2], id="ambient"),
+            tool_call(12, "status", session=names[0]),
+        ):
+            failed, text = answered(server.ask([asked])[asked["id"]])
+            assert not failed, (round_, text)
+            assert asked["id"] != 10 or "quux001" in text
+    again = server.ask([tool_call(20, "remember", session=names[0], text="note zork")])
+    assert answered(again[20])[0] and "too many open files" in text_of(again[20])
+    assert_quiet(server.close())
+
+
 def test_an_error_listing_the_sessions_is_an_error_not_none(template, monkeypatch):
     from ccm_tui.memory_server.reads import Reads
     from ccm_tui.memory_server.scope import InputError, Scope
@@ -181,6 +237,8 @@ def test_an_error_listing_the_sessions_is_an_error_not_none(template, monkeypatc
 
 def test_the_readers_kept_open_are_a_share_of_the_limit():
     from ccm_tui.memory_server.reads import readers_kept
+    from ccm_tui.memory_server.writes import writers_kept
 
     assert readers_kept(256) == 16 and readers_kept(64) == 4 and readers_kept(20) == 2
     assert readers_kept(1 << 20) == 64
+    assert writers_kept(256) == 6 and writers_kept(64) == 1 and writers_kept(1 << 20) == 16
