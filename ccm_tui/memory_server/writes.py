@@ -10,14 +10,22 @@ from renaming the session between its writes. No model is loaded: neither a
 note nor a reopen needs one. The core words its refusals for ccm-tui's own model and
 its user ("use search_efforts", "send again"); :func:`agent_words` says them again for
 an agent calling these tools: the tools it has, what to call again, no local path.
+
+An open controller holds up to :data:`FDS_PER_WRITER` descriptors, so at most
+:func:`writers_kept` are open at once (a share of the descriptor limit); a write to another
+session waits for one to close. A controller that fails to open is closed again, and a
+failure to get a descriptor is said in one line (:class:`~.descriptors.OutOfDescriptors`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from dataclasses import replace
 from pathlib import Path
+
+import anyio
 
 from ..config import Settings
 from ..core.api import (
@@ -27,15 +35,24 @@ from ..core.api import (
     Outcome,
     Phase,
     Remember,
+    SearchIndexError,
     SessionController,
     StoreError,
     redact,
 )
+from .descriptors import OutOfDescriptors, descriptor_limit, out_of_descriptors
 from .reads import Reads
 from .render import cut
 from .scope import InputError, Scope, effort_id
 
+log = logging.getLogger(__name__)
+
 WRITE_WAIT = 10.0  # seconds a write waits for another process's writer lock
+# Measured (a controller opened on a built session and a note written, open/close traced): 10 at most —
+# its thread's event loop (an epoll and a socket pair), the presence file, derived.sqlite with its -wal
+# and -shm, and while it writes the writer lock, manifest.yaml and the manifest's temporary file.
+FDS_PER_WRITER = 10
+MAX_WRITERS = 16
 # ccm-tui's model's tools, as its refusals name them, and what an agent calling these tools has instead
 CORE_TOOLS = {
     "search_efforts": "search",
@@ -44,6 +61,13 @@ CORE_TOOLS = {
     "reopen_effort": "reopen",
 }
 PID_RE = re.compile(r"\bpid (\d+)")
+
+
+def writers_kept(limit: int | None = None) -> int:
+    """How many sessions may be open for writing at once: a quarter of the descriptor limit (as the
+    readers have another), at least 1, at most MAX_WRITERS."""
+    limit = descriptor_limit() if limit is None else limit
+    return max(1, min(MAX_WRITERS, limit // (4 * FDS_PER_WRITER)))
 
 
 def agent_words(reason: str, tool: str, scope: Scope) -> str:
@@ -79,6 +103,8 @@ class Writes:
         self._controllers: dict[Path, SessionController] = {}
         self._opening: dict[Path, asyncio.Lock] = {}
         self._writing: dict[Path, int] = {}  # writes under way per session (its controller closes at 0)
+        self.kept = writers_kept()
+        self._places = asyncio.Semaphore(self.kept)  # one per controller open
 
     async def _run(self, directory: Path, tool: str, intent: Remember | EffortAction) -> Outcome:
         """Run one write through the session's controller, opened for it (or shared with the writes
@@ -92,7 +118,10 @@ class Writes:
                 del self._writing[directory]
                 controller = self._controllers.pop(directory, None)  # (before the await: a new write opens anew)
                 if controller is not None:
-                    await controller.close()
+                    try:  # (a close that fails leaves the session to its next start: the write is stored)
+                        await _close_quietly(controller)
+                    finally:
+                        self._places.release()
 
     async def _controller(self, directory: Path, tool: str) -> SessionController:
         lock = self._opening.setdefault(directory, asyncio.Lock())
@@ -100,29 +129,75 @@ class Writes:
             controller = self._controllers.get(directory)
             if controller is not None and controller.state.phase is not Phase.CLOSED:
                 return controller
-            options = OpenOptions(hold_lock=False, lock_wait=self.wait, retry_delays=(), turn_lock_wait=self.wait)
+            if controller is None:  # (a closed one keeps its place for the next)
+                await self._place(tool)
+            opened = None
+            try:
+                opened = await self._open(directory, tool)
+            finally:  # (failed, or the request was cancelled: the place is free again)
+                if opened is None:
+                    self._controllers.pop(directory, None)
+                    self._places.release()
+            self._controllers[directory] = opened
+            return opened
+
+    async def _open(self, directory: Path, tool: str) -> SessionController:
+        """The session's controller, open. A failure closes what it opened; when it was for want of
+        descriptors, the idle session readers are closed and the session opened once more.
+
+        Raises:
+            InputError: it cannot be opened, in words for the agent (OutOfDescriptors: no descriptor left).
+        """
+        options = OpenOptions(hold_lock=False, lock_wait=self.wait, retry_delays=(), turn_lock_wait=self.wait)
+        for attempt in range(2):
             controller = SessionController(directory, self.settings, options=options)
             try:
                 await controller.open()
-            except StoreError as exc:
-                await controller.close()
-                pid = getattr(exc, "pid", None)
-                if pid is not None or "in use" in str(exc):
-                    raise locked(tool, self.wait, str(exc), pid) from None
-                raise InputError(
-                    "the session cannot be opened for writing, nothing was written: "
-                    + agent_words(str(exc), tool, self.scope)
-                ) from None
-            self._controllers[directory] = controller
-            return controller
+                return controller
+            except (StoreError, SearchIndexError, OSError) as exc:
+                await _close_quietly(controller)
+                short = out_of_descriptors(exc, FDS_PER_WRITER)  # (is there room for a controller now?)
+                if not short:
+                    raise self._not_opened(exc, tool) from None
+                if attempt:
+                    raise OutOfDescriptors(f"call {tool} again in a moment; nothing was written") from None
+                self.reads.close_idle()
+            except BaseException:  # (cancelled: what it opened is closed all the same)
+                await _close_quietly(controller)
+                raise
+        raise AssertionError("unreachable")
+
+    async def _place(self, tool: str) -> None:
+        """A place for one more open controller, waiting up to ``wait`` for a write to end."""
+        try:
+            await asyncio.wait_for(self._places.acquire(), self.wait)
+        except TimeoutError:
+            raise InputError(
+                f"the {self.kept} sessions this server may write at once (a share of its descriptor limit) stayed "
+                f"in use by other writes for {self.wait:g} s; nothing was written — call {tool} again in a moment"
+            ) from None
+
+    def _not_opened(self, exc: Exception, tool: str) -> InputError:
+        """Why the session could not be opened for a write, for the agent."""
+        pid = getattr(exc, "pid", None)
+        if pid is not None or "in use" in str(exc):
+            return locked(tool, self.wait, str(exc), pid)
+        return InputError(
+            "the session cannot be opened for writing, nothing was written: " + agent_words(str(exc), tool, self.scope)
+        )
 
     def _failed(self, outcome: Outcome, tool: str, directory: Path, target: str = "") -> InputError:
         reason = outcome.reason or "the write failed"
         if outcome.cause == "locked":
             return locked(tool, self.wait, reason)
+        if "too many open files" in reason.lower():
+            return OutOfDescriptors(f"call {tool} again in a moment")
         if tool == "reopen" and outcome.cause in ("refused", "input", "not_found"):
-            with self.reads.reader(directory) as reader:
-                view = reader.effort(target)
+            try:
+                with self.reads.reader(directory) as reader:
+                    view = reader.effort(target)
+            except (StoreError, SearchIndexError, OSError):
+                return InputError(agent_words(reason, tool, self.scope))  # (what the write said, then)
             if view is None:
                 return InputError(f"there is no effort '{target}' in this session (search and list give the ids)")
             if view.state.is_open:
@@ -163,3 +238,15 @@ class Writes:
         controllers, self._controllers = list(self._controllers.values()), {}
         for controller in controllers:
             await controller.close()
+            self._places.release()
+
+
+async def _close_quietly(controller: SessionController) -> None:
+    """Close a controller after its write, or after it failed to open (its thread, what it opened):
+    what the caller is told is the write's outcome or the failure to open, not a failure while
+    closing, which is logged in one line (the session's next start recovers what was not marked)."""
+    try:
+        with anyio.CancelScope(shield=True):  # (a cancelled request's controller is closed all the same)
+            await controller.close()
+    except (StoreError, SearchIndexError, OSError) as exc:
+        log.warning("closing session %s: %s", controller.session_dir.name, " ".join(str(exc).split()))

@@ -190,6 +190,29 @@ INITIALIZE = [
 ]
 
 
+def read_answers(stdout: Any, ids: set[Any], timeout: float) -> tuple[list[dict[str, Any]], bytes]:
+    """The JSON lines a server writes on ``stdout`` until each of ``ids`` is answered, the server ends or
+    ``timeout`` seconds pass; and the start of a line not yet ended. Read from the pipe's descriptor, never
+    through the buffered file: a ``readline`` takes in every line that has arrived, and ``poll`` then says
+    nothing of the ones it keeps — two answers arriving together left the second unread until the deadline
+    (which looked like a server that stopped answering)."""
+    fd = stdout.fileno()
+    poller = select.poll()  # (not select(): a test process may hold over 1,024 descriptors)
+    poller.register(fd, select.POLLIN)
+    out: list[dict[str, Any]] = []
+    tail = b""
+    deadline = time.monotonic() + timeout
+    while ids - {m.get("id") for m in out} and (left := deadline - time.monotonic()) > 0:
+        if not poller.poll(int(min(left, 1.0) * 1000) + 1):
+            continue
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break  # the server ended
+        *lines, tail = (tail + chunk).split(b"\n")
+        out.extend(json.loads(line) for line in lines if line.strip())  # every line parses as JSON
+    return out, tail
+
+
 def raw_exchange(lines: list[Any], ids: set[Any], *args: str) -> tuple[list[dict[str, Any]], str]:
     """Raw lines (a str as it is, anything else as JSON) into a real ``ccm-tui mcp`` over pipes, after the
     handshake; every line it writes on stdout until each of ``ids`` is answered and stdin is closed (each
@@ -208,15 +231,9 @@ def raw_exchange(lines: list[Any], ids: set[Any], *args: str) -> tuple[list[dict
     sent = [*INITIALIZE, *lines]
     proc.stdin.write("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in sent))
     proc.stdin.flush()
-    out: list[dict[str, Any]] = []
-    deadline = time.monotonic() + 120
-    poller = select.poll()  # (not select(): a test process may hold over 1,024 descriptors)
-    poller.register(proc.stdout, select.POLLIN)
-    while ({1} | ids) - {m.get("id") for m in out} and time.monotonic() < deadline:
-        if poller.poll(1000):
-            out.append(json.loads(proc.stdout.readline()))  # every line parses as JSON
+    out, tail = read_answers(proc.stdout, {1} | ids, timeout=120)
     proc.stdin.close()
-    rest, errors = proc.stdout.read(), proc.stderr.read()
+    rest, errors = tail.decode() + proc.stdout.read(), proc.stderr.read()
     assert proc.wait(timeout=60) == 0, errors
     return out + [json.loads(line) for line in rest.splitlines()], errors
 

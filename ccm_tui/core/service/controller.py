@@ -560,8 +560,10 @@ class SessionController:
         stop the session thread."""
         if not self._thread.running:
             return
-        await asyncio.wrap_future(self._thread.submit(self._shut()))
-        self._thread.stop()
+        try:
+            await asyncio.wrap_future(self._thread.submit(self._shut()))
+        finally:  # (a close that failed still ends the thread: its loop holds descriptors)
+            self._thread.stop()
 
     def close_blocking(self, timeout: float) -> None:
         """:meth:`close` for a thread that has no event loop (the TUI's watchdog after a hang-up, when

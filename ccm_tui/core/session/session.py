@@ -131,8 +131,10 @@ class Session:
             session.load()
             if not readonly:  # a writer appends to the logs: none may lead out of the session
                 session.refuse_symlinks()
-        except BaseException:
+        except BaseException:  # (no descriptor left, a bad file …: a failed open keeps nothing open)
             session.lock.release()
+            if session.derived is not None:
+                session.derived.close()
             raise
         session._seen_events_size = file_size(session.events.path)
         if not readonly and not hold_lock:
@@ -302,11 +304,20 @@ class Session:
         the catalog (a server that opens session after session must not keep their files open).
         ``while_locked``: a context the last writes happen in (the engine's index watch)."""
         try:  # (without the lock another process is mid-operation: it will mark its own end)
-            if not self.readonly and (self.lock.held or self.lock.try_acquire()):
+            if not self.readonly and self._lock_for_end():
                 self._mark_end(clean and self.unclean_reason is None, while_locked)
         finally:
             if self.derived is not None:
                 self.derived.close()
+
+    def _lock_for_end(self) -> bool:
+        """Whether the lock is held, or taken now, to mark the end. A lock file that cannot be opened
+        (no descriptor left: EMFILE) is a lock not taken: the end goes unmarked, the work is stored,
+        and the next start recovers as after a kill — the close still closes what is open."""
+        try:
+            return self.lock.held or self.lock.try_acquire()
+        except OSError:
+            return False
 
     def _mark_end(self, clean: bool, while_locked: Callable[[], Any]) -> None:
         try:  # a full disk (OSError, StoreError): the work is stored; the next start recovers
