@@ -41,7 +41,8 @@ _UPSERT = (
     " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT (id) DO UPDATE SET ord = coalesce(?2, ord),"
     " status = ?3, concluded = ?4, raw_tokens = ?5, created = ?6, concluded_at = ?7, digest = ?8,"
     " source_kind = ?9, entry = ?10, block_len = coalesce(?11, block_len), block_hash = coalesce(?12, block_hash),"
-    " dirty = ?13"
+    " dirty = ?13, fts_stale = (fts_stale OR json_extract(entry, '$.summary') IS NOT json_extract(?10, '$.summary')"
+    " OR json_extract(entry, '$.name') IS NOT json_extract(?10, '$.name'))"  # search: write its meta document again
 )
 
 

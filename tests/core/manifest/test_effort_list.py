@@ -355,3 +355,25 @@ def test_a_hand_edit_of_the_manifest_is_read(tmp_path):
     assert yaml.safe_load(path.read_text())["efforts"][0]["summary"] == 'first: "quoted"\nsecond line'
     path.write_text(path.read_text().replace("first", "edited"))  # a hand edit
     assert load_manifest(path)[0].summary.startswith("edited")
+
+
+def test_a_row_is_marked_for_the_search_index_only_when_its_summary_or_name_changed(tmp_path):
+    session = _writer(tmp_path / "s")
+    effort = concluded_effort(session, "marked", summary="First words.")
+    other = open_effort(session, "other")
+    conn = session.derived.conn
+
+    def stale():
+        return [i for (i,) in conn.execute("SELECT id FROM entries WHERE fts_stale = 1 ORDER BY ord")]
+
+    assert stale() == ["marked", "other"]  # new rows
+    conn.execute("UPDATE entries SET fts_stale = 0")  # (what the index's sync does once it wrote them)
+    lifecycle.reopen(session, effort, turn=1)  # the status, the active effort, counts: not the summary
+    assert stale() == []
+    lifecycle.conclude(session, effort, "Second words.", turn=2)
+    assert stale() == ["marked"]
+    conn.execute("UPDATE entries SET fts_stale = 0")
+    other.name = "Renamed"
+    session.save_manifest()
+    assert stale() == ["other"]
+    session.lock.release()
