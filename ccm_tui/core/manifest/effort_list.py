@@ -181,6 +181,7 @@ class EffortList:
             stamp = file_stamp(self.manifest)
             known = self.db.meta("manifest")
             if self.db.generation != self._generation or not isinstance(known, dict) or known["stamp"] != stamp:
+                self._generation = self.db.generation  # (the take-in queries the rows: no catch-up from there)
                 self._take_in_file(stamp)
             start = self.db.meta("journal") or 0
             entries, end = journal_entries(self.events, start)

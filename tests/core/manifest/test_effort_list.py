@@ -377,3 +377,17 @@ def test_a_row_is_marked_for_the_search_index_only_when_its_summary_or_name_chan
     session.save_manifest()
     assert stale() == ["other"]
     session.lock.release()
+
+
+def test_a_database_rebuilt_under_a_live_list_is_caught_up_from_the_record(tmp_path):
+    """A corrupt file found by any part is deleted and built again while the list is held: its next
+    query takes the record in once (it recursed until the stack ran out)."""
+    session = _writer(tmp_path / "s")
+    concluded_effort(session, "kept")
+    session.flush_manifest()
+    open_effort(session, "journaled only")
+    session.derived._reconnect(discard=True)  # what DerivedDB.run does on a corrupt file
+
+    assert [e.id for e in session.efforts.concluded_page(0, 5)] == ["kept"]
+    assert "journaled-only" in session.efforts and len(session.efforts) == 2
+    session.lock.release()
