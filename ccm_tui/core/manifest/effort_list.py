@@ -421,14 +421,6 @@ class EffortList:
         yield from self._efforts("SELECT entry FROM entries ORDER BY ord")
         yield from (e for i, e in list(self._held.items()) if i not in self._saved)
 
-    def index_rows(self) -> Iterator[tuple[str, str, str | None, str | None]]:
-        """(id, status, summary, name) of every effort, for the search index."""
-        sql = "SELECT id, status, json_extract(entry, '$.summary'), json_extract(entry, '$.name') FROM entries"
-        for row in self._query(sql + " ORDER BY ord"):
-            held = self._held.get(row[0])
-            yield row if held is None else (held.id, held.status, held.summary, held.name)
-        yield from ((e.id, e.status, e.summary, e.name) for i, e in self._held.items() if i not in self._saved)
-
     def concluded_page(self, offset: int, limit: int) -> list[Effort]:
         """Concluded efforts, the latest conclusion first."""
         sql = "SELECT entry FROM entries WHERE concluded = 1 ORDER BY concluded_at DESC, ord DESC LIMIT ? OFFSET ?"

@@ -1,7 +1,9 @@
 """``derived.sqlite``: the one file of a session that holds only what can be derived from its record.
 
 It holds the effort list's rows (``entries``, kept by :mod:`ccm_tui.core.manifest.effort_list`), the
-search index (``efforts``, ``ambient_log``, ``meta_fts``, ``msg_fts``, kept by :mod:`ccm_tui.core.search`),
+search index (``efforts``, ``ambient_log``, ``meta_fts``, ``msg_fts``, kept by :mod:`ccm_tui.core.search`,
+which reads an effort's status, summary and name from ``entries``: ``fts_stale`` and ``entries_gone``
+tell it which meta documents to write again or drop),
 the lines withdrawal markers take back (``withdrawn``) and ``meta`` (how far each part has read the
 record: the manifest's stamp, the journal offset, the logs marker). Deleting it loses nothing: the next
 open rebuilds it from ``manifest.yaml``, ``events.jsonl`` and the logs (see docs/TRUTH.md).
@@ -77,13 +79,11 @@ CREATE TABLE entries_gone (id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TRIGGER entries_deleted AFTER DELETE ON entries BEGIN
     INSERT OR IGNORE INTO entries_gone (id) VALUES (old.id);
 END;
--- the search index (search/): an effort's meta document and log, or a block of raw.jsonl
+-- the search index (search/): an effort's log (its status, summary and name are its entries row's),
+-- or a block of raw.jsonl
 CREATE TABLE efforts (
     num INTEGER PRIMARY KEY,
     effort_id TEXT NOT NULL UNIQUE,
-    status TEXT NOT NULL,
-    summary TEXT,
-    name TEXT,
     log_offset INTEGER NOT NULL DEFAULT 0,  -- bytes of the log consumed (complete lines), of a block: its lines
     log_lines INTEGER NOT NULL DEFAULT 0,   -- lines in those bytes (their ratio: the ranking's line size)
     log_tail BLOB NOT NULL DEFAULT x'',     -- the last bytes before log_offset
@@ -95,7 +95,6 @@ CREATE TABLE efforts (
     first_line INTEGER NOT NULL DEFAULT 0,   -- a block's first line (0-based) in raw.jsonl
     first_byte INTEGER                       -- ... and its byte offset
 );
-CREATE INDEX efforts_status ON efforts (status);
 CREATE INDEX efforts_source ON efforts (source);
 CREATE INDEX efforts_sizes ON efforts (indexed_lines, log_offset, log_lines);
 CREATE TABLE ambient_log (                  -- raw.jsonl, as efforts.log_* for an effort's log
