@@ -32,12 +32,17 @@ def sync_log(index: EffortIndex, session: Session, log: str) -> None:
 
 def sync_index(index: EffortIndex, session: Session) -> None:
     """Bring ``index`` up to date with ``session`` (raises SearchIndexError)."""
-    marker = session.index_marker()
-    if index.synced_marker() == marker:
+    if index.synced_marker() == session.index_marker():
         return
     session.refuse_symlinks()  # the sync reads every log: none may lead out of the session
-    index.sync_session(session.dir)
-    index.mark_synced(marker)
+    for _ in range(2):  # a file rebuilt during the sync (found corrupt) lost the effort rows: they catch up first
+        generation = index.database.generation
+        session.efforts.catch_up()  # (two stats when the rows are current)
+        marker = session.index_marker()
+        index.sync_session(session.dir)
+        if index.database.generation == generation:
+            index.mark_synced(marker)
+            return
 
 
 class IndexWatch:

@@ -5,12 +5,15 @@ rows; the index keeps only the documents derived from them)."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ccm_tui.core.efforts import lifecycle
 from ccm_tui.core.search import EffortIndex
+from ccm_tui.core.search import _ingest as ingest_mod
 from ccm_tui.core.search import _records as records_mod
 from ccm_tui.core.search.sync import sync_index
 from ccm_tui.core.session.session import Session
@@ -124,3 +127,26 @@ def test_a_status_search_over_many_efforts_looks_up_the_postings_not_the_status(
     found = index.search("routine work", limit=1, status="concluded")
     assert [h.status for h in found] == ["concluded"]
     assert index.search("routine work", status="open") == []
+
+
+def test_a_file_rebuilt_during_the_sync_is_brought_back_in_one_call(
+    session: Session, index: EffortIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The effort rows live in the same file as the index: found corrupt mid-sync, both are rebuilt,
+    the rows catch up from the record, and the sync runs again before the index says it is in step."""
+    real = ingest_mod.Ingest._sync_entry
+    calls = {"n": 0}
+
+    def corrupt_once(self: ingest_mod.Ingest, *args: Any) -> int:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise sqlite3.DatabaseError("database disk image is malformed")
+        return real(self, *args)
+
+    monkeypatch.setattr(ingest_mod.Ingest, "_sync_entry", corrupt_once)
+    session.append_ambient(exchange("a new aside about zeppelins", "noted"))  # the marker moves: a sync
+    sync_index(index, session)
+    assert index.recreated
+    assert ids(index, "invoices postgres") == ["billing"]
+    assert index.search("zeppelins")[0].source == "ambient"
+    assert index.synced_marker() == session.index_marker()
