@@ -42,9 +42,9 @@ _STALE = (
     "SELECT id, json_extract(entry, '$.summary'), json_extract(entry, '$.name') FROM entries"
     " WHERE fts_stale = 1 ORDER BY ord"  # (in list order: a new effort's document number follows it)
 )
-_LOG_STATES = (  # every listed effort, with what its document remembers of its log
-    "SELECT n.id, d.num IS NOT NULL, d.log_size, d.log_mtime_ns, d.log_ino"
-    " FROM entries n LEFT JOIN efforts d ON d.effort_id = n.id"
+_DOCUMENTS = (  # once the rows are synced, the documents are the listed efforts, one each; in number order:
+    # the messages of a rebuild then reach FTS5 in rowid order, which keeps its segments few
+    "SELECT effort_id, log_size, log_mtime_ns, log_ino FROM efforts WHERE source = 'effort' ORDER BY num"
 )
 
 
@@ -87,13 +87,17 @@ class Ingest:
         found = self.db.conn.execute(sql, (effort_id,)).fetchone()
         return _row_from_tuple(found) if found else None
 
-    def _ensure_row(self, effort_id: str) -> _EffortRow:
-        """The effort's document, created if unknown (its meta document comes from its row of the list)."""
+    def _new_row(self, effort_id: str) -> _EffortRow:
+        num = self.db.conn.execute("INSERT INTO efforts (effort_id) VALUES (?)", (effort_id,)).lastrowid
+        assert num is not None
+        return _EffortRow(num, effort_id, LogState())
+
+    def _listed_row(self, effort_id: str) -> _EffortRow | None:
+        """The effort's document, created if the effort list holds it; None if it does not (an effort
+        not yet saved, or deleted): the index holds documents of listed efforts only."""
         row = self._row(effort_id)
-        if row is None:
-            num = self.db.conn.execute("INSERT INTO efforts (effort_id) VALUES (?)", (effort_id,)).lastrowid
-            assert num is not None
-            row = _EffortRow(num, effort_id, LogState())
+        if row is None and self.db.conn.execute("SELECT 1 FROM entries WHERE id = ?", (effort_id,)).fetchone():
+            row = self._new_row(effort_id)
         return row
 
     def _write_meta(self, num: int, effort_id: str, summary: str | None, name: str | None) -> None:
@@ -142,7 +146,7 @@ class Ingest:
         conn.execute("DELETE FROM entries_gone")
         stale = conn.execute(_STALE).fetchall()
         for effort_id, summary, name in stale:
-            self._write_meta(self._ensure_row(effort_id).num, effort_id, summary, name)
+            self._write_meta((self._row(effort_id) or self._new_row(effort_id)).num, effort_id, summary, name)
         conn.execute("UPDATE entries SET fts_stale = 0 WHERE fts_stale = 1")
         return len(stale)
 
@@ -151,14 +155,16 @@ class Ingest:
 
         The records must be the ones written to the effort's log at those lines;
         a later :meth:`sync_effort_log` then skips them instead of re-reading.
-        Returns rows indexed.
+        Returns rows indexed (none for an effort the list does not hold).
         """
         return self._add_messages(effort_id, list(messages), start_line)  # a list survives a retry
 
     @recovering
     def _add_messages(self, effort_id: str, batch: list[dict[str, Any]], start_line: int) -> int:
         with self.db.write_txn():
-            row = self._ensure_row(effort_id)
+            row = self._listed_row(effort_id)
+            if row is None:
+                return 0
             added = insert_messages(self.db.conn, row.num, enumerate(batch, start_line))
             if start_line <= row.log.indexed_lines < start_line + len(batch):
                 self.db.conn.execute(
@@ -171,11 +177,12 @@ class Ingest:
         """Index the complete lines appended to ``log_path`` since the last sync.
 
         A log that shrank, was replaced (new inode) or rewritten before the
-        last synced offset is re-indexed from scratch. Returns lines added.
+        last synced offset is re-indexed from scratch. Returns lines added (none for an effort the
+        list does not hold).
         """
         with self.db.write_txn():
-            row = self._ensure_row(effort_id)
-            return self._sync_log(row, log_path)
+            row = self._listed_row(effort_id)
+            return 0 if row is None else self._sync_log(row, log_path)
 
     @recovering
     def synced_marker(self) -> Any:
@@ -199,8 +206,8 @@ class Ingest:
         added = pending = 0
         with self.db.write_txn():
             self._sync_efforts()
-            for effort_id, *stored in self.db.conn.execute(_LOG_STATES).fetchall():
-                lines = self._sync_entry(effort_id, stored, logs)
+            for effort_id, *stamp in self.db.conn.execute(_DOCUMENTS).fetchall():
+                lines = self._sync_entry(effort_id, stamp, logs)
                 added, pending = added + lines, pending + lines
                 if pending >= SYNC_BATCH_LINES:  # bound the WAL and memory of a big (re)build
                     self.db.commit_point()
@@ -210,19 +217,18 @@ class Ingest:
             self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         return added
 
-    def _sync_entry(self, effort_id: str, stored: list[Any], logs: str) -> int:
-        """sync_session for one effort of the list (``stored``: whether it has a document, and the
-        stamp of its log at the last sync); the common no-change case costs one stat()."""
+    def _sync_entry(self, effort_id: str, stamp: list[Any], logs: str) -> int:
+        """sync_session for one effort of the list (``stamp``: of its log at the last sync); the common
+        no-change case costs one stat()."""
         path = logs + effort_id + ".jsonl" if _safe_file_name(effort_id) else None
         try:
             st = os.stat(path) if path else None
         except OSError:
             st = None
-        if st is None and stored[1] is None:
+        if stamp == ([None] * 3 if st is None else [st.st_size, st.st_mtime_ns, st.st_ino]):
             return 0
-        if st is not None and stored[0] and stored[1:] == [st.st_size, st.st_mtime_ns, st.st_ino]:
-            return 0
-        return self._sync_log(self._ensure_row(effort_id), path) if path else 0
+        row = self._row(effort_id)
+        return self._sync_log(row, path) if path and row else 0
 
     # ------------------------------------------------------------------ log syncing
 

@@ -331,12 +331,25 @@ def test_multipart_content_is_indexed(tmp_path: Path) -> None:
 def test_add_messages_then_sync_does_not_duplicate(tmp_path: Path) -> None:
     log = tmp_path / "e.jsonl"
     with EffortIndex(tmp_path / "i.sqlite") as idx:
+        list_efforts(idx, tmp_path, [("e", "open", None)])
         for n, text in enumerate(["kiwi one", "kiwi two", "kiwi three"]):
             log.open("a", encoding="utf-8").write(line(text))
             assert idx.add_messages("e", [record(text)], start_line=n) == 1
         assert idx.sync_effort_log("e", log) == 0
         rows = idx._database.conn.execute("SELECT count(*) FROM msg_fts").fetchone()[0]
         assert rows == 3
+
+
+def test_an_effort_the_list_does_not_hold_is_not_indexed(tmp_path: Path) -> None:
+    log = tmp_path / "efforts" / "e.jsonl"
+    log.parent.mkdir()
+    log.write_text(line("quetzal sighting"), encoding="utf-8")
+    with EffortIndex(tmp_path / "i.sqlite") as idx:
+        assert idx.sync_effort_log("e", log) == 0  # not saved yet (or deleted): nothing of it is indexed
+        assert idx.add_messages("e", [record("quetzal again")], start_line=1) == 0
+        assert idx.search("quetzal") == []
+        assert sync_listed(idx, tmp_path, [("e", "open", None)]) == 1  # once saved, its log is read
+        assert ids(idx.search("quetzal")) == ["e"]
 
 
 def test_truncated_log_is_reindexed(tmp_path: Path) -> None:
