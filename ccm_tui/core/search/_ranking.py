@@ -9,7 +9,6 @@ from __future__ import annotations
 import heapq
 import json
 
-from ..manifest.effort import CONCLUDED, OPEN
 from . import _scoring as scoring
 from ._ambient import AMBIENT
 from ._database import _LINE_BITS, _LINE_MASK, IndexDatabase, recovering
@@ -26,12 +25,17 @@ MIN_WINDOW = 500
 META_BM25_ROWS = 4_000  # meta rows ranked by bm25() per search at most
 MIN_CANDIDATES = 30  # efforts scored exactly per search: max(this, 3 * limit)
 
-_LISTED = "entries n JOIN efforts d ON d.effort_id = n.id"
-_OF_STATUS = {  # the documents of a status: (tables, a literal condition, so that a partial index applies)
-    AMBIENT: ("efforts d", "d.source = 'ambient'"),
-    OPEN: (_LISTED, "n.status = 'open'"),
-    CONCLUDED: (_LISTED, "n.concluded = 1"),
-}
+# [0] for an effort's status (its row's in the list), [1] for 'ambient'
+_OF_STATUS = (  # the documents of status ?1: up to ?2 of them ...
+    "SELECT d.num FROM entries n JOIN efforts d ON d.effort_id = n.id WHERE n.status = ?1 LIMIT ?2",
+    "SELECT num FROM efforts WHERE source = 'ambient' LIMIT ?2",  # (?1: 'ambient')
+)
+_IN_POSTINGS_OF_STATUS = (  # ... or those among the documents ?2 (each looked up: CROSS JOIN keeps this order)
+    "SELECT d.num FROM json_each(?2) j CROSS JOIN efforts d ON d.num = j.value"
+    " CROSS JOIN entries n ON n.id = d.effort_id WHERE n.status = ?1",
+    "SELECT d.num FROM json_each(?2) j CROSS JOIN efforts d ON d.num = j.value"
+    " WHERE d.source = 'ambient'",  # (?1: 'ambient')
+)
 _INFO = (  # what a hit shows: an effort's status and summary are its row's in the effort list
     "SELECT d.num, d.effort_id, CASE d.source WHEN 'ambient' THEN 'ambient' ELSE n.status END,"
     " json_extract(n.entry, '$.summary'), d.indexed_lines, d.source, d.first_line, d.log_offset, d.log_lines"
@@ -195,18 +199,12 @@ class Ranking:
     def _of_status(self, status: str, partial: dict[int, float], wanted: int) -> dict[int, float]:
         """``partial`` restricted to the documents of ``status``; all of them when it has ``wanted`` or
         fewer (the postings' windows may have missed some: they are judged on their evidence too)."""
-        if status not in _OF_STATUS:
-            return {}
-        tables, condition = _OF_STATUS[status]
-        sql = f"SELECT d.num FROM {tables} WHERE {condition} LIMIT ?"
-        few = [num for (num,) in self.db.conn.execute(sql, (wanted + 1,))]
+        sql = _OF_STATUS[status == AMBIENT]
+        few = [num for (num,) in self.db.conn.execute(sql, (status, wanted + 1))]
         if len(few) <= wanted:
             return {num: partial.get(num, 0.0) for num in few}
-        sql = (  # each document in the postings looked up (CROSS JOIN: in this order), never a scan of a status
-            "SELECT d.num FROM json_each(?) j CROSS JOIN efforts d ON d.num = j.value"
-            f" LEFT JOIN entries n ON n.id = d.effort_id WHERE {condition}"
-        )
-        return {num: partial[num] for (num,) in self.db.conn.execute(sql, (json.dumps(list(partial)),))}
+        sql = _IN_POSTINGS_OF_STATUS[status == AMBIENT]
+        return {num: partial[num] for (num,) in self.db.conn.execute(sql, (status, json.dumps(list(partial))))}
 
     # -- evidence
 

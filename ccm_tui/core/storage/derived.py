@@ -74,6 +74,7 @@ CREATE INDEX entries_kind ON entries (source_kind) WHERE source_kind IS NOT NULL
 CREATE INDEX entries_folded ON entries (json_extract(entry, '$.source.lines[1]'))
     WHERE json_extract(entry, '$.source.folded_from') = 'ambient';  -- the ambient lines folded into efforts
 CREATE INDEX entries_fts ON entries (ord) WHERE fts_stale = 1;
+CREATE INDEX entries_status ON entries (status, id);   -- the search's status filter, both ways (covering)
 -- the ids of deleted rows, until the search index drops their documents
 CREATE TABLE entries_gone (id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TRIGGER entries_deleted AFTER DELETE ON entries BEGIN
