@@ -53,9 +53,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ccm_tui.core.engine.opening import search_session
 from ccm_tui.core.manifest.effort import CONCLUDED, Effort
-from ccm_tui.core.manifest.effort_list import load_manifest, save_manifest
+from ccm_tui.core.manifest.effort_list import EffortList, save_manifest
 from ccm_tui.core.search import EffortIndex, Weights
-from ccm_tui.core.session.session import EFFORTS_DIR, MANIFEST_FILE, SEARCH_DB
+from ccm_tui.core.session.session import EFFORTS_DIR, MANIFEST_FILE
+from ccm_tui.core.storage.derived import DERIVED_FILE
 from ccm_tui.core.storage.durable import append_jsonl
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev"
@@ -305,8 +306,9 @@ def open_indexes(conversations: list[Conversation]) -> list[EffortIndex]:
     """The derived index of each conversation's session, brought up to date (as search_session does)."""
     indexes = []
     for c in conversations:
-        index = EffortIndex(c.directory / SEARCH_DB)
-        index.sync_session(c.directory, load_manifest(c.directory / MANIFEST_FILE))
+        index = EffortIndex(c.directory / DERIVED_FILE)
+        EffortList(index.database, c.directory).catch_up()  # the effort rows the index reads, as a load brings them
+        index.sync_session(c.directory)
         indexes.append(index)
     return indexes
 

@@ -2,8 +2,11 @@
 
 Builds a session directory of N efforts × M messages (``efforts/<id>.jsonl``
 logs of varied synthetic text drawn from a Zipf-distributed vocabulary with a
-fixed seed), indexes it with ``sync_session`` and prints a table:
+fixed seed, and ``manifest.yaml`` listing them), takes the list into its rows
+(the index reads each effort's status, summary and name there), indexes it with
+``sync_session`` and prints a table:
 
+* the effort list's catch-up (``manifest.yaml`` into the rows, as a first load),
 * build time (cold ``sync_session``: reading, parsing and indexing every log),
 * database size,
 * ``search()`` latency p50/p95 over mixed queries (rare, common, mixed,
@@ -33,11 +36,14 @@ import statistics
 import sys
 import tempfile
 import time
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from ccm_tui.core.manifest.effort import Effort
+from ccm_tui.core.manifest.effort_list import EffortList, save_manifest
 from ccm_tui.core.search import EffortIndex
 
 SYLLABLES = (
@@ -98,7 +104,7 @@ def write_session(root: Path, efforts: int, messages: int, seed: int) -> tuple[M
     rng = random.Random(seed)
     vocab = make_vocabulary(rng, 20_000)
     saved = root / "bench-manifest.json"
-    params = [efforts, messages, seed]
+    params = [efforts, messages, seed, "slug ids"]
     if saved.exists():
         data = json.loads(saved.read_text(encoding="utf-8"))
         if data["params"] == params:
@@ -109,7 +115,8 @@ def write_session(root: Path, efforts: int, messages: int, seed: int) -> tuple[M
     manifest: Manifest = []
     roles = ("user", "assistant", "assistant", "system")
     for i in range(efforts):
-        effort_id = "-".join(gen.words(rng.randint(2, 3))).lower() + f"-{i}"
+        words = "-".join(gen.words(rng.randint(2, 3))).lower()  # an id is a slug: café → cafe
+        effort_id = unicodedata.normalize("NFKD", words).encode("ascii", "ignore").decode() + f"-{i}"
         concluded = rng.random() < 0.9
         summary = gen.sentence(10, 30) if concluded else None
         manifest.append((effort_id, "concluded" if concluded else "open", summary))
@@ -170,9 +177,16 @@ def file_size(path: Path) -> int:
 Rows = list[tuple[str, str]]
 
 
+def bench_list(index: EffortIndex, root: Path, manifest: Manifest, rows: Rows) -> None:
+    save_manifest(root / "manifest.yaml", [Effort(id=i, status=status, summary=s) for i, status, s in manifest])
+    start = time.perf_counter()
+    EffortList(index.database, root).catch_up()
+    rows.append(("effort list: manifest.yaml into its rows", f"{time.perf_counter() - start:.1f} s"))
+
+
 def bench_build(index: EffortIndex, root: Path, manifest: Manifest, optimize: bool, rows: Rows) -> None:
     start = time.perf_counter()
-    added = index.sync_session(root, manifest)
+    added = index.sync_session(root)
     build = time.perf_counter() - start
     rows.append((f"build: sync_session, {len(manifest):,} efforts / {added:,} messages", f"{build:.1f} s"))
     rows.append(("  = messages indexed per second", f"{added / build:,.0f}"))
@@ -202,11 +216,11 @@ def bench_search(index: EffortIndex, queries: list[tuple[str, str]], rows: Rows)
 
 
 def bench_sync(index: EffortIndex, root: Path, manifest: Manifest, rows: Rows) -> None:
-    noop = [timed(lambda: index.sync_session(root, manifest)) for _ in range(5)]
+    noop = [timed(lambda: index.sync_session(root)) for _ in range(5)]
     rows.append(("sync_session, nothing changed (median of 5)", f"{statistics.median(noop):.1f} ms"))
     with open(root / "efforts" / f"{manifest[0][0]}.jsonl", "a", encoding="utf-8") as fh:
         fh.write(json.dumps({"role": "user", "content": "one more appended line"}) + "\n")
-    rows.append(("sync_session, one line appended", f"{timed(lambda: index.sync_session(root, manifest)):.1f} ms"))
+    rows.append(("sync_session, one line appended", f"{timed(lambda: index.sync_session(root)):.1f} ms"))
 
 
 def bench_add(index: EffortIndex, manifest: Manifest, gen: TextGen, first_line: int, rows: Rows) -> None:
@@ -246,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
             Path(f"{db_path}{suffix}").unlink(missing_ok=True)
         rng = random.Random(args.seed + 1)
         with EffortIndex(db_path) as index:
+            bench_list(index, root, manifest, rows)
             bench_build(index, root, manifest, args.optimize, rows)
             bench_search(index, make_queries(rng, vocab, manifest, args.queries), rows)
             bench_sync(index, root, manifest, rows)

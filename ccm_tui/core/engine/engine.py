@@ -378,17 +378,15 @@ class Engine:
         return wrapped
 
     def _reindex_effort(self, effort_id: str) -> None:
-        """The index is derived data: if it is busy (another process syncing it) or broken, the
-        turn goes on and the next sync catches up."""
+        """A saved change is findable at once: the meta documents follow the effort rows the save
+        brought forward, then the effort's log is read. The index is derived data: if it is busy
+        (another process syncing it) or broken, the turn goes on and the next sync catches up."""
         if self._index is None:
             return
-        effort = self._session.efforts.get(effort_id)
         try:
-            if effort is None:
-                self._index.remove_effort(effort_id)
-            else:
-                self._index.upsert_effort(effort.id, status=effort.status, summary=effort.summary, name=effort.name)
-                self._index.sync_effort_log(effort.id, self._session.effort_path(effort.id))
+            self._index.sync_efforts()
+            if effort_id in self._session.efforts:
+                self._index.sync_effort_log(effort_id, self._session.effort_path(effort_id))
         except SearchIndexError:
             pass
 

@@ -51,7 +51,8 @@ _UPSERT = (
     " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT (id) DO UPDATE SET ord = coalesce(?2, ord),"
     " status = ?3, concluded = ?4, raw_tokens = ?5, created = ?6, concluded_at = ?7, digest = ?8,"
     " source_kind = ?9, entry = ?10, block_len = coalesce(?11, block_len), block_hash = coalesce(?12, block_hash),"
-    " dirty = ?13"
+    " dirty = ?13, fts_stale = (fts_stale OR json_extract(entry, '$.summary') IS NOT json_extract(?10, '$.summary')"
+    " OR json_extract(entry, '$.name') IS NOT json_extract(?10, '$.name'))"  # search: write its meta document again
 )
 
 
@@ -211,6 +212,7 @@ class EffortList:
             stamp = file_stamp(self.manifest)
             known = self.db.meta("manifest")
             if self.db.generation != self._generation or not isinstance(known, dict) or known["stamp"] != stamp:
+                self._generation = self.db.generation  # (the take-in queries the rows: no catch-up from there)
                 self._take_in_file(stamp)
             start = self.db.meta("journal") or 0
             entries, end = journal_entries(self.events, start)
@@ -466,14 +468,6 @@ class EffortList:
         """Every effort in manifest order: for a report or an export, never for a turn."""
         yield from self._efforts("SELECT entry FROM entries ORDER BY ord")
         yield from (e for i, e in list(self._held.items()) if i not in self._saved)
-
-    def index_rows(self) -> Iterator[tuple[str, str, str | None, str | None]]:
-        """(id, status, summary, name) of every effort, for the search index."""
-        sql = "SELECT id, status, json_extract(entry, '$.summary'), json_extract(entry, '$.name') FROM entries"
-        for row in self._query(sql + " ORDER BY ord"):
-            held = self._held.get(row[0])
-            yield row if held is None else (held.id, held.status, held.summary, held.name)
-        yield from ((e.id, e.status, e.summary, e.name) for i, e in self._held.items() if i not in self._saved)
 
     def concluded_page(self, offset: int, limit: int) -> list[Effort]:
         """Concluded efforts, the latest conclusion first."""

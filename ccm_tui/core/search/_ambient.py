@@ -4,7 +4,7 @@ The ambient log is one file that only grows (to a million lines and more), so
 it is indexed as *blocks* of AMBIENT_BLOCK_LINES lines that never move once
 full: block ``k`` holds lines ``k·N .. k·N + N - 1`` (0-based). Each block is a
 document ranked like an effort (a row of ``efforts`` with ``source =
-'ambient'``, id ``ambient:<k>``, status ``ambient``, no summary), its lines are
+'ambient'``, id ``ambient:<k>``; a hit's status is ``ambient``, no summary), its lines are
 message rows numbered by their line in ``raw.jsonl``, and the best passage is
 picked inside the block, so a hit carries raw.jsonl line numbers.
 
@@ -199,8 +199,8 @@ class AmbientLog:
         if found is not None:
             return int(found[0])
         num = self.db.conn.execute(
-            "INSERT INTO efforts (effort_id, status, source, first_line, first_byte) VALUES (?, ?, ?, ?, ?)",
-            (effort_id, AMBIENT, AMBIENT, block * AMBIENT_BLOCK_LINES, first_byte),
+            "INSERT INTO efforts (effort_id, source, first_line, first_byte) VALUES (?, ?, ?, ?)",
+            (effort_id, AMBIENT, block * AMBIENT_BLOCK_LINES, first_byte),
         ).lastrowid
         assert num is not None
         return num

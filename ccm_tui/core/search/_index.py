@@ -22,7 +22,7 @@ class EffortIndex:
 
     The index lives in the session's derived database (``<session>/derived.sqlite``, see
     :mod:`ccm_tui.core.storage.derived`), beside the effort list's rows. It is derived data: deleting
-    it loses nothing, the next :meth:`sync_session` rebuilds it from the effort list, the
+    it loses nothing, the next :meth:`sync_session` rebuilds it from the effort list's rows, the
     ``efforts/<id>.jsonl`` logs and ``raw.jsonl``. Thread-safe (one lock around the connection). Made
     over a session's :class:`DerivedDB` it borrows that connection (``close`` leaves it open); made
     over a path (benchmarks, tests) it owns a database of its own. Use as a context manager or call
@@ -36,8 +36,9 @@ class EffortIndex:
       corruption runs once more on the new file (every public method of a part runs that way).
     * :class:`~._ambient.AmbientLog` — the ambient log ``raw.jsonl`` as fixed blocks of lines: its
       incremental ingest, and reading the lines around a hit with one seek.
-    * :class:`~._ingest.Ingest` — the manifest's efforts and their logs: rows, meta documents,
-      messages; the sync of a whole session (the ambient log's included) and its marker.
+    * :class:`~._ingest.Ingest` — the efforts and their logs: documents, meta documents (from the
+      effort list's rows), messages; the sync of a whole session (the ambient log's included) and its
+      marker.
     * :class:`~._ranking.Ranking` — a query's ranked hits (postings, short-list, scores), with
       :class:`~._results.Results` building each hit's snippet and passage.
     * :class:`~._rare_words.RareWordRecall` — the rare-word lookup behind recall, and the lines a
@@ -58,6 +59,11 @@ class EffortIndex:
     def path(self) -> Path:
         """The SQLite file (``IN_MEMORY`` for an index written nowhere)."""
         return self._database.path
+
+    @property
+    def database(self) -> IndexDatabase:
+        """The derived database the index lives in (the effort list's rows are beside it)."""
+        return self._database
 
     @property
     def recreated(self) -> bool:
@@ -119,13 +125,11 @@ class EffortIndex:
 
     # ------------------------------------------------------------------ efforts and their logs
 
-    def upsert_effort(self, effort_id: str, *, status: str, summary: str | None, name: str | None = None) -> None:
-        """Create or update an effort's meta document; ``name=None`` keeps the name stored."""
-        self._ingest.upsert_effort(effort_id, status=status, summary=summary, name=name)
-
-    def remove_effort(self, effort_id: str) -> None:
-        """Drop an effort and all its messages (no-op if unknown)."""
-        self._ingest.remove_effort(effort_id)
+    def sync_efforts(self) -> int:
+        """Bring the meta documents forward from the effort list's rows (those whose summary or name
+        changed, new or deleted efforts): what a save just changed is findable at once; documents
+        written (:meth:`.Ingest.sync_efforts`)."""
+        return self._ingest.sync_efforts()
 
     def add_messages(self, effort_id: str, messages: Iterable[dict[str, Any]], start_line: int) -> int:
         """Index log records written to the effort's log at 0-based line ``start_line`` onwards; rows
@@ -136,11 +140,10 @@ class EffortIndex:
         """Index the complete lines appended to ``log_path`` since the last sync; lines added."""
         return self._ingest.sync_effort_log(effort_id, log_path)
 
-    def sync_session(self, session_dir: Path, efforts: Iterable[Any]) -> int:
-        """Bring the index up to date with a session's manifest (``efforts``: ``(id, status, summary[,
-        name])`` or ``Effort``-like objects), its logs and ``raw.jsonl``; log lines added
-        (:meth:`.Ingest.sync_session`)."""
-        return self._ingest.sync_session(session_dir, efforts)
+    def sync_session(self, session_dir: Path) -> int:
+        """Bring the index up to date with a session: the effort list's rows (in the same database),
+        the efforts' logs and ``raw.jsonl``; log lines added (:meth:`.Ingest.sync_session`)."""
+        return self._ingest.sync_session(session_dir)
 
     def synced_marker(self) -> Any:
         """What the session looked like when the index last held all of it (None: not known)."""

@@ -1,4 +1,11 @@
-"""Incremental ingest of a session into the search index: the manifest's efforts and their JSONL logs.
+"""Incremental ingest of a session into the search index: the effort list's meta documents and the JSONL logs.
+
+An effort's meta document (the words of its id, its summary and its name, in ``meta_fts``) is derived
+from its row of the effort list (``entries``, kept by :mod:`ccm_tui.core.manifest.effort_list` in the
+same database). The list marks the rows whose summary or name changed (``fts_stale``, new rows too)
+and a trigger records the ids of deleted ones (``entries_gone``), so bringing the documents forward
+costs what changed, not a comparison of every effort. Status, summary and name are never copied here:
+a search reads them from ``entries``.
 
 Log lines: line numbers are 0-based (line ``n`` is preceded by ``n`` lines), the
 same count as ``Effort.messages``. Only complete lines (ending in ``\\n``) are
@@ -26,33 +33,38 @@ from ._unspaced import index_grams
 SYNC_BATCH_LINES = 100_000  # sync_session commits after about this many new lines
 
 _ID_SEPARATORS_RE = re.compile(r"[-_./:\s]+")
-_CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_CHANGED = "SELECT EXISTS (SELECT 1 FROM entries WHERE fts_stale = 1) OR EXISTS (SELECT 1 FROM entries_gone)"
+_GONE = (  # the documents of deleted rows (an id deleted and listed again keeps its document)
+    "SELECT d.num FROM entries_gone g CROSS JOIN efforts d ON d.effort_id = g.id"  # (CROSS: from the few gone)
+    " WHERE d.source = 'effort' AND g.id NOT IN (SELECT id FROM entries)"
+)
+_STALE = (
+    "SELECT id, json_extract(entry, '$.summary'), json_extract(entry, '$.name') FROM entries"
+    " WHERE fts_stale = 1 ORDER BY ord"  # (in list order: a new effort's document number follows it)
+)
+_DOCUMENTS = (  # once the rows are synced, the documents are the listed efforts, one each; in number order:
+    # the messages of a rebuild then reach FTS5 in rowid order, which keeps its segments few
+    "SELECT effort_id, log_size, log_mtime_ns, log_ino FROM efforts WHERE source = 'effort' ORDER BY num"
+)
 
 
 def _id_words(effort_id: str) -> str:
-    """``fix-auth_bug`` → ``fix auth bug``; ``fixAuthBug`` → ``fix Auth Bug``."""
-    return _CAMEL_RE.sub(" ", _ID_SEPARATORS_RE.sub(" ", effort_id)).strip()
+    """``fix-auth_bug`` → ``fix auth bug``."""
+    return _ID_SEPARATORS_RE.sub(" ", effort_id).strip()
 
 
 @dataclass
 class _EffortRow:
     num: int
     effort_id: str
-    status: str
-    summary: str | None
-    name: str | None
     log: LogState
 
 
-_ROW_COLUMNS = (
-    "num, effort_id, status, summary, name, log_offset, log_lines, log_tail, "
-    "log_size, log_mtime_ns, log_ino, indexed_lines"
-)
+_ROW_COLUMNS = "num, effort_id, log_offset, log_lines, log_tail, log_size, log_mtime_ns, log_ino, indexed_lines"
 
 
 def _row_from_tuple(t: Sequence[Any]) -> _EffortRow:
-    log = LogState(t[5], t[6], bytes(t[7]), t[8], t[9], t[10], t[11])
-    return _EffortRow(t[0], t[1], t[2], t[3], t[4], log)
+    return _EffortRow(t[0], t[1], LogState(t[2], t[3], bytes(t[4]), t[5], t[6], t[7], t[8]))
 
 
 def _safe_file_name(effort_id: str) -> bool:
@@ -60,66 +72,41 @@ def _safe_file_name(effort_id: str) -> bool:
     return bool(effort_id) and effort_id not in (".", "..") and "/" not in effort_id and os.sep not in effort_id
 
 
-def _effort_entry(entry: Any) -> tuple[str, str, str | None, str | None]:
-    """(id, status, summary, name) from a manifest tuple or an Effort-like object."""
-    if isinstance(entry, (tuple, list)):
-        name = entry[3] if len(entry) > 3 else None
-        return str(entry[0]), str(entry[1]), entry[2], name
-    return entry.id, entry.status, entry.summary, getattr(entry, "name", None)
-
-
 class Ingest:
-    """Writes to the index: effort rows, meta documents and log messages; a session's sync brings the
+    """Writes to the index: effort documents, meta documents and log messages; a session's sync brings the
     ambient log (:class:`~._ambient.AmbientLog`) up to date in the same transaction."""
 
     def __init__(self, db: IndexDatabase, ambient: AmbientLog) -> None:
         self.db = db
         self._ambient = ambient
-        self._sync_cache: tuple[tuple[int, int, int], dict[str, tuple[Any, ...]]] | None = None
 
-    # ------------------------------------------------------------------ effort rows
+    # ------------------------------------------------------------------ effort documents
 
     def _row(self, effort_id: str) -> _EffortRow | None:
         sql = f"SELECT {_ROW_COLUMNS} FROM efforts WHERE effort_id = ? AND source = 'effort'"
         found = self.db.conn.execute(sql, (effort_id,)).fetchone()
         return _row_from_tuple(found) if found else None
 
-    def _ensure_row(self, effort_id: str) -> _EffortRow:
-        """The effort's row, created as an open effort without summary if unknown."""
+    def _new_row(self, effort_id: str) -> _EffortRow:
+        num = self.db.conn.execute("INSERT INTO efforts (effort_id) VALUES (?)", (effort_id,)).lastrowid
+        assert num is not None
+        return _EffortRow(num, effort_id, LogState())
+
+    def _listed_row(self, effort_id: str) -> _EffortRow | None:
+        """The effort's document, created if the effort list holds it; None if it does not (an effort
+        not yet saved, or deleted): the index holds documents of listed efforts only."""
         row = self._row(effort_id)
-        if row is None:
-            row = self._write_meta(None, effort_id, "open", None, None)
+        if row is None and self.db.conn.execute("SELECT 1 FROM entries WHERE id = ?", (effort_id,)).fetchone():
+            row = self._new_row(effort_id)
         return row
 
-    def _write_meta(
-        self, row: _EffortRow | None, effort_id: str, status: str, summary: str | None, name: str | None
-    ) -> _EffortRow:
-        """Insert or update an effort's row and meta document; no-op when unchanged."""
-        db = self.db.conn
-        if row is None:
-            num = db.execute(
-                "INSERT INTO efforts (effort_id, status, summary, name) VALUES (?, ?, ?, ?)",
-                (effort_id, status, summary, name),
-            ).lastrowid
-            assert num is not None
-            row = _EffortRow(num, effort_id, status, summary, name, LogState())
-        elif (row.status, row.summary, row.name) == (status, summary, name):
-            return row
-        else:
-            db.execute(
-                "UPDATE efforts SET status = ?, summary = ?, name = ? WHERE num = ?",
-                (status, summary, name, row.num),
-            )
-            text_changed = (row.summary, row.name) != (summary, name)
-            row.status, row.summary, row.name = status, summary, name
-            if not text_changed:  # the status lives in `efforts` only
-                return row
+    def _write_meta(self, num: int, effort_id: str, summary: str | None, name: str | None) -> None:
         summary_text, name_text = normalise(summary or ""), normalise(name or "")
-        db.execute(
+        self.db.conn.execute(
             "INSERT OR REPLACE INTO meta_fts (rowid, effort_id, id_words, summary, name, grams)"
             " VALUES (?, ?, ?, ?, ?, ?)",
             (
-                row.num,
+                num,
                 effort_id,
                 _id_words(effort_id),
                 summary_text,
@@ -127,12 +114,11 @@ class Ingest:
                 index_grams(f"{summary_text}\n{name_text}"),
             ),
         )
-        return row
 
-    def _delete_effort(self, row: _EffortRow) -> None:
-        clear_messages(self.db.conn, row.num)
-        self.db.conn.execute("DELETE FROM meta_fts WHERE rowid = ?", (row.num,))
-        self.db.conn.execute("DELETE FROM efforts WHERE num = ?", (row.num,))
+    def _delete_effort(self, num: int) -> None:
+        clear_messages(self.db.conn, num)
+        self.db.conn.execute("DELETE FROM meta_fts WHERE rowid = ?", (num,))
+        self.db.conn.execute("DELETE FROM efforts WHERE num = ?", (num,))
 
     def _save_log_state(self, num: int, log: LogState) -> None:
         self.db.conn.execute(
@@ -144,38 +130,41 @@ class Ingest:
     # ------------------------------------------------------------------ public: updates
 
     @recovering
-    def upsert_effort(self, effort_id: str, *, status: str, summary: str | None, name: str | None = None) -> None:
-        """Create or update an effort's meta document (id, status, summary, name).
-
-        ``name=None`` keeps the name already stored; pass ``""`` to clear it.
-        Status and summary are always replaced (``None`` means no summary).
-        """
+    def sync_efforts(self) -> int:
+        """Bring the meta documents forward from the effort list's rows: write those whose summary or
+        name changed (new efforts included), drop those of efforts deleted from the list. Costs what
+        changed; when nothing did, one read and no write lock. Returns the documents written."""
+        if not self.db.conn.execute(_CHANGED).fetchone()[0]:
+            return 0
         with self.db.write_txn():
-            row = self._row(effort_id)
-            keep_name = row.name if (row is not None and name is None) else name
-            self._write_meta(row, effort_id, status, summary, keep_name)
+            return self._sync_efforts()
 
-    @recovering
-    def remove_effort(self, effort_id: str) -> None:
-        """Drop an effort and all its messages (no-op if unknown)."""
-        with self.db.write_txn():
-            row = self._row(effort_id)
-            if row is not None:
-                self._delete_effort(row)
+    def _sync_efforts(self) -> int:
+        conn = self.db.conn
+        for (num,) in conn.execute(_GONE).fetchall():
+            self._delete_effort(num)
+        conn.execute("DELETE FROM entries_gone")
+        stale = conn.execute(_STALE).fetchall()
+        for effort_id, summary, name in stale:
+            self._write_meta((self._row(effort_id) or self._new_row(effort_id)).num, effort_id, summary, name)
+        conn.execute("UPDATE entries SET fts_stale = 0 WHERE fts_stale = 1")
+        return len(stale)
 
     def add_messages(self, effort_id: str, messages: Iterable[dict[str, Any]], start_line: int) -> int:
         """Index log records appended at 0-based line ``start_line`` onwards.
 
         The records must be the ones written to the effort's log at those lines;
         a later :meth:`sync_effort_log` then skips them instead of re-reading.
-        Unknown efforts are created as open efforts. Returns rows indexed.
+        Returns rows indexed (none for an effort the list does not hold).
         """
         return self._add_messages(effort_id, list(messages), start_line)  # a list survives a retry
 
     @recovering
     def _add_messages(self, effort_id: str, batch: list[dict[str, Any]], start_line: int) -> int:
         with self.db.write_txn():
-            row = self._ensure_row(effort_id)
+            row = self._listed_row(effort_id)
+            if row is None:
+                return 0
             added = insert_messages(self.db.conn, row.num, enumerate(batch, start_line))
             if start_line <= row.log.indexed_lines < start_line + len(batch):
                 self.db.conn.execute(
@@ -188,11 +177,12 @@ class Ingest:
         """Index the complete lines appended to ``log_path`` since the last sync.
 
         A log that shrank, was replaced (new inode) or rewritten before the
-        last synced offset is re-indexed from scratch. Returns lines added.
+        last synced offset is re-indexed from scratch. Returns lines added (none for an effort the
+        list does not hold).
         """
         with self.db.write_txn():
-            row = self._ensure_row(effort_id)
-            return self._sync_log(row, log_path)
+            row = self._listed_row(effort_id)
+            return 0 if row is None else self._sync_log(row, log_path)
 
     @recovering
     def synced_marker(self) -> Any:
@@ -206,81 +196,39 @@ class Ingest:
         with self.db.write_txn():
             self.db.set_meta(logs_marker=marker)
 
-    def sync_session(self, session_dir: Path, efforts: Iterable[Any]) -> int:
-        """Bring the index up to date with a session's manifest and logs.
-
-        ``efforts`` yields ``(id, status, summary)`` tuples (an optional fourth
-        item is the name; ``Effort`` objects work too). Efforts missing from it
-        are removed; changed status/summary/name are updated; logs whose
-        (size, mtime_ns, inode) are unchanged are skipped without being opened.
-        The ambient log (``raw.jsonl``) is synced too. Returns the number of
-        log lines added.
-        """
-        wanted = {}
-        for entry in efforts:
-            effort_id, status, summary, name = _effort_entry(entry)
-            wanted[effort_id] = (status, summary, name)
-        return self._sync_session(session_dir, wanted)
-
     @recovering
-    def _sync_session(self, session_dir: Path, wanted: dict[str, tuple[str, str | None, str | None]]) -> int:
+    def sync_session(self, session_dir: Path) -> int:
+        """Bring the index up to date with a session: the meta documents with its effort list's rows
+        (:meth:`sync_efforts`), then the log of every effort in the list whose (size, mtime_ns, inode)
+        changed (the others are not opened), then the ambient log (``raw.jsonl``). Returns the number
+        of log lines added."""
         logs = os.path.join(os.fspath(session_dir), "efforts", "")
         added = pending = 0
         with self.db.write_txn():
-            version = self.db.state_version()
-            stored = self._sync_state(version)
-            for effort_id in stored.keys() - wanted.keys():
-                self._delete_effort(self._ensure_row(effort_id))
-            for effort_id, (status, summary, name) in wanted.items():
-                lines = self._sync_entry(stored.get(effort_id), effort_id, status, summary, name, logs)
+            self._sync_efforts()
+            for effort_id, *stamp in self.db.conn.execute(_DOCUMENTS).fetchall():
+                lines = self._sync_entry(effort_id, stamp, logs)
                 added, pending = added + lines, pending + lines
                 if pending >= SYNC_BATCH_LINES:  # bound the WAL and memory of a big (re)build
                     self.db.commit_point()
                     pending = 0
             added += self._ambient.sync(os.path.join(os.fspath(session_dir), RAW_FILE))
-            unchanged = self.db.state_version() == version
-        self._sync_cache = (version, stored) if unchanged else None
         if added >= SYNC_BATCH_LINES:  # a big (re)build: give the WAL's disk space back
             self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         return added
 
-    def _sync_state(self, version: tuple[int, int, int]) -> dict[str, tuple[Any, ...]]:
-        """id → (status, summary, name, log_size, log_mtime_ns, log_ino), reused while unchanged."""
-        if self._sync_cache is not None and self._sync_cache[0] == version:
-            return self._sync_cache[1]
-        return {
-            t[0]: t[1:]
-            for t in self.db.conn.execute(
-                "SELECT effort_id, status, summary, name, log_size, log_mtime_ns, log_ino FROM efforts"
-                " WHERE source = 'effort'"
-            )
-        }
-
-    def _sync_entry(
-        self,
-        stored: tuple[Any, ...] | None,
-        effort_id: str,
-        status: str,
-        summary: str | None,
-        name: str | None,
-        logs: str,
-    ) -> int:
-        """sync_session for one manifest entry; the common no-change case costs one stat()."""
-        safe = _safe_file_name(effort_id)
-        path = logs + effort_id + ".jsonl" if safe else None
+    def _sync_entry(self, effort_id: str, stamp: list[Any], logs: str) -> int:
+        """sync_session for one effort of the list (``stamp``: of its log at the last sync); the common
+        no-change case costs one stat()."""
+        path = logs + effort_id + ".jsonl" if _safe_file_name(effort_id) else None
         try:
             st = os.stat(path) if path else None
         except OSError:
             st = None
-        if stored is not None and stored[:2] == (status, summary) and name in (None, stored[2]):
-            if st is None and stored[3] is None:
-                return 0
-            if st is not None and stored[3:] == (st.st_size, st.st_mtime_ns, st.st_ino):
-                return 0
+        if stamp == ([None] * 3 if st is None else [st.st_size, st.st_mtime_ns, st.st_ino]):
+            return 0
         row = self._row(effort_id)
-        keep_name = row.name if (row is not None and name is None) else name
-        row = self._write_meta(row, effort_id, status, summary, keep_name)
-        return self._sync_log(row, path) if path else 0
+        return self._sync_log(row, path) if path and row else 0
 
     # ------------------------------------------------------------------ log syncing
 

@@ -7,8 +7,10 @@ snippets and passages in :mod:`._results`.
 from __future__ import annotations
 
 import heapq
+import json
 
 from . import _scoring as scoring
+from ._ambient import AMBIENT
 from ._database import _LINE_BITS, _LINE_MASK, IndexDatabase, recovering
 from ._query import or_expression, parse_query, phrase
 from ._results import EffortInfo, Results, SearchHit, Window
@@ -22,6 +24,23 @@ META_ROW_BUDGET = 12_000
 MIN_WINDOW = 500
 META_BM25_ROWS = 4_000  # meta rows ranked by bm25() per search at most
 MIN_CANDIDATES = 30  # efforts scored exactly per search: max(this, 3 * limit)
+
+# [0] for an effort's status (its row's in the list), [1] for 'ambient'
+_OF_STATUS = (  # the documents of status ?1: up to ?2 of them ...
+    "SELECT d.num FROM entries n JOIN efforts d ON d.effort_id = n.id WHERE n.status = ?1 LIMIT ?2",
+    "SELECT num FROM efforts WHERE source = 'ambient' LIMIT ?2",  # (?1: 'ambient')
+)
+_IN_POSTINGS_OF_STATUS = (  # ... or those among the documents ?2 (each looked up: CROSS JOIN keeps this order)
+    "SELECT d.num FROM json_each(?2) j CROSS JOIN efforts d ON d.num = j.value"
+    " CROSS JOIN entries n ON n.id = d.effort_id WHERE n.status = ?1",
+    "SELECT d.num FROM json_each(?2) j CROSS JOIN efforts d ON d.num = j.value"
+    " WHERE d.source = 'ambient'",  # (?1: 'ambient')
+)
+_INFO = (  # what a hit shows: an effort's status and summary are its row's in the effort list
+    "SELECT d.num, d.effort_id, CASE d.source WHEN 'ambient' THEN 'ambient' ELSE n.status END,"
+    " json_extract(n.entry, '$.summary'), d.indexed_lines, d.source, d.first_line, d.log_offset, d.log_lines"
+    " FROM efforts d LEFT JOIN entries n ON n.id = d.effort_id AND d.source = 'effort'"
+)
 
 
 class Ranking:
@@ -57,8 +76,7 @@ class Ranking:
 
     def _search(self, terms: list[str], limit: int, status: str | None, weights: Weights) -> list[SearchHit]:
         plan = self._plan(terms, weights)
-        allowed = self._nums_with_status(status) if status is not None else None
-        shortlist = self._shortlist(plan, allowed, max(MIN_CANDIDATES, 3 * limit))
+        shortlist = self._shortlist(plan, status, max(MIN_CANDIDATES, 3 * limit))
         self._complete_evidence(plan, shortlist)
         info = self._effort_info([c.num for c in shortlist])
         shortlist = [c for c in shortlist if c.num in info and (c.meta_terms or c.message_counts)]
@@ -178,13 +196,21 @@ class Ranking:
             docs = float(self.db.conn.execute(sql, (phrase(term),)).fetchone()[0])
         return Postings(min(float(total_docs), max(docs, float(seen))), counts, max(floor, 1))
 
-    def _nums_with_status(self, status: str) -> set[int]:
-        return {num for (num,) in self.db.conn.execute("SELECT num FROM efforts WHERE status = ?", (status,))}
+    def _of_status(self, status: str, partial: dict[int, float], wanted: int) -> dict[int, float]:
+        """``partial`` restricted to the documents of ``status``; all of them when it has ``wanted`` or
+        fewer (the postings' windows may have missed some: they are judged on their evidence too)."""
+        sql = _OF_STATUS[status == AMBIENT]
+        few = [num for (num,) in self.db.conn.execute(sql, (status, wanted + 1))]
+        if len(few) <= wanted:
+            return {num: partial.get(num, 0.0) for num in few}
+        sql = _IN_POSTINGS_OF_STATUS[status == AMBIENT]
+        return {num: partial[num] for (num,) in self.db.conn.execute(sql, (status, json.dumps(list(partial))))}
 
     # -- evidence
 
-    def _shortlist(self, plan: Plan, allowed: set[int] | None, wanted: int) -> list[Candidate]:
-        """The ``wanted`` efforts with the best scores on the evidence in the postings.
+    def _shortlist(self, plan: Plan, status: str | None, wanted: int) -> list[Candidate]:
+        """The ``wanted`` efforts (of ``status`` only, when given) with the best scores on the evidence
+        in the postings.
 
         Runs over every effort in the postings (thousands for frequent terms),
         so it sums plain dicts and builds candidates for the winners only.
@@ -207,12 +233,8 @@ class Ranking:
             )
         for num, value in bm25.items():
             partial[num] = partial.get(num, 0.0) + plan.meta_bm25_bonus(value)
-        if allowed is not None:
-            partial = (
-                {num: partial.get(num, 0.0) for num in allowed}
-                if len(allowed) <= wanted
-                else {num: value for num, value in partial.items() if num in allowed}
-            )  # few efforts with that status: judge them all
+        if status is not None:
+            partial = self._of_status(status, partial, wanted)
         best = heapq.nlargest(wanted, partial.items(), key=lambda item: item[1])
         return [self._candidate(plan, num, bm25.get(num, 0.0)) for num, _ in best]
 
@@ -268,15 +290,14 @@ class Ranking:
                         candidate.message_counts[i] = n
 
     def _effort_info(self, nums: list[int]) -> dict[int, EffortInfo]:
-        """num → (effort_id, status, summary, indexed lines, source, first line, mean bytes per line)."""
+        """num → (effort_id, status, summary, indexed lines, source, first line, mean bytes per line), for
+        the documents of efforts in the list and of the ambient log (a document the list does not hold,
+        e.g. of an effort deleted by a hand edit and not yet dropped, is no result)."""
         info: dict[int, EffortInfo] = {}
         for start in range(0, len(nums), 500):
             chunk = nums[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            sql = (
-                "SELECT num, effort_id, status, summary, indexed_lines, source, first_line, log_offset, log_lines"
-                f" FROM efforts WHERE num IN ({marks})"
-            )
+            sql = f"{_INFO} WHERE d.num IN ({','.join('?' * len(chunk))})"
             for num, effort_id, status, summary, lines, source, first, size, sized in self.db.conn.execute(sql, chunk):
-                info[num] = (effort_id, status, summary, lines, source, first, size / sized if sized else 0.0)
+                if status is not None:
+                    info[num] = (effort_id, status, summary, lines, source, first, size / sized if sized else 0.0)
         return info

@@ -1,12 +1,12 @@
 """Keeping the search index in step with the session, at the cost of one query when it already is.
 
-The index (``search.sqlite``) is derived data, updated as each exchange and effort change is
+The index (in ``derived.sqlite``) is derived data, updated as each exchange and effort change is
 logged. It records the session's :meth:`~ccm_tui.core.session.session.Session.index_marker` whenever it
 is known to hold all of it (after a full sync, and after each piece of work that indexed
 everything it wrote); a reader or a writer that finds the same marker has nothing to sync. A
 different marker (another process's write that did not index, a hand edit, a deleted index)
-means a full sync: every effort is compared, and every log whose size, mtime or inode changed is
-read from where the index stopped.
+means a full sync: the meta documents of the effort rows that changed are written again, and every
+log whose size, mtime or inode changed is read from where the index stopped.
 """
 
 from __future__ import annotations
@@ -32,12 +32,17 @@ def sync_log(index: EffortIndex, session: Session, log: str) -> None:
 
 def sync_index(index: EffortIndex, session: Session) -> None:
     """Bring ``index`` up to date with ``session`` (raises SearchIndexError)."""
-    marker = session.index_marker()
-    if index.synced_marker() == marker:
+    if index.synced_marker() == session.index_marker():
         return
     session.refuse_symlinks()  # the sync reads every log: none may lead out of the session
-    index.sync_session(session.dir, session.efforts.index_rows())
-    index.mark_synced(marker)
+    for _ in range(2):  # a file rebuilt during the sync (found corrupt) lost the effort rows: they catch up first
+        generation = index.database.generation
+        session.efforts.catch_up()  # (two stats when the rows are current)
+        marker = session.index_marker()
+        index.sync_session(session.dir)
+        if index.database.generation == generation:
+            index.mark_synced(marker)
+            return
 
 
 class IndexWatch:

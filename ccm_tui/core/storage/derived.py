@@ -1,7 +1,9 @@
 """``derived.sqlite``: the one file of a session that holds only what can be derived from its record.
 
 It holds the effort list's rows (``entries``, kept by :mod:`ccm_tui.core.manifest.effort_list`), the
-search index (``efforts``, ``ambient_log``, ``meta_fts``, ``msg_fts``, kept by :mod:`ccm_tui.core.search`),
+search index (``efforts``, ``ambient_log``, ``meta_fts``, ``msg_fts``, kept by :mod:`ccm_tui.core.search`,
+which reads an effort's status, summary and name from ``entries``: ``fts_stale`` and ``entries_gone``
+tell it which meta documents to write again or drop),
 the lines withdrawal markers take back (``withdrawn``) and ``meta`` (how far each part has read the
 record: the manifest's stamp, the journal offset, the logs marker). Deleting it loses nothing: the next
 open rebuilds it from ``manifest.yaml``, ``events.jsonl`` and the logs (see docs/TRUTH.md).
@@ -33,7 +35,7 @@ DERIVED_FILE = "derived.sqlite"
 OLD_FILES = ("search.sqlite", ".manifest.sqlite")  # the derived files before issue 32 (deleted)
 SUFFIXES = ("", "-wal", "-shm", "-journal")
 APPLICATION_ID = 0x43434D44  # "CCMD": marks the file as ours (PRAGMA application_id)
-SCHEMA_VERSION = 1  # PRAGMA user_version; any other value means "rebuild"
+SCHEMA_VERSION = 2  # PRAGMA user_version; any other value means "rebuild"
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _TOKENIZER_FALLBACK = "porter unicode61 remove_diacritics 1"  # SQLite < 3.27
@@ -57,7 +59,8 @@ CREATE TABLE entries (
     entry TEXT NOT NULL,                    -- Effort.to_dict() as JSON
     block_len INTEGER,                      -- bytes of its block in manifest.yaml (NULL: not in it)
     block_hash INTEGER,                     -- blake2b-64 of those bytes: a hand edit re-reads changed blocks only
-    dirty INTEGER NOT NULL                  -- changed since manifest.yaml was written
+    dirty INTEGER NOT NULL,                 -- changed since manifest.yaml was written
+    fts_stale INTEGER NOT NULL DEFAULT 1    -- summary or name not yet in the search's meta_fts (new: 1)
 );
 CREATE INDEX entries_ord ON entries (ord, block_len);
 CREATE INDEX entries_open ON entries (ord) WHERE status = 'open';
@@ -70,13 +73,18 @@ CREATE INDEX entries_digest ON entries (digest) WHERE digest IS NOT NULL;
 CREATE INDEX entries_kind ON entries (source_kind) WHERE source_kind IS NOT NULL;
 CREATE INDEX entries_folded ON entries (json_extract(entry, '$.source.lines[1]'))
     WHERE json_extract(entry, '$.source.folded_from') = 'ambient';  -- the ambient lines folded into efforts
--- the search index (search/): an effort's meta document and log, or a block of raw.jsonl
+CREATE INDEX entries_fts ON entries (ord) WHERE fts_stale = 1;
+CREATE INDEX entries_status ON entries (status, id);   -- the search's status filter, both ways (covering)
+-- the ids of deleted rows, until the search index drops their documents
+CREATE TABLE entries_gone (id TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TRIGGER entries_deleted AFTER DELETE ON entries BEGIN
+    INSERT OR IGNORE INTO entries_gone (id) VALUES (old.id);
+END;
+-- the search index (search/): an effort's log (its status, summary and name are its entries row's),
+-- or a block of raw.jsonl
 CREATE TABLE efforts (
     num INTEGER PRIMARY KEY,
     effort_id TEXT NOT NULL UNIQUE,
-    status TEXT NOT NULL,
-    summary TEXT,
-    name TEXT,
     log_offset INTEGER NOT NULL DEFAULT 0,  -- bytes of the log consumed (complete lines), of a block: its lines
     log_lines INTEGER NOT NULL DEFAULT 0,   -- lines in those bytes (their ratio: the ranking's line size)
     log_tail BLOB NOT NULL DEFAULT x'',     -- the last bytes before log_offset
@@ -88,7 +96,6 @@ CREATE TABLE efforts (
     first_line INTEGER NOT NULL DEFAULT 0,   -- a block's first line (0-based) in raw.jsonl
     first_byte INTEGER                       -- ... and its byte offset
 );
-CREATE INDEX efforts_status ON efforts (status);
 CREATE INDEX efforts_source ON efforts (source);
 CREATE INDEX efforts_sizes ON efforts (indexed_lines, log_offset, log_lines);
 CREATE TABLE ambient_log (                  -- raw.jsonl, as efforts.log_* for an effort's log
@@ -111,7 +118,7 @@ CREATE TABLE withdrawn (
     PRIMARY KEY (log, last)
 ) WITHOUT ROWID;
 """
-_TABLES = ("meta", "entries", "efforts", "ambient_log", "meta_fts", "msg_fts", "withdrawn")
+_TABLES = ("meta", "entries", "entries_gone", "efforts", "ambient_log", "meta_fts", "msg_fts", "withdrawn")
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -352,17 +359,13 @@ class DerivedDB:
 
     @staticmethod
     def _create_schema(conn: sqlite3.Connection) -> None:
-        tokenizer = _tokenizer_for(conn)
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in _SCHEMA.format(tok=tokenizer).split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            conn.execute("COMMIT")
+        schema = _SCHEMA.format(tok=_tokenizer_for(conn))
+        version = f"PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
+        try:  # (a script: the trigger's body holds semicolons)
+            conn.executescript(f"BEGIN IMMEDIATE; {schema} {version} COMMIT;")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
 
     def _discard_file(self) -> None:

@@ -93,7 +93,7 @@ def _fold(session: Session, index: EffortIndex, fold: Proposal, emit: Emit) -> N
     source = {"folded_from": "ambient", "lines": [first, last]}
     effort = lifecycle.land_imported(session, fold.name.replace("-", " "), messages, summary, source)
     try:
-        index.upsert_effort(effort.id, status=effort.status, summary=effort.summary, name=effort.name)
+        index.sync_efforts()  # (land_imported saved it: its row is in the list)
         index.sync_effort_log(effort.id, session.effort_path(effort.id))
     except SearchIndexError:
         pass  # the index is derived data: the next sync catches up

@@ -416,3 +416,39 @@ def test_a_reader_that_cannot_wait_for_the_rows_still_sees_every_journaled_save(
     finally:
         holder.rollback()
         holder.close()
+
+
+def test_a_row_is_marked_for_the_search_index_only_when_its_summary_or_name_changed(tmp_path):
+    session = _writer(tmp_path / "s")
+    effort = concluded_effort(session, "marked", summary="First words.")
+    other = open_effort(session, "other")
+    conn = session.derived.conn
+
+    def stale():
+        return [i for (i,) in conn.execute("SELECT id FROM entries WHERE fts_stale = 1 ORDER BY ord")]
+
+    assert stale() == ["marked", "other"]  # new rows
+    conn.execute("UPDATE entries SET fts_stale = 0")  # (what the index's sync does once it wrote them)
+    lifecycle.reopen(session, effort, turn=1)  # the status, the active effort, counts: not the summary
+    assert stale() == []
+    lifecycle.conclude(session, effort, "Second words.", turn=2)
+    assert stale() == ["marked"]
+    conn.execute("UPDATE entries SET fts_stale = 0")
+    other.name = "Renamed"
+    session.save_manifest()
+    assert stale() == ["other"]
+    session.lock.release()
+
+
+def test_a_database_rebuilt_under_a_live_list_is_caught_up_from_the_record(tmp_path):
+    """A corrupt file found by any part is deleted and built again while the list is held: its next
+    query takes the record in once (it recursed until the stack ran out)."""
+    session = _writer(tmp_path / "s")
+    concluded_effort(session, "kept")
+    session.flush_manifest()
+    open_effort(session, "journaled only")
+    session.derived._reconnect(discard=True)  # what DerivedDB.run does on a corrupt file
+
+    assert [e.id for e in session.efforts.concluded_page(0, 5)] == ["kept"]
+    assert "journaled-only" in session.efforts and len(session.efforts) == 2
+    session.lock.release()

@@ -13,6 +13,7 @@ from ccm_tui.core.search import EffortIndex
 from ccm_tui.core.search import _ambient as ambient_mod
 from ccm_tui.core.search import _records as records_mod
 from ccm_tui.core.session.session import Session
+from tests.helpers.listed_efforts import sync_listed
 
 B = ambient_mod.AMBIENT_BLOCK_LINES
 
@@ -55,7 +56,7 @@ def test_an_old_ambient_exchange_is_found_with_its_raw_jsonl_lines(root: Path) -
         + chatter(502, 300)
     )
     with EffortIndex(root / "derived.sqlite") as index:
-        assert index.sync_session(root, ENTRIES) == 1 + 802
+        assert sync_listed(index, root, ENTRIES) == 1 + 802
         hits = index.search("Mongolia capital")
         hit = hits[0]
         assert (hit.source, hit.id, hit.status, hit.summary) == ("ambient", "ambient", "ambient", None)
@@ -71,7 +72,7 @@ def test_passage_lines_are_raw_jsonl_lines_and_stay_inside_the_block(root: Path)
     raw = root / "raw.jsonl"
     raw.write_text(chatter(0, B) + line("zebra crossing near the station") + chatter(B + 1, B))
     with EffortIndex(root / "derived.sqlite") as index:
-        index.sync_session(root, ENTRIES)
+        sync_listed(index, root, ENTRIES)
         hit = index.search("zebra")[0]
         assert hit.lines == (B + 1, B + 3)  # line B+1 opens the second block: the passage does not start before it
         assert hit.passage is not None and hit.passage.splitlines()[0] == "user: **zebra** crossing near the station"
@@ -80,7 +81,7 @@ def test_passage_lines_are_raw_jsonl_lines_and_stay_inside_the_block(root: Path)
 def test_ambient_and_effort_hits_are_ranked_together(root: Path) -> None:
     (root / "raw.jsonl").write_text(chatter(0, 40) + line("the connection pool was mentioned in passing"))
     with EffortIndex(root / "derived.sqlite") as index:
-        index.sync_session(root, ENTRIES)
+        sync_listed(index, root, ENTRIES)
         assert [h.source for h in index.search("connection pool timeouts")] == ["effort", "ambient"]
 
 
@@ -88,11 +89,11 @@ def test_a_torn_tail_is_indexed_once_completed(root: Path) -> None:
     raw = root / "raw.jsonl"
     raw.write_text(chatter(0, 30) + line("a platypus walked in")[:20])
     with EffortIndex(root / "derived.sqlite") as index:
-        assert index.sync_session(root, ENTRIES) == 1 + 30
+        assert sync_listed(index, root, ENTRIES) == 1 + 30
         assert index.search("platypus") == []
         with raw.open("a") as fh:
             fh.write(line("a platypus walked in")[20:])
-        assert index.sync_session(root, ENTRIES) == 1
+        assert sync_listed(index, root, ENTRIES) == 1
         hit = index.search("platypus")[0]
         assert hit.lines is not None and hit.lines[1] >= 31 >= hit.lines[0]
         assert index.read_ambient_lines(raw, 31, 40) == [(31, json.loads(line("a platypus walked in")))]
@@ -102,15 +103,15 @@ def test_a_rewritten_or_removed_ambient_log_is_indexed_again(root: Path) -> None
     raw = root / "raw.jsonl"
     raw.write_text(chatter(0, 50) + line("the okapi is shy"))
     with EffortIndex(root / "derived.sqlite") as index:
-        index.sync_session(root, ENTRIES)
+        sync_listed(index, root, ENTRIES)
         assert index.search("okapi")
         raw.write_text(line("only a narwhal now"))  # shorter: rewritten
-        index.sync_session(root, ENTRIES)
+        sync_listed(index, root, ENTRIES)
         assert index.search("okapi") == []
         assert index.search("narwhal")[0].lines == (1, 1)
         assert ambient_rows(index) == (1, 1)
         raw.unlink()
-        index.sync_session(root, ENTRIES)
+        sync_listed(index, root, ENTRIES)
         assert index.search("narwhal") == []
         assert ambient_rows(index) == (0, 0)
 
@@ -151,19 +152,19 @@ def test_a_100k_line_ambient_log_is_synced_incrementally(root: Path, monkeypatch
     real_open = records_mod.open_log
     monkeypatch.setattr(records_mod, "open_log", lambda path: CountingFile(real_open(path)))
     with EffortIndex(root / "derived.sqlite") as index:
-        assert index.sync_session(root, ENTRIES) == 1 + total
+        assert sync_listed(index, root, ENTRIES) == 1 + total
         assert ambient_rows(index) == (total // B, total)
         read.clear()
         before = raw.stat().st_size
         with raw.open("a") as fh:
             fh.write(line("the last thing said was about a quokka") + chatter(total + 1, 9))
-        assert index.sync_session(root, ENTRIES) == 10
+        assert sync_listed(index, root, ENTRIES) == 10
         assert sum(read) < 2_000  # the 64-byte tail check and the ten new lines, not the 100,000 before
         assert ambient_rows(index) == (total // B + 1, total + 10)
         hit = index.search("quokka")[0]
         assert hit.source == "ambient" and hit.lines is not None and hit.lines[0] == total + 1
         read.clear()
-        assert index.sync_session(root, ENTRIES) == 0
+        assert sync_listed(index, root, ENTRIES) == 0
         assert read == []  # unchanged: not even opened
         assert [n for n, _ in index.read_ambient_lines(raw, total - 1, total + 1)] == [total - 1, total, total + 1]
         assert index.ambient_block_start(total + 1) == (total + 1, before)
@@ -174,7 +175,7 @@ def test_read_ambient_lines_falls_back_to_a_scan_when_the_file_is_not_the_indexe
     raw = root / "raw.jsonl"
     raw.write_text(chatter(0, 60))
     with EffortIndex(root / "derived.sqlite") as index:
-        index.sync_session(root, ENTRIES)
+        sync_listed(index, root, ENTRIES)
         raw.unlink()
         raw.write_text(chatter(100, 60))  # a new file (maybe the same inode): the stored offsets do not apply
         found = index.read_ambient_lines(raw, 45, 46)
@@ -187,10 +188,10 @@ def test_read_ambient_lines_falls_back_to_a_scan_when_the_file_is_not_the_indexe
 def test_effort_ids_never_collide_with_ambient_blocks(root: Path) -> None:
     (root / "raw.jsonl").write_text(chatter(0, 5))
     with EffortIndex(root / "derived.sqlite") as index:
-        index.sync_session(root, [*ENTRIES, ("ambient", "concluded", "An effort really called ambient")])
+        sync_listed(index, root, [*ENTRIES, ("ambient", "concluded", "An effort really called ambient")])
         hits = index.search("ambient")
         assert [(h.id, h.source) for h in hits] == [("ambient", "effort")]
-        index.sync_session(root, ENTRIES)  # the effort 'ambient' goes; the ambient blocks stay
+        sync_listed(index, root, ENTRIES)  # the effort 'ambient' goes; the ambient blocks stay
         assert ambient_rows(index) == (1, 5)
 
 
@@ -234,7 +235,7 @@ def test_the_index_remembers_what_withdrawal_markers_took_back_in_both_logs(root
     with effort_log.open("a") as fh:
         fh.write(line("the pool size is 37 connections") + line("37, noted.", "assistant") + marker(2))
     with EffortIndex(root / "derived.sqlite") as index:
-        index.sync_session(root, ENTRIES)
+        sync_listed(index, root, ENTRIES)
         assert index.withdrawn_lines("ambient", 1, 100) == {31, 32, 33}
         assert index.withdrawn_lines("db-pool", 1, 10) == {2, 3, 4}
         assert index.withdrawn_lines("ambient", 1, 31) == {31} and index.withdrawn_lines("nobody", 1, 9) == set()
@@ -245,7 +246,7 @@ def test_the_index_remembers_what_withdrawal_markers_took_back_in_both_logs(root
         hits = index.recall("how many connections is the pool size, 37?")  # line 1 holds two of the words
         assert [m[0] for h in hits for m in h.messages] == [1]  # without its withdrawn neighbour
         raw.write_text(chatter(0, 30) + taken[: taken.rindex(marker(2))])  # rewritten without the marker
-        index.sync_session(root, ENTRIES)
+        sync_listed(index, root, ENTRIES)
         assert index.withdrawn_lines("ambient", 1, 100) == set()
         assert index.recall("what was my locker code at the climbing gym, 4729?")
 
@@ -256,7 +257,7 @@ def test_a_passage_shows_what_still_stands_when_a_withdrawn_copy_matches_too(roo
     said = line("what is the capital of Mongolia?") + line("Ulaanbaatar is the capital of Mongolia.", "assistant")
     raw.write_text(chatter(0, 30) + said + marker(2) + said + chatter(35, 30))
     with EffortIndex(root / "derived.sqlite") as index:
-        index.sync_session(root, ENTRIES)
+        sync_listed(index, root, ENTRIES)
         hit = index.search("capital of Mongolia")[0]
         assert hit.lines is not None and hit.lines[0] == 34  # the question asked again, not line 31
         assert "(withdrawn)" not in (hit.passage or "")
@@ -271,7 +272,7 @@ def test_a_note_is_found_and_recalled_as_an_agents_note_never_as_the_users_words
         chatter(0, 40) + json.dumps(note | {"agent": "claude-code"}) + "\n" + json.dumps(older) + "\n"
     )
     with EffortIndex(root / "search.sqlite") as index:
-        index.sync_session(root, ENTRIES)
+        sync_listed(index, root, ENTRIES)
         passage = index.search("Zanzibar Tuesday")[0].passage or ""
         recalled = index.recall("when does the Zanzibar password rotate?")
     assert "note from claude-code: the staging password" in passage and "user: the staging" not in passage

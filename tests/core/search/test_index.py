@@ -18,6 +18,7 @@ from ccm_tui.core.search import _records as search_records
 from ccm_tui.core.search._ingest import Ingest
 from ccm_tui.core.search._ranking import Ranking
 from ccm_tui.core.storage import derived as derived_database
+from tests.helpers.listed_efforts import list_efforts, sync_listed
 
 FILLER = [
     ("weekly-notes", "concluded", "Weekly planning notes and calendar review"),
@@ -36,26 +37,35 @@ def line(content: Any, role: str = "user") -> str:
 
 
 class Session:
-    """A session directory with efforts/<id>.jsonl logs and a manifest list."""
+    """A session directory with efforts/<id>.jsonl logs and an effort list (id → status, summary, name)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         (root / "efforts").mkdir(parents=True)
-        self.manifest: dict[str, tuple[str, str | None]] = {}
+        self.manifest: dict[str, tuple[str, str | None, str]] = {}
 
     def log(self, effort_id: str) -> Path:
         return self.root / "efforts" / f"{effort_id}.jsonl"
 
-    def add(self, effort_id: str, status: str, summary: str | None, messages: list[str] | None = None) -> None:
-        self.manifest[effort_id] = (status, summary)
+    def add(
+        self, effort_id: str, status: str, summary: str | None, messages: list[str] | None = None, name: str = ""
+    ) -> None:
+        self.manifest[effort_id] = (status, summary, name)
         self.append(effort_id, *(messages or []))
 
     def append(self, effort_id: str, *messages: str) -> None:
         with self.log(effort_id).open("a", encoding="utf-8") as fh:
             fh.write("".join(line(m) for m in messages))
 
-    def entries(self) -> list[tuple[str, str, str | None]]:
-        return [(eid, status, summary) for eid, (status, summary) in self.manifest.items()]
+    def entries(self) -> list[tuple[str, str, str | None, str]]:
+        return [(eid, *fields) for eid, fields in self.manifest.items()]
+
+    def listed(self, index: EffortIndex) -> None:
+        """The effort list as ``manifest`` says, in the index's database (as a session's load leaves it)."""
+        list_efforts(index, self.root, self.entries())
+
+    def sync(self, index: EffortIndex) -> int:
+        return sync_listed(index, self.root, self.entries())
 
 
 @pytest.fixture
@@ -83,7 +93,7 @@ def test_summary_match_beats_a_passing_mention_in_a_long_log(session: Session, i
     session.add("oauth-fix", "concluded", "Fixed the OAuth token refresh race")
     chatter = ["long discussion about unrelated things"] * 80
     session.add("big-log", "open", None, chatter + ["by the way, oauth"])
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     hits = index.search("oauth")
     assert ids(hits) == ["oauth-fix", "big-log"]
     assert hits[0].score > hits[1].score > 0
@@ -94,7 +104,7 @@ def test_summary_match_wins_even_in_a_tiny_session(tmp_path: Path) -> None:
     s.add("a", "concluded", "Migrated the billing database")
     s.add("b", "open", None, ["we should look at billing later"])
     with EffortIndex(s.root / "derived.sqlite") as idx:
-        idx.sync_session(s.root, s.entries())
+        s.sync(idx)
         assert ids(idx.search("billing")) == ["a", "b"]
 
 
@@ -103,7 +113,7 @@ def test_more_matched_terms_rank_higher(session: Session, index: EffortIndex) ->
     session.add("two-terms", "concluded", "Investigated websocket reconnect storms")
     session.add("log-one", "open", None, ["the reconnect logic needs work"])
     session.add("log-two", "open", None, ["reconnect of the websocket fails"])
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     hits = ids(index.search("websocket reconnect"))
     assert hits.index("two-terms") < hits.index("one-term")
     assert hits.index("log-two") < hits.index("log-one")
@@ -113,7 +123,7 @@ def test_more_matched_terms_rank_higher(session: Session, index: EffortIndex) ->
 
 def test_stemming_matches_inflections(session: Session, index: EffortIndex) -> None:
     session.add("pool", "concluded", "Tuned the database connection pool")
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     assert ids(index.search("connections")) == ["pool"]
     assert ids(index.search("pooling")) == ["pool"]
 
@@ -121,7 +131,7 @@ def test_stemming_matches_inflections(session: Session, index: EffortIndex) -> N
 def test_diacritics_are_ignored(session: Session, index: EffortIndex) -> None:
     session.add("menu", "concluded", "Designed the café menu")
     session.add("resume", "open", None, ["update the resume template"])
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     assert ids(index.search("cafe")) == ["menu"]
     assert ids(index.search("CAFÉ")) == ["menu"]
     assert ids(index.search("résumé")) == ["resume"]
@@ -129,26 +139,29 @@ def test_diacritics_are_ignored(session: Session, index: EffortIndex) -> None:
 
 def test_hyphenated_id_is_found_by_its_words(session: Session, index: EffortIndex) -> None:
     session.add("fix-auth-bug", "concluded", "Repaired the sign-in flow")
-    session.add("refactorLoginPage", "concluded", "Cleaned up components")
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     assert ids(index.search("auth bug"))[0] == "fix-auth-bug"
     assert ids(index.search("fix-auth-bug"))[0] == "fix-auth-bug"
-    assert ids(index.search("login page")) == ["refactorLoginPage"]
 
 
-def test_name_is_searchable_and_kept_when_not_given(session: Session, index: EffortIndex) -> None:
-    index.upsert_effort("e1", status="open", summary=None, name="Quarterly budget")
+def test_name_is_searchable_and_follows_the_list(session: Session, index: EffortIndex) -> None:
+    session.add("e1", "open", None, name="Quarterly budget")
+    session.sync(index)
     assert ids(index.search("budget")) == ["e1"]
-    index.upsert_effort("e1", status="concluded", summary="Done")
+    session.manifest["e1"] = ("concluded", "Done", "Quarterly budget")
+    session.sync(index)
     assert ids(index.search("budget")) == ["e1"]
-    index.upsert_effort("e1", status="concluded", summary="Done", name="")
+    session.manifest["e1"] = ("concluded", "Done", "Yearly plan")
+    session.sync(index)
     assert index.search("budget") == []
+    assert ids(index.search("yearly")) == ["e1"]
 
 
 def test_ties_are_broken_by_id(tmp_path: Path) -> None:
     with EffortIndex(tmp_path / "i.sqlite") as idx:
-        for effort_id in ("c-effort", "a-effort", "b-effort"):
-            idx.upsert_effort(effort_id, status="concluded", summary="Same words exactly")
+        sync_listed(
+            idx, tmp_path, [(i, "concluded", "Same words exactly") for i in ("c-effort", "a-effort", "b-effort")]
+        )
         hits = idx.search("words")
         assert ids(hits) == ["a-effort", "b-effort", "c-effort"]
         assert len({h.score for h in hits}) == 1
@@ -157,7 +170,7 @@ def test_ties_are_broken_by_id(tmp_path: Path) -> None:
 def test_limit_and_order(session: Session, index: EffortIndex) -> None:
     for i in range(15):
         session.add(f"e{i:02}", "concluded", "parser work " + "parser " * (i % 3))
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     hits = index.search("parser", limit=5)
     assert len(hits) == 5
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
@@ -170,7 +183,7 @@ def test_limit_and_order(session: Session, index: EffortIndex) -> None:
 def test_concluded_efforts_are_found_and_status_filters(session: Session, index: EffortIndex) -> None:
     session.add("old", "concluded", "Archived kafka consumer tuning")  # long evicted from working memory
     session.add("new", "open", None, ["kafka consumer lag again"])
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     assert ids(index.search("kafka")) == ["old", "new"]
     assert ids(index.search("kafka", status="open")) == ["new"]
     assert ids(index.search("kafka", status="concluded")) == ["old"]
@@ -179,24 +192,34 @@ def test_concluded_efforts_are_found_and_status_filters(session: Session, index:
     assert (hit.status, hit.summary) == ("concluded", "Archived kafka consumer tuning")
 
 
-def test_status_change_updates_in_place(session: Session, index: EffortIndex) -> None:
+def test_a_status_change_is_read_from_the_list_and_a_summary_change_rewrites_one_document(
+    session: Session, index: EffortIndex
+) -> None:
     session.add("e", "open", None, ["draft of the rollout"])
-    index.sync_session(session.root, session.entries())
-    index.upsert_effort("e", status="concluded", summary="Rolled out the feature flags")
+    session.sync(index)
+    session.manifest["e"] = ("concluded", "Rolled out the feature flags", "")
+    session.listed(index)
+    assert index.search("rollout")[0].status == "concluded"  # before any sync: the status is the list's
+    assert index.search("flags") == []  # ... the summary's words wait for its meta document
+    assert index.sync_efforts() == 1  # that one, not the others
     assert index.search("flags")[0].status == "concluded"
-    index.upsert_effort("e", status="open", summary=None)  # reopened
+    session.manifest["e"] = ("open", None, "")  # reopened
+    session.sync(index)
     assert index.search("flags") == []
     assert index.search("rollout")[0].status == "open"
-    index.upsert_effort("e", status="concluded", summary="Rolled out feature toggles")  # re-concluded
+    session.manifest["e"] = ("concluded", "Rolled out feature toggles", "")  # re-concluded
+    session.sync(index)
     assert ids(index.search("toggles")) == ["e"]
-    index.upsert_effort("e", status="archived", summary="Rolled out feature toggles")  # status only
-    assert [(h.id, h.status) for h in index.search("toggles")] == [("e", "archived")]
+    session.manifest["e"] = ("open", "Rolled out feature toggles", "")  # the status alone
+    session.listed(index)
+    assert index.sync_efforts() == 0  # no meta document depends on it
+    assert [(h.id, h.status) for h in index.search("toggles")] == [("e", "open")]
 
 
 def test_snippet_marks_terms_in_summary_or_best_message(session: Session, index: EffortIndex) -> None:
     session.add("s", "concluded", "Benchmarked the **bold** tokenizer against the old one")
     session.add("m", "open", None, ["intro " * 60, "the tokenizer crashed on emoji input", "outro " * 60])
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     by_id = {h.id: h for h in index.search("tokenizer")}
     assert "**tokenizer**" in by_id["s"].snippet
     assert by_id["m"].snippet.startswith("…") or "**tokenizer**" in by_id["m"].snippet
@@ -204,14 +227,14 @@ def test_snippet_marks_terms_in_summary_or_best_message(session: Session, index:
     assert len(by_id["m"].snippet) <= 200
     long = "word " * 100 + "needle " + "word " * 100
     session.add("long", "concluded", long)
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     snippet = index.search("needle")[0].snippet
     assert "**needle**" in snippet and len(snippet) <= 200
 
 
 def test_stemmed_match_is_marked(session: Session, index: EffortIndex) -> None:
     session.add("e", "concluded", "Handled dropped connections gracefully")
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     assert "**connections**" in index.search("connection")[0].snippet
 
 
@@ -248,7 +271,7 @@ def test_stemmed_match_is_marked(session: Session, index: EffortIndex) -> None:
 )
 def test_fts_syntax_in_queries_never_raises(session: Session, index: EffortIndex, query: str) -> None:
     session.add("fix-auth-bug", "concluded", "Auth bug fixed")
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     hits = index.search(query)
     assert isinstance(hits, list)
     if "auth" in query.lower().replace("-auth", " auth"):
@@ -274,6 +297,7 @@ def test_torn_last_line_is_indexed_once_completed(tmp_path: Path) -> None:
     full = line("zeppelin arrives")
     log.write_text(line("first line") + full[:15], encoding="utf-8")
     with EffortIndex(tmp_path / "i.sqlite") as idx:
+        list_efforts(idx, tmp_path, [("e", "open", None)])
         assert idx.sync_effort_log("e", log) == 1
         assert idx.search("zeppelin") == []
         with log.open("a", encoding="utf-8") as fh:
@@ -287,6 +311,7 @@ def test_invalid_lines_are_skipped_but_counted(tmp_path: Path) -> None:
     log = tmp_path / "e.jsonl"
     log.write_text(line("alpha") + "{not json\n" + "\n" + '"a string"\n' + line("omega"), encoding="utf-8")
     with EffortIndex(tmp_path / "i.sqlite") as idx:
+        list_efforts(idx, tmp_path, [("e", "open", None)])
         assert idx.sync_effort_log("e", log) == 2
         assert ids(idx.search("omega")) == ["e"]
         idx.add_messages("e", [record("psi")], start_line=5)  # numbering continues after the 5 lines
@@ -297,6 +322,7 @@ def test_invalid_lines_are_skipped_but_counted(tmp_path: Path) -> None:
 
 def test_multipart_content_is_indexed(tmp_path: Path) -> None:
     with EffortIndex(tmp_path / "i.sqlite") as idx:
+        list_efforts(idx, tmp_path, [("e", "open", None)])
         idx.add_messages("e", [record([{"type": "text", "text": "quasar"}, "pulsar"]), {"role": "user"}], 0)
         assert ids(idx.search("quasar")) == ["e"]
         assert ids(idx.search("pulsar")) == ["e"]
@@ -305,6 +331,7 @@ def test_multipart_content_is_indexed(tmp_path: Path) -> None:
 def test_add_messages_then_sync_does_not_duplicate(tmp_path: Path) -> None:
     log = tmp_path / "e.jsonl"
     with EffortIndex(tmp_path / "i.sqlite") as idx:
+        list_efforts(idx, tmp_path, [("e", "open", None)])
         for n, text in enumerate(["kiwi one", "kiwi two", "kiwi three"]):
             log.open("a", encoding="utf-8").write(line(text))
             assert idx.add_messages("e", [record(text)], start_line=n) == 1
@@ -313,10 +340,23 @@ def test_add_messages_then_sync_does_not_duplicate(tmp_path: Path) -> None:
         assert rows == 3
 
 
+def test_an_effort_the_list_does_not_hold_is_not_indexed(tmp_path: Path) -> None:
+    log = tmp_path / "efforts" / "e.jsonl"
+    log.parent.mkdir()
+    log.write_text(line("quetzal sighting"), encoding="utf-8")
+    with EffortIndex(tmp_path / "i.sqlite") as idx:
+        assert idx.sync_effort_log("e", log) == 0  # not saved yet (or deleted): nothing of it is indexed
+        assert idx.add_messages("e", [record("quetzal again")], start_line=1) == 0
+        assert idx.search("quetzal") == []
+        assert sync_listed(idx, tmp_path, [("e", "open", None)]) == 1  # once saved, its log is read
+        assert ids(idx.search("quetzal")) == ["e"]
+
+
 def test_truncated_log_is_reindexed(tmp_path: Path) -> None:
     log = tmp_path / "e.jsonl"
     log.write_text(line("mango") + line("papaya"), encoding="utf-8")
     with EffortIndex(tmp_path / "i.sqlite") as idx:
+        list_efforts(idx, tmp_path, [("e", "open", None)])
         assert idx.sync_effort_log("e", log) == 2
         with log.open("r+b") as fh:
             fh.truncate(0)
@@ -330,6 +370,7 @@ def test_replaced_log_is_reindexed(tmp_path: Path) -> None:
     log = tmp_path / "e.jsonl"
     log.write_text(line("mango") + line("papaya"), encoding="utf-8")
     with EffortIndex(tmp_path / "i.sqlite") as idx:
+        list_efforts(idx, tmp_path, [("e", "open", None)])
         idx.sync_effort_log("e", log)
         tmp = tmp_path / "new.jsonl"
         tmp.write_text(line("lychee") + line("papaya") + line("durian"), encoding="utf-8")
@@ -343,6 +384,7 @@ def test_log_rewritten_in_place_is_reindexed(tmp_path: Path) -> None:
     log = tmp_path / "e.jsonl"
     log.write_text(line("mango"), encoding="utf-8")
     with EffortIndex(tmp_path / "i.sqlite") as idx:
+        list_efforts(idx, tmp_path, [("e", "open", None)])
         idx.sync_effort_log("e", log)
         with log.open("r+", encoding="utf-8") as fh:  # same inode, same prefix length, new bytes
             fh.write(line("melon") + line("fig"))
@@ -353,9 +395,9 @@ def test_log_rewritten_in_place_is_reindexed(tmp_path: Path) -> None:
 
 def test_deleted_log_drops_its_messages(session: Session, index: EffortIndex) -> None:
     session.add("e", "open", None, ["ephemeral content"])
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     session.log("e").unlink()
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     assert index.search("ephemeral") == []
 
 
@@ -371,50 +413,49 @@ def test_sync_session_skips_unchanged_logs(
 
     monkeypatch.setattr(search_records, "open_log", counting_open)
     session.add("a", "open", None, ["apricot"])
-    assert index.sync_session(session.root, session.entries()) == 2 * len(FILLER) + 1
+    assert session.sync(index) == 2 * len(FILLER) + 1
     assert len(opened) == len(FILLER) + 1
     opened.clear()
-    assert index.sync_session(session.root, session.entries()) == 0
+    assert session.sync(index) == 0
     assert opened == []
     session.append("a", "blueberry")
-    assert index.sync_session(session.root, session.entries()) == 1
+    assert session.sync(index) == 1
     assert opened == ["a"]
     assert ids(index.search("blueberry")) == ["a"]
     opened.clear()
-    session.manifest["a"] = ("concluded", "Apricot harvest summary")  # summary change: no log read
-    assert index.sync_session(session.root, session.entries()) == 0
+    session.manifest["a"] = ("concluded", "Apricot harvest summary", "")  # summary change: no log read
+    assert session.sync(index) == 0
     assert opened == []
     assert index.search("harvest")[0].status == "concluded"
 
 
-def test_sync_session_adds_and_removes_efforts(session: Session, index: EffortIndex) -> None:
+def test_an_effort_deleted_from_the_list_leaves_the_index(session: Session, index: EffortIndex) -> None:
     session.add("gone", "concluded", "Obsolete walrus effort", ["walrus"])
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     assert ids(index.search("walrus")) == ["gone"]
     del session.manifest["gone"]
-    index.sync_session(session.root, session.entries())
-    assert index.search("walrus") == []
-    assert index._database.conn.execute("SELECT count(*) FROM msg_fts").fetchone()[0] == 2 * len(FILLER)
-
-
-def test_remove_effort(index: EffortIndex) -> None:
-    index.upsert_effort("x", status="open", summary="narwhal")
-    index.add_messages("x", [record("narwhal tusk")], start_line=0)
-    index.remove_effort("x")
-    index.remove_effort("never-existed")
-    assert index.search("narwhal") == []
+    session.listed(index)
+    assert index.search("walrus") == []  # at once: a document the list does not hold is no result
+    assert index.sync_efforts() == 0  # ... and its documents go with the next sync, no log read
+    db = index.database.conn
+    assert db.execute("SELECT count(*) FROM msg_fts").fetchone()[0] == 2 * len(FILLER)
+    assert db.execute("SELECT count(*) FROM efforts").fetchone()[0] == len(FILLER)
+    assert db.execute("SELECT count(*) FROM entries_gone").fetchone()[0] == 0
+    session.add("gone", "concluded", "Obsolete walrus effort")  # listed again: its log is read again
+    session.sync(index)
+    assert ids(index.search("walrus")) == ["gone"]
 
 
 def test_index_persists_across_reopen(session: Session) -> None:
     session.add("p", "concluded", "Persistent platypus")
     db = session.root / "derived.sqlite"
     with EffortIndex(db) as idx:
-        idx.sync_session(session.root, session.entries())
+        session.sync(idx)
         assert idx.recreated
     with EffortIndex(db) as idx:
         assert not idx.recreated
         assert ids(idx.search("platypus")) == ["p"]
-        assert idx.sync_session(session.root, session.entries()) == 0
+        assert session.sync(idx) == 0
 
 
 def test_small_postings_windows_give_exact_scores(session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -424,7 +465,7 @@ def test_small_postings_windows_give_exact_scores(session: Session, monkeypatch:
         status = "concluded" if i % 2 else "open"
         session.add(f"e{i:02}", status, "summary " + " ".join(words[:2]), [" ".join(words)] * 3)
     with EffortIndex(session.root / "derived.sqlite") as idx:
-        idx.sync_session(session.root, session.entries())
+        session.sync(idx)
         exact = {h.id: h.score for h in idx.search("common rare summary", limit=50)}
         for name in ("MESSAGE_WINDOW", "META_WINDOW", "MIN_WINDOW"):
             monkeypatch.setattr(search_mod, name, 4)
@@ -442,7 +483,7 @@ def test_corrupt_db_file_is_rebuilt(session: Session) -> None:
     db.write_bytes(b"this is not a database at all" * 200)
     with EffortIndex(db) as idx:
         assert idx.recreated
-        idx.sync_session(session.root, session.entries())
+        session.sync(idx)
         assert ids(idx.search("changelog")) == ["release-1-2"]
 
 
@@ -453,14 +494,14 @@ def test_foreign_sqlite_db_is_replaced(session: Session) -> None:
     conn.commit()
     conn.close()
     with EffortIndex(db) as idx:
-        idx.sync_session(session.root, session.entries())
+        session.sync(idx)
         assert ids(idx.search("typos")) == ["docs-typos"]
 
 
 def test_corruption_found_later_is_recovered(session: Session) -> None:
     db = session.root / "derived.sqlite"
     with EffortIndex(db) as idx:
-        idx.sync_session(session.root, session.entries())
+        session.sync(idx)
     data = bytearray(db.read_bytes())
     page = 4096
     for offset in range(page, len(data), 7):  # keep the header page, smash the rest
@@ -468,7 +509,7 @@ def test_corruption_found_later_is_recovered(session: Session) -> None:
     db.write_bytes(bytes(data))
     with EffortIndex(db) as idx:
         assert isinstance(idx.search("changelog"), list)  # no exception, whatever was left
-        idx.sync_session(session.root, session.entries())
+        session.sync(idx)
         assert ids(idx.search("changelog")) == ["release-1-2"]
 
 
@@ -512,7 +553,7 @@ def test_wal_mode(index: EffortIndex) -> None:
 def test_corruption_during_an_operation_rebuilds_and_retries(
     session: Session, index: EffortIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    index.sync_session(session.root, session.entries())
+    session.sync(index)
     real = Ingest._sync_entry
     calls = {"n": 0}
 
@@ -524,9 +565,10 @@ def test_corruption_during_an_operation_rebuilds_and_retries(
 
     monkeypatch.setattr(Ingest, "_sync_entry", flaky)
     session.add("late", "concluded", "Added after the corruption")
-    entries = iter(session.entries())  # a one-shot iterator must survive the retry
-    assert index.sync_session(session.root, entries) == 2 * len(FILLER)
-    assert index.recreated
+    session.listed(index)
+    assert index.sync_session(session.root) == 0  # retried on a new file, which lost the effort rows too
+    assert index.recreated and index.search("changelog") == []
+    assert session.sync(index) == 2 * len(FILLER)  # the rows catch up from the record (search.sync does this)
     assert ids(index.search("corruption")) == ["late"]
     assert ids(index.search("changelog")) == ["release-1-2"]
 

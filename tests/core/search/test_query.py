@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ccm_tui.core.search import EffortIndex, Weights
 from ccm_tui.core.search._query import STOP_WORDS, parse_query, query_terms
+from tests.helpers.listed_efforts import sync_listed
 
 
 def test_question_and_function_words_are_not_searched_alone() -> None:
@@ -31,7 +32,7 @@ def test_a_search_can_be_given_other_weights(tmp_path: Path) -> None:
     for effort_id, text in (("a", "the cache of the server"), ("b", "a cache")):
         (tmp_path / "efforts" / f"{effort_id}.jsonl").write_text(json.dumps({"role": "user", "content": text}) + "\n")
     with EffortIndex(tmp_path / "derived.sqlite") as index:
-        index.sync_session(tmp_path, [("a", "concluded", None), ("b", "concluded", None)])
+        sync_listed(index, tmp_path, [("a", "concluded", None), ("b", "concluded", None)])
         default = index.search("the cache")
         kept = index.search("the cache", weights=Weights(stop_words=False))
         assert {h.id for h in default} == {h.id for h in kept} == {"a", "b"}

@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from ccm_tui.core.search import EffortIndex, Weights
+from tests.helpers.listed_efforts import sync_listed
 
 
 def write_log(directory: Path, effort_id: str, contents: list[str]) -> None:
@@ -27,7 +28,7 @@ def test_a_log_of_huge_tool_dumps_weighs_as_long_as_it_is(tmp_path: Path) -> Non
         write_log(tmp_path, f"c-other-{k}", ["hello", f"unrelated note {k}", "ok", "bye"])
     entries = [(p.stem, "concluded", None) for p in sorted((tmp_path / "efforts").iterdir())]
     with EffortIndex(tmp_path / "derived.sqlite") as index:
-        index.sync_session(tmp_path, entries)
+        sync_listed(index, tmp_path, entries)
         by_lines = index.search("kernel panic", weights=Weights(size=0.0))
         by_size = index.search("kernel panic")
     assert [h.id for h in by_lines][:2] == ["a-dumps", "b-chat"]  # a tie on line counts: the id decides
@@ -40,9 +41,9 @@ def test_ambient_blocks_remember_their_size(tmp_path: Path) -> None:
     raw = [json.dumps({"role": "user", "content": f"line {k} " + "x" * (10 * k)}) + "\n" for k in range(25)]
     (tmp_path / "raw.jsonl").write_text("".join(raw), encoding="utf-8")
     with EffortIndex(tmp_path / "derived.sqlite") as index:
-        index.sync_session(tmp_path, [])
+        sync_listed(index, tmp_path, [])
         (tmp_path / "raw.jsonl").open("a", encoding="utf-8").write(raw[0])  # appended later: same block
-        index.sync_session(tmp_path, [])
+        sync_listed(index, tmp_path, [])
     db = sqlite3.connect(tmp_path / "derived.sqlite")
     rows = db.execute("SELECT effort_id, log_offset, log_lines FROM efforts ORDER BY first_line").fetchall()
     db.close()

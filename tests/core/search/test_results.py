@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ccm_tui.core.search import EffortIndex
 from ccm_tui.core.search._results import format_snippet
+from tests.helpers.listed_efforts import sync_listed
 
 MARK_OPEN, MARK_CLOSE = "\x02", "\x03"
 
@@ -49,7 +50,7 @@ def test_passage_lines_start_at_a_word(tmp_path: Path) -> None:
         )
         write_log(tmp_path, f"perf-{n}", ["how fast is it now?", long_line, "good"])
     with EffortIndex(tmp_path / "derived.sqlite") as index:
-        index.sync_session(tmp_path, [(f"perf-{n}", "concluded", None) for n in range(8)])
+        sync_listed(index, tmp_path, [(f"perf-{n}", "concluded", None) for n in range(8)])
         hits = index.search("latency")
     assert len(hits) == 8
     for hit in hits:

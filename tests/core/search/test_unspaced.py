@@ -12,6 +12,7 @@ from ccm_tui.core.search import EffortIndex, SearchHit
 from ccm_tui.core.search._query import parse_query, query_terms
 from ccm_tui.core.search._unspaced import index_grams, is_unspaced, mark
 from ccm_tui.core.storage import derived as derived_database
+from tests.helpers.listed_efforts import sync_listed
 
 LOGS = {
     "ja-notes": ["日本語のテキストです。", "東京都に住んでいます"],
@@ -40,7 +41,7 @@ def write_session(root: Path, logs: dict[str, list[str]]) -> list[tuple[str, str
 def index(tmp_path: Path):
     entries = write_session(tmp_path / "s", LOGS)
     with EffortIndex(tmp_path / "s" / "derived.sqlite") as idx:
-        idx.sync_session(tmp_path / "s", entries)
+        sync_listed(idx, tmp_path / "s", entries)
         yield idx
 
 
@@ -107,8 +108,7 @@ def test_unrelated_runs_do_not_match(index: EffortIndex) -> None:
 def test_summaries_and_names_in_unspaced_scripts_are_searched(tmp_path: Path) -> None:
     entries = write_session(tmp_path / "s", {"trip": ["nothing here"], "other": ["nor here"]})
     with EffortIndex(tmp_path / "s" / "derived.sqlite") as idx:
-        idx.sync_session(tmp_path / "s", [("trip", "concluded", "去年在上海开会"), entries[1]])
-        idx.upsert_effort("other", status="concluded", summary=None, name="ソウル旅行の計画")
+        sync_listed(idx, tmp_path / "s", [("trip", "concluded", "去年在上海开会"), (*entries[1], "ソウル旅行の計画")])
         assert top(idx.search("上海")) == "trip"
         assert idx.search("上海")[0].snippet == "去年在**上海**开会"
         assert top(idx.search("旅行")) == "other"
@@ -138,13 +138,13 @@ def test_an_index_of_the_previous_schema_is_rebuilt(tmp_path: Path, monkeypatch:
     entries = write_session(tmp_path / "s", {"ja-notes": LOGS["ja-notes"]})
     db = tmp_path / "s" / "derived.sqlite"
     with EffortIndex(db) as idx:
-        idx.sync_session(tmp_path / "s", entries)
+        sync_listed(idx, tmp_path / "s", entries)
     conn = sqlite3.connect(db)
     conn.execute(f"PRAGMA user_version = {derived_database.SCHEMA_VERSION - 1}")  # an older schema
     conn.close()
     with EffortIndex(db) as idx:
         assert idx.recreated
         assert idx.search("日本") == []
-        idx.sync_session(tmp_path / "s", entries)
+        sync_listed(idx, tmp_path / "s", entries)
         assert top(idx.search("日本")) == "ja-notes"
     assert sqlite3.connect(db).execute("PRAGMA user_version").fetchone()[0] == derived_database.SCHEMA_VERSION

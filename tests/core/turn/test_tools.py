@@ -277,7 +277,7 @@ async def test_search_efforts_returns_ranked_hits_with_passage_and_lines(session
     )
     concluded_effort(session, "trip", exchange("plan kyoto", "ok"), summary="Kyoto trip in April.")
     with EffortIndex(session.dir / "derived.sqlite") as index:
-        index.sync_session(session.dir, session.efforts)
+        index.sync_session(session.dir)
         ctx = context(session, search=lambda query, limit: index.search(query, limit=limit))
         outcome = await toolbox.execute(ctx, "search_efforts", {"query": "connection pool exhausted"})
 
@@ -294,7 +294,7 @@ async def test_search_efforts_returns_ranked_hits_with_passage_and_lines(session
 async def test_search_efforts_leaves_out_passage_and_lines_when_only_the_summary_matched(session):
     concluded_effort(session, "trip", exchange("hello", "hi"), summary="Kyoto trip in April.")
     with EffortIndex(session.dir / "derived.sqlite") as index:
-        index.sync_session(session.dir, session.efforts)
+        index.sync_session(session.dir)
         ctx = context(session, search=lambda query, limit: index.search(query, limit=limit))
         outcome = await toolbox.execute(ctx, "search_efforts", {"query": "kyoto"})
     [hit] = outcome.result["results"]
@@ -308,7 +308,7 @@ async def test_search_efforts_without_a_search_index_is_an_error(session):
 
 async def test_search_efforts_with_no_match_touches_nothing(session):
     with EffortIndex(session.dir / "derived.sqlite") as index:
-        index.sync_session(session.dir, session.efforts)
+        index.sync_session(session.dir)
         ctx = context(session, search=lambda query, limit: index.search(query, limit=limit))
         outcome = await toolbox.execute(ctx, "search_efforts", {"query": "nothing here"})
     assert outcome.ok and outcome.result["results"] == [] and ctx.touched == set()
