@@ -43,16 +43,15 @@ from .yaml_file import (
 MANIFEST_NAME = "manifest.yaml"
 EVENTS_NAME = "events.jsonl"
 _EVENT_MARK = f'"event":"{EFFORTS_SAVED}"'.encode()
-_TOTALS = "SELECT count(*), total(concluded), total(raw_tokens) FROM entries"
+_TOTALS = "SELECT count(*), total(status = 'concluded'), total(raw_tokens) FROM entries"
 SLOW_YAML_BYTES = 8 << 20  # a manifest this big is worth a note when PyYAML lacks its C loader
 _UPSERT = (
-    "INSERT INTO entries (id, ord, status, concluded, raw_tokens, created, concluded_at, digest, source_kind,"
-    " entry, block_len, block_hash, dirty) VALUES (?1, coalesce(?2, (SELECT max(ord) + 1 FROM entries), 0),"
-    " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT (id) DO UPDATE SET ord = coalesce(?2, ord),"
-    " status = ?3, concluded = ?4, raw_tokens = ?5, created = ?6, concluded_at = ?7, digest = ?8,"
-    " source_kind = ?9, entry = ?10, block_len = coalesce(?11, block_len), block_hash = coalesce(?12, block_hash),"
-    " dirty = ?13, fts_stale = (fts_stale OR json_extract(entry, '$.summary') IS NOT json_extract(?10, '$.summary')"
-    " OR json_extract(entry, '$.name') IS NOT json_extract(?10, '$.name'))"  # search: write its meta document again
+    "INSERT INTO entries (id, ord, status, raw_tokens, concluded_at, digest, source_kind, entry, block_len,"
+    " block_hash, dirty) VALUES (?1, coalesce(?2, (SELECT max(ord) + 1 FROM entries), 0), ?3, ?4, ?5, ?6, ?7,"
+    " ?8, ?9, ?10, ?11) ON CONFLICT (id) DO UPDATE SET ord = coalesce(?2, ord), status = ?3, raw_tokens = ?4,"
+    " concluded_at = ?5, digest = ?6, source_kind = ?7, entry = ?8, block_len = coalesce(?9, block_len),"
+    " block_hash = coalesce(?10, block_hash), dirty = ?11, fts_stale = (fts_stale OR json_extract(entry, '$.summary') IS NOT json_extract(?8, '$.summary')"
+    " OR json_extract(entry, '$.name') IS NOT json_extract(?8, '$.name'))"  # search: write its meta document again
 )
 
 
@@ -83,9 +82,7 @@ def _values(effort: Effort, ord_: int | None, block: bytes | None, dirty: int) -
         effort.id,
         ord_,
         effort.status,
-        int(effort.is_concluded),
         effort.raw_tokens,
-        effort.created or "",
         effort.concluded_at,
         digest if isinstance(digest, str) else None,
         kind if isinstance(kind, str) else None,
@@ -471,7 +468,9 @@ class EffortList:
 
     def concluded_page(self, offset: int, limit: int) -> list[Effort]:
         """Concluded efforts, the latest conclusion first."""
-        sql = "SELECT entry FROM entries WHERE concluded = 1 ORDER BY concluded_at DESC, ord DESC LIMIT ? OFFSET ?"
+        sql = (
+            "SELECT entry FROM entries WHERE status = 'concluded' ORDER BY concluded_at DESC, ord DESC LIMIT ? OFFSET ?"
+        )
         return self._efforts(sql, (limit, offset))
 
     def by_digest(self, digest: str) -> list[Effort]:

@@ -35,7 +35,7 @@ DERIVED_FILE = "derived.sqlite"
 OLD_FILES = ("search.sqlite", ".manifest.sqlite")  # the derived files before issue 32 (deleted)
 SUFFIXES = ("", "-wal", "-shm", "-journal")
 APPLICATION_ID = 0x43434D44  # "CCMD": marks the file as ours (PRAGMA application_id)
-SCHEMA_VERSION = 2  # PRAGMA user_version; any other value means "rebuild"
+SCHEMA_VERSION = 3  # PRAGMA user_version; any other value means "rebuild"
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _TOKENIZER_FALLBACK = "porter unicode61 remove_diacritics 1"  # SQLite < 3.27
@@ -50,9 +50,7 @@ CREATE TABLE entries (
     id TEXT PRIMARY KEY,
     ord INTEGER NOT NULL,                   -- manifest order
     status TEXT NOT NULL,
-    concluded INTEGER NOT NULL,
     raw_tokens INTEGER NOT NULL,
-    created TEXT NOT NULL,
     concluded_at TEXT,
     digest TEXT,                            -- source.sha256 of an import
     source_kind TEXT,                       -- source.kind
@@ -65,10 +63,8 @@ CREATE TABLE entries (
 CREATE INDEX entries_ord ON entries (ord, block_len);
 CREATE INDEX entries_open ON entries (ord) WHERE status = 'open';
 CREATE INDEX entries_dirty ON entries (ord) WHERE dirty = 1;
-CREATE INDEX entries_totals ON entries (concluded, raw_tokens);
-CREATE INDEX entries_recent ON entries (concluded, concluded_at, ord);
-CREATE INDEX entries_concluded_at ON entries (concluded_at);
-CREATE INDEX entries_created ON entries (created);
+CREATE INDEX entries_totals ON entries (status, raw_tokens);
+CREATE INDEX entries_recent ON entries (status, concluded_at, ord);
 CREATE INDEX entries_digest ON entries (digest) WHERE digest IS NOT NULL;
 CREATE INDEX entries_kind ON entries (source_kind) WHERE source_kind IS NOT NULL;
 CREATE INDEX entries_folded ON entries (json_extract(entry, '$.source.lines[1]'))

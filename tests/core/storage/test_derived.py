@@ -31,8 +31,8 @@ def test_a_deleted_row_is_remembered_for_the_index_and_an_update_is_not_a_deleti
     try:
         conn = db.conn
         insert = (
-            "INSERT INTO entries (id, ord, status, concluded, raw_tokens, created, entry, dirty) VALUES (?, ?, 'open',"
-            " 0, 0, '', '{}', 0) ON CONFLICT (id) DO UPDATE SET ord = excluded.ord"
+            "INSERT INTO entries (id, ord, status, raw_tokens, entry, dirty) VALUES (?, ?, 'open', 0, '{}', 0)"
+            " ON CONFLICT (id) DO UPDATE SET ord = excluded.ord"
         )
         conn.executemany(insert, [("a", 0), ("b", 1)])
         assert conn.execute("SELECT id, fts_stale FROM entries ORDER BY id").fetchall() == [("a", 1), ("b", 1)]
