@@ -18,7 +18,8 @@ and the like working where the error is also one of those)::
     │   ├── LineRangeError                    lines a log does not have (not a range, past its end)
     │   ├── TranscriptError → UnknownTranscriptFormat, NoTranscriptFound      [restore.turns]
     │   ├── SummaryParseError                 a restore summary the model wrote in another shape
-    │   └── BoundaryError, BudgetTooSmall, PlotError                           [replay]
+    │   ├── BoundaryError, BudgetTooSmall, PlotError                           [replay]
+    │   └── OutOfDescriptors                  no descriptor left for an MCP tool [memory_server.descriptors]
     ├── Refused                               an action not valid now, or beyond a limit
     │   ├── ActionRefused → TooLarge          an effort action in the wrong state / too large to expand
     │   ├── ToolError                         a model's tool call            [turn.tools, restore.file_access]
