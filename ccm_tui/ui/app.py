@@ -102,6 +102,7 @@ class CcmApp(App[int]):
             "typed": typed,
         }
         self.startup_keys = StartupKeys()  # keys typed before the chat input is ready wait there
+        self._quit_when_ready = False  # a quit asked while the chat was being built (see action_quit)
         self._exited = threading.Event()  # set when run() returns (see _quit_on_hangup)
         self._stop_watchdog: threading.Thread | None = None
 
@@ -150,6 +151,9 @@ class CcmApp(App[int]):
         """The chat input is ready: the keys held until now go where keys go, in the order they were
         typed, before any key after them: into the input (Enter sends), or to a binding of the chat."""
         held = self.startup_keys.release()
+        if self._quit_when_ready:
+            await self.action_quit()
+            return
         chat = self.chat_screen
         if chat is not None and self.screen is not chat:
             await self._type_behind(chat, held)
@@ -345,6 +349,12 @@ class CcmApp(App[int]):
             self.run_worker(self.action_quit(), group="quit", exit_on_error=False)
 
     async def action_quit(self) -> None:
+        """Quit, the session closed first. Asked while the chat screen is still being built (a SIGTERM or
+        a hang-up at launch), it waits until the chat is ready: ending the app mid-mount left widgets
+        querying children already gone (a NoMatches traceback instead of a quiet exit)."""
+        if self.startup_keys.starting:
+            self._quit_when_ready = True
+            return
         chat = self.chat_screen
         if chat is not None:
             await chat.link.close()  # a running reply is cancelled and written first

@@ -28,6 +28,11 @@ class StartupKeys:
         self.phase = StartPhase.HOLDING
         self.held: list[events.Key | events.Paste] = []
 
+    @property
+    def starting(self) -> bool:
+        """The chat input is not ready yet (the chat screen may still be being built)."""
+        return self.phase is StartPhase.HOLDING
+
     def hold(self, event: events.Event) -> bool:
         """Keep ``event`` for later when it is a key or a paste from the terminal that came too soon
         (True); anything else goes on at once (a key the app forwards again is one already taken)."""

@@ -23,15 +23,19 @@ from tests.helpers.tui import SIZE, idle, ready, wait_until
 
 
 class KeysAtLoad(CcmApp):
-    """The app with ``early`` (raw terminal bytes) waiting in its queue before anything is mounted."""
+    """The app with ``early`` (raw terminal bytes) waiting in its queue before anything is mounted
+    (``quit_at_load``: a quit asked then too, as a SIGTERM or a hang-up at launch asks it)."""
 
-    def __init__(self, *args, early: str = "", **kwargs) -> None:
+    def __init__(self, *args, early: str = "", quit_at_load: bool = False, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.early = early
+        self.quit_at_load = quit_at_load
 
     def on_load(self) -> None:
         for event in terminal_events(self.early):
             self.post_message(event)
+        if self.quit_at_load:
+            self.call_later(self.run_action, "quit")
 
 
 def terminal_events(raw: str) -> list[events.Event]:
@@ -106,6 +110,13 @@ async def test_ctrl_q_typed_while_the_app_starts_still_quits(tmp_path, llm_serve
     async with app_for(tmp_path, llm_server.base_url, "abc\x11").run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: pilot.app.return_code is not None, what="the app to quit")
     assert pilot.app.return_code == 0
+
+
+async def test_a_quit_asked_while_the_app_starts_ends_it_cleanly(tmp_path, llm_server):
+    app = app_for(tmp_path, llm_server.base_url, "", quit_at_load=True)
+    async with app.run_test(size=SIZE) as pilot:  # (ending mid-mount raised NoMatches here, from the chat's widgets)
+        await wait_until(pilot, lambda: app.return_code is not None, what="the app to quit")
+    assert app.return_code == 0
 
 
 async def test_the_welcome_screen_does_not_take_keys_typed_before_it_was_drawn(tmp_path, monkeypatch):
