@@ -115,8 +115,14 @@ def type_ahead_campaign(tmp: Path, runs: int, seed: int) -> None:
         return
     print("type-ahead (send killed mid-reply; the TUI typed into 0-2 s after its launch or its first frame)")
     print(f"  runs                {report.runs} ({report.orphans_left} left an unanswered message)")
-    print(f"  typed messages      {report.typed} ({report.typed_early} begun before the app took the terminal)")
-    print(f"  delivered intact    {report.delivered_intact} ({report.intact_early} of those typed early)")
+    print(
+        f"  typed messages      {report.typed} ({report.typed_early} begun before the app took the terminal, "
+        f"{report.typed_before_frame} before its first frame, those included)"
+    )
+    print(
+        f"  delivered intact    {report.delivered_intact} ({report.intact_early} of those typed early, "
+        f"{report.intact_before_frame} of those typed before the first frame)"
+    )
     print(f"  left in the input   {len(report.left_in_input)} (Enter became a new line)")
     print(f"  swallowed           {len(report.swallowed)}")
     print(f"  mangled             {len(report.mangled)}")

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
@@ -27,9 +28,10 @@ from ..config import (
     save_config_file,
 )
 from . import terminal_keys
-from .messages import ShowWelcome
+from .messages import ChatInputReady, ShowWelcome
 from .palette import CcmCommands, EffortSearch
 from .screens.chat import ChatScreen
+from .startup_keys import StartupKeys, as_text
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
 DEMO_BUDGET = 6_000
 QUIT_GRACE_S = 5.0  # after SIGHUP/SIGTERM: the UI's own quit, then the session's close without it
+QUIT_KEY = "ctrl+q"
 
 
 def stylesheets() -> list[str | PurePath]:
@@ -61,7 +64,7 @@ class CcmApp(App[int]):
     TITLE = "ccm-tui"
     COMMANDS = App.COMMANDS | {CcmCommands}
     BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True, tooltip="Quit (a running reply is saved first)"),
+        Binding(QUIT_KEY, "quit", "Quit", id="quit", priority=True, tooltip="Quit (a running reply is saved first)"),
         Binding(
             "ctrl+p",
             "command_palette",
@@ -98,6 +101,8 @@ class CcmApp(App[int]):
             "autoplay": config.demo_autoplay() if autoplay is None else autoplay,
             "typed": typed,
         }
+        self.startup_keys = StartupKeys()  # keys typed before the chat input is ready wait there
+        self._quit_when_ready = False  # a quit asked while the chat was being built (see action_quit)
         self._exited = threading.Event()  # set when run() returns (see _quit_on_hangup)
         self._stop_watchdog: threading.Thread | None = None
 
@@ -135,6 +140,41 @@ class CcmApp(App[int]):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if not self.demo and not self.settings.model:
             self.show_welcome()
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys and pastes that come before the chat input is ready wait for it (``startup_keys``)."""
+        if self.startup_keys.hold(event):
+            return
+        await super().on_event(event)
+
+    async def on_chat_input_ready(self, _message: ChatInputReady) -> None:
+        """The chat input is ready: the keys held until now go where keys go, in the order they were
+        typed, before any key after them: into the input (Enter sends), or to a binding of the chat."""
+        held = self.startup_keys.release()
+        if self._quit_when_ready:
+            await self.action_quit()
+            return
+        chat = self.chat_screen
+        if chat is not None and self.screen is not chat:
+            await self._type_behind(chat, held)
+            return
+        for event in held:
+            await super().on_event(event)
+
+    async def _type_behind(self, chat: ChatScreen, held: list[events.Key | events.Paste]) -> None:
+        """The welcome screen (a first launch without a model) came up over the chat before the held
+        keys could reach its input: their text goes into it (an Enter as a new line: nothing can be
+        sent yet), not to the welcome's keys (s, d, q) that no one had seen; a quit still quits, the
+        other keys are dropped."""
+        for event in held:
+            text = as_text(event)
+            if isinstance(event, events.Paste):
+                chat.prompt.paste(event.text)
+            elif text is not None:
+                chat.prompt.type_in(text)
+            elif event.key == QUIT_KEY:
+                await self.action_quit()
+                return
 
     def _new_chat(self) -> ChatScreen:
         llm = None
@@ -309,6 +349,12 @@ class CcmApp(App[int]):
             self.run_worker(self.action_quit(), group="quit", exit_on_error=False)
 
     async def action_quit(self) -> None:
+        """Quit, the session closed first. Asked while the chat screen is still being built (a SIGTERM or
+        a hang-up at launch), it waits until the chat is ready: ending the app mid-mount left widgets
+        querying children already gone (a NoMatches traceback instead of a quiet exit)."""
+        if self.startup_keys.starting:
+            self._quit_when_ready = True
+            return
         chat = self.chat_screen
         if chat is not None:
             await chat.link.close()  # a running reply is cancelled and written first

@@ -175,3 +175,8 @@ class TypingRedirected(Message):
 
 class ShowWelcome(Message):
     """No model is configured: the app offers its first-run screen (settings or the demo)."""
+
+
+class ChatInputReady(Message):
+    """The chat screen's input has the focus, and what was typed before the app held the terminal is
+    in it or sent: keys the app held while it started go to it now (:mod:`ccm_tui.ui.startup_keys`)."""

@@ -34,3 +34,14 @@ def test_a_message_typed_with_enter_before_the_app_has_taken_the_terminal_is_sen
     assert report.unwanted_resends == 0
     # read from the terminal's queue and handed to the input, its Enter sends it (not a new line)
     assert report.left_in_input == [] and report.delivered_intact == 1
+
+
+@pytest.mark.slow
+def test_a_message_typed_after_the_app_took_the_terminal_and_before_it_drew_anything_is_sent(tmp_path):
+    """The keys come after ``ccm-tui`` read what was typed before (out of line mode) and before the chat
+    input exists: Textual's driver hands them to the app before any screen is ready (they went nowhere)."""
+    report = campaign(tmp_path, runs=2, seed=7, after_terminal_taken=True, delay=0.0, slowly=False)
+    assert report.typed_early == 0 and report.typed_before_frame == 2  # the moment this test is about
+    assert report.crashes == [] and report.unwanted_resends == 0
+    assert report.swallowed == [] and report.mangled == [] and report.left_in_input == []
+    assert report.delivered_intact == 2

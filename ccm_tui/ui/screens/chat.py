@@ -163,12 +163,14 @@ class ChatScreen(Screen[None]):
         self.prompt.use_session(self.link.session_dir, restore_draft=not self.demo)
         self.prompt.focus()
         self._take_typed_ahead()
+        self.call_after_refresh(self.app.post_message, msg.ChatInputReady())  # after the lines typed ahead
         self.call_after_refresh(self.link.open)  # the core loads after the first paint
         self.set_interval(0.05, self.driver.tick)
 
     def _take_typed_ahead(self) -> None:
         """What was typed before the app held the terminal goes where keys go: each line ended by
-        Enter is sent (after the first frame), the rest is in the input."""
+        Enter is sent (after the first frame), the rest is in the input. The keys the app held since
+        (``ui/startup_keys.py``) come after these."""
         text = self.typed_ahead.replace("\r\n", "\n").replace("\r", "\n")
         self.typed_ahead = ""
         text = terminal_safe(text)  # arrow keys and other escape sequences are not text

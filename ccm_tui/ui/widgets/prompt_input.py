@@ -143,27 +143,38 @@ class PromptInput(TextArea):
         return True
 
     async def _on_paste(self, event: events.Paste) -> None:
-        """A paste that would make the message too long is refused whole, before it is drawn (Textual calls
-        the handler of each class in turn; preventing the default skips TextArea's, which inserts)."""
-        if len(self.pastes.expand(self.text)) + len(event.text) > MAX_MESSAGE_CHARS:
-            event.stop()
-            event.prevent_default()
+        """A paste goes through :meth:`paste` (preventing the default skips TextArea's handler, which
+        inserts: Textual calls the handler of each class in turn)."""
+        event.stop()
+        event.prevent_default()
+        self.paste(event.text)
+
+    def paste(self, text: str) -> None:
+        """Pasted ``text`` where the cursor is: refused whole if it would make the message too long,
+        before it is drawn; a large one folded into a marker (its text kept beside it)."""
+        if len(self.pastes.expand(self.text)) + len(text) > MAX_MESSAGE_CHARS:
             self.notify(
-                f"That paste is {len(event.text):,} characters; one message takes at most {MAX_MESSAGE_CHARS:,}. "
+                f"That paste is {len(text):,} characters; one message takes at most {MAX_MESSAGE_CHARS:,}. "
                 "Paste the part that matters, or save it to a file and ask about it in pieces.",
                 title="Paste refused",
                 severity="warning",
                 timeout=10,
             )
             return
-        text = event.text.replace("\r\n", "\n").replace("\r", "\n")  # terminals paste lines ended by CR
+        text = text.replace("\r\n", "\n").replace("\r", "\n")  # terminals paste lines ended by CR
         if folds(text):  # a large paste is a marker in the input; the text is kept beside it
-            event.stop()
-            event.prevent_default()
             start, end = self.selection
             self._replace_via_keyboard(self.pastes.add(text), start, end)
             self.notify(f"Pasted {describe(text)}: shown folded; it is sent whole", timeout=4)
-            # (a small paste is left to TextArea's own handler)
+            return
+        self.type_in(text)
+
+    def type_in(self, text: str) -> None:
+        """``text`` as typed where the cursor is (over the selection), the cursor after it."""
+        if self.read_only:
+            return
+        if result := self._replace_via_keyboard(text, *self.selection):
+            self.move_cursor(result.end_location)
 
     def action_submit(self) -> None:
         """Enter: the message leaves the input at once, whole, as typed. Keys that come before the screen

@@ -3,10 +3,11 @@ killed mid-reply (issue 25, item 2).
 
 Each run, on a fresh session: ``ccm-tui send`` streams a long reply from a slow fake server and is
 killed with SIGKILL once the reply is on its way (its message is left unanswered); ``ccm-tui`` is
-started in tmux (150x45) on that session and, 0–2 s after the launch, a sentence holding r, e and d
-(the old recovery dialog's hotkeys) is typed — at once or one key at a time — then Enter. The run
-waits (on conditions, never on a fixed sleep) for the typed message's reply in the logs, quits with
-Ctrl+Q and counts:
+started in tmux (150x45) on that session and, 0–2 s after the launch or its first frame (or, with
+``after_terminal_taken``, after it has taken the terminal and before it has drawn anything), a
+sentence holding r, e and d (the old recovery dialog's hotkeys) is typed — at once or one key at a
+time — then Enter. The run waits (on conditions, never on a fixed sleep) for the typed message's
+reply in the logs, quits with Ctrl+Q and counts:
 
 * *delivered intact* — the typed text is one user message in the logs, exactly as typed, and the
   model got it once;
@@ -61,6 +62,8 @@ class TypeAheadReport:
     left_in_input: list[str] = field(default_factory=list)  # not sent: the text stayed in the input
     typed_early: int = 0  # typing began while the terminal was still in line mode (the app had not taken it)
     intact_early: int = 0  # of those, delivered intact
+    typed_before_frame: int = 0  # typing began before the app's first frame (its chat input not ready yet)
+    intact_before_frame: int = 0  # of those, delivered intact
     mangled: list[str] = field(default_factory=list)
     crashes: list[str] = field(default_factory=list)
     unwanted_resends: int = 0
@@ -172,6 +175,8 @@ class TypeAheadCampaign:
     def __init__(self, workdir: Path, slow: FakeLLMServer, fast: FakeLLMServer, tmux: Tmux, report) -> None:
         self.after_frame: bool | None = None  # type 0–2 s after the app's first frame (True), the launch
         # (False), or either at random (None)
+        self.after_terminal_taken = False  # instead: the delay counted from the app taking the terminal
+        # (out of line mode), before it has drawn anything — the moment its keys once went nowhere
         self.delay: float | None = None  # how long after that (None: at random, 0–2 s)
         self.slowly: bool | None = None  # one key at a time (None: at random)
         self.workdir = workdir
@@ -244,16 +249,24 @@ class TypeAheadCampaign:
         target = f"run{k}"
         before = len(self.fast.chat_requests())
         self.launch(target, session)
-        if after_frame:  # else counted from the launch
+        if self.after_terminal_taken:
+            wait_for(lambda: not self.tmux.line_mode(target) or self.tmux.dead(target), WAIT, step=0.002)
+            since = "the terminal was taken"
+        elif after_frame:  # else counted from the launch
             wait_for(lambda: app_drawn(self.tmux.screen(target)) or self.tmux.dead(target), WAIT)
+            since = "its first frame"
+        else:
+            since = "launch"
         time.sleep(delay)  # how soon the user types (fault injection, not a wait)
         early = self.tmux.line_mode(target)  # the app has not taken the terminal yet
-        since = "its first frame" if after_frame else "launch"
-        what = f"run {k} (typed {'slowly ' if slowly else ''}{delay:.1f} s after {since}{', early' if early else ''})"
+        before_frame = not app_drawn(self.tmux.screen(target))
+        moment = ", early" if early else ", before its first frame" if before_frame else ""
+        what = f"run {k} (typed {'slowly ' if slowly else ''}{delay:.1f} s after {since}{moment})"
         self.type(target, sentence, slowly, rng)
         self.report.runs += 1
         self.report.typed += 1
         self.report.typed_early += int(early)
+        self.report.typed_before_frame += int(before_frame)
         stuck = Stable(
             lambda: input_text(self.tmux.screen(target)) == sentence and len(self.fast.chat_requests()) == before
         )
@@ -274,7 +287,7 @@ class TypeAheadCampaign:
             if not self.tmux.dead(target):  # it asks before dropping an unsent message: say yes
                 self.tmux("send-keys", "-t", target, "y")
                 wait_for(lambda: self.tmux.dead(target), 30)
-        self.judge(what, session, (orphan, sentence), before, died, screen, early)
+        self.judge(what, session, (orphan, sentence), before, died, screen, (early, before_frame))
         self.tmux("kill-session", "-t", target, check=False)
         return what
 
@@ -284,8 +297,8 @@ class TypeAheadCampaign:
         others = [m for m in user_messages(session) if m not in (orphan, sentence)]
         return any(replied(session, m) for m in others)
 
-    def judge(self, what: str, session: Path, texts: tuple[str, str], before: int, died: bool, screen: str, early):
-        report, (orphan, sentence) = self.report, texts
+    def judge(self, what: str, session: Path, texts: tuple[str, str], before: int, died: bool, screen: str, when):
+        report, (orphan, sentence), (early, before_frame) = self.report, texts, when
         if died or any(word in screen for word in CRASH_WORDS):
             report.crashes.append(f"{what}: {'ended by itself; ' if died else ''}{screen.strip()[-600:]}")
         sent = [last_user(body) for body in self.fast.chat_requests()[before:]]
@@ -294,6 +307,7 @@ class TypeAheadCampaign:
         if logged.count(sentence) == 1 and sent.count(sentence) == 1 and len(logged) == 1:
             report.delivered_intact += 1
             report.intact_early += int(early)
+            report.intact_before_frame += int(before_frame)
         elif logged or [s for s in sent if s != orphan]:
             report.mangled.append(f"{what}: typed {sentence!r}, logged {logged!r}, sent {sent!r}")
         elif input_text(screen) == sentence:
@@ -345,6 +359,7 @@ def run_type_ahead_campaign(
     seed: int = 1,
     *,
     after_frame: bool | None = None,
+    after_terminal_taken: bool = False,
     delay: float | None = None,
     slowly: bool | None = None,
     log=print,
@@ -358,6 +373,7 @@ def run_type_ahead_campaign(
             slow.responder = fast.responder = responder
             campaign = TypeAheadCampaign(workdir, slow, fast, tmux, report)
             campaign.after_frame, campaign.delay, campaign.slowly = after_frame, delay, slowly
+            campaign.after_terminal_taken = after_terminal_taken
             for k in range(runs):
                 what = campaign.one_run(k, rng)
                 log(
