@@ -178,14 +178,8 @@ class EffortList:
                 effort = effort_from_dict(raw, f"{self.events.name} (efforts saved)", i)
             except ManifestError:
                 continue
-            held = self.get(effort.id)
-            if held is None:
-                self.add(held := effort)
-            else:
-                vars(held).update(vars(effort))
-                self.set_status(held, held.status)
-            if held.active:
-                self.set_active(held)
+            self.get(effort.id)  # (held first from its row, if it has one: the counts add the difference)
+            self._put(effort)
 
     def current(self) -> bool:
         """The rows reflect the record as it is now (two stats and a read of ``meta``)."""
@@ -379,8 +373,20 @@ class EffortList:
                 self._open.pop(effort_id, None)
                 continue
             if saved != effort.to_dict():
-                vars(effort).update(vars(Effort(**saved)))
-                self.set_status(effort, effort.status)
+                self._put(Effort(**saved))
+
+    def _put(self, effort: Effort) -> Effort:
+        """Hold ``effort``'s values: on the object already held for its id (whoever holds that one sees
+        them, the open and active ones included), else ``effort`` itself."""
+        held = self._held.get(effort.id)
+        if held is None:
+            self.add(held := effort)
+        else:
+            vars(held).update(vars(effort))
+            self.set_status(held, held.status)
+        if held.active:
+            self.set_active(held)
+        return held
 
     # ------------------------------------------------------------------ the held efforts
     def _hold(self, effort: Effort) -> Effort:
