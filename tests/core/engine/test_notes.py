@@ -3,11 +3,15 @@ made for it) under the writer lock, is indexed at once, and every case ends in o
 
 from __future__ import annotations
 
+import sqlite3
+
 from ccm_tui.config import Settings
+from ccm_tui.core.engine.reader import SessionReader
 from ccm_tui.core.search import EffortIndex
 from ccm_tui.core.service.controller import OpenOptions, SessionController
 from ccm_tui.core.service.run_state import Remember
 from ccm_tui.core.session.lock import SessionLock
+from ccm_tui.core.storage import derived
 from tests.helpers.mcp_session import log_lines
 
 SETTINGS = Settings()
@@ -40,3 +44,30 @@ async def test_remember_goes_through_the_controller_and_ends_in_one_outcome(sess
     ]
     with EffortIndex(session_dir / "derived.sqlite") as index:
         assert index.search("spanner")[0].id == "notes"  # indexed by the write itself
+
+
+async def test_a_note_whose_indexing_failed_busy_is_found_by_a_reader_that_was_in_step(session_dir, monkeypatch):
+    """The note's own index update fails (another connection holds the index's write lock), the note is
+    acknowledged all the same: a reader that was in step before it (its marker recorded) still finds it
+    at its next search, as does a new reader — the write did not record the marker, and the line it
+    appended to an existing effort's log changed the marker (events.jsonl grew)."""
+    monkeypatch.setattr(derived, "BUSY_TIMEOUT", 0.05)  # the write's index update gives up at once
+    options = OpenOptions(hold_lock=False, retry_delays=(), turn_lock_wait=0.3)
+    with SessionReader(session_dir, SETTINGS) as reader:
+        assert not reader.search("quux007").hits and not reader.search("quux007").stale  # in step
+        controller = SessionController(session_dir, SETTINGS, options=options)
+        await controller.open()
+        blocker = sqlite3.connect(session_dir / "derived.sqlite", isolation_level=None)
+        try:
+            blocker.execute("BEGIN IMMEDIATE")
+            noted = await controller.run(Remember("The vault code is quux007.", "auth-bug"))
+            blocker.execute("ROLLBACK")
+        finally:
+            blocker.close()
+            await controller.close()
+        assert noted.ok, noted.reason
+        with EffortIndex(session_dir / "derived.sqlite") as index:
+            assert not index.search("quux007")  # (the write's own update did fail)
+        assert [h.id for h in reader.search("quux007").hits] == ["auth-bug"]
+    with SessionReader(session_dir, SETTINGS) as fresh:
+        assert [h.id for h in fresh.search("quux007").hits] == ["auth-bug"]
