@@ -22,7 +22,7 @@ from ccm_tui.core.storage.durable import is_message
 from ccm_tui.core.turn.folding import _ambient_records
 from ccm_tui.core.turn.recall import skip_rule
 from tests.helpers.openai_server import text
-from tests.helpers.sessionkit import settings_for
+from tests.helpers.sessionkit import settings_for, withdrawn_by_markers
 
 SECRET = "Zanzibar"  # said only in the exchange taken back
 ODD_LINES = {
@@ -34,19 +34,6 @@ ODD_LINES = {
 
 def file_lines(path: Path) -> list[str]:
     return path.read_text().split("\n")[:-1]
-
-
-def expected_withdrawn(path: Path) -> set[int]:
-    """The lines the markers of ``path`` withdraw, read from the file alone."""
-    out: set[int] = set()
-    for number, line in enumerate(file_lines(path), 1):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict) and record.get("role") == "system" and isinstance(record.get("retracts"), int):
-            out.update(range(number - record["retracts"], number + 1))
-    return out
 
 
 async def say(c: SessionController, server, message: str, reply: str) -> None:
@@ -86,7 +73,7 @@ async def make_session(directory: Path, server, where: str, odd: str) -> Path:
 async def test_every_reader_leaves_out_the_same_withdrawn_lines(tmp_path, llm_server, where, odd):
     directory = tmp_path / "s"
     log = await make_session(directory, llm_server, where, odd)
-    expected = expected_withdrawn(log)
+    expected = withdrawn_by_markers(log)
     total = len(file_lines(log))
     assert len(expected) == 3 and max(expected) <= total
     live_lines = set(range(1, total + 1)) - expected

@@ -163,3 +163,18 @@ def held_by_another_process(directory: Path):
     finally:
         holder.kill()
         holder.wait()
+
+
+def withdrawn_by_markers(path: Path) -> set[int]:
+    """The lines (from 1) the withdrawal markers of the log ``path`` take back, read from the file alone
+    (the rule the readers under test must follow: a marker at line m with ``retracts: N`` withdraws
+    lines m-N … m)."""
+    out: set[int] = set()
+    for number, line in enumerate(path.read_text().split("\n")[:-1], 1):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("role") == "system" and isinstance(record.get("retracts"), int):
+            out.update(range(number - record["retracts"], number + 1))
+    return out

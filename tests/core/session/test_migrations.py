@@ -27,7 +27,7 @@ from ccm_tui.core.session.session import Session
 from ccm_tui.core.session.snapshots import SCHEMA_VERSION
 from ccm_tui.core.storage.durable import count_lines
 from tests.helpers.openai_server import text
-from tests.helpers.sessionkit import settings_for
+from tests.helpers.sessionkit import settings_for, withdrawn_by_markers
 from tests.helpers.topic_chat import TOPICS
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -67,19 +67,6 @@ def events(directory: Path, after: int = 0) -> list[dict[str, Any]]:
     with (directory / "events.jsonl").open("rb") as fh:
         fh.seek(after)
         return [json.loads(line) for line in fh]
-
-
-def marked(path: Path) -> set[int]:
-    """The lines the markers of ``path`` withdraw, read from the file alone."""
-    out: set[int] = set()
-    for number, line in enumerate(path.read_text().split("\n")[:-1], 1):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict) and record.get("role") == "system" and isinstance(record.get("retracts"), int):
-            out.update(range(number - record["retracts"], number + 1))
-    return out
 
 
 def test_there_is_a_fixture_for_every_generation():
@@ -136,7 +123,7 @@ async def test_the_withdrawn_lines_of_the_last_generation_stay_withdrawn_for_eve
     try:
         session = engine._session
         for log, path in (("ambient", directory / "raw.jsonl"), ("garden", directory / "efforts/garden.jsonl")):
-            expected = marked(path)
+            expected = withdrawn_by_markers(path)
             total = count_lines(path)
             assert len(expected) == 3, f"the fixture withdrew one exchange in {log}"
             assert withdrawn.withdrawn_lines(session, log, 1, total) == expected
