@@ -74,19 +74,19 @@ def _app_env(tmp_path: Path) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def _app_streaming(tmp_path: Path, tmux, session: Path, reply: str, *, slow: float) -> Iterator[str]:
-    """The installed ccm-tui on ``session`` in tmux, against the fake server (run as a process) that
-    answers every message with ``reply``, streamed ``slow`` seconds a chunk; yields once the app is ready
-    (its program, for later commands). The server stops on the way out."""
+def _app_in_tmux(tmp_path: Path, tmux, session: Path, script: object, *server_args: str) -> Iterator[str]:
+    """The installed ccm-tui on ``session`` in tmux (the "smoke" window, 150x45), against the fake server
+    run as a process with ``script`` (and ``server_args``); yields once the app is ready (its program,
+    for later commands). The server stops on the way out."""
     program = _ccm_tui()
     if program is None:
         pytest.skip("ccm-tui is not installed")
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"replies": [], "fallback": {"type": "text", "content": reply}}))
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(script))
     env = _app_env(tmp_path)
     server = subprocess.Popen(
-        [sys.executable, "-m", "tests.helpers.openai_server", "--port", "0", "--script", str(script)]
-        + ["--slow-stream", str(slow)],
+        [sys.executable, "-m", "tests.helpers.openai_server", "--port", "0", "--script", str(script_file)]
+        + list(server_args),
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -95,6 +95,7 @@ def _app_streaming(tmp_path: Path, tmux, session: Path, reply: str, *, slow: flo
     try:
         assert server.stdout is not None
         base_url = server.stdout.readline().strip()
+        assert base_url.startswith("http://")
         command = f"{program} --session-dir {session} --model openai/fake-model --api-base {base_url}"
         exports = " ".join(
             f"{k}={v}"
@@ -104,56 +105,30 @@ def _app_streaming(tmp_path: Path, tmux, session: Path, reply: str, *, slow: flo
         tmux(
             "new-session", "-d", "-s", "smoke", "-x", "150", "-y", "45", f"env -u COLUMNS -u LINES {exports} {command}"
         )
-        _wait_for(tmux, "of budget")
+        _wait_for(tmux, "of budget")  # the session is open and measured
         yield program
     finally:
         server.terminate()
         server.wait(timeout=10)
 
 
+def _app_streaming(
+    tmp_path: Path, tmux, session: Path, reply: str, *, slow: float
+) -> contextlib.AbstractContextManager[str]:
+    """:func:`_app_in_tmux` with a server that answers every message with ``reply``, streamed ``slow``
+    seconds a chunk."""
+    script = {"replies": [], "fallback": {"type": "text", "content": reply}}
+    return _app_in_tmux(tmp_path, tmux, session, script, "--slow-stream", str(slow))
+
+
 def test_chat_in_a_real_terminal(tmp_path, tmux):
-    program = _ccm_tui()
-    if program is None:
-        pytest.skip("ccm-tui is not installed")
-    script = tmp_path / "script.json"
-    script.write_text(
-        json.dumps(
-            [
-                {"type": "text", "content": "Hello from the fake server!"},
-                {"type": "tool_calls", "calls": [{"name": "open_effort", "arguments": {"name": "smoke test"}}]},
-                {"type": "text", "content": "Effort opened, let's go."},
-            ]
-        )
-    )
-    env = {
-        **os.environ,
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "OPENAI_API_KEY": "sk-test-fake",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "PYTHONPATH": str(ROOT),
-    }
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tests.helpers.openai_server", "--port", "0", "--script", str(script)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        base_url = server.stdout.readline().strip()
-        assert base_url.startswith("http://")
-        command = f"{program} --session-dir {tmp_path / 'session'} --model openai/fake-model --api-base {base_url}"
-        exports = " ".join(
-            f"{k}={v}"
-            for k, v in env.items()
-            if k in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "OPENAI_API_KEY", "LITELLM_LOCAL_MODEL_COST_MAP")
-        )
-        tmux(
-            "new-session", "-d", "-s", "smoke", "-x", "150", "-y", "45", f"env -u COLUMNS -u LINES {exports} {command}"
-        )
+    script = [
+        {"type": "text", "content": "Hello from the fake server!"},
+        {"type": "tool_calls", "calls": [{"name": "open_effort", "arguments": {"name": "smoke test"}}]},
+        {"type": "text", "content": "Effort opened, let's go."},
+    ]
+    with _app_in_tmux(tmp_path, tmux, tmp_path / "session", script):
         _wait_for(tmux, "model  openai/fake-model")
-        _wait_for(tmux, "of budget")  # the session is open and measured
 
         tmux("send-keys", "-t", "smoke", "-l", "hello there")
         tmux("send-keys", "-t", "smoke", "Enter")
@@ -178,9 +153,6 @@ def test_chat_in_a_real_terminal(tmp_path, tmux):
         assert not _session_alive(tmux), "ccm-tui did not quit on Ctrl+Q"
         events = (tmp_path / "session" / "events.jsonl").read_text().splitlines()
         assert json.loads(events[-1])["event"] == "session_end"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def test_bursts_of_typing_in_a_real_terminal_are_sent_once_each(tmp_path, tmux):
