@@ -15,10 +15,10 @@ from importlib import import_module
 from types import ModuleType
 
 from .. import __version__
+from ..errors import CcmError
 from .common import (
     EXIT_RUNTIME,
     EXIT_USAGE,
-    CliError,
     TerminalSafe,
     UsageError,
     model_options,
@@ -114,7 +114,12 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, debug: bool)
     except KeyboardInterrupt:
         sys.stderr.write("ccm-tui: interrupted\n")
         return 130
-    except Exception as exc:
+    except CcmError as exc:  # ours: its message is one line a user can read
+        if debug:
+            raise
+        sys.stderr.write(f"ccm-tui: {error_line(exc, args)}\n")
+        return EXIT_RUNTIME
+    except Exception as exc:  # the system's (a file, a pipe) or a bug: named by its class
         if debug or (isinstance(exc, BrokenPipeError) and stdout_is_closed()):
             raise  # a closed stdout (``| head -1``): the console script ends quietly
         sys.stderr.write(f"ccm-tui: {error_line(exc, args)}\n")
@@ -152,7 +157,7 @@ def error_line(exc: Exception, args: argparse.Namespace) -> str:
     """One line that says what went wrong (and the way out, where there is one); secrets redacted."""
     from ..core.api import ManifestError, disk_full, redact
 
-    ours = isinstance(exc, (CliError, OSError, ValueError)) or type(exc).__module__.startswith("ccm_tui")
+    ours = isinstance(exc, (CcmError, OSError, ValueError))  # (a bug's message is named by its class)
     message = str(exc) if ours else f"{type(exc).__name__}: {exc}"
     full = disk_full(exc)
     if full is not None:

@@ -4,7 +4,7 @@ tmux and most terminals send Alt+Enter as ESC followed by CR. Textual's input
 parser (8.x) reads ESC + CR as a plain ``enter``, so Alt+Enter would send the
 message instead of starting a new line. :func:`install` teaches the parser to
 report ``alt+enter`` for that sequence. It wraps one private method of
-Textual's parser; ``tests/ui/test_day_of_use.py`` feeds it the raw bytes, so a
+Textual's parser; ``tests/ui/widgets/test_prompt_input_keys.py`` feeds it the raw bytes, so a
 Textual upgrade that changes the method fails that test instead of silently
 sending half-typed messages.
 """

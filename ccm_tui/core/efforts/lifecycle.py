@@ -64,9 +64,8 @@ def open_effort(session: Session, name: str, *, turn: int) -> Effort:
     session.efforts.set_active(effort)
     session.effort_path(effort.id).touch()
     session.effort_log(effort.id)
-    session.save_manifest()
+    session.save_manifest((ev.EFFORT_OPENED, {"effort_id": effort.id, "name": name}))
     session.view.last_referenced[effort.id] = turn
-    session.log_event(ev.EFFORT_OPENED, effort_id=effort.id, name=name)
     return effort
 
 
@@ -93,8 +92,7 @@ def switch_to(session: Session, effort: Effort) -> Effort | None:
     require(session, effort, Action.SWITCH)
     previous = session.efforts.active
     session.efforts.set_active(effort)
-    session.save_manifest()
-    session.log_event(ev.EFFORT_SWITCHED, effort_id=effort.id, previous=previous.id if previous else None)
+    session.save_manifest((ev.EFFORT_SWITCHED, {"effort_id": effort.id, "previous": previous.id if previous else None}))
     return previous
 
 
@@ -108,15 +106,14 @@ def conclude(session: Session, effort: Effort, summary: str, *, turn: int) -> No
     effort.checkpoint, effort.checkpoint_upto = None, 0
     session.view.summaries[effort.id] = turn
     session.view.expanded.pop(effort.id, None)
-    session.save_manifest()
+    concluded = {
+        "effort_id": effort.id,
+        "summary": summary,
+        "summary_tokens": effort.summary_tokens,
+        "raw_tokens": effort.raw_tokens,
+    }
+    session.save_manifest((ev.EFFORT_CONCLUDED, concluded))  # the record first, the view's snapshot after
     session.save_view()
-    session.log_event(
-        ev.EFFORT_CONCLUDED,
-        effort_id=effort.id,
-        summary=summary,
-        summary_tokens=effort.summary_tokens,
-        raw_tokens=effort.raw_tokens,
-    )
 
 
 def reopen(session: Session, effort: Effort, *, turn: int) -> str | None:
@@ -135,9 +132,8 @@ def reopen(session: Session, effort: Effort, *, turn: int) -> str | None:
     session.forget_log(effort.id)
     session.append_effort(effort, [{"role": "system", "content": REOPEN_SEPARATOR, "ts": now_iso()}])
     session.effort_log(effort.id)
-    session.save_manifest()
+    session.save_manifest((ev.EFFORT_REOPENED, {"effort_id": effort.id, "reopen_count": effort.reopen_count}))
     session.save_view()
-    session.log_event(ev.EFFORT_REOPENED, effort_id=effort.id, reopen_count=effort.reopen_count)
     return prior
 
 

@@ -64,10 +64,11 @@ class SessionLock:
                 raise
             return False
         self._fd = fd
-        try:  # the holder's pid is a courtesy for "in use by pid N": a full disk must not leak the lock
+        # The holder's pid is a courtesy for "in use by pid N" (the flock is the lock): it is not
+        # fsynced, since a crash releases the flock anyway. A full disk must not leak the lock.
+        try:
             os.ftruncate(fd, 0)
             os.write(fd, f"{os.getpid()}\n".encode())
-            os.fsync(fd)
         except OSError:
             pass
         return True

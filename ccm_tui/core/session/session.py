@@ -36,6 +36,7 @@ from ..storage.durable import (
     count_lines,
     file_size,
     is_message,
+    json_text,
     read_bytes,
     read_jsonl,
     read_jsonl_tail_numbered,
@@ -89,6 +90,7 @@ class Session:
         self._ambient: deque[tuple[int, dict[str, Any]]] = deque()  # (raw.jsonl line, message)
         self.indexed: IndexedWithdrawals | None = None  # the search index, when the engine has one (withdrawn.py)
         self._seen_events_size = 0
+        self._snapshots_written: dict[str, str] = {}  # what save_state/save_view last wrote (to skip no-ops)
         self.unclean_reason: str | None = None  # set by a failed write or recovery: never end "clean"
         self.generation = 0  # bumped by every (re)load, so caches built on the efforts know to rebuild
         self.migrated_from: int | None = None  # the schema of an older session brought up to date on load
@@ -197,6 +199,7 @@ class Session:
     def load(self) -> None:
         """(Re)read the snapshots and the parts of the logs the working context needs."""
         self.generation += 1
+        self._snapshots_written.clear()  # what is on disk may be another process's: the next save writes
         self.state = self._read_state()  # first: a session of a newer schema is refused before any write
         if self.readonly and self.state.encoding and self.state.encoding != self.counter.encoding_name:
             # a reader (status, search, the MCP server) counts as the writer did: the same figures everywhere
@@ -346,11 +349,21 @@ class Session:
         """Tokens of every effort's raw log (the naive figure)."""
         return self.efforts.raw_tokens
 
-    def save_manifest(self) -> None:
+    def save_manifest(self, *then: tuple[str, dict[str, Any]]) -> None:
         """Save the changed efforts: one ``efforts_saved`` event in ``events.jsonl`` (fsynced: the
-        commit point), then the effort rows catch up (:meth:`EffortList.save`)."""
+        commit point), then the effort rows catch up (:meth:`EffortList.save`). The events ``then``
+        (the change's own, e.g. ``effort_concluded``) go in the same append: one commit, one fsync."""
         self._require_writer()
-        self.efforts.save(lambda entries: self.log_event(ev.EFFORTS_SAVED, entries=entries))
+        journaled = False
+
+        def journal(entries: list[dict[str, Any]]) -> None:
+            nonlocal journaled
+            self.log_events((ev.EFFORTS_SAVED, {"entries": entries}), *then)
+            journaled = True
+
+        self.efforts.save(journal)
+        if then and not journaled:  # nothing to save: the events alone
+            self.log_events(*then)
 
     def flush_manifest(self) -> bool:
         """Rewrite ``manifest.yaml`` with what was saved since it was last written (under the
@@ -362,21 +375,52 @@ class Session:
         return self.efforts.flush()
 
     def save_state(self) -> None:
+        """Write ``session_state.json`` if it changed. A snapshot, not the record: it is replaced
+        atomically but not fsynced (the event log and the logs are; recovery rebuilds a snapshot
+        that a power cut left stale or broken), so a turn pays no fsync for it."""
         self._require_writer()
-        self.state.saved_at = now_iso()
         self.state.encoding = self.counter.encoding_name
-        atomic_write_json(self.dir / STATE_FILE, asdict(self.state))
+        data = asdict(self.state)
+        data.pop("saved_at", None)
+        if self._save_snapshot(STATE_FILE, data):
+            self.state.saved_at = now_iso()
+            atomic_write_json(self.dir / STATE_FILE, asdict(self.state), durable=False)
 
     def save_view(self) -> None:
+        """Write ``expanded.json`` if it changed (a snapshot, as :meth:`save_state` says)."""
         self._require_writer()
-        atomic_write_json(self.dir / EXPANDED_FILE, asdict(self.view))
+        data = asdict(self.view)
+        if self._save_snapshot(EXPANDED_FILE, data):
+            atomic_write_json(self.dir / EXPANDED_FILE, data, durable=False)
+
+    def _save_snapshot(self, name: str, data: dict[str, Any]) -> bool:
+        """Whether ``data`` (without ``saved_at``) differs from the snapshot ``name`` as this process
+        last wrote it, or as the file holds it (then it is noted as written)."""
+        text = json_text(data)
+        known = self._snapshots_written.get(name)
+        if known is None or not (self.dir / name).exists():
+            try:
+                found = json.loads(read_bytes(self.dir / name).decode("utf-8"))
+                found.pop("saved_at", None)
+                known = json_text(found)
+            except (OSError, ValueError, AttributeError, RecursionError):
+                known = None
+        if known == text:
+            self._snapshots_written[name] = text
+            return False
+        self._snapshots_written[name] = text
+        return True
 
     def log_event(self, event: str, **fields: Any) -> dict[str, Any]:
+        return self.log_events((event, fields))[0]
+
+    def log_events(self, *events: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
+        """Several events in one fsynced append (see :meth:`EventLog.log_many`)."""
         self._require_writer()
-        record = self.events.log(event, self.state.turn, **fields)
+        records = self.events.log_many(self.state.turn, *events)
         if self.lock.held:  # our own write: not a change by another process
             self._seen_events_size += self.events.last_written
-        return record
+        return records
 
     def _require_writer(self) -> None:
         if self.readonly:

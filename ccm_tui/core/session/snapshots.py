@@ -97,7 +97,7 @@ class SessionState:
     encoding: str | None = None  # the tokenizer the writer counts with (readers count with it too)
     saved_at: str = ""
     history: list[dict[str, int]] = field(default_factory=list)  # per-turn context figures (bounded)
-    last_effort_tool_turn: int = 0  # the last turn the model called an effort tool (effort_assist.py)
+    last_effort_tool_turn: int = 0  # the last turn the model called an effort tool (core/turn/folding.py)
     # what the provider reported for this session's requests, across launches:
     # prompt_tokens, completion_tokens, requests (ints) and cost (dollars, when the model's price is known)
     usage: dict[str, Any] = field(default_factory=dict)

@@ -120,8 +120,14 @@ def read_bytes(path: Path) -> bytes:
         return fh.read()
 
 
-def atomic_write_json(path: Path, data: Any) -> None:
-    atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+def json_text(data: Any) -> str:
+    """The text :func:`atomic_write_json` writes for ``data``."""
+    return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
+def atomic_write_json(path: Path, data: Any, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` as JSON; ``durable=False`` for snapshots the record can rebuild."""
+    atomic_write_text(path, json_text(data), durable=durable)
 
 
 def encode_line(record: dict[str, Any]) -> str:

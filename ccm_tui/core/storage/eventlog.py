@@ -41,7 +41,9 @@ RECOVERED = "recovered"
 SESSION_MIGRATED = "session_migrated"  # a session of an older schema was brought up to date
 MODEL_WITHOUT_TOOLS = "model_without_tools"  # the model cannot use tools: the chat goes on without them
 EFFORTS_SAVED = "efforts_saved"  # manifest entries that changed (the journal: see manifest/effort_list.py)
-EXCHANGE_RETRACTED = "exchange_retracted"  # the last exchange was withdrawn (regenerate, edit): core/retraction.py
+EXCHANGE_RETRACTED = (
+    "exchange_retracted"  # the last exchange was withdrawn (regenerate, edit): core/engine/_take_back.py
+)
 NOTE_ADDED = "note_added"  # another agent left a note in an effort's log (ccm-tui mcp's remember)
 RECALL_REVISED = "recall_revised"  # a compaction mid-turn moved lines: the turn's recall was looked for again
 
@@ -96,9 +98,16 @@ class EventLog:
         self.last_written = 0  # bytes the last append took
 
     def log(self, event: str, turn: int, **fields: Any) -> dict[str, Any]:
-        for key in REDACTED_FIELDS:
-            if isinstance(fields.get(key), str):
-                fields[key] = redact(fields[key])
-        record = {"event": event, "turn": turn, "ts": now_iso(), **fields}
-        self.last_written = append_jsonl(self.path, [record])
-        return record
+        return self.log_many(turn, (event, fields))[0]
+
+    def log_many(self, turn: int, *events: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
+        """Append several events in one write and one fsync (a turn's end is one commit)."""
+        records = []
+        ts = now_iso()
+        for event, fields in events:
+            for key in REDACTED_FIELDS:
+                if isinstance(fields.get(key), str):
+                    fields[key] = redact(fields[key])
+            records.append({"event": event, "turn": turn, "ts": ts, **fields})
+        self.last_written = append_jsonl(self.path, records)
+        return records

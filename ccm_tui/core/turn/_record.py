@@ -83,7 +83,7 @@ class TurnRecord:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     request: ContextFigures | None = None
     after_stored: str | None = None  # a write after the exchange was stored failed (why)
-    recalled: str = ""  # logged lines that answer the message, in this turn's requests (core/recall.py)
+    recalled: str = ""  # logged lines that answer the message, in this turn's requests (core/turn/recall.py)
     cut: bool = False  # a reply stopped at its cap (reply_max_tokens)
 
     def __post_init__(self) -> None:
@@ -152,19 +152,19 @@ class TurnRecorder:
         partial = record.partial(getattr(exc, "partial", "") or "")
         retryable = not ctx.changes
         logged_to = None
+        failure: dict[str, Any] = {
+            "error": str(exc),
+            "kind": exc.kind if isinstance(exc, LLMError) else "budget",
+            "partial": partial[:MAX_PARTIAL_KEPT],
+            "partial_chars": len(partial),
+        }
         if not retryable:
             # Tools already changed efforts this turn: log the exchange so log and state agree,
             # marked failed; re-sending it would repeat the tool effects, so it is not retryable.
             reply_msg = {"role": "assistant", "content": partial, "ts": now_iso(), "failed": str(exc)}
-            logged_to = self._finish(record, reply_msg, None)
-        self.session.log_event(
-            ev.TURN_FAILED,
-            error=str(exc),
-            kind=exc.kind if isinstance(exc, LLMError) else "budget",
-            partial=partial[:MAX_PARTIAL_KEPT],
-            partial_chars=len(partial),
-            logged_to=logged_to,
-        )
+            logged_to = self._finish(record, reply_msg, ev.TURN_FAILED, **failure)
+        else:
+            self.session.log_event(ev.TURN_FAILED, **failure, logged_to=None)
         return Outcome(
             turn=record.turn,
             work=Work.TURN,
@@ -222,13 +222,11 @@ class TurnRecorder:
             session.state.history.append({"turn": turn, "ccm": figures.total, "naive": figures.naive})
             del session.state.history[:-HISTORY_LIMIT]
             with self._stored(record):
-                session.save_view()
-                session.save_state()
                 spent = self.orchestrator.calls
                 extra: dict[str, Any] = {"usage": dict(spent.turn_usage)} if spent.turn_usage else {}
                 if spent.turn_cost is not None:
                     extra["cost"] = round(spent.turn_cost, 8)
-                session.log_event(ev.TURN_DONE, logged_to=logged_to, total=figures.total, naive=figures.naive, **extra)
+                self._end(record, logged_to, ev.TURN_DONE, total=figures.total, naive=figures.naive, **extra)
         if record.after_stored is not None:
             ctx.banner(
                 f"{record.after_stored.split(':')[0]}: the reply is stored; the rest catches up at the next start"
@@ -295,6 +293,9 @@ class TurnRecorder:
         return self.session.efforts.active
 
     def _log_exchange(self, record: TurnRecord, reply: dict[str, Any]) -> str:
+        """Append the exchange to its log (fsynced: the message is stored). Its ``message_logged``
+        event is written with the turn's terminal event, in one append (:meth:`_end`); a kill in
+        between leaves the exchange in its log, which recovery settles."""
         session = self.session
         effort = self._destination(record.ctx)
         records = [record.user_msg, reply]
@@ -304,11 +305,23 @@ class TurnRecorder:
         else:
             session.append_effort(effort, records)
             to = effort.id
-        with self._stored(record):  # the exchange is on disk: what follows cannot fail the turn
-            session.log_event(ev.MESSAGE_LOGGED, to=to, count=len(records), next_turn=record.turn)
         if self.on_logged is not None:
             self.on_logged(to, records)
         return to
+
+    def _end(self, record: TurnRecord, logged_to: str, terminal: str, **fields: Any) -> None:
+        """The turn's one commit after its exchange: the snapshots (rewritten only when they
+        changed, not fsynced: see ``Session.save_state``), then ``message_logged`` and the
+        terminal event in one fsynced append."""
+        session = self.session
+        session.save_view()
+        session.save_state()
+        # with the efforts the turn changed and did not save yet (a concluded effort's counts, after
+        # its exchange): efforts_saved, message_logged and the terminal event are one append
+        session.save_manifest(
+            (ev.MESSAGE_LOGGED, {"to": logged_to, "count": 2, "next_turn": record.turn}),
+            (terminal, {"logged_to": logged_to, **fields}),
+        )
 
     @contextlib.contextmanager
     def _stored(self, record: TurnRecord) -> Iterator[None]:
@@ -323,17 +336,12 @@ class TurnRecorder:
                 self.session.mark_unclean(f"bookkeeping after the exchange failed: {record.after_stored}")
 
     def _finish(self, record: TurnRecord, reply_msg: dict[str, Any], terminal: str | None, **fields: Any) -> str:
-        """The one way a turn's exchange reaches disk: append it where its route says, refresh the
-        manifest's counts if it went to a concluded effort, save the snapshots, log ``terminal``."""
+        """The one way a turn's exchange reaches disk: append it where its route says; with a
+        ``terminal`` event, end the turn (:meth:`_end`; a done turn ends after its compaction)."""
         session = self.session
         logged_to = self._log_exchange(record, reply_msg)
         session.state.turn = record.turn
-        with self._stored(record):
-            destination = session.efforts.get(logged_to)
-            if destination is not None and destination.is_concluded:
-                session.save_manifest()  # the concluded effort's token and message counts
-            session.save_view()
-            session.save_state()
-            if terminal:
-                session.log_event(terminal, logged_to=logged_to, **fields)
+        if terminal:
+            with self._stored(record):  # the exchange is on disk: what follows cannot fail the turn
+                self._end(record, logged_to, terminal, **fields)
         return logged_to

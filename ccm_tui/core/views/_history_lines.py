@@ -15,7 +15,7 @@ from ..storage import eventlog as ev
 from ..storage.long_lines import shown_content
 from ..turn.compaction import COLLAPSED_BY_COMPACTION
 
-# The banner each effort event showed live (core/tools.py words them the same way).
+# The banner each effort event showed live (core/turn/tools.py words them the same way).
 EVENT_BANNERS = {
     ev.EFFORT_OPENED: "Opened effort: {id}",
     ev.EFFORT_CONCLUDED: "Concluded effort: {id}",
@@ -50,7 +50,7 @@ def _banner_text(record: dict[str, Any], effort_id: str) -> str | None:
         reason = str(record.get("reason") or "")
         if reason == "compaction":
             return COLLAPSED_BY_COMPACTION.format(id=effort_id)
-        if reason.startswith("inactive for"):  # decay (core/turn_record.py words it so)
+        if reason.startswith("inactive for"):  # decay (core/turn/_record.py words it so)
             return f"Auto-collapsed effort: {effort_id} ({reason})"
     template = EVENT_BANNERS.get(event)
     tokens = record.get("tokens")
