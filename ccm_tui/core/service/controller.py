@@ -488,8 +488,9 @@ class SessionController:
         """Exactly what the next request would carry (with ``draft`` as the message)."""
         return await self._query(lambda engine: engine.inspect(draft))
 
-    async def export_effort(self, effort_id: str, target: Path) -> Path:
-        """An effort as Markdown, written to ``target`` (a directory: a file named for it there).
+    async def export_effort(self, effort_id: str, target: str | Path) -> Path:
+        """An effort as Markdown, written to ``target`` (a directory: a file named for it there; a path
+        as typed, so ``notes/`` is a directory to create).
 
         Raises:
             EffortNotFound: no effort has that id.
@@ -497,7 +498,7 @@ class SessionController:
         """
         return await self._query(lambda engine: engine.export_effort(effort_id, target))
 
-    async def export_conversation(self, target: Path) -> Path:
+    async def export_conversation(self, target: str | Path) -> Path:
         """The whole conversation, ambient chat and efforts in the order said, as one Markdown file.
 
         Raises:
