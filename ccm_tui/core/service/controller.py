@@ -603,9 +603,10 @@ class SessionController:
 
 
 def actions_for(proposal: Proposal) -> list[EffortAction]:
-    """What saying yes to a proposal does: open the topic's effort (concluding the one it replaces,
-    whose exchanges on the new topic the new effort starts with)."""
-    topic = (proposal.conclude, *proposal.lines) if proposal.conclude and proposal.lines else None
+    """What saying yes to a proposal does: open the topic's effort, which starts with the topic's
+    exchanges — those of the ambient chat it was proposed from, or those on the new topic in the effort
+    it replaces (concluded first)."""
+    topic = (proposal.conclude or "ambient", *proposal.lines) if proposal.lines else None
     actions = [EffortAction(Action.CONCLUDE, proposal.conclude, topic)] if proposal.conclude else []
     return [*actions, EffortAction(Action.OPEN, proposal.name.replace("-", " "), topic)]
 
