@@ -16,11 +16,23 @@ every word is rare, and they would recall lines that do not answer; nor are the 
 the conversation (:mod:`~ccm_tui.core.text.words`: "ok, that's done, conclude it" recalled
 another effort's last lines). Each hit carries the words it was found by (``terms``: the inspector shows them). Lines the
 request holds word for word are left out by the caller's ``skip`` rule.
+
+A recall costs tokens and attention, so it needs evidence that earns them (issue 38: 7 of 22 recalls
+in a day were found by ``www``, ``plan``, ``type``, ``path``, ``check``, ``main``, ``command``). Each
+word of the message weighs (:func:`word_weights`): a word any chat about code or plans uses
+(:data:`GENERIC_WORDS`), a part of a URL or of a code identifier (``main`` of ``main.py``) weighs half;
+the scheme and host boilerplate of a URL (``www``, ``com``) nothing. A line is recalled when the words
+it holds weigh :attr:`Evidence.words` (two words, one of them plain), or for one word alone when that
+word is plain, specific (a number, a name as written, a long coined word) and in very few lines. A log
+the caller's ``skip`` says comes from an imported agent session (``words_needed``) needs more
+(:attr:`Evidence.imported`: three words).
+:data:`BEFORE` is the rule as it was, for the benchmark (``benchmarks/bench_recall.py``).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,6 +51,74 @@ USER_RARE_DOCS = 12  # one word in this few lines, in a line the user wrote, is 
 MAX_TERMS = 10  # the message's longest words are tried, at most this many
 MAX_HITS = 2  # passages recalled at most
 NEAR_BEST = 0.8  # a second passage scores at least this share of the first
+
+
+# Words any chat about code, plans or tools uses: rare in one session's lines, yet no evidence that a
+# line answers the message (issue 38's false recalls, and their kin).
+GENERIC_WORDS = frozenset(
+    """
+    plan plans planning type types typed path paths check checks checked main command commands file files
+    folder folders directory dir script scripts test tests testing error errors bug bugs fix fixes build
+    builds run runs config configs setting settings option options value values list lists item items
+    name names number numbers version versions update updates install installed package packages app apps
+    page pages link links site website url web online data info information detail details note notes
+    text message messages code function functions method class default example examples sample output
+    input result results format step steps start started end stop issue issues problem problems question
+    answer idea ideas thing stuff point part parts case cases line lines word words list task tasks todo
+    project projects work job jobs change changes new old current next last first second user users
+    server client api key keys tool tools system systems window windows screen button click open close
+    doc docs document documents help guide tip tips support review summary report
+    """.split()
+)
+URL_NOISE = frozenset("http https www com org net html htm php asp aspx io co uk de index".split())
+GENERIC_WEIGHT = 0.5
+PART_WEIGHT = 0.5  # a part of a URL or of a code identifier
+_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)+/\S*", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"[\w$]+(?:(?:\.|::|/|->)[\w$]+)+|\w*[a-z][A-Z]\w*|\w+_\w+")
+_SPECIFIC = re.compile(r"\d")  # a word holding a digit names one thing (a code, a room, a date)
+SPECIFIC_CHARS = 8  # ... and so does a long word used once in a few lines ("pgbouncer", "okonomiyaki")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a line must hold to be recalled: weighted words (see the module doc)."""
+
+    words: float = 1.5  # weight of the message's words a line holds: two words, one of them plain
+    imported: float = 2.5  # ... in the log of an imported agent session: three words
+    single_word: bool = True  # one specific, very rare word alone (a code, a name)
+    weighted: bool = True  # False: every word weighs 1 (the rule before issue 38)
+
+
+EVIDENCE = Evidence()
+BEFORE = Evidence(words=2.0, imported=2.0, single_word=True, weighted=False)
+
+
+def word_weights(message: str) -> dict[str, float]:
+    """What each word of ``message`` is worth as evidence: 1, or half for a generic word or a part of
+    a URL or a code identifier, 0 for a URL's boilerplate (``www``, ``https``, ``com``)."""
+    weights: dict[str, float] = {}
+
+    def lower(words: list[str], weight: float) -> None:
+        for word in words:
+            weights[word] = min(weights.get(word, 1.0), weight)
+
+    for url in _URL.findall(message):
+        parts = parse_query(url, stop_words=False)[0]
+        lower([w for w in parts if w in URL_NOISE], 0.0)
+        lower([w for w in parts if w not in URL_NOISE], PART_WEIGHT)
+    rest = _URL.sub(" ", message)
+    for identifier in _IDENTIFIER.findall(rest):
+        lower(parse_query(identifier, stop_words=False)[0] + [identifier.lower()], PART_WEIGHT)
+    lower([w for w in parse_query(message)[0] if w in GENERIC_WORDS], GENERIC_WEIGHT)
+    return weights
+
+
+def _specific(word: str, message: str) -> bool:
+    """A word that names one thing: with a digit, written capitalised inside the message (a name), or
+    long."""
+    if _SPECIFIC.search(word) or len(word) >= SPECIFIC_CHARS:
+        return True
+    return bool(re.search(rf"(?<![.!?]\s)(?<!^)\b{re.escape(word[:1].upper() + word[1:])}\b", message.strip()))
 
 
 @dataclass(frozen=True)
@@ -72,12 +152,19 @@ class RareWordRecall:
 
     @recovering
     def recall(
-        self, message: str, *, skip: Callable[[str, str, int], bool] | None = None, limit: int = MAX_HITS
+        self,
+        message: str,
+        *,
+        skip: Callable[[str, str, int], bool] | None = None,
+        limit: int = MAX_HITS,
+        evidence: Evidence = EVIDENCE,
     ) -> list[RecallHit]:
         """The strongest passages for ``message`` (at most ``limit``, best first) among the logged lines
         ``skip(source, log, line)`` does not leave out (line 1-based); none when nothing answers it
-        strongly enough."""
-        words = candidate_words(message)
+        strongly enough (``evidence``; a ``skip`` with a ``words_needed(source, log)`` method says
+        which logs need more, see :class:`Evidence`)."""
+        weights = word_weights(message) if evidence.weighted else {}
+        words = [w for w in candidate_words(message) if weights.get(w, 1.0) > 0]
         if not words:
             return []
         # one statement: each word's first RARE_DOCS + 1 lines (a capped lookup: no word is counted in full)
@@ -87,10 +174,28 @@ class RareWordRecall:
         for i, rowid in self.db.conn.execute(sql, [phrase(w) for w in words]):
             found[i].add(rowid)
         rare = {words[i]: rows for i, rows in found.items() if len(rows) <= RARE_DOCS}
-        return self._best_passages(rare, skip, limit) if rare else []
+        if not rare:
+            return []
+        worth = {w: weights.get(w, 1.0) for w in rare}
+        single = {w for w in rare if evidence.single_word and worth[w] >= 1.0 and _specific(w, message)}
+        needed = getattr(skip, "words_needed", None)
+
+        def strong(source: str, log: str, words: set[str], user: bool) -> bool:
+            need = evidence.words if needed is None else max(evidence.words, needed(source, log, evidence))
+            if sum(worth[w] for w in words) >= need:
+                return True
+            if len(words) > 1 or need > evidence.words or (evidence.weighted and not words <= single):
+                return False
+            return min(len(rare[w]) for w in words) <= (USER_RARE_DOCS if user else VERY_RARE_DOCS)
+
+        return self._best_passages(rare, skip, limit, strong)
 
     def _best_passages(
-        self, rare: dict[str, set[int]], skip: Callable[[str, str, int], bool] | None, limit: int
+        self,
+        rare: dict[str, set[int]],
+        skip: Callable[[str, str, int], bool] | None,
+        limit: int,
+        strong: Callable[[str, str, set[str], bool], bool],
     ) -> list[RecallHit]:
         """The lines holding the most (and rarest) of the rare words — a line the user wrote weighs
         more (facts are stated by the user; replies repeat words) — each with its neighbour. A second
@@ -109,8 +214,8 @@ class RareWordRecall:
             if not log or taken_back(rowid) or (skip is not None and skip(source, log, (rowid & _LINE_MASK) + 1)):
                 continue
             user = roles.get(rowid) == "user"
-            if len(words) < 2 and min(len(rare[w]) for w in words) > (USER_RARE_DOCS if user else VERY_RARE_DOCS):
-                continue  # one word that many lines share: not a strong hit
+            if not strong(source, log, words, user):
+                continue  # not evidence enough: one word many lines share, generic words, URL parts
             scored.append((sum(weight[w] for w in words) * (USER_LINE_WEIGHT if user else 1.0), -rowid, user))
         hits: list[RecallHit] = []
         for score, negative, user in sorted(scored, reverse=True):

@@ -351,14 +351,14 @@ class Orchestrator:
 
     def recall_preview(self, text: str) -> Recalled | None:
         """The recall ``text`` would get if it were sent now (the inspector, with a draft); a read."""
-        return self._recall(text) if text.strip() else None
+        return self._recall(text, remember=False) if text.strip() else None
 
-    def _recall(self, text: str) -> Recalled | None:
+    def _recall(self, text: str, *, remember: bool = True) -> Recalled | None:
         """The logged lines that answer this message, for this turn's requests (see :mod:`.recall`)."""
         if self.recall is None or self.settings.recall == "off":
             return None
         share = int(self.budget * self.settings.recall_share)
-        return recall_for(self.session, self.recall, text, share, self.message_cap)
+        return recall_for(self.session, self.recall, text, share, self.message_cap, remember=remember)
 
     def _take_text_tool_calls(
         self, completion: Completion, tools, holdback: CallHoldback, round_no: int, turn: int, emit: Emit
