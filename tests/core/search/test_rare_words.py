@@ -100,3 +100,13 @@ def test_a_passage_is_not_recalled_again_on_the_next_turns_nor_over_and_over() -
     for turn in range(MAX_REPEATS - 1):
         memory.note((hit,), 20 + 10 * turn, f"message {turn}")  # type: ignore[arg-type]
     assert memory.spent("trip", 7, 100, "once more")  # recalled for MAX_REPEATS messages: spent
+
+
+def test_words_scattered_over_a_long_line_are_no_passage() -> None:
+    """An imported agent's dump holds every word somewhere; the words must stand together."""
+    from ccm_tui.core.search._rare_words import clustered
+
+    dump = "router " + "lorem ipsum " * 100 + "kernel " + "dolor sit " * 100 + "version"
+    assert not clustered(dump, {"router": 1.0, "kernel": 1.0, "version": 1.0}, 2.5)
+    assert clustered("the router reported kernel version 5.4 " + dump, {"router": 1, "kernel": 1, "version": 1}, 2.5)
+    assert clustered("router kernel", {"router": 1.0, "kernel": 1.0, "version": 1.0}, 2.5)  # a short line: whole
