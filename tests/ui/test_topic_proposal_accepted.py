@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from ccm_tui.core.models.litellm_client import import_litellm
 from ccm_tui.core.session.session import Session
 from ccm_tui.core.text.topics import NAME_FILLER_WORDS
 from ccm_tui.core.text.words import COMMON_WORDS
@@ -22,6 +23,7 @@ SOURDOUGH = [
 
 
 async def test_accepting_a_proposal_moves_the_topics_exchanges_into_its_effort(tmp_path, llm_server):
+    import_litellm()  # (imported cold, on a loaded machine, it alone can pass the first turn's wait)
     llm_server.refuse_tools = True  # the model cannot manage efforts: the app proposes them
     async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
