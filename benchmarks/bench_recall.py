@@ -434,8 +434,11 @@ def run_turn_case(case: TurnCase, index: EffortIndex, imported: set[str], now: b
 def turn_figures(cases: list[TurnCase], indexes: dict[str, EffortIndex], imported: set[str], now: bool) -> str:
     fired = right = 0
     wrong: list[str] = []
+    took: list[float] = []
     for case in cases:
+        start = time.perf_counter()
         recalled, good = run_turn_case(case, indexes[case.session], imported, now)
+        took.append((time.perf_counter() - start) * 1000.0 / (1 + len(case.history)))
         fired += recalled
         right += good
         if recalled and not good:
@@ -444,7 +447,8 @@ def turn_figures(cases: list[TurnCase], indexes: dict[str, EffortIndex], importe
     precision = right / fired if fired else 1.0
     text = (
         f"precision {precision:5.3f}  recall {right / useful if useful else 0:5.3f}  "
-        f"(recalled {fired}, right {right}, useful cases {useful} of {len(cases)})"
+        f"(recalled {fired}, right {right}, useful cases {useful} of {len(cases)}; "
+        f"p50 {percentile(took, 0.5):.2f} ms, p95 {percentile(took, 0.95):.2f} ms a lookup)"
     )
     return text + "".join(f"\n      wrong: {m!r}" for m in wrong[:12])
 
