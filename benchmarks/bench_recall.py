@@ -22,6 +22,14 @@ fold and their mean are printed beside the plain-BM25 figures of the same fold,
 and the weights the same search chooses on all five (what the defaults should
 be) beside the defaults.
 
+First (``--turns-only``: only) it measures *recall* itself — the lines put back into a turn's request
+before the model answers (``ccm_tui.core.turn.recall``) — on a labelled set of turns,
+``benchmarks/data/recall_turns.yaml`` (the day of issue 38, real agent transcripts imported into it,
+LoCoMo questions): each case is a message sent into a session, whether putting lines back is useful,
+and which passage is. Precision: recalls that brought the useful passage over all recalls; recall:
+useful cases whose passage was brought. Before (the evidence rule as it was, no memory of recent
+recalls) and now, in the same run.
+
 The data set is CC BY-NC 4.0 and is not part of the repository. It is read from
 ``--data`` (or ``$CCM_LOCOMO_DEV``), by default ``DEFAULT_DATA``; without it the
 benchmark says so and exits 0.
@@ -31,6 +39,7 @@ Usage::
     python benchmarks/bench_recall.py
     python benchmarks/bench_recall.py --data /path/to/locomo-dev --misses 20
     python benchmarks/bench_recall.py --no-cv          # the all-in figures only (seconds, not minutes)
+    python benchmarks/bench_recall.py --turns-only     # recall's precision on the labelled turns only
 """
 
 from __future__ import annotations
@@ -299,6 +308,176 @@ def cross_validate(
     return folds, coordinate_search(table, list(every)), table
 
 
+# --------------------------------------------------------------------------- recall of turns
+
+TURNS = Path(__file__).resolve().parent / "data" / "recall_turns.yaml"
+PLANTED = Path(__file__).resolve().parent / "data" / "planted_facts.yaml"
+
+
+def _shared(*parts: str) -> Path:
+    """``shared/<parts>`` beside the repository or beside a folder above it (a worktree's), else the first."""
+    here = Path(__file__).resolve().parents[1]
+    found = [p.joinpath("shared", *parts) for p in here.parents]
+    return next((p for p in found if p.exists()), found[0])
+
+
+CORPUS = Path(os.environ.get("CCM_CORPUS", _shared("corpus")))
+
+
+@dataclass
+class TurnCase:
+    session: str
+    message: str
+    useful: bool
+    passage: str = ""
+    history: tuple[str, ...] = ()
+    origin: str = "day"
+
+
+def _write_session(directory: Path, logs: dict[str, list[dict]], imported: set[str]) -> EffortIndex:
+    """A session directory of concluded efforts (``imported``: with an agent transcript's provenance),
+    and its index brought up to date."""
+    (directory / EFFORTS_DIR).mkdir(parents=True)
+    efforts = []
+    for name, messages in logs.items():
+        source = {"file": f"/imports/{name}", "format": "transcript", "turns": len(messages) // 2}
+        effort = Effort(name, status=CONCLUDED, summary=name, messages=len(messages))
+        effort.source = source if name in imported else None
+        append_jsonl(directory / effort.raw_file, messages, sync=False)
+        efforts.append(effort)
+    save_manifest(directory / MANIFEST_FILE, efforts)
+    index = EffortIndex(directory / DERIVED_FILE)
+    EffortList(index.database, directory).catch_up()
+    index.sync_session(directory)
+    return index
+
+
+def load_turn_cases(root: Path, data_file: Path | None) -> tuple[list[TurnCase], dict[str, EffortIndex], set[str]]:
+    """The labelled turns, the index of each session they are sent into, and the imported efforts."""
+    import yaml
+
+    from ccm_tui.restore.landing import turn_messages
+    from ccm_tui.restore.parse import parse_transcript
+
+    spec = yaml.safe_load(TURNS.read_text(encoding="utf-8"))
+    cases = [
+        TurnCase(c["session"], c["message"], bool(c["useful"]), c.get("passage", ""), tuple(c.get("history", ())))
+        for c in spec["cases"]
+    ]
+    indexes: dict[str, EffortIndex] = {}
+    imported: set[str] = set()
+    for name, session in spec["sessions"].items():
+        logs: dict[str, list[dict]] = {}
+        for effort, lines in (session.get("efforts") or {}).items():
+            logs[effort] = [{"role": role, "content": text} for role, text in lines]
+        for n, transcript in enumerate(session.get("imports") or ()):
+            if not (CORPUS / transcript.removeprefix("corpus/")).is_file():
+                print(f"bench_recall: no {transcript} under {CORPUS} ($CCM_CORPUS): not imported")
+                continue
+            parsed = parse_transcript(CORPUS / transcript.removeprefix("corpus/"))
+            effort = f"import-{n + 1}"
+            logs[effort] = [{"role": m["role"], "content": m["content"]} for m in turn_messages(parsed, "")]
+            imported.add(effort)
+        if "locomo" in session:
+            if data_file is None:
+                continue
+            item = json.loads(data_file.read_text(encoding="utf-8"))[int(session["locomo"])]
+            dialogue = item["conversation"]
+            said: dict[str, str] = {}
+            for key in sorted((k for k in dialogue if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k[8:])):
+                turns = dialogue[key]
+                logs[f"locomo-{key[8:]}"] = [
+                    {"role": "user" if i % 2 == 0 else "assistant", "content": turn_text(t, False)}
+                    for i, t in enumerate(turns)
+                ]
+                said.update((t["dia_id"], turn_text(t, False)) for t in turns)
+            wanted = spec["locomo_questions"]
+            questions = [q for q in item["qa"] if q.get("category") != ADVERSARIAL and len(q["evidence"]) == 1]
+            for q in questions[: int(wanted["count"])]:
+                if q["evidence"][0] in said:
+                    passage = said[q["evidence"][0]]
+                    cases.append(TurnCase(wanted["session"], str(q["question"]), True, passage, (), "locomo"))
+        indexes[name] = _write_session(root / name, logs, imported)
+    planted = spec.get("planted")
+    if planted:
+        facts = yaml.safe_load(PLANTED.read_text(encoding="utf-8"))["questions"]
+        for fact in facts:
+            if fact["transcript"] in planted["transcripts"]:
+                cases.append(TurnCase(planted["session"], fact["question"], True, str(fact["answer"]), (), "planted"))
+    return [c for c in cases if c.session in indexes], indexes, imported
+
+
+def run_turn_case(case: TurnCase, index: EffortIndex, imported: set[str], now: bool) -> tuple[bool, bool]:
+    """(recalled anything, recalled the useful passage) for the case's message, after its history
+    (each message of it a turn before, recalled as the app would: spending what it recalled)."""
+    from ccm_tui.core.search import RECALL_BEFORE, Evidence
+    from ccm_tui.core.turn.recall import RecallMemory, SkipRule
+
+    memory = RecallMemory()
+    evidence = Evidence() if now else RECALL_BEFORE
+    hits: list = []
+    for turn, message in enumerate((*case.history, case.message)):
+
+        def spent(source: str, log: str, line: int, turn: int = turn, message: str = message) -> bool:
+            return now and memory.spent("ambient" if source == "ambient" else log, line, turn, message)
+
+        def needed(source: str, log: str, e: Evidence) -> float:
+            return e.imported if log in imported else e.words
+
+        hits = index.recall(message, skip=SkipRule(spent, needed), evidence=evidence)
+        if hits:
+            memory.note(tuple(hits), turn, message)
+    right = case.useful and any(case.passage in content for h in hits for _n, _r, content in h.messages)
+    return bool(hits), right
+
+
+def turn_figures(cases: list[TurnCase], indexes: dict[str, EffortIndex], imported: set[str], now: bool) -> str:
+    fired = right = 0
+    wrong: list[str] = []
+    took: list[float] = []
+    for case in cases:
+        start = time.perf_counter()
+        recalled, good = run_turn_case(case, indexes[case.session], imported, now)
+        took.append((time.perf_counter() - start) * 1000.0 / (1 + len(case.history)))
+        fired += recalled
+        right += good
+        if recalled and not good:
+            wrong.append(case.message)
+    useful = sum(c.useful for c in cases)
+    precision = right / fired if fired else 1.0
+    text = (
+        f"precision {precision:5.3f}  recall {right / useful if useful else 0:5.3f}  "
+        f"(recalled {fired}, right {right}, useful cases {useful} of {len(cases)}; "
+        f"p50 {percentile(took, 0.5):.2f} ms, p95 {percentile(took, 0.95):.2f} ms a lookup)"
+    )
+    return text + "".join(f"\n      wrong: {m!r}" for m in wrong[:12])
+
+
+def report_turns(data_file: Path | None) -> None:
+    root = Path(tempfile.mkdtemp(prefix="ccm-bench-recall-turns-"))
+    indexes: dict[str, EffortIndex] = {}
+    try:
+        cases, indexes, imported = load_turn_cases(root, data_file)
+        origins = Counter(c.origin for c in cases)
+        print(f"Recall of turns: {len(cases)} labelled turns ({dict(origins)})")
+        for label, now in (("before", False), ("now", True)):
+            print(f"  {label:<7} {turn_figures(cases, indexes, imported, now)}")
+        print("  by source (a wrong recall of a useful case: lines of the right talk, not the answer's):")
+        for origin in origins:
+            part = [c for c in cases if c.origin == origin]
+            for label, now in (("before", False), ("now", True)):
+                figures = turn_figures(part, indexes, imported, now).splitlines()[0]
+                print(f"    {origin:<8} {label:<7} {figures}")
+        unrelated = [c for c in cases if not c.useful]
+        for label, now in (("before", False), ("now", True)):
+            fired = sum(run_turn_case(c, indexes[c.session], imported, now)[0] for c in unrelated)
+            print(f"  {label:<7} recalls for a message nothing answers: {fired} of {len(unrelated)}")
+    finally:
+        for index in indexes.values():
+            index.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -352,16 +531,22 @@ def report_cv(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path(os.environ.get("CCM_LOCOMO_DEV", DEFAULT_DATA)))
+    parser.add_argument(
+        "--data", type=Path, default=Path(os.environ.get("CCM_LOCOMO_DEV", _shared("data", "locomo-dev")))
+    )
     parser.add_argument("--misses", type=int, default=0, metavar="N", help="print N questions missed at 3")
     parser.add_argument("--keep", type=Path, help="directory to write the sessions into and keep")
     parser.add_argument("--no-cv", action="store_true", help="skip the cross-validation (minutes)")
+    parser.add_argument("--turns-only", action="store_true", help="only recall's precision on the labelled turns")
     parser.add_argument(
         "--captions", action="store_true", help="load the captions of shared photos too (LoCoMo's own rendering)"
     )
     args = parser.parse_args(argv)
 
     data_file = args.data / DATA_FILE if args.data.is_dir() else args.data
+    report_turns(data_file if data_file.is_file() else None)
+    if args.turns_only:
+        return 0
     if not data_file.is_file():
         print(f"bench_recall: skipped, no LoCoMo development split at {data_file} (use --data or $CCM_LOCOMO_DEV)")
         return 0

@@ -11,7 +11,9 @@ also be *sustained*: turns linked by content words or follow-ups, :func:`ccm_tui
 A conversation counts as proposed when any of its prefixes gets a proposal. Precision: proposed
 topics over all proposed conversations; recall: proposed topics over all topics. Switches are
 replayed after a topic conversation (another topic, or small talk, follows it in the effort).
-The held-out set was written after the rule and is reported apart.
+The held-out set was written after the rule and is reported apart. Names (issue 38): how many of
+the proposed names hold a filler word ("sourdough-bake-long"), without and with the filler rule of
+:func:`ccm_tui.core.text.topics.name_segments` (an identifier's parts, "created-at", count too).
 
 Usage::
 
@@ -29,7 +31,9 @@ sys.path.insert(0, str(ROOT))
 
 from ccm_tui.core.efforts import proposals as effort_assist  # noqa: E402
 from ccm_tui.core.efforts.proposals import Exchange, Proposal  # noqa: E402
-from ccm_tui.core.text.topics import last_turn_fits  # noqa: E402
+from ccm_tui.core.text import topics as topic_module  # noqa: E402
+from ccm_tui.core.text.topics import NAME_FILLER_WORDS, last_turn_fits  # noqa: E402
+from ccm_tui.core.text.words import COMMON_WORDS  # noqa: E402
 from tests.helpers.labelled_chats import (  # noqa: E402
     HELD_OUT_SMALL_TALK,
     HELD_OUT_TOPICS,
@@ -79,6 +83,19 @@ def scores(propose: Propose, small: dict[str, Chat], topics: dict[str, Chat], le
     )
 
 
+FILLER = set(COMMON_WORDS) | set(NAME_FILLER_WORDS.split())
+
+
+def filler_names(small: dict[str, Chat], topics: dict[str, Chat]) -> str:
+    """The names of the topics' last proposals that hold a filler word ("sourdough-bake-long")."""
+    names = []
+    for chat in (*small.values(), *topics.values()):
+        found = [p for n in range(1, len(chat) + 1) if (p := effort_assist.propose_open(exchanges(chat[:n])))]
+        names += [found[-1].name] if found else []
+    bad = [name for name in names if FILLER & set(name.split("-"))]
+    return f"{len(bad)} of {len(names)} names hold a filler word {bad[:3]}"
+
+
 def main() -> int:
     topic_chats = list(TOPICS.values())
 
@@ -97,6 +114,13 @@ def main() -> int:
         print(f"  open,   now:    {scores(effort_assist.propose_open, small, topics, nothing)}")
         print(f"  switch, before: {scores(switch_before, small, topics, another_topic)}")
         print(f"  switch, now:    {scores(switch_after, small, topics, another_topic)}")
+        plain = topic_module._name_filler
+        topic_module._name_filler = frozenset  # type: ignore[assignment]  # names before issue 38: no filler rule
+        try:
+            print(f"  names,  before: {filler_names(small, topics)}")
+        finally:
+            topic_module._name_filler = plain  # type: ignore[method-assign]
+        print(f"  names,  now:    {filler_names(small, topics)}")
     return 0
 
 

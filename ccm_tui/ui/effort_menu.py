@@ -193,18 +193,18 @@ class EffortActions:
     def export(self, effort_id: str) -> None:
         def chosen(target: str | None) -> None:
             if target:
-                self.app.run_worker(self._export(effort_id, Path(target)), group="export", exit_on_error=False)
+                self.app.run_worker(self._export(effort_id, target), group="export", exit_on_error=False)
 
         self.app.push_screen(
             PromptDialog(
                 f"Export {effort_id} to Markdown",
                 value=str(Path.cwd() / f"{effort_id}.md"),
-                help="A file path, or a directory (the file is then <id>.md).",
+                help="A file path, or a directory (the file is then <id>.md); a path ending in / is a directory.",
             ),
             chosen,
         )
 
-    async def _export(self, effort_id: str, target: Path) -> None:
+    async def _export(self, effort_id: str, target: str) -> None:
         try:
             path = await self.link.controller.export_effort(effort_id, target)
         except (OSError, KeyError, RuntimeError) as exc:
@@ -218,18 +218,18 @@ class EffortActions:
 
         def chosen(target: str | None) -> None:
             if target:
-                self.app.run_worker(self._export_all(Path(target)), group="export", exit_on_error=False)
+                self.app.run_worker(self._export_all(target), group="export", exit_on_error=False)
 
         self.app.push_screen(
             PromptDialog(
                 "Export the whole conversation to Markdown",
                 value=str(Path.cwd() / f"{name}.md"),
-                help=f"A file path, or a directory (the file is then {name}.md).",
+                help=f"A file path, or a directory (the file is then {name}.md); a path ending in / is a directory.",
             ),
             chosen,
         )
 
-    async def _export_all(self, target: Path) -> None:
+    async def _export_all(self, target: str) -> None:
         try:
             path = await self.link.controller.export_conversation(target)
         except (OSError, KeyError, RuntimeError) as exc:

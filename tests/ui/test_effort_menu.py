@@ -31,6 +31,29 @@ async def test_the_whole_conversation_exports_to_markdown_in_the_order_it_was_sa
     assert text.count("### You") == 7
 
 
+async def test_exporting_to_a_path_ending_in_a_slash_creates_that_directory(tmp_path):
+    """Issue 38: ``out/`` that did not exist became a file named ``out``; it is a directory to create."""
+    from textual.widgets import Input
+
+    from ccm_tui.ui.palette import app_commands
+    from ccm_tui.ui.screens.question import PromptDialog
+
+    await build(tmp_path / "s", 2)
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        {name: run for name, run, _ in app_commands(screen)}["Export the conversation…"]()
+        dialog = await wait_until(
+            pilot,
+            lambda: isinstance(pilot.app.screen, PromptDialog) and pilot.app.screen.query(Input) and pilot.app.screen,
+        )
+        dialog.query_one(Input).value = str(tmp_path / "out") + "/"
+        await pilot.press("enter")
+        written = tmp_path / "out" / "s.md"
+        await wait_until(pilot, written.is_file, what="the export in the new directory")
+    assert (tmp_path / "out").is_dir()
+    assert "### You" in written.read_text(encoding="utf-8")
+
+
 async def test_conclude_from_a_key_asks_first(tmp_path):
     await build(tmp_path / "s", 2)
     async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:

@@ -29,7 +29,8 @@ from .states import Action, ActionRefused
 from .summaries import offline_summary, summarize_messages
 from .working_context import effort_context_tokens
 
-Topic = tuple[str, int, int]  # a topic's lines in an effort's log: (effort id, first line, last line)
+Topic = tuple[str, int, int]  # a topic's lines in a log: (effort id or "ambient", first line, last line)
+AMBIENT = "ambient"
 MAX_OPENED_PER_TURN = 8  # efforts the model may open in one turn (1,000 would fill the budget)
 NAMED_OPEN = 5  # open efforts a refusal names (then "and N more")
 
@@ -139,6 +140,20 @@ def _topic_lines(session: Session, topic: Topic) -> list[dict[str, Any]]:
     return lifecycle.chat_copies(r for n, r in records if n not in gone)
 
 
+def _ambient_topic(ctx: ActionContext, topic: Topic) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The ambient chat of a topic proposed from it (lines ``topic[1]``.. through what was said after
+    the offer), as the new effort's first messages, and its source: folded from the ambient chat, so
+    those lines leave the ambient context (found in the effort, not twice). Lines folded already (a
+    second yes to one offer) are not taken again."""
+    session = ctx.session
+    first, last = max(topic[1], session.efforts.folded_upto() + 1), max(topic[2], session.state.ambient_lines)
+    if first > last:
+        return [], {}
+    gone = withdrawn_lines(session, AMBIENT, first, last)
+    carried = lifecycle.chat_copies(r for n, r in file_records(session.raw_path, first, last) if n not in gone)
+    return carried, ({"folded_from": AMBIENT, "lines": [first, last]} if carried else {})
+
+
 def open_effort(
     ctx: ActionContext, name: str, topic: Topic | None = None, *, reuse: bool | None = None
 ) -> dict[str, Any]:
@@ -158,16 +173,21 @@ def open_effort(
             "work in the ones you opened, or open more in a later turn"
         )
     carried: list[dict[str, Any]] = []
+    source: dict[str, Any] = {}
     moved_from = ctx.session.efforts.get(topic[0]) if topic is not None else None
-    if topic is not None and moved_from is not None and moved_from.is_concluded:  # (its conclusion may have failed)
+    if topic is not None and topic[0] == AMBIENT:
+        carried, source = _ambient_topic(ctx, topic)
+    elif topic is not None and moved_from is not None and moved_from.is_concluded:  # (its conclusion may have failed)
         topic = (topic[0], topic[1], max(topic[2], moved_from.messages))  # and through what came after the offer
         carried = _topic_lines(ctx.session, topic)
+        source = {"moved_from": topic[0], "lines": list(topic[1:])}
     effort = lifecycle.open_effort(ctx.session, name, turn=ctx.turn)
     ctx.route = effort.id
     ctx.banner(f"Opened effort: {effort.id}")
     if carried and topic is not None:
-        lifecycle.carry_over(ctx.session, effort, carried, {"moved_from": topic[0], "lines": list(topic[1:])})
-        ctx.banner(f"{len(carried)} messages on this topic moved from {topic[0]} to {effort.id}")
+        lifecycle.carry_over(ctx.session, effort, carried, source)
+        where = "the ambient chat" if topic[0] == AMBIENT else topic[0]
+        ctx.banner(f"{len(carried)} messages on this topic moved from {where} to {effort.id}")
     ctx.changed(effort.id, "opened")
     return {"status": "opened", "effort_id": effort.id, "active": True}
 

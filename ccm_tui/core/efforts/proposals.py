@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..text.topics import EffortSpan, TurnText, last_turn_fits, sustained, topics_of
+from ..text.topics import EffortSpan, TurnText, goes_on, holds_topic, last_turn_fits, sustained, topics_of
 
 MANAGED_WINDOW = 8  # turns: a model that called an effort tool within them manages efforts itself
 MIN_TOPIC = 3  # exchanges on one topic before an effort is proposed for it
@@ -51,7 +51,8 @@ class Proposal:
     kind: str  # "open", "switch" (conclude the active effort, open one for the new topic) or "fold"
     name: str  # the new effort's name
     conclude: str | None = None  # switch: the effort to conclude
-    # fold: the ambient lines it takes; switch: the new topic's lines in the log of the effort concluded
+    # fold: the ambient lines it takes; open: the ambient lines of the topic (the new effort starts with
+    # them); switch: the new topic's lines in the log of the effort concluded
     lines: tuple[int, int] | None = None
 
     @property
@@ -91,7 +92,9 @@ def propose_open(recent_ambient: Sequence[Exchange]) -> Proposal | None:
     if not spans or spans[-1].turns < MIN_TOPIC or not last_turn_fits([x.text() for x in recent], spans[-1]):
         return None
     topic = recent[spans[-1].first_turn - 1 : spans[-1].last_turn]
-    return Proposal("open", spans[-1].id) if sustained([x.text() for x in topic], MIN_TOPIC) else None
+    if not sustained([x.text() for x in topic], MIN_TOPIC):
+        return None
+    return Proposal("open", spans[-1].id, lines=(topic[0].first_line, topic[-1].last_line))
 
 
 def propose_switch(active_id: str, active_tail: Sequence[Exchange]) -> Proposal | None:
@@ -103,6 +106,8 @@ def propose_switch(active_id: str, active_tail: Sequence[Exchange]) -> Proposal 
     taken = tail[spans[-1].first_turn - 1 : spans[-1].last_turn]
     if not sustained([x.text() for x in taken], MIN_TOPIC):
         return None
+    if goes_on([x.text() for x in tail[: spans[-1].first_turn - 1]], [x.text() for x in taken]):
+        return None  # the same topic's next part (the segmenter cut "sourdough starter" from "sourdough bake")
     return Proposal("switch", spans[-1].id, conclude=active_id, lines=(taken[0].first_line, taken[-1].last_line))
 
 
@@ -119,8 +124,8 @@ def propose_folds(unfolded: Sequence[Exchange], window_starts: int) -> list[Prop
         if taken[-1].last_line >= window_starts:
             break
         first = taken[0].first_line if start is None else start
-        if len(taken) < FOLD_MIN:  # too short to be an effort: it goes with the topic after it
-            start = first
+        if len(taken) < FOLD_MIN or not holds_topic([x.text() for x in taken], FOLD_MIN):
+            start = first  # too short, or small talk: not an effort of its own; it goes with the topic after it
             continue
         if i + 1 < len(spans) and spans[i + 1].turns < FOLD_MIN and not _settles(spans[i + 1 :]):
             break

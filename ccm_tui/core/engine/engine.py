@@ -506,13 +506,13 @@ class Engine:
         """
         return self._reader.read_lines(log, first, last, strict=False)
 
-    def export_effort(self, effort_id: str, target: Path) -> Path:
+    def export_effort(self, effort_id: str, target: str | Path) -> Path:
         effort = self.effort(effort_id)
         if effort is None:
             raise EffortNotFound(f"there is no effort '{effort_id}'")
         return export_effort(effort, self._session.effort_path(effort_id), target)
 
-    def export_conversation(self, target: Path) -> Path:
+    def export_conversation(self, target: str | Path) -> Path:
         """The whole conversation (ambient chat and every effort's log, in order) as Markdown."""
         session = self._session
         logs = sorted(session.effort_path(e.id) for e in self.full_status().efforts)

@@ -1,6 +1,7 @@
 """What is known about a model without importing litellm: its input window and whether it can
 use tools (from litellm's bundled model map, read as plain JSON), plus what this machine learned
-(models whose server refused tools), kept in a small JSON file in the data directory."""
+(models whose server refused tools, the window a server's context-length error stated), kept in a
+small JSON file in the data directory."""
 
 from __future__ import annotations
 
@@ -112,6 +113,31 @@ def remember_without_tools(model: str, reason: str, *, source: str = "server", a
     where = redact(api_base) if api_base else api_base  # never a URL's password or key on disk
     no_tools[model] = {"since": now_iso(), "reason": redact(reason[:300]), "from": source, "api_base": where}
     data["no_tools"] = no_tools
+    try:
+        atomic_write_text(model_facts_file(), json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    except OSError:
+        pass
+
+
+def learned_window(model: str | None, api_base: str | None = None) -> int | None:
+    """The window this model's server (``api_base``) stated in a context-length error on this machine."""
+    windows = _read_learned().get("windows")
+    entry = windows.get(model) if isinstance(windows, dict) and model else None
+    if not isinstance(entry, dict) or entry.get("api_base") != (redact(api_base) if api_base else api_base):
+        return None
+    window = entry.get("window")
+    return window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else None
+
+
+def remember_window(model: str, window: int, api_base: str | None = None) -> None:
+    """Record the window a context-length error stated, so the next run's budget starts under it.
+    Best effort, as :func:`remember_without_tools`."""
+    data = _read_learned()
+    windows = data.get("windows")
+    if not isinstance(windows, dict):
+        windows = {}
+    windows[model] = {"since": now_iso(), "window": window, "api_base": redact(api_base) if api_base else api_base}
+    data["windows"] = windows
     try:
         atomic_write_text(model_facts_file(), json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     except OSError:

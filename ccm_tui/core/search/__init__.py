@@ -16,13 +16,16 @@ from __future__ import annotations
 from ._database import IN_MEMORY, SearchIndexBusy, SearchIndexError
 from ._index import EffortIndex
 from ._query import query_terms
-from ._rare_words import RecallHit
+from ._rare_words import BEFORE as RECALL_BEFORE
+from ._rare_words import Evidence, RecallHit
 from ._results import Marked, SearchHit, Span, without_folded
 from ._scoring import Weights
 
 __all__ = [
     "IN_MEMORY",
+    "RECALL_BEFORE",
     "EffortIndex",
+    "Evidence",
     "Marked",
     "RecallHit",
     "SearchHit",

@@ -12,7 +12,7 @@ from ._ambient import AmbientLog
 from ._database import IndexDatabase, SearchIndexError
 from ._ingest import Ingest
 from ._ranking import Ranking
-from ._rare_words import MAX_HITS, RareWordRecall, RecallHit
+from ._rare_words import EVIDENCE, MAX_HITS, Evidence, RareWordRecall, RecallHit
 from ._results import Results, SearchHit
 from ._scoring import Weights
 
@@ -164,11 +164,16 @@ class EffortIndex:
         return self._ranking.search(query, limit, status, weights=weights)
 
     def recall(
-        self, message: str, *, skip: Callable[[str, str, int], bool] | None = None, limit: int = MAX_HITS
+        self,
+        message: str,
+        *,
+        skip: Callable[[str, str, int], bool] | None = None,
+        limit: int = MAX_HITS,
+        evidence: Evidence = EVIDENCE,
     ) -> list[RecallHit]:
         """The strongest passages for ``message`` among the logged lines ``skip(source, log, line)``
         does not leave out; none when nothing answers it strongly enough (:meth:`.RareWordRecall.recall`)."""
-        return self._recall.recall(message, skip=skip, limit=limit)
+        return self._recall.recall(message, skip=skip, limit=limit, evidence=evidence)
 
     def withdrawn_lines(self, log: str, first: int, last: int) -> set[int]:
         """The lines of ``first..last`` (1-based) of ``log`` ("ambient" or an effort id) that a

@@ -16,11 +16,24 @@ every word is rare, and they would recall lines that do not answer; nor are the 
 the conversation (:mod:`~ccm_tui.core.text.words`: "ok, that's done, conclude it" recalled
 another effort's last lines). Each hit carries the words it was found by (``terms``: the inspector shows them). Lines the
 request holds word for word are left out by the caller's ``skip`` rule.
+
+A recall costs tokens and attention, so it needs evidence that earns them (issue 38: 7 of 22 recalls
+in a day were found by ``www``, ``plan``, ``type``, ``path``, ``check``, ``main``, ``command``). Each
+word of the message weighs (:func:`word_weights`): a word any chat about code or plans uses
+(:data:`GENERIC_WORDS`), a part of a URL or of a code identifier (``main`` of ``main.py``) weighs half;
+the scheme and host boilerplate of a URL (``www``, ``com``) nothing. A line is recalled when the words
+it holds weigh :attr:`Evidence.words` (two words, one of them plain), or for one word alone when that
+word is a code or a number in very few lines, or a plain word in one line only of a long session. In a long line (an agent's dump) the words must
+stand together (:func:`clustered`). A log
+the caller's ``skip`` says comes from an imported agent session (``words_needed``) needs more
+(:attr:`Evidence.imported`: three words).
+:data:`BEFORE` is the rule as it was, for the benchmark (``benchmarks/bench_recall.py``).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,6 +52,98 @@ USER_RARE_DOCS = 12  # one word in this few lines, in a line the user wrote, is 
 MAX_TERMS = 10  # the message's longest words are tried, at most this many
 MAX_HITS = 2  # passages recalled at most
 NEAR_BEST = 0.8  # a second passage scores at least this share of the first
+CLUSTER_CHARS = 400  # the words that recall a long line stand within this many characters of each other
+MAX_PLACES = 20  # places of each word looked at in a long line
+MAX_TRIED = 12  # candidate lines looked at for a passage, best first
+
+
+# Words any chat about code, plans or tools uses: rare in one session's lines, yet no evidence that a
+# line answers the message (issue 38's false recalls, and their kin).
+GENERIC_WORDS = frozenset(
+    """
+    plan plans planning type types typed path paths check checks checked main command commands file files
+    folder folders directory dir script scripts test tests testing error errors bug bugs fix fixes build
+    builds run runs config configs setting settings option options value values list lists item items
+    name names number numbers version versions update updates install installed package packages app apps
+    page pages link links site website url web online data info information detail details note notes
+    text message messages code function functions method class default example examples sample output
+    input result results format step steps start started end stop issue issues problem problems question
+    answer idea ideas thing stuff point part parts case cases line lines word words list task tasks todo
+    project projects work job jobs change changes new old current next last first second user users
+    week weeks weekend month months year years hour hours minute minutes morning evening night tonight
+    server client api key keys tool tools system systems window windows screen button click open close
+    doc docs document documents help guide tip tips support review summary report
+    """.split()
+)
+URL_NOISE = frozenset("http https www com org net html htm php asp aspx io co uk de index".split())
+GENERIC_WEIGHT = 0.5
+PART_WEIGHT = 0.5  # a part of a URL or of a code identifier
+_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)+/\S*", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"[\w$]+(?:(?:\.|::|/|->)[\w$]+)+|\w*[a-z][A-Z]\w*|\w+_\w+")
+_SPECIFIC = re.compile(r"\d")  # a word holding a digit names one thing (a code, a room, a date)
+UNIQUE_DOCS = 1  # a plain word in this few lines is evidence alone ("museum": the one line about it) …
+UNIQUE_MIN_LINES = 200  # … in a session of this many lines (in a short one every word is in one line)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a line must hold to be recalled: weighted words (see the module doc)."""
+
+    words: float = 1.5  # weight of the message's words a line holds: two words, one of them plain
+    imported: float = 2.5  # ... in the log of an imported agent session: three words
+    single_word: bool = True  # one specific, very rare word alone (a code, a name)
+    weighted: bool = True  # False: every word weighs 1 (the rule before issue 38)
+
+
+EVIDENCE = Evidence()
+BEFORE = Evidence(words=2.0, imported=2.0, single_word=True, weighted=False)
+
+
+def word_weights(message: str) -> dict[str, float]:
+    """What each word of ``message`` is worth as evidence: 1, or half for a generic word or a part of
+    a URL or a code identifier, 0 for a URL's boilerplate (``www``, ``https``, ``com``)."""
+    weights: dict[str, float] = {}
+
+    def lower(words: list[str], weight: float) -> None:
+        for word in words:
+            weights[word] = min(weights.get(word, 1.0), weight)
+
+    for url in _URL.findall(message):
+        parts = parse_query(url, stop_words=False)[0]
+        lower([w for w in parts if w in URL_NOISE], 0.0)
+        lower([w for w in parts if w not in URL_NOISE], PART_WEIGHT)
+    rest = _URL.sub(" ", message)
+    for identifier in _IDENTIFIER.findall(rest):
+        lower(parse_query(identifier, stop_words=False)[0] + [identifier.lower()], PART_WEIGHT)
+    lower([w for w in parse_query(message)[0] if w in GENERIC_WORDS], GENERIC_WEIGHT)
+    return weights
+
+
+def _specific(word: str, message: str) -> bool:
+    """A word that names one thing alone: a code or a number ("4729", "px-4410"). A name or a topic
+    word ("Japan", "identity") in two lines or more alone recalled lines that did not answer."""
+    return bool(_SPECIFIC.search(word))
+
+
+def clustered(text: str, worth: dict[str, float], need: float, width: int = CLUSTER_CHARS) -> bool:
+    """Whether words of ``worth`` (found by their stems, as the index matches them) weighing ``need``
+    stand within ``width`` characters of each other in ``text`` (lower-case): a short line always."""
+    if len(text) <= width:
+        return True
+    places: list[tuple[int, str]] = []
+    for word in worth:
+        stem, start = word[: max(4, len(word) - 2)], 0
+        for _ in range(MAX_PLACES):
+            if (found := text.find(stem, start)) < 0:
+                break
+            places.append((found, word))
+            start = found + len(stem)
+    places.sort()
+    for i, (at, _word) in enumerate(places):
+        near = {w for where, w in places[i:] if where - at <= width}
+        if sum(worth[w] for w in near) >= need:
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -72,12 +177,19 @@ class RareWordRecall:
 
     @recovering
     def recall(
-        self, message: str, *, skip: Callable[[str, str, int], bool] | None = None, limit: int = MAX_HITS
+        self,
+        message: str,
+        *,
+        skip: Callable[[str, str, int], bool] | None = None,
+        limit: int = MAX_HITS,
+        evidence: Evidence = EVIDENCE,
     ) -> list[RecallHit]:
         """The strongest passages for ``message`` (at most ``limit``, best first) among the logged lines
         ``skip(source, log, line)`` does not leave out (line 1-based); none when nothing answers it
-        strongly enough."""
-        words = candidate_words(message)
+        strongly enough (``evidence``; a ``skip`` with a ``words_needed(source, log)`` method says
+        which logs need more, see :class:`Evidence`)."""
+        weights = word_weights(message) if evidence.weighted else {}
+        words = [w for w in candidate_words(message) if weights.get(w, 1.0) > 0]
         if not words:
             return []
         # one statement: each word's first RARE_DOCS + 1 lines (a capped lookup: no word is counted in full)
@@ -87,14 +199,46 @@ class RareWordRecall:
         for i, rowid in self.db.conn.execute(sql, [phrase(w) for w in words]):
             found[i].add(rowid)
         rare = {words[i]: rows for i, rows in found.items() if len(rows) <= RARE_DOCS}
-        return self._best_passages(rare, skip, limit) if rare else []
+        if not rare:
+            return []
+        worth = {w: weights.get(w, 1.0) for w in rare}
+        unique = UNIQUE_DOCS if evidence.weighted and self._lines() >= UNIQUE_MIN_LINES else 0
+        single = {
+            w
+            for w in rare
+            if evidence.single_word and worth[w] >= 1.0 and (_specific(w, message) or len(rare[w]) <= unique)
+        }
+        needed = getattr(skip, "words_needed", None)
+
+        def strong(source: str, log: str, rowid: int, words: set[str], user: bool) -> float | None:
+            """The weight the words must reach together in one place of the line (0: no such need),
+            or None: not evidence enough."""
+            need = evidence.words if needed is None else max(evidence.words, needed(source, log, evidence))
+            if sum(worth[w] for w in words) >= need:
+                return need if evidence.weighted else 0.0
+            if len(words) > 1 or need > evidence.words or (evidence.weighted and not words <= single):
+                return None
+            return 0.0 if min(len(rare[w]) for w in words) <= (USER_RARE_DOCS if user else VERY_RARE_DOCS) else None
+
+        def close(rowid: int, words: set[str], need: float) -> bool:
+            return need <= 0 or clustered(self._content(rowid).lower(), {w: worth[w] for w in words}, need)
+
+        return self._best_passages(rare, skip, limit, strong, close, evidence.words if evidence.weighted else math.inf)
 
     def _best_passages(
-        self, rare: dict[str, set[int]], skip: Callable[[str, str, int], bool] | None, limit: int
+        self,
+        rare: dict[str, set[int]],
+        skip: Callable[[str, str, int], bool] | None,
+        limit: int,
+        strong: Callable[[str, str, int, set[str], bool], float | None],
+        close: Callable[[int, set[str], float], bool],
+        plain: float,
     ) -> list[RecallHit]:
         """The lines holding the most (and rarest) of the rare words — a line the user wrote weighs
-        more (facts are stated by the user; replies repeat words) — each with its neighbour. A second
-        passage only when it is a strong hit too and nearly as good (a tie is not broken by chance)."""
+        more (facts are stated by the user; replies repeat words), except in a log that needs more than
+        ``plain`` evidence (an imported agent session, where the user's lines are requests and the facts
+        are in the agent's) — each with its neighbour. A second passage only when it is a strong hit too
+        and nearly as good (a tie is not broken by chance)."""
         weight = {word: math.log(1 + RARE_DOCS / len(rows)) for word, rows in rare.items()}
         holding: dict[int, set[str]] = defaultdict(set)
         for word, rows in rare.items():
@@ -109,14 +253,18 @@ class RareWordRecall:
             if not log or taken_back(rowid) or (skip is not None and skip(source, log, (rowid & _LINE_MASK) + 1)):
                 continue
             user = roles.get(rowid) == "user"
-            if len(words) < 2 and min(len(rare[w]) for w in words) > (USER_RARE_DOCS if user else VERY_RARE_DOCS):
-                continue  # one word that many lines share: not a strong hit
-            scored.append((sum(weight[w] for w in words) * (USER_LINE_WEIGHT if user else 1.0), -rowid, user))
+            need = strong(source, log, rowid, words, user)
+            if need is None:
+                continue  # not evidence enough: one word many lines share, generic words, URL parts
+            score = sum(weight[w] for w in words) * (USER_LINE_WEIGHT if user and need <= plain else 1.0)
+            scored.append((score, -rowid, user, need))
         hits: list[RecallHit] = []
-        for score, negative, user in sorted(scored, reverse=True):
+        for tried, (score, negative, user, need) in enumerate(sorted(scored, reverse=True)):
             rowid = -negative
-            if len(hits) >= limit or (hits and score < NEAR_BEST * hits[0].score):
+            if len(hits) >= limit or (hits and score < NEAR_BEST * hits[0].score) or tried >= MAX_TRIED:
                 break
+            if not close(rowid, holding[rowid], need):
+                continue  # the words are scattered over a long line (an agent's dump): no passage answers
             num, line = rowid >> _LINE_BITS, rowid & _LINE_MASK
             first = line if user else max(0, line - 1)  # a user's line and the reply; a reply and its question
             if any(h.num == num and abs(h.first_index - first) < PASSAGE_LINES for h in hits):
@@ -160,6 +308,14 @@ class RareWordRecall:
         offset, lines = (int(found[0]), int(found[1])) if found else (0, 0)
         ranges = withdrawn_ranges(self.db.conn, [key])[key]
         return {n for a, b in ranges for n in range(max(a + 1, first), min(b + 1, last) + 1)}, offset, lines
+
+    def _lines(self) -> int:
+        """The logged lines the index holds (a sum over its documents' rows, not a count of lines)."""
+        return int(self.db.conn.execute("SELECT coalesce(sum(indexed_lines), 0) FROM efforts").fetchone()[0])
+
+    def _content(self, rowid: int) -> str:
+        found = self.db.conn.execute("SELECT content FROM msg_fts WHERE rowid = ?", (rowid,)).fetchone()
+        return str(found[0] or "") if found else ""
 
     def _roles(self, rowids: list[int]) -> dict[int, str]:
         marks = ",".join("?" * len(rowids))

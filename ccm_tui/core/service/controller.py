@@ -488,8 +488,9 @@ class SessionController:
         """Exactly what the next request would carry (with ``draft`` as the message)."""
         return await self._query(lambda engine: engine.inspect(draft))
 
-    async def export_effort(self, effort_id: str, target: Path) -> Path:
-        """An effort as Markdown, written to ``target`` (a directory: a file named for it there).
+    async def export_effort(self, effort_id: str, target: str | Path) -> Path:
+        """An effort as Markdown, written to ``target`` (a directory: a file named for it there; a path
+        as typed, so ``notes/`` is a directory to create).
 
         Raises:
             EffortNotFound: no effort has that id.
@@ -497,7 +498,7 @@ class SessionController:
         """
         return await self._query(lambda engine: engine.export_effort(effort_id, target))
 
-    async def export_conversation(self, target: Path) -> Path:
+    async def export_conversation(self, target: str | Path) -> Path:
         """The whole conversation, ambient chat and efforts in the order said, as one Markdown file.
 
         Raises:
@@ -602,9 +603,10 @@ class SessionController:
 
 
 def actions_for(proposal: Proposal) -> list[EffortAction]:
-    """What saying yes to a proposal does: open the topic's effort (concluding the one it replaces,
-    whose exchanges on the new topic the new effort starts with)."""
-    topic = (proposal.conclude, *proposal.lines) if proposal.conclude and proposal.lines else None
+    """What saying yes to a proposal does: open the topic's effort, which starts with the topic's
+    exchanges — those of the ambient chat it was proposed from, or those on the new topic in the effort
+    it replaces (concluded first)."""
+    topic = (proposal.conclude or "ambient", *proposal.lines) if proposal.lines else None
     actions = [EffortAction(Action.CONCLUDE, proposal.conclude, topic)] if proposal.conclude else []
     return [*actions, EffortAction(Action.OPEN, proposal.name.replace("-", " "), topic)]
 

@@ -491,11 +491,13 @@ class Session:
         return [message for _line, message in self.ambient_numbered()]
 
     def ambient_numbered(self) -> list[tuple[int, dict[str, Any]]]:
-        """The last ``ambient_window`` exchanges of the ambient log, each message with its file line."""
+        """The last ``ambient_window`` exchanges of the ambient log, each message with its file line;
+        none folded into an effort (a topic's effort opened on a proposal holds them)."""
         window = self.ambient_window
         if window <= 0:
             return []
-        messages = list(self._ambient)
+        folded = self.efforts.folded_upto() if self._ambient else 0
+        messages = [m for m in self._ambient if m[0] > folded]
         users = 0
         start = len(messages)
         for i in range(len(messages) - 1, -1, -1):

@@ -33,10 +33,11 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
-from .words import content_words, cosine, document_frequencies, idf, stem, strip_code, written_words
+from .words import COMMON_WORDS, content_words, cosine, document_frequencies, idf, stem, strip_code, written_words
 
 USER_WEIGHT = 3.0
 AGENT_WORD_LIMIT = 2_000  # content words of a reply that count (giant tool dumps would drown the user)
@@ -186,8 +187,27 @@ def surface_forms(turns: Sequence[TurnText]) -> dict[str, str]:
     return {term: counts.most_common(1)[0][0] for term, counts in seen.items()}
 
 
+# Words that ask about a topic without naming it ("how long", "how big", "what kind", "any tips"):
+# never a name's word while the segment has others (issue 38: "sourdough-bake-long").
+NAME_FILLER_WORDS = """
+    long short big small large huge tiny high low old young fast slow quick early late easy hard
+    kind kinds sort type types tip tips idea ideas advice option options way ways thing stuff
+    good bad best worst better worse nice ok okay fine pretty real actual exact exactly usual usually
+    need needs want wants know knows help helps tell explain show give make made get got find
+    should would could might must can will shall also still just even really much many more most
+    enough long-term question questions answer answers hello thanks please
+"""
+
+
+@cache
+def _name_filler() -> frozenset[str]:
+    return frozenset(stem(w) for w in (*COMMON_WORDS, *NAME_FILLER_WORDS.split())) | SMALL_TALK_WORDS
+
+
 def name_segments(turns: Sequence[TurnText], ranges: Sequence[tuple[int, int]]) -> list[str]:
-    """A slug per segment from its most distinctive words (the user's words first)."""
+    """A slug per segment from its most distinctive words (the user's words first); filler words
+    ("long" of "how long", small talk's words) only when the segment has no others."""
+    filler = _name_filler()
     docs = []
     for first, last in ranges:
         counts: dict[str, float] = {}
@@ -203,7 +223,7 @@ def name_segments(turns: Sequence[TurnText], ranges: Sequence[tuple[int, int]]) 
     names: list[str] = []
     taken: set[str] = set()
     for index, counts in enumerate(docs):
-        ranked = sorted(counts, key=lambda t: (-math.log1p(counts[t]) * weights[t], t))
+        ranked = sorted(counts, key=lambda t: (t in filler, -math.log1p(counts[t]) * weights[t], t))
         parts: list[str] = []
         for term in ranked:
             slug = _ascii_slug(surface.get(term, term))
@@ -317,6 +337,37 @@ def sustained(turns: Sequence[TurnText], min_turns: int) -> bool:
     n = len(turns)
     if n < min_turns:
         return False
+    users, heard, root = _linked(turns)
+    last = root(n - 1)
+    members = [i for i in range(n) if root(i) == last]
+    return len(members) >= min_turns and _linked_by_words(users, heard, members)
+
+
+def holds_topic(turns: Sequence[TurnText], min_turns: int) -> bool:
+    """Whether ``turns`` are mostly one topic: a group of them linked as :func:`sustained` links them,
+    at least ``min_turns`` long and at least half of them. A run of small talk (greetings, a unit
+    conversion, a joke — where two turns may share a word by chance) is not."""
+    users, heard, root = _linked(turns)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(turns)):
+        groups.setdefault(root(i), []).append(i)
+    need = max(min_turns, (len(turns) + 1) // 2)
+    return any(len(m) >= need and _linked_by_words(users, heard, m) for m in groups.values())
+
+
+def goes_on(before: Sequence[TurnText], after: Sequence[TurnText]) -> bool:
+    """Whether ``after`` goes on with the topic of ``before``: at least half its requests pick up words
+    of the requests before it ("sourdough starter" … "sourdough banneton": one topic, however the
+    segmenter cut it). A switch proposed there would cut one topic in two."""
+    said = set().union(*(_topic_words(t.user) for t in before)) if before else set()
+    picked = sum(1 for t in after if _topic_words(t.user) & said)
+    return bool(after) and 2 * picked >= len(after)
+
+
+def _linked(turns: Sequence[TurnText]) -> tuple[list[set[str]], list[set[str]], Callable[[int], int]]:
+    """Each turn's topic words, the words it heard (its request and the start of its reply), and the
+    root of its group of linked turns."""
+    n = len(turns)
     users = [_topic_words(t.user) for t in turns]
     heard = [users[i] | _topic_words(t.agent, LINK_AGENT_WORDS) for i, t in enumerate(turns)]
     group = list(range(n))
@@ -333,9 +384,7 @@ def sustained(turns: Sequence[TurnText], min_turns: int) -> bool:
                 group[root(i)] = root(j)
         if _follows_up(turns[i].user):
             group[root(i)] = root(i - 1)
-    last = root(n - 1)
-    members = [i for i in range(n) if root(i) == last]
-    return len(members) >= min_turns and _linked_by_words(users, heard, members)
+    return users, heard, root
 
 
 def _linked_by_words(users: list[set[str]], heard: list[set[str]], members: list[int]) -> bool:

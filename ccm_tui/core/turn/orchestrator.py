@@ -33,6 +33,8 @@ from ..efforts.operations import ActionContext, Topic, perform
 from ..efforts.salience import IdIndex
 from ..efforts.states import Action, ActionRefused
 from ..efforts.working_context import WorkingContext, assemble, message_cap
+from ..models.capabilities import remember_window
+from ..models.client_setup import budget_after_overflow, window_in_error
 from ..models.interface import ChatModel, Completion, ToolCall
 from ..models.provider_errors import LLMError, ProviderFailure
 from ..session.session import Session
@@ -294,13 +296,37 @@ class Orchestrator:
                 if piece:
                     emit(TextDelta(turn=turn, text=piece))
 
-            completion = await self.calls.call(wc.messages, tools, on_delta, turn, emit, record.ctx.banners)
+            try:
+                completion = await self.calls.call(wc.messages, tools, on_delta, turn, emit, record.ctx.banners)
+            except LLMError as exc:
+                if exc.kind != ProviderFailure.CONTEXT_WINDOW or not self._lower_budget(
+                    str(exc), wc.total, record, emit
+                ):
+                    raise
+                continue  # asked again, fitted to the window the provider stated
             if completion is None:  # the model refused the tools: the next request goes without them
                 tools = None
                 continue
             if holdback is not None:
                 self._take_text_tool_calls(completion, tools, holdback, round_no, turn, emit)
             return completion
+
+    def _lower_budget(self, error: str, sent: int, record: TurnRecord, emit: Emit) -> bool:
+        """The provider found the request larger than the model's window: the budget comes down to 75%
+        of the window it stated (else of what was sent), and the user is told in one line. False when
+        it is already that low (the failure stands)."""
+        lowered = budget_after_overflow(self.budget, sent, error)
+        if lowered is None:
+            return False
+        window = window_in_error(error)
+        if window and self.settings.model:
+            remember_window(self.settings.model, window, self.settings.api_base)  # the next run starts under it
+        said = f"{self.settings.model}'s window is {window:,} tokens" if window else "the request was too large"
+        note = f"Budget lowered from {self.budget:,} to {lowered:,} tokens: {said} (the provider said so)"
+        self.budget = self.session.state.budget = lowered
+        record.ctx.banners.append(note)
+        emit(Banner(turn=record.turn, text=note, kind="info"))
+        return True
 
     async def fit(
         self, in_turn, tools, ctx: ActionContext, emit: Emit, *, record: TurnRecord | None = None
@@ -351,14 +377,14 @@ class Orchestrator:
 
     def recall_preview(self, text: str) -> Recalled | None:
         """The recall ``text`` would get if it were sent now (the inspector, with a draft); a read."""
-        return self._recall(text) if text.strip() else None
+        return self._recall(text, remember=False) if text.strip() else None
 
-    def _recall(self, text: str) -> Recalled | None:
+    def _recall(self, text: str, *, remember: bool = True) -> Recalled | None:
         """The logged lines that answer this message, for this turn's requests (see :mod:`.recall`)."""
         if self.recall is None or self.settings.recall == "off":
             return None
         share = int(self.budget * self.settings.recall_share)
-        return recall_for(self.session, self.recall, text, share, self.message_cap)
+        return recall_for(self.session, self.recall, text, share, self.message_cap, remember=remember)
 
     def _take_text_tool_calls(
         self, completion: Completion, tools, holdback: CallHoldback, round_no: int, turn: int, emit: Emit

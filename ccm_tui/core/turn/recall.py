@@ -11,16 +11,23 @@ turn's requests, within ``recall_share`` of the budget. It is counted as its own
 12-14``). A request that would pass the budget with it is compacted to make room for it
 (the orchestrator's ``fit``; after a compaction the message is searched again, since
 lines may have just left the context); it is left out only when compaction cannot.
+
+A passage earns its tokens once: recalled for a message, it is not recalled for another one in the
+next :data:`COOLDOWN_TURNS` turns (the exchange that used it is in the context now), nor for more
+than :data:`MAX_REPEATS` messages of a session's run (issue 38: one capped paste was recalled 9
+times) — :class:`RecallMemory`, kept per open session, in memory. A line of an imported agent
+session needs stronger evidence than the user's own chat (:meth:`SkipRule.words_needed`).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
-from ..search import RecallHit
+from ..search import Evidence, RecallHit
 from ..session.numbered_lines import file_records
 from ..session.session import Session
 from ..session.withdrawn import window_lines, withdrawn_lines
@@ -32,6 +39,8 @@ SHOWN_ROLES = ("user", "assistant", "system")  # the roles of logged lines the w
 MAX_LINE = 1 << 40  # past any log's last line
 MIN_TOKENS = 120  # a recall smaller than this would cut its passage to nothing useful
 MAX_PLACES = 20  # places of each word found by that an excerpt of a long line is chosen among
+COOLDOWN_TURNS = 3  # turns after a recall in which its passage is not recalled for another message
+MAX_REPEATS = 3  # messages one passage is recalled for at most while the session is open
 HEADER = (
     "Recalled for this message (lines logged earlier that may answer it; they are not otherwise in your "
     "context — use them if they do, and say where they come from):"
@@ -81,13 +90,74 @@ def _label(hit: RecallHit) -> str:
     return f"{where} lines {first}-{last}" if last != first else f"{where} line {first}"
 
 
-def skip_rule(session: Session, message_cap: int | None = None) -> Skip:
+@dataclass
+class RecallMemory:
+    """The passages recalled lately: (log, first line, last line) → the turns and messages each was
+    recalled for. A preview (the inspector's draft) is not remembered."""
+
+    recalled: dict[tuple[str, int, int], list[tuple[int, str]]] = field(default_factory=dict)
+
+    def note(self, hits: tuple[RecallHit, ...], turn: int, message: str) -> None:
+        for hit in hits:
+            said = self.recalled.setdefault((_which(hit.source, hit.log), *hit.lines), [])
+            if (turn, message) not in said:
+                said.append((turn, message))
+
+    def spent(self, which: str, line: int, turn: int, message: str) -> bool:
+        """Whether ``line`` of log ``which`` was recalled lately for another message, or too often."""
+        for (log, first, last), said in self.recalled.items():
+            if log != which or not first <= line <= last:
+                continue
+            others = [(t, m) for t, m in said if m != message]
+            if len(others) >= MAX_REPEATS or any(0 <= turn - t <= COOLDOWN_TURNS for t, _ in others):
+                return True
+        return False
+
+
+_MEMORIES: WeakKeyDictionary[Session, RecallMemory] = WeakKeyDictionary()
+
+
+def memory_of(session: Session) -> RecallMemory:
+    """The recall memory of an open session (made on first use; it goes with the session object)."""
+    if session not in _MEMORIES:
+        _MEMORIES[session] = RecallMemory()
+    return _MEMORIES[session]
+
+
+def _which(source: str, log: str) -> str:
+    return "ambient" if source == "ambient" else log
+
+
+class SkipRule:
+    """What recall leaves out (see :func:`skip_rule`), and what a log needs as evidence."""
+
+    def __init__(self, skip: Skip, needed: Callable[[str, str, Evidence], float]) -> None:
+        self._skip, self._needed = skip, needed
+
+    def __call__(self, source: str, log: str, line: int) -> bool:
+        return self._skip(source, log, line)
+
+    def words_needed(self, source: str, log: str, evidence: Evidence) -> float:
+        """The weight of words a line of ``log`` must hold: more in an imported agent session."""
+        return self._needed(source, log, evidence)
+
+
+def is_imported(source: dict[str, Any] | None) -> bool:
+    """Whether an effort's ``source`` says it was imported from another agent's transcript (not folded
+    from the ambient chat, not carried over from another effort, not the notes effort)."""
+    return isinstance(source, dict) and "format" in source and "file" in source
+
+
+def skip_rule(
+    session: Session, message_cap: int | None = None, *, message: str = "", memory: RecallMemory | None = None
+) -> SkipRule:
     """What recall leaves out: the lines this request holds word for word — the logs of open and
     expanded efforts after their checkpoint, the ambient window — ambient lines folded into an effort
     (found there) and efforts the manifest no longer knows. Everything else said is recallable: a
     concluded effort, chat beyond the window, the checkpointed part of an open effort, a line the
     context cuts to ``message_cap``, a line the context does not show (a tool's)."""
     counter = session.counter
+    turn = session.state.turn
     window = session.ambient_messages()
     in_window = window_lines(session)  # raw.jsonl line → its message in the window
     folded_upto = session.efforts.folded_upto()
@@ -103,7 +173,9 @@ def skip_rule(session: Session, message_cap: int | None = None) -> Skip:
         return not message_cap or counter.within(str(message.get("content") or ""), message_cap)
 
     def skip(source: str, log: str, line: int) -> bool:
-        which = "ambient" if source == "ambient" else log
+        which = _which(source, log)
+        if memory is not None and memory.spent(which, line, turn, message):
+            return True  # recalled lately for another message (its exchange is in the context), or too often
         if which not in gone:
             gone[which] = withdrawn_lines(session, which, 1, MAX_LINE)
         if line in gone[which]:
@@ -123,7 +195,17 @@ def skip_rule(session: Session, message_cap: int | None = None) -> Skip:
         record = dict(file_records(session.effort_path(log), line, line)).get(line)
         return record is None or verbatim(record)  # (by its file line: the context shows it as logged)
 
-    return skip
+    imported: dict[str, bool] = {}
+
+    def needed(source: str, log: str, evidence: Evidence) -> float:
+        if source == "ambient":
+            return evidence.words
+        if log not in imported:
+            effort = session.efforts.get(log)
+            imported[log] = effort is not None and is_imported(effort.source)
+        return evidence.imported if imported[log] else evidence.words
+
+    return SkipRule(skip, needed)
 
 
 def excerpt(content: str, terms: tuple[str, ...], max_tokens: int, counter: TokenCounter) -> str:
@@ -190,14 +272,28 @@ def render(hits: tuple[RecallHit, ...], max_tokens: int, counter: TokenCounter) 
 
 
 def recall_for(
-    session: Session, find: Find, message: str, max_tokens: int, message_cap: int | None = None
+    session: Session,
+    find: Find,
+    message: str,
+    max_tokens: int,
+    message_cap: int | None = None,
+    *,
+    remember: bool = True,
 ) -> Recalled | None:
     """The recall for ``message``, or None (nothing strong enough, or no room for it). ``message_cap``:
-    the most tokens the context shows of one logged line (a longer one is cut there: recallable)."""
+    the most tokens the context shows of one logged line (a longer one is cut there: recallable).
+    ``remember``: the recall goes into the request (not a preview): its passages are spent for a while
+    (:class:`RecallMemory`)."""
     if max_tokens < MIN_TOKENS:
         return None
-    hits = tuple(hit for hit in find(message, skip_rule(session, message_cap)) if hit.messages)
+    memory = memory_of(session)
+    rule = skip_rule(session, message_cap, message=message, memory=memory)
+    hits = tuple(hit for hit in find(message, rule) if hit.messages)
     if not hits:
         return None
     text = render(hits, max_tokens, session.counter)
-    return Recalled(hits, text) if text else None
+    if not text:
+        return None
+    if remember:
+        memory.note(hits, session.state.turn, message)
+    return Recalled(hits, text)

@@ -3,6 +3,7 @@ every effort's log, in the order it was said)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -54,15 +55,28 @@ def _live_records(path: Path) -> list[dict[str, Any]]:
     return [record for _line, record in live(read_jsonl(path).numbered())]
 
 
-def export_effort(effort: EffortView, log_path: Path, target: Path) -> Path:
-    """Write ``<id>.md`` (``target`` may be a directory or a file path); returns the file."""
+def export_path(target: str | Path, file_name: str) -> Path:
+    """The file an export to ``target`` writes: ``target`` itself, or ``file_name`` inside it when it is
+    a directory — one that exists, or one written with a trailing separator (``notes/``: created, never
+    a file named ``notes``). Pass the path as typed: ``Path("notes/")`` has already lost its ``/``."""
+    typed = os.fspath(target)
+    path = Path(typed).expanduser()
+    if path.is_dir() or typed.endswith(("/", os.sep)) or (os.altsep and typed.endswith(os.altsep)):
+        path = path / file_name
+    return path
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def export_effort(effort: EffortView, log_path: Path, target: str | Path) -> Path:
+    """Write ``<id>.md`` (``target`` may be a directory — see :func:`export_path` — or a file path);
+    returns the file."""
     records = _live_records(log_path)
-    target = Path(target).expanduser()
-    if target.is_dir() or str(target).endswith(("/", "\\")):
-        target = target / f"{effort.id}.md"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(effort_markdown(effort, records), encoding="utf-8")
-    return target
+    return _write(export_path(target, f"{effort.id}.md"), effort_markdown(effort, records))
 
 
 def conversation_markdown(name: str, places: dict[str, list[dict[str, Any]]]) -> str:
@@ -90,14 +104,10 @@ def conversation_markdown(name: str, places: dict[str, list[dict[str, Any]]]) ->
     return "\n".join(lines).rstrip() + "\n"
 
 
-def export_conversation(name: str, raw_path: Path, effort_logs: list[Path], target: Path) -> Path:
-    """Write the whole conversation (``target``: a file, or a directory for ``<name>.md``)."""
+def export_conversation(name: str, raw_path: Path, effort_logs: list[Path], target: str | Path) -> Path:
+    """Write the whole conversation (``target``: a file, or a directory for ``<name>.md``, see
+    :func:`export_path`)."""
     places = {"ambient": _live_records(raw_path) if raw_path.is_file() else []}
     for log in effort_logs:
         places[log.stem] = _live_records(log)
-    target = Path(target).expanduser()
-    if target.is_dir() or str(target).endswith(("/", "\\")):
-        target = target / f"{name}.md"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(conversation_markdown(name, places), encoding="utf-8")
-    return target
+    return _write(export_path(target, f"{name}.md"), conversation_markdown(name, places))

@@ -147,3 +147,62 @@ def test_topics_are_still_proposed_and_switched_to():
 )
 def test_sustained_needs_turns_linked_by_content_words_or_follow_ups(turns, expected):
     assert sustained([TurnText(user, agent) for user, agent in turns], 3) is expected
+
+
+def chat_turns(chat: list[tuple[str, str]], first_line: int = 1) -> list[Exchange]:
+    return [Exchange(first_line + 2 * i, first_line + 2 * i + 1, u, a) for i, (u, a) in enumerate(chat)]
+
+
+def test_small_talk_that_left_the_window_is_never_folded_into_a_named_effort():
+    """Issue 38: a greeting, a unit conversion, a cat joke folded into a concluded effort with a name."""
+    small = [turn for chat in labelled_chats.SMALL_TALK.values() for turn in chat]
+    assert propose_folds(chat_turns(small), window_starts=10_000) == []
+
+
+def test_small_talk_before_a_topic_goes_with_it_and_the_topic_is_still_folded():
+    small = [turn for name in ("greetings", "conversions") for turn in labelled_chats.SMALL_TALK[name]]
+    topic = labelled_chats.TOPICS["sourdough"]
+    after = labelled_chats.TOPICS["python-bug"]
+    folds = propose_folds(chat_turns([*small, *topic, *after]), window_starts=10_000)
+    assert folds and folds[0].lines is not None and folds[0].lines[0] == 1  # (the greetings went with it)
+    assert not {"hello", "celsius", "ounces"} & set(folds[0].name.split("-"))
+
+
+def test_an_open_proposal_names_the_ambient_lines_of_its_topic_without_filler_words():
+    """Accepting it opens an effort that starts with those lines (not an empty one); "how long" gives
+    no "long" to its name (it was 'sourdough-bake-long')."""
+    said = [
+        "My sourdough starter smells like acetone, is it dead?",
+        "How long should I bake a sourdough loaf?",
+        "What temperature should the oven be for a sourdough bake?",
+        "How long should the dough proof before the bake?",
+    ]
+    proposal = propose_open(exchanges(["Hi there!", *said], first_line=1))
+    assert proposal is not None and proposal.kind == "open"
+    assert "long" not in proposal.name.split("-") and "sourdough" in proposal.name
+    assert proposal.lines is not None and proposal.lines[1] == 10 and proposal.lines[0] <= 3
+
+
+def test_the_same_topics_next_part_is_no_switch():
+    """The effort now starts with the topic's first exchanges: TextTiling may cut "sourdough starter"
+    from "sourdough bake"; every request says sourdough — one topic, no switch."""
+    assert propose_switch("sourdough", exchanges(TOPIC_SOURDOUGH)) is None
+    assert propose_switch("sourdough", exchanges([*TOPIC_SOURDOUGH, *TAXES])) is not None
+
+
+TOPIC_SOURDOUGH = [
+    "My sourdough starter smells like acetone",
+    "How often should I feed the sourdough starter?",
+    "What flour is best for a sourdough starter, rye?",
+    "The sourdough loaf came out flat, why?",
+    "Sourdough bulk fermentation time at 22 degrees?",
+    "Should I use a banneton for sourdough?",
+    "How long to bake sourdough in a dutch oven?",
+    "Sourdough crumb is gummy inside",
+]
+TAXES = [
+    "I need to file my tax return, self-employed",
+    "Which tax deductions apply to a home office?",
+    "Tax deadline for freelancers this year?",
+    "Can I deduct my laptop on the tax return?",
+]
