@@ -37,8 +37,15 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--agent", metavar="A", help="with --all-sessions: only sessions captured from agent A")
     p.add_argument("--project", metavar="P", help="with --all-sessions: only captured sessions of project P")
-    p.add_argument("--since", metavar="DATE", type=iso_date, help="with --all-sessions: captured sessions started on or after DATE")
-    p.add_argument("--until", metavar="DATE", type=iso_date, help="with --all-sessions: captured sessions started on or before DATE")
+    p.add_argument(
+        "--since", metavar="DATE", type=iso_date, help="with --all-sessions: captured sessions started on or after DATE"
+    )
+    p.add_argument(
+        "--until",
+        metavar="DATE",
+        type=iso_date,
+        help="with --all-sessions: captured sessions started on or before DATE",
+    )
     p.add_argument("query", help="what to look for")
 
 

@@ -28,6 +28,7 @@ from .common import EXIT_OK, debug_option
 STATUS_FILE = "watch-status.json"
 PROBLEMS_KEPT = 200
 DEBOUNCE_MS = 200
+RUST_TIMEOUT_MS = 1000  # the watcher wakes this often when nothing changes (a check of the stop event)
 
 
 def add_parser(sub: Any) -> None:
@@ -132,12 +133,21 @@ def follow(capturer: Any, stores: list[Store], report: Report, stop: threading.E
 
     from ..restore.discovery import TRANSCRIPT_SUFFIXES, is_opencode_storage_detail
 
-    report.say(f"following {len(stores)} folder(s); Ctrl+C ends")
     skip = str(config.data_home())
     paths = [str(s.path) for s in stores]
+    live = False
     for changes in watchfiles.watch(
-        *paths, stop_event=stop, debounce=DEBOUNCE_MS, step=50, raise_interrupt=False, recursive=True
-    ):
+        *paths, stop_event=stop, debounce=DEBOUNCE_MS, step=50, raise_interrupt=False, recursive=True,
+        yield_on_timeout=True, rust_timeout=RUST_TIMEOUT_MS,
+    ):  # fmt: skip
+        if not live:  # the watcher is live: what changed since the backfill walked is caught up once
+            live = True
+            report.start(0, 0, follow=True)
+            capturer.capture(_walk(stores, report), report.result)
+            report.say(f"following {len(stores)} folder(s); Ctrl+C ends")
+            report.batch_done()
+        if not changes:
+            continue
         changed: dict[Path, None] = {}
         for change, name in changes:
             path = Path(name)
@@ -179,6 +189,7 @@ class Report:
         self.counts: Counter[str] = Counter()
         self.turns = 0
         self.problems: list[str] = []
+        self.said: set[str] = set()
         self.started = time.time()
         self.total_files = 0
         self.total_bytes = 0
@@ -210,6 +221,9 @@ class Report:
         self._draw()
 
     def problem(self, line: str) -> None:
+        if line in self.said:  # the same file, the same problem: said once
+            return
+        self.said.add(line)
         self.problems = (self.problems + [line])[-PROBLEMS_KEPT:]
         self._clear()
         print(line, flush=True)

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from .efforts.names import name_key
     from .efforts.proposals import Proposal
     from .efforts.states import Action, EffortState
-    from .engine.engine import ContextInspection
     from .engine.all_sessions import AllSessionsAnswer, CaptureFilter, SessionHit, search_all_sessions
+    from .engine.engine import ContextInspection
     from .engine.opening import OpenOptions, load_model_library, search_session
     from .engine.reader import EffortEntry, SearchAnswer, SessionReader
     from .engine.repair import RepairNotNeeded, RepairReport, rebuild_manifest
@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from .session.sessions_folder import (
         SessionCatalogError,
         SessionInfo,
+        capture_of,
         check_name,
         check_rename,
         create_session,
@@ -75,7 +76,6 @@ if TYPE_CHECKING:
         same_session,
         session_paths,
         shown_size,
-        capture_of,
     )
     from .session.snapshots import SessionTooNew
     from .storage.durable import StoreError, disk_full

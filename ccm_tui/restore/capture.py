@@ -307,7 +307,7 @@ class Capturer:
         turns = [(self._safe(t.user), self._safe(_reply(t.agent_responses))) for t in parsed.turns]
         known = self.by_key.get(who.key)
         records = engine.captured_records(known.effort_id) if known is not None else None
-        if records is None:  # never captured, or forgotten since
+        if records is None or known is None:  # never captured, or forgotten since
             if who.key in forgotten and not self.options.recapture:
                 return FileResult(item.path, Outcome.FORGOTTEN, size=size, key=who.key, note="forgotten; not captured")
             now = now_iso()
