@@ -204,3 +204,12 @@ def test_an_answer_still_being_written_is_completed_not_logged_twice() -> None:
     assert not rewritten
     assert records[0] == {"role": "assistant", "content": ", then the rest", "ts": "ts", "turn": 1, "continued": True}
     assert [r["content"] for r in records[1:]] == ["q2", "a2"]
+
+
+def test_a_file_over_the_transcript_limit_is_said_not_read(tmp_path: Path, agent_file: Path) -> None:
+    from ccm_tui.restore.parse import MAX_TRANSCRIPT_BYTES
+
+    with agent_file.open("wb") as handle:
+        handle.truncate(MAX_TRANSCRIPT_BYTES + 1)  # sparse: its size only
+    [result] = capturer(tmp_path).capture([agent_file])
+    assert result.outcome is Outcome.FAILED and "over the 64 MiB a transcript may have" in result.line()
