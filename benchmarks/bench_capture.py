@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ccm_tui.config import Settings  # noqa: E402
-from ccm_tui.restore.capture import Capturer, CaptureOptions  # noqa: E402
+from ccm_tui.restore.capture import CaptureOptions, Capturer  # noqa: E402
 from ccm_tui.restore.parse import parse_transcript  # noqa: E402
 from ccm_tui.restore.stores import candidate_files  # noqa: E402
 from ccm_tui.restore.turns import TranscriptError  # noqa: E402
