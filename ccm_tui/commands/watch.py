@@ -28,6 +28,7 @@ from .common import EXIT_OK, debug_option
 STATUS_FILE = "watch-status.json"
 PROBLEMS_KEPT = 200
 DEBOUNCE_MS = 200
+SUMMARY_EVERY = 600.0  # seconds between rounds of model summaries (each within the budget)
 RUST_TIMEOUT_MS = 1000  # the watcher wakes this often when nothing changes (a check of the stop event)
 
 
@@ -58,12 +59,14 @@ def run(args: argparse.Namespace) -> int:
     capturer.load()
     stop = threading.Event()
     previous = _on_sigterm(stop)
+    summaries = Summaries(sessions_root, settings, report)
     try:
         backfill(capturer, stores, report, stop)
+        summaries.maybe()
         if args.once or stop.is_set():
             report.done("backfill")
             return EXIT_OK
-        follow(capturer, stores, report, stop)
+        follow(capturer, stores, report, stop, summaries)
     except KeyboardInterrupt:
         pass
     finally:
@@ -127,7 +130,33 @@ def backfill(capturer: Any, stores: list[Store], report: Report, stop: threading
     capturer.capture(chosen(), report.result)
 
 
-def follow(capturer: Any, stores: list[Store], report: Report, stop: threading.Event) -> None:
+class Summaries:
+    """Model summaries of the captures, within the budget of the settings (see
+    :mod:`ccm_tui.restore.capture_summaries`): after the backfill, then every :data:`SUMMARY_EVERY` s."""
+
+    def __init__(self, sessions_root: Path, settings: config.Settings, report: Report) -> None:
+        self.sessions_root, self.settings, self.report = sessions_root, settings, report
+        self.last = 0.0
+        self.on = bool(settings.effective_summary_model) and (
+            settings.capture_summary_calls_per_hour > 0 or settings.capture_summary_calls_per_day > 0
+        )
+
+    def maybe(self) -> None:
+        if not self.on or time.monotonic() - self.last < SUMMARY_EVERY and self.last:
+            return
+        from ..errors import CcmError
+        from ..restore.capture_summaries import LEDGER, summarize_captures
+
+        self.last = time.monotonic()
+        try:
+            summarize_captures(self.sessions_root, self.settings, config.data_home() / LEDGER, say=self.report.say)
+        except (CcmError, OSError) as exc:
+            self.report.problem(f"summaries: {' '.join(str(exc).split())}")
+
+
+def follow(
+    capturer: Any, stores: list[Store], report: Report, stop: threading.Event, summaries: Summaries | None = None
+) -> None:
     """Capture the files the agents write, as watchfiles reports them, until ``stop``."""
     import watchfiles
 
@@ -146,6 +175,8 @@ def follow(capturer: Any, stores: list[Store], report: Report, stop: threading.E
             capturer.capture(_walk(stores, report), report.result)
             report.say(f"following {len(stores)} folder(s); Ctrl+C ends")
             report.batch_done()
+        if summaries is not None:
+            summaries.maybe()
         if not changes:
             continue
         changed: dict[Path, None] = {}

@@ -275,6 +275,14 @@ class Importer:
         outcome = self._summarize(path, parsed, progress)
         return self._land(path, parsed, digest, outcome), outcome
 
+    def summarize(self, path: Path, parsed: ParsedTranscript, progress: ImportProgress) -> RestoreOutcome:
+        """The model work alone, nothing landed (a captured session's summary, :mod:`.capture_summaries`).
+
+        Raises:
+            RestoreFailed: the plan is over the budget and not approved, or the model work failed.
+        """
+        return self._summarize(path, parsed, progress)
+
     def _summarize(self, path: Path, parsed: ParsedTranscript, progress: ImportProgress) -> RestoreOutcome:
         """The model work: turn summaries, evidence search, session summary."""
         from ccm_tui.core.text.terminal import captured_text
