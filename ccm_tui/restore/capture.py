@@ -17,7 +17,8 @@ in the entry's ``source.capture``).
 
 **Batches.** Files are parsed outside the session's writer lock; the lock is taken per small
 batch (:data:`BATCH_FILES`, :data:`BATCH_BYTES`, :data:`BATCH_SECONDS`), so the TUI, ``send``,
-``restore`` and ``mcp`` are never blocked for more than a moment.
+``restore`` and ``mcp`` are never blocked for more than a moment: a batch's writes let the lock go
+every :data:`LOCK_HOLD` seconds.
 
 A capture key listed in ``<session>/forgotten_captures.txt`` (written by ``forget``) is skipped
 unless ``recapture``.
@@ -53,6 +54,7 @@ BATCH_FILES = 64
 BATCH_BYTES = 16 * 2**20
 BATCH_SECONDS = 0.5
 LOCK_WAIT = 30.0
+LOCK_HOLD = 0.5  # seconds the writer lock is held for a batch before it is let go and taken again
 SUMMARY_FILES = 8
 
 
@@ -282,23 +284,30 @@ class Capturer:
         return results
 
     def _write(self, name: str, items: list[_Pending]) -> list[FileResult]:
+        """Write a batch's files of one capture session, holding its writer lock at most about
+        :data:`LOCK_HOLD` seconds at a time (then it is let go, for the TUI, ``send``, ``mcp``)."""
         directory = self.sessions_root / name
-        try:
-            engine = self._open(directory)
-        except (CcmError, OSError) as exc:
-            return [FileResult(i.path, Outcome.FAILED, size=i.stat.st_size, note=_why(exc)) for i in items]
         results: list[FileResult] = []
-        clean = False
-        try:
-            forgotten = forgotten_keys(directory)
-            for item in items:
-                try:
-                    results.append(self._write_one(engine, name, item, forgotten))
-                except (CcmError, OSError) as exc:
-                    results.append(FileResult(item.path, Outcome.FAILED, size=item.stat.st_size, note=_why(exc)))
-            clean = True
-        finally:
-            engine.close(clean=clean)
+        left = list(items)
+        while left:
+            try:
+                engine = self._open(directory)
+            except (CcmError, OSError) as exc:
+                results.extend(FileResult(i.path, Outcome.FAILED, size=i.stat.st_size, note=_why(exc)) for i in left)
+                break
+            taken = time.monotonic()
+            clean = False
+            try:
+                forgotten = forgotten_keys(directory)
+                while left and (time.monotonic() - taken < LOCK_HOLD or not results):
+                    item = left.pop(0)
+                    try:
+                        results.append(self._write_one(engine, name, item, forgotten))
+                    except (CcmError, OSError) as exc:
+                        results.append(FileResult(item.path, Outcome.FAILED, size=item.stat.st_size, note=_why(exc)))
+                clean = True
+            finally:
+                engine.close(clean=clean)
         return results
 
     def _write_one(self, engine: Any, name: str, item: _Pending, forgotten: set[str]) -> FileResult:
