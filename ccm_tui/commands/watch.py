@@ -245,7 +245,13 @@ class Report:
         self.turns += result.turns
         self.files_done += 1
         self.bytes_done += result.size
-        if result.outcome in (Outcome.FAILED, Outcome.NOT_TRANSCRIPT, Outcome.EXCLUDED, Outcome.FORGOTTEN):
+        if result.outcome in (
+            Outcome.FAILED,
+            Outcome.NOT_TRANSCRIPT,
+            Outcome.EXCLUDED,
+            Outcome.FORGOTTEN,
+            Outcome.MOVED,
+        ):
             self.problem(result.line())
         elif self.following and result.outcome is not Outcome.UNCHANGED:
             self.say(result.line())

@@ -65,6 +65,7 @@ class Outcome(enum.Enum):
     GREW = "grew"
     REWRITTEN = "rewritten"
     UNCHANGED = "unchanged"
+    MOVED = "moved"
     NOT_TRANSCRIPT = "not a transcript"
     EXCLUDED = "excluded"
     FORGOTTEN = "forgotten"
@@ -127,6 +128,8 @@ class Known:
     inode: int
     size: int
     mtime_ns: int
+    source: str = ""
+    head: str = ""
 
 
 @dataclass
@@ -147,6 +150,7 @@ class Capturer:
     options: CaptureOptions = field(default_factory=CaptureOptions)
     known: dict[str, Known] = field(default_factory=dict)  # by the file's absolute path
     by_key: dict[str, Known] = field(default_factory=dict)
+    by_head: dict[str, list[Known]] = field(default_factory=dict)  # a file moved: found by its first bytes
     skipped: dict[str, tuple[int, int]] = field(default_factory=dict)  # not transcripts: (size, mtime_ns)
     loaded: set[str] = field(default_factory=set)  # capture sessions whose entries are read
     _pending: list[_Pending] = field(default_factory=list)
@@ -180,11 +184,21 @@ class Capturer:
             return None
         known = Known(
             session, effort_id, key, int(capture.get("inode") or 0), int(capture.get("size") or -1),
-            int(capture.get("mtime_ns") or 0),
+            int(capture.get("mtime_ns") or 0), path, str(capture.get("head") or ""),
         )  # fmt: skip
         self.known[path] = known
         self.by_key[key] = known
+        if known.head:
+            self.by_head.setdefault(known.head, []).append(known)
         return known
+
+    def _moved(self, name: str, head: str) -> Known | None:
+        """A capture of this session whose file is gone and began with the same bytes: the file moved
+        (renamed, or its folder did), and its id — derived from the path — changed with it."""
+        for known in self.by_head.get(head, []):
+            if known.session == name and known.source and not os.path.exists(known.source):
+                return known
+        return None
 
     def _open(self, directory: Path) -> Any:
         from ccm_tui.core.engine.opening import NO_MODEL, start_engine
@@ -315,6 +329,9 @@ class Capturer:
         size = item.stat.st_size
         turns = [(self._safe(t.user), self._safe(_reply(t.agent_responses))) for t in parsed.turns]
         known = self.by_key.get(who.key)
+        moved = None
+        if known is None and (moved := self._moved(name, item.head_sha)) is not None:
+            known = moved
         records = engine.captured_records(known.effort_id) if known is not None else None
         if records is None or known is None:  # never captured, or forgotten since
             if who.key in forgotten and not self.options.recapture:
@@ -336,6 +353,9 @@ class Capturer:
         self._remember(name, known.effort_id, source["capture"])
         outcome = Outcome.REWRITTEN if rewritten else (Outcome.GREW if messages else Outcome.UNCHANGED)
         note = "rewritten or truncated: re-derived, no turn twice" if rewritten else ""
+        if moved is not None:
+            self.by_head[item.head_sha].remove(moved)
+            outcome, note = (outcome if messages else Outcome.MOVED), f"moved from {moved.source}"
         return FileResult(item.path, outcome, added, size, who.key, name, known.effort_id, note)
 
     def _safe(self, text: str) -> str:

@@ -213,3 +213,17 @@ def test_a_file_over_the_transcript_limit_is_said_not_read(tmp_path: Path, agent
         handle.truncate(MAX_TRANSCRIPT_BYTES + 1)  # sparse: its size only
     [result] = capturer(tmp_path).capture([agent_file])
     assert result.outcome is Outcome.FAILED and "over the 64 MiB a transcript may have" in result.line()
+
+
+def test_a_moved_file_whose_id_is_its_path_stays_one_capture(tmp_path: Path) -> None:
+    before = tmp_path / "old-project" / ".aider.chat.history.md"
+    before.parent.mkdir()
+    shutil.copy(FIXTURES / "aider.chat.history.md", before)
+    cap = capturer(tmp_path)
+    cap.capture([before])
+    after = tmp_path / "renamed-project" / ".aider.chat.history.md"
+    before.parent.rename(after.parent)
+
+    [result] = capturer(tmp_path).capture([after])  # a new process, too
+    assert result.outcome is Outcome.MOVED and str(before) in result.note
+    assert len(logged_turns(tmp_path, "aider")) == 1
