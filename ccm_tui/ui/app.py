@@ -220,7 +220,9 @@ class CcmApp(App[int]):
         """Ctrl+F: ranked search over every effort and the chat, as you type."""
         from textual.command import CommandPalette
 
-        self.push_screen(CommandPalette(providers=[EffortSearch], placeholder="Search all efforts…"))
+        self.push_screen(
+            CommandPalette(providers=[EffortSearch], placeholder="Search all efforts… (* first: every session)")
+        )
 
     def on_show_welcome(self, _message: ShowWelcome) -> None:
         self.show_welcome()
