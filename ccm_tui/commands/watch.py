@@ -27,9 +27,6 @@ from .common import EXIT_OK, debug_option
 
 STATUS_FILE = "watch-status.json"
 PROBLEMS_KEPT = 200
-DEBOUNCE_MS = 200
-SUMMARY_EVERY = 600.0  # seconds between rounds of model summaries (each within the budget)
-RUST_TIMEOUT_MS = 1000  # the watcher wakes this often when nothing changes (a check of the stop event)
 
 
 def add_parser(sub: Any) -> None:
@@ -46,7 +43,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..restore.capture import CaptureOptions, Capturer, split_list
+    from ..restore.capture import CaptureOptions, Capturer
+    from ..restore.watching import Summaries, backfill, find_stores, follow
 
     if args.status:
         return _print_status()
@@ -55,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     sessions_root = config.sessions_dir()
     capturer = Capturer(sessions_root, settings, CaptureOptions.from_settings(settings, recapture=args.recapture))
     report = Report(quiet=args.quiet)
-    stores = _stores(args, settings, split_list)
+    stores = find_stores(settings, args.root, home_stores=not args.no_home)
     capturer.load()
     stop = threading.Event()
     previous = _on_sigterm(stop)
@@ -73,132 +71,6 @@ def run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
     report.done("stopped")
     return EXIT_OK
-
-
-class Store:
-    """A folder watched: an agent's store or a root (``project``: only aider histories and SpecStory files)."""
-
-    def __init__(self, path: Path, *, project: bool = False) -> None:
-        self.path = path
-        self.project = project
-
-    def keeps(self, path: Path) -> bool:
-        if not self.project:
-            return True
-        return path.name == ".aider.chat.history.md" or ".specstory" in path.parts
-
-
-def _stores(args: argparse.Namespace, settings: config.Settings, split_list: Any) -> list[Store]:
-    from ..restore.stores import agent_stores, home
-
-    stores = [] if args.no_home else [Store(p) for p in agent_stores(home())]
-    stores += [Store(Path(p).expanduser(), project=True) for p in split_list(settings.watch_roots)]
-    stores += [Store(p.expanduser()) for p in args.root]
-    return [s for s in stores if s.path.exists()]
-
-
-def _walk(stores: list[Store], report: Report) -> list[Path]:
-    from ..restore.stores import candidate_files
-
-    skip = config.data_home()
-    files: dict[Path, None] = {}
-    for store in stores:
-        walked = candidate_files(store.path, skip=skip)
-        for line in walked.problems:
-            report.problem(line)
-        files.update((f, None) for f in walked.files if store.keeps(f))
-    return list(files)
-
-
-def backfill(capturer: Any, stores: list[Store], report: Report, stop: threading.Event) -> None:
-    """Capture what the stores hold now, with progress."""
-    files = _walk(stores, report)
-    sizes = {}
-    for path in files:
-        try:
-            sizes[path] = path.stat().st_size
-        except OSError:
-            sizes[path] = 0
-    report.start(len(files), sum(sizes.values()))
-
-    def chosen() -> Any:
-        for path in files:
-            if stop.is_set():
-                return
-            yield path
-
-    capturer.capture(chosen(), report.result)
-
-
-class Summaries:
-    """Model summaries of the captures, within the budget of the settings (see
-    :mod:`ccm_tui.restore.capture_summaries`): after the backfill, then every :data:`SUMMARY_EVERY` s."""
-
-    def __init__(self, sessions_root: Path, settings: config.Settings, report: Report) -> None:
-        self.sessions_root, self.settings, self.report = sessions_root, settings, report
-        self.last = 0.0
-        self.on = bool(settings.effective_summary_model) and (
-            settings.capture_summary_calls_per_hour > 0 or settings.capture_summary_calls_per_day > 0
-        )
-
-    def maybe(self) -> None:
-        if not self.on or time.monotonic() - self.last < SUMMARY_EVERY and self.last:
-            return
-        from ..errors import CcmError
-        from ..restore.capture_summaries import LEDGER, summarize_captures
-
-        self.last = time.monotonic()
-        try:
-            summarize_captures(self.sessions_root, self.settings, config.data_home() / LEDGER, say=self.report.say)
-        except (CcmError, OSError) as exc:
-            self.report.problem(f"summaries: {' '.join(str(exc).split())}")
-
-
-def follow(
-    capturer: Any, stores: list[Store], report: Report, stop: threading.Event, summaries: Summaries | None = None
-) -> None:
-    """Capture the files the agents write, as watchfiles reports them, until ``stop``."""
-    import watchfiles
-
-    from ..restore.discovery import TRANSCRIPT_SUFFIXES, is_opencode_storage_detail
-
-    skip = str(config.data_home())
-    paths = [str(s.path) for s in stores]
-    live = False
-    for changes in watchfiles.watch(
-        *paths, stop_event=stop, debounce=DEBOUNCE_MS, step=50, raise_interrupt=False, recursive=True,
-        yield_on_timeout=True, rust_timeout=RUST_TIMEOUT_MS,
-    ):  # fmt: skip
-        if not live:  # the watcher is live: what changed since the backfill walked is caught up once
-            live = True
-            report.start(0, 0, follow=True)
-            capturer.capture(_walk(stores, report), report.result)
-            report.say(f"following {len(stores)} folder(s); Ctrl+C ends")
-            report.batch_done()
-        if summaries is not None:
-            summaries.maybe()
-        if not changes:
-            continue
-        changed: dict[Path, None] = {}
-        for change, name in changes:
-            path = Path(name)
-            if name.startswith(skip) or path.suffix.lower() not in TRANSCRIPT_SUFFIXES:
-                continue
-            if is_opencode_storage_detail(path) or not any(s.keeps(path) for s in stores if _under(path, s.path)):
-                continue
-            if change == watchfiles.Change.deleted:
-                if str(path.absolute()) in capturer.known:
-                    report.problem(f"{path}: deleted or moved; what was captured stays")
-                continue
-            changed[path] = None
-        if changed:
-            report.start(len(changed), 0, follow=True)
-            capturer.capture(list(changed), report.result)
-            report.batch_done()
-
-
-def _under(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
 
 
 def _on_sigterm(stop: threading.Event) -> Any:
