@@ -139,3 +139,16 @@ def test_watch_follows_a_file_as_the_agent_writes_it_and_sigterm_ends_it_cleanly
         out, err = watcher.communicate(timeout=30)
     assert watcher.returncode == 0, err
     assert "Traceback" not in err and "stopped:" in out
+
+
+def test_search_all_sessions_never_imports_litellm(capsys, home) -> None:
+    assert run(capsys, "watch", "--once")[0] == 0
+    code = (
+        "import sys; from ccm_tui.cli import main; rc = main(['search', '--all-sessions', '--json', 'quokka2']); "
+        "bad = [m for m in ('litellm', 'openai', 'textual') if m in sys.modules]; "
+        "sys.stderr.write(repr(bad)); sys.exit(rc or (1 if bad else 0))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CCM_MODEL": "openai/gpt-4o"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["results"][0]["agent"] == "claude-code"
