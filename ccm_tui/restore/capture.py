@@ -153,6 +153,7 @@ class Capturer:
     by_head: dict[str, list[Known]] = field(default_factory=dict)  # a file moved: found by its first bytes
     skipped: dict[str, tuple[int, int]] = field(default_factory=dict)  # not transcripts: (size, mtime_ns)
     loaded: set[str] = field(default_factory=set)  # capture sessions whose entries are read
+    _marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # each session's journal after our writes
     _pending: list[_Pending] = field(default_factory=list)
     _pending_bytes: int = 0
     _pending_since: float = 0.0
@@ -173,10 +174,16 @@ class Capturer:
             return
         engine = self._open(directory)
         try:
-            for effort in engine.efforts_of_kind(CAPTURE_KIND):
-                self._remember(name, effort.id, (effort.source or {}).get("capture") or {})
+            self._reload(engine, name)
         finally:
             engine.close(clean=True)
+            self._marks[name] = _written_mark(directory)
+
+    def _reload(self, engine: Any, name: str) -> None:
+        """What the session's entries say is captured (another watcher — the TUI's, a second
+        ``watch`` — may have captured a file since this one last looked)."""
+        for effort in engine.efforts_of_kind(CAPTURE_KIND):
+            self._remember(name, effort.id, (effort.source or {}).get("capture") or {})
 
     def _remember(self, session: str, effort_id: str, capture: dict[str, Any]) -> Known | None:
         key, path = capture.get("key"), capture.get("source")
@@ -312,6 +319,8 @@ class Capturer:
             taken = time.monotonic()
             clean = False
             try:
+                if self._marks.get(name) != _written_mark(directory):  # written by another process meanwhile
+                    self._reload(engine, name)
                 forgotten = forgotten_keys(directory)
                 while left and (time.monotonic() - taken < LOCK_HOLD or not results):
                     item = left.pop(0)
@@ -322,6 +331,7 @@ class Capturer:
                 clean = True
             finally:
                 engine.close(clean=clean)
+                self._marks[name] = _written_mark(directory)
         return results
 
     def _write_one(self, engine: Any, name: str, item: _Pending, forgotten: set[str]) -> FileResult:
@@ -490,6 +500,15 @@ def new_records(
         else:
             fresh.append((user, reply))
     return _pairs(fresh, n + 1, ts), True
+
+
+def _written_mark(directory: Path) -> tuple[int, int]:
+    """The session's journal (``events.jsonl``) as last written: size and mtime (every writer appends)."""
+    try:
+        stat = (directory / "events.jsonl").stat()
+    except OSError:
+        return (-1, -1)
+    return (stat.st_size, stat.st_mtime_ns)
 
 
 def forgotten_keys(directory: Path) -> set[str]:

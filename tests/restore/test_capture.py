@@ -227,3 +227,13 @@ def test_a_moved_file_whose_id_is_its_path_stays_one_capture(tmp_path: Path) -> 
     [result] = capturer(tmp_path).capture([after])  # a new process, too
     assert result.outcome is Outcome.MOVED and str(before) in result.note
     assert len(logged_turns(tmp_path, "aider")) == 1
+
+
+def test_two_watchers_capture_a_file_once(tmp_path: Path, agent_file: Path) -> None:
+    """The TUI's watcher and ``ccm-tui watch`` both running: each sees what the other captured."""
+    first, second = capturer(tmp_path), capturer(tmp_path)  # both loaded before either wrote
+    write_turns(agent_file, [1, 2])
+    first.capture([agent_file])
+    [result] = second.capture([agent_file])
+    assert (result.outcome, result.turns) == (Outcome.UNCHANGED, 0)
+    assert list(logged_turns(tmp_path).values()) == [[request(1), request(2)]]
