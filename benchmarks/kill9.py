@@ -1,7 +1,7 @@
 """kill -9 fault injection at scale against turns (``send``), ``repair`` and ``restore``; and two
 campaigns of other faults: a full disk and type-ahead after a crash.
 
-    python benchmarks/kill9.py [--target send|fold|repair|restore|disk-full|type-ahead|all] [--kills 200]
+    python benchmarks/kill9.py [--target send|fold|repair|restore|disk-full|type-ahead|watch|all] [--kills 200]
                                [--seed 1] [--events-mb 28] [--disk-size 4m]
 
 CI runs small versions (tests/faults/test_kill9*.py, test_*_campaign.py). Prints, per target,
@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.helpers.campaigns.disk_full import SmallDiskUnavailable, run_disk_full_campaign
 from tests.helpers.campaigns.kill9_repair_restore import run_repair_campaign, run_restore_campaign
 from tests.helpers.campaigns.kill9_turns import run_campaign
+from tests.helpers.campaigns.kill9_watch import run_watch_campaign
 from tests.helpers.campaigns.type_ahead import TmuxUnavailable, run_type_ahead_campaign
 
 
@@ -133,9 +134,22 @@ def type_ahead_campaign(tmp: Path, runs: int, seed: int) -> None:
         print(f"    - {v}")
 
 
+def watch_campaign(tmp: Path, kills: int, seed: int) -> None:
+    report = run_watch_campaign(tmp, kills, seed, log=progress)
+    print("watch (backfill of agent files killed at 0–1.1 × an unkilled run; a file grows between kills)")
+    print(f"  kills               {report.kills} ({report.finished_first} ended before their kill moment)")
+    print(f"  unkilled run        {report.reference_seconds:.1f} s")
+    print(f"  files / turns       {report.files} / {report.turns} ({report.appended_turns} appended between kills)")
+    print(f"  lost turns          {len(report.lost)}")
+    print(f"  duplicated turns    {len(report.duplicated)}")
+    print(f"  corrupt lines       {len(report.corrupt)}")
+    for v in report.violations[:10]:
+        print(f"    - {v}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    targets = ["send", "fold", "repair", "restore", "disk-full", "type-ahead"]
+    targets = ["send", "fold", "repair", "restore", "disk-full", "type-ahead", "watch"]
     parser.add_argument("--target", choices=[*targets, "all"], default="send")
     parser.add_argument("--kills", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
@@ -152,6 +166,8 @@ def main() -> None:
                 repair_campaign(Path(tmp), args.kills, args.seed, args.events_mb)
             elif target == "restore":
                 restore_campaign(Path(tmp), args.kills, args.seed)
+            elif target == "watch":
+                watch_campaign(Path(tmp), args.kills, args.seed)
             elif target == "disk-full":
                 disk_full_campaign(Path(tmp), args.kills, args.seed, args.disk_size)
             else:

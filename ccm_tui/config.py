@@ -243,6 +243,16 @@ class Settings:
     recall_share: float = _setting(0.06, ge=0.0, le=0.5)  # the most of the budget recalled lines may take
     auto_efforts: bool = False  # open and conclude efforts at topic changes when the model does not
     theme: str = "textual-dark"
+    # `ccm-tui watch`: folders to watch besides the agents' own stores (project roots: aider histories,
+    # SpecStory folders), agents and projects never captured — each a comma-separated list
+    watch_roots: str = ""
+    watch_exclude_agents: str = ""
+    watch_exclude_projects: str = ""
+    capture_redact: bool = True  # secret-looking values in captured sessions become [redacted]
+    watch_in_tui: bool = False  # the TUI runs the watcher as a worker while it is open
+    # model summaries of captured sessions (newest first): at most this many calls per hour / per day
+    capture_summary_calls_per_hour: int = _setting(0, ge=0)
+    capture_summary_calls_per_day: int = _setting(0, ge=0)
     # where the values came from, for the settings screen and error messages
     sources: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 

@@ -13,7 +13,9 @@ transcript already imported (same bytes) is reported and skipped unless
 ``--force``. Before a file's first model call its estimate is said (calls, rough
 tokens); a file that needs more calls than ``--max-calls`` asks first on a terminal,
 goes ahead with ``--yes``, and is refused otherwise (see
-:mod:`ccm_tui.restore.call_plan`). This module reads the flags, calls the library and prints.
+:mod:`ccm_tui.restore.call_plan`). Several files: the run's estimate in all is said first, and
+``--max-calls`` is the run's budget too: one question (or ``--yes``) for the run, never N times
+the budget unasked. This module reads the flags, calls the library and prints.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ MAX_SEARCHES = 1_000  # --max-searches: evidence searches per file
 MAX_CALLS = 1_000_000  # --max-calls: model calls per file before asking
 
 if TYPE_CHECKING:
-    from ..restore.call_plan import CallPlan
+    from ..restore.call_plan import CallPlan, RunPlan
     from ..restore.importer import Importer, ImportOptions
     from ..restore.landing import Landed
     from ..restore.pipeline import RestoreOutcome
@@ -87,9 +89,12 @@ def add_parser(sub: Any) -> None:
         type=whole_number(1, MAX_CALLS),
         default=DEFAULT_MAX_CALLS,
         metavar="N",
-        help=f"model calls per file before asking (default {DEFAULT_MAX_CALLS}; past it, small turns share calls)",
+        help=f"model calls per file, and per run of several files, before asking (default {DEFAULT_MAX_CALLS}; "
+        "past it, small turns share calls)",
     )
-    p.add_argument("-y", "--yes", action="store_true", help="make a file's calls past --max-calls without asking")
+    p.add_argument(
+        "-y", "--yes", action="store_true", help="make a file's (or a run's) calls past --max-calls without asking"
+    )
     p.add_argument("--dump-turns", action="store_true", help="print the turn-by-turn summaries")
     p.add_argument("--parse-only", action="store_true", help="parse and list turns; no model")
     p.add_argument("--json", action="store_true", help="with --parse-only: print JSON")
@@ -148,7 +153,7 @@ class ProgressLine:
             self.clear()
             _dump_turns(turns)
 
-    def approve(self, plan: CallPlan, name: str = "") -> bool:
+    def approve(self, plan: CallPlan | RunPlan, name: str = "") -> bool:
         """``--yes``, or the answer of a person at the terminal; without one: no (the file is refused)."""
         if self.yes:
             return True
@@ -186,6 +191,12 @@ class _BulkProgress:
     def file_done(self, index: int, total: int, row: ImportRow) -> None:
         self.line.clear()
         self.line.message(f"[{index}/{total}] {row.file.name}: {row.status_text}")
+
+    def run_estimate(self, plan: RunPlan) -> None:
+        self.line.message(f"estimate for {plan.describe()}")
+
+    def approve_run(self, plan: RunPlan) -> bool:
+        return self.line.approve(plan, f"the run ({plan.files:,} files)")
 
 
 class _FileProgress:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .efforts.names import name_key
     from .efforts.proposals import Proposal
     from .efforts.states import Action, EffortState
+    from .engine.all_sessions import AllSessionsAnswer, CaptureFilter, SessionHit, search_all_sessions
     from .engine.engine import ContextInspection
     from .engine.opening import OpenOptions, load_model_library, search_session
     from .engine.reader import EffortEntry, SearchAnswer, SessionReader
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from .session.sessions_folder import (
         SessionCatalogError,
         SessionInfo,
+        capture_of,
         check_name,
         check_rename,
         create_session,
@@ -179,6 +181,11 @@ _LAZY = {  # name -> (the module it lives in, its name there; None: the module i
     "turn_events": (".turn.events", None),
     "Work": (".turn.events", "Work"),
     "with_interrupted_end": (".session.chat_line", "with_interrupted_end"),
+    "AllSessionsAnswer": (".engine.all_sessions", "AllSessionsAnswer"),
+    "CaptureFilter": (".engine.all_sessions", "CaptureFilter"),
+    "SessionHit": (".engine.all_sessions", "SessionHit"),
+    "search_all_sessions": (".engine.all_sessions", "search_all_sessions"),
+    "capture_of": (".session.sessions_folder", "capture_of"),
 }
 
 
@@ -311,4 +318,9 @@ __all__ = [
     "turn_events",
     "with_interrupted_end",
     "Work",
+    "AllSessionsAnswer",
+    "CaptureFilter",
+    "SessionHit",
+    "search_all_sessions",
+    "capture_of",
 ]

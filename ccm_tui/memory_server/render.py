@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.api import EffortEntry, EffortView, SearchHit
+from ..core.api import EffortEntry, EffortView, SearchHit, capture_of
 
 SUMMARY_CHARS = 90  # of a hit's summary
 PASSAGE_LINES = 2  # lines of a hit's passage shown
@@ -81,10 +81,29 @@ def hit_text(rank: int, found: Found) -> list[str]:
         when = date(view.concluded_at or view.created) if view is not None else ""
         head = f"{rank}. {hit.id}{where} · {state}" + (f" {when}" if when else "") + lines
     out = [f"{head} · score {hit.score:.1f}"]
+    captured = capture_line(found.view)
+    if captured:
+        out.append(f"   {captured}")
     if hit.summary:
         out.append(f"   summary: {cut(hit.summary, SUMMARY_CHARS)}")
     out.extend(f"   {line}" for line in passage_lines(hit))
     return out
+
+
+def capture_line(view: EffortView | None) -> str:
+    """For a captured agent session (``ccm-tui watch``): its agent, project, start date and how to
+    resume it — the fields ``search --all-sessions --json`` gives — and whether its file is gone."""
+    capture = capture_of(view.source if view is not None else None)
+    if capture is None:
+        return ""
+    parts = [f"agent: {capture['agent']}"]
+    if capture.get("project"):
+        parts.append(f"project: {capture['project']}")
+    parts.append(f"started: {capture['started']}")
+    parts.append(f"resume: {capture['resume']}" if capture.get("resume") else "resume: none")
+    if capture.get("source_gone"):
+        parts.append("its original file is gone")
+    return " · ".join(parts)
 
 
 def search_text(query: str, found: list[Found], *, stale: Iterable[str] = (), skipped: Iterable[str] = ()) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from ccm_tui.restore.turns import TurnRound
 
@@ -95,11 +96,66 @@ class CallPlan:
 
     def refusal(self, name: str) -> str:
         """Why the file was not imported, and how to go on (one line)."""
+        return refusal(name, self.calls, self.tokens, self.budget)
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """The calls a bulk import will make in all: one estimate and one question for the whole run
+    (the budget, ``--max-calls``, is the run's as well as each file's: N files must not spend
+    N times the budget unasked). ``per_file``: (file, calls, tokens) of each file that will ask the
+    model, in the run's order."""
+
+    per_file: tuple[tuple[Path, int, int], ...]
+    budget: int
+
+    @property
+    def files(self) -> int:
+        return len(self.per_file)
+
+    @property
+    def calls(self) -> int:
+        return sum(calls for _, calls, _ in self.per_file)
+
+    @property
+    def tokens(self) -> int:
+        return sum(tokens for _, _, tokens in self.per_file)
+
+    @property
+    def over_budget(self) -> bool:
+        return self.calls > self.budget
+
+    def describe(self) -> str:
         return (
-            f"not imported: {name} needs up to {self.calls:,} model calls (~{self.tokens:,} tokens sent), over the "
-            f"budget of {self.budget:,} per file; run again with --yes to go ahead, --max-calls N to raise the "
-            "budget, or --max-turns N to import fewer turns"
+            f"the run: {self.files:,} file(s) to import, up to {self.calls:,} model call(s) "
+            f"(~{self.tokens:,} tokens sent) in all"
         )
+
+    def left_out(self) -> dict[Path, str]:
+        """When the run over the budget is not approved: the files left out, each with why (in order,
+        a file is imported while the run's calls so far and its own fit the budget)."""
+        used, out = 0, {}
+        for path, calls, tokens in self.per_file:
+            if used + calls <= self.budget:
+                used += calls
+            elif calls > self.budget:
+                out[path] = refusal(path.name, calls, tokens, self.budget)
+            else:
+                out[path] = (
+                    f"not imported: with {path.name}'s {calls:,} model calls the run would need more than its budget "
+                    f"of {self.budget:,} ({self.calls:,} in all for {self.files:,} files); run again with --yes to go "
+                    "ahead, --max-calls N to raise the budget, or name fewer files"
+                )
+        return out
+
+
+def refusal(name: str, calls: int, tokens: int, budget: int) -> str:
+    """Why a file was not imported, and how to go on (one line)."""
+    return (
+        f"not imported: {name} needs up to {calls:,} model calls (~{tokens:,} tokens sent), over the "
+        f"budget of {budget:,} per file; run again with --yes to go ahead, --max-calls N to raise the "
+        "budget, or --max-turns N to import fewer turns"
+    )
 
 
 def turn_tokens(turn: TurnRound) -> int:

@@ -45,7 +45,7 @@ from ccm_tui.core.models.interface import ChatModel
 from ccm_tui.core.storage.durable import StoreError
 from ccm_tui.core.text.tokens import TokenCounter
 from ccm_tui.restore import landing
-from ccm_tui.restore.call_plan import DEFAULT_MAX_CALLS, CallPlan, plan_calls
+from ccm_tui.restore.call_plan import DEFAULT_MAX_CALLS, CallPlan, RunPlan, plan_calls
 from ccm_tui.restore.landing import AlreadyImported, Landed
 from ccm_tui.restore.pipeline import MAX_SUMMARY_RETRIES, ModelCallMeter, RestoreOutcome
 from ccm_tui.restore.progress import BulkProgress, ImportProgress
@@ -139,6 +139,7 @@ class Importer:
         self.meter = ModelCallMeter(llm, self.counter)
         self.started = time.monotonic()
         self.turns_imported = 0
+        self.run_approved = False  # a bulk run over the budget was approved as a whole: no file asks again
 
     # ------------------------------------------------------------------------- the run's figures
     @property
@@ -159,11 +160,46 @@ class Importer:
         return plan_calls(parsed.turns, evidence_rounds=rounds, budget=self.options.max_calls)
 
     # ------------------------------------------------------------------------- several files
+    def run_plan(self, paths: Sequence[Path]) -> RunPlan:
+        """The calls importing every file of ``paths`` will make in all (parsed, no model): the files
+        that are no transcripts, have no turns or were imported before count for nothing."""
+        per_file: list[tuple[Path, int, int]] = []
+        for path in paths:
+            try:
+                parsed = parse_file(path, self.options)
+                if not parsed.turns or self.earlier_import(path, parsed)[1] is not None:
+                    continue
+            except Exception:  # noqa: BLE001 - it fails again, and is said, when its turn comes
+                continue
+            plan = self.plan(parsed)
+            per_file.append((path, plan.calls, plan.tokens))
+        return RunPlan(tuple(per_file), self.options.max_calls)
+
     def import_many(self, paths: Sequence[Path], progress: BulkProgress) -> list[ImportRow]:
-        """Import each file as its own effort; see the module's policy. One row per file, in order."""
+        """Import each file as its own effort; see the module's policy. One row per file, in order.
+
+        Before the first call the run's estimate is said (``progress.run_estimate``); a run over the
+        budget goes ahead whole when ``progress.approve_run`` says so (then no file asks again), else
+        only the files that fit the budget in order are imported and each other row says why."""
         rows: list[ImportRow] = []
         total = len(paths)
+        left_out: dict[Path, str] = {}
+        if len(paths) > 1:
+            run = self.run_plan(paths)
+            estimate = getattr(progress, "run_estimate", None)  # (a progress written before runs had one)
+            if run.calls and estimate is not None:
+                estimate(run)
+            if run.over_budget:
+                if getattr(progress, "approve_run", lambda _plan: False)(run):
+                    self.run_approved = True
+                else:
+                    left_out = run.left_out()
         for index, path in enumerate(paths, start=1):
+            if path in left_out:
+                row = ImportRow(path, ImportStatus.FAILED, error=left_out[path])
+                rows.append(row)
+                progress.file_done(index, total, row)
+                continue
             result = self.import_one(path, progress.start_file(index, total, path))
             rows.append(result.row)
             progress.file_done(index, total, result.row)
@@ -239,6 +275,14 @@ class Importer:
         outcome = self._summarize(path, parsed, progress)
         return self._land(path, parsed, digest, outcome), outcome
 
+    def summarize(self, path: Path, parsed: ParsedTranscript, progress: ImportProgress) -> RestoreOutcome:
+        """The model work alone, nothing landed (a captured session's summary, :mod:`.capture_summaries`).
+
+        Raises:
+            RestoreFailed: the plan is over the budget and not approved, or the model work failed.
+        """
+        return self._summarize(path, parsed, progress)
+
     def _summarize(self, path: Path, parsed: ParsedTranscript, progress: ImportProgress) -> RestoreOutcome:
         """The model work: turn summaries, evidence search, session summary."""
         from ccm_tui.core.text.terminal import captured_text
@@ -259,7 +303,7 @@ class Importer:
         if not options.skip_evidence:
             progress.message(f"evidence search: {reason}")
         progress.message(f"estimate: {plan.describe()}")
-        if plan.over_budget and not progress.approve(plan):
+        if plan.over_budget and not self.run_approved and not progress.approve(plan):
             raise RestoreFailed(plan.refusal(path.name))
         log_text = captured_text(read_transcript_text(path)[0]) if not options.skip_evidence else ""
         self.meter.start_file(plan.ceiling)

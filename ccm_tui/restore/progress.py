@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ccm_tui.restore.call_plan import CallPlan
+    from ccm_tui.restore.call_plan import CallPlan, RunPlan
     from ccm_tui.restore.results import ImportRow
     from ccm_tui.restore.summarizer import TurnSummaries
 
@@ -44,6 +44,14 @@ class BulkProgress(Protocol):
     def file_done(self, index: int, total: int, row: ImportRow) -> None:
         """File ``index`` of ``total`` ended as ``row`` says."""
 
+    def run_estimate(self, plan: RunPlan) -> None:
+        """The calls the whole run will make, said before the first one."""
+
+    def approve_run(self, plan: RunPlan) -> bool:
+        """The run needs more model calls than the budget: whether to make them (one question for
+        the run, or what ``--yes`` says). False: no file is imported."""
+        ...
+
 
 class Quiet:
     """Progress that shows nothing, for one file or for many."""
@@ -68,3 +76,9 @@ class Quiet:
 
     def file_done(self, index: int, total: int, row: ImportRow) -> None:
         return None
+
+    def run_estimate(self, plan: RunPlan) -> None:
+        return None
+
+    def approve_run(self, plan: RunPlan) -> bool:
+        return False  # nobody to ask: a run over the budget is not imported

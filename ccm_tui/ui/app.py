@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
     from ..core.api import ModelCheck
+    from .watch_worker import WatchWorker
 
 DEMO_BUDGET = 6_000
 QUIT_GRACE_S = 5.0  # after SIGHUP/SIGTERM: the UI's own quit, then the session's close without it
@@ -105,6 +106,7 @@ class CcmApp(App[int]):
         self._quit_when_ready = False  # a quit asked while the chat was being built (see action_quit)
         self._exited = threading.Event()  # set when run() returns (see _quit_on_hangup)
         self._stop_watchdog: threading.Thread | None = None
+        self.watcher: WatchWorker | None = None  # watch_in_tui: the agents' sessions captured meanwhile
 
     def notify(
         self,
@@ -140,6 +142,15 @@ class CcmApp(App[int]):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if not self.demo and not self.settings.model:
             self.show_welcome()
+        if self.settings.watch_in_tui and not self.demo:
+            self.call_after_refresh(self._start_watcher)
+
+    def _start_watcher(self) -> None:
+        """``watch_in_tui``: the agents' sessions captured while the app is open (a thread)."""
+        from .watch_worker import WatchWorker
+
+        self.watcher = WatchWorker(self.settings)
+        self.watcher.start()
 
     async def on_event(self, event: events.Event) -> None:
         """Keys and pastes that come before the chat input is ready wait for it (``startup_keys``)."""
@@ -220,7 +231,9 @@ class CcmApp(App[int]):
         """Ctrl+F: ranked search over every effort and the chat, as you type."""
         from textual.command import CommandPalette
 
-        self.push_screen(CommandPalette(providers=[EffortSearch], placeholder="Search all efforts…"))
+        self.push_screen(
+            CommandPalette(providers=[EffortSearch], placeholder="Search all efforts… (* first: every session)")
+        )
 
     def on_show_welcome(self, _message: ShowWelcome) -> None:
         self.show_welcome()
@@ -358,6 +371,8 @@ class CcmApp(App[int]):
         chat = self.chat_screen
         if chat is not None:
             await chat.link.close()  # a running reply is cancelled and written first
+        if self.watcher is not None:
+            self.watcher.close()
         self.exit(0)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import cast
+from typing import Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
@@ -182,11 +182,53 @@ async def found(chat: ChatScreen, query: str) -> list:
         return []
 
 
+ALL_SESSIONS = "*"  # a query starting with it searches every session, the captured agents' sessions included
+
+
 class EffortSearch(Provider):
-    """Live ranked search over all efforts (open, concluded, evicted)."""
+    """Live ranked search over all efforts (open, concluded, evicted); a query that starts with ``*``
+    searches every session of the data directory instead (captures of other agents included)."""
 
     async def search(self, query: str) -> Hits:
+        if query.lstrip().startswith(ALL_SESSIONS):
+            async for hit in all_sessions_hits(self.app, query.lstrip()[1:]):
+                yield hit
+            return
         chat = _chat(self)
         if chat is not None and query.strip():
             async for hit in search_hits(chat, query, base=1.0):
                 yield hit
+
+
+async def all_sessions_hits(app: object, query: str) -> Hits:
+    """Hits over every session (``search --all-sessions``): the session, and for a captured agent
+    session its agent, project and date; Enter says how to resume it in its agent (and copies that)."""
+    import asyncio
+
+    from .. import config
+    from ..core.api import search_all_sessions
+
+    if not query.strip():
+        return
+    try:
+        answer = await asyncio.to_thread(search_all_sessions, config.sessions_dir(), query, SEARCH_LIMIT)
+    except Exception as exc:  # noqa: BLE001 - a broken index must not break the palette
+        cast(Any, app).notify(f"search failed: {' '.join(str(exc).split())}", severity="warning")
+        return
+    for rank, found in enumerate(answer.hits):
+        capture = found.capture or {}
+        where = " · ".join(str(v) for v in (capture.get("agent"), capture.get("project"), capture.get("started")) if v)
+        title = f"{found.session} · {found.hit.id}" + (f"  ({where})" if where else "")
+        yield Hit(1.0 - rank * 0.01, plain(title), partial(_resume_said, app, found.session, found.hit.id, capture),
+                  text=title, help=hit_help(found.hit))  # fmt: skip
+
+
+def _resume_said(app: object, session: str, effort_id: str, capture: dict) -> None:
+    shown = cast(Any, app)
+    resume = capture.get("resume")
+    gone = " (its file is gone; the capture stays)" if capture.get("source_gone") else ""
+    if resume:
+        shown.copy_to_clipboard(resume)
+        shown.notify(f"{resume} — copied{gone}", title=f"{session} · {effort_id}")
+    else:
+        shown.notify(f"open it with ccm-tui --session {session} (effort {effort_id}){gone}", title=session)

@@ -152,6 +152,39 @@ def test_a_bulk_restore_refuses_the_hostile_file_and_imports_the_others(capsys, 
     assert len(llm_server.chat_requests()) == (3 + 1) + (4 + 1)
 
 
+def test_a_bulk_restore_keeps_to_one_budget_for_the_run_said_once(capsys, llm_server, tmp_path) -> None:
+    """Six files of 2 turns (3 calls each) at --max-calls 6 made 18 calls unasked: the budget is the run's."""
+    llm_server.responder = model
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    for n in range(6):
+        (folder / f"chat-{n}.md").write_text(
+            f"**User:** q1 of {n}\n\n**Assistant:** a1\n\n**User:** q2\n\n**Assistant:** a2\n"
+        )
+    rc, out, err = restore(capsys, llm_server, folder, tmp_path / "ccm", "--skip-evidence-search", "--max-calls", "6")
+    assert rc == 1
+    assert err.count("estimate for the run: 6 file(s) to import, up to 18 model call(s)") == 1
+    assert len(llm_server.chat_requests()) <= 6
+    table = [line for line in out.splitlines() if ".md" in line]
+    assert sum(line.endswith(" imported") for line in table) == 2
+    assert sum("the run would need more than its budget of 6" in line for line in table) == 4
+
+
+def test_a_bulk_restore_over_the_budget_goes_ahead_whole_with_yes(capsys, llm_server, tmp_path) -> None:
+    llm_server.responder = model
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    for n in range(3):
+        (folder / f"chat-{n}.md").write_text(
+            f"**User:** q1 of {n}\n\n**Assistant:** a1\n\n**User:** q2\n\n**Assistant:** a2\n"
+        )
+    rc, _, err = restore(
+        capsys, llm_server, folder, tmp_path / "ccm", "--skip-evidence-search", "--max-calls", "4", "--yes"
+    )
+    assert rc == 0, err
+    assert len(llm_server.chat_requests()) == 9 and "Go ahead?" not in err
+
+
 def test_max_calls_must_be_positive(capsys, tmp_path) -> None:
     with pytest.raises(SystemExit) as refused:  # argparse refuses it (tests/commands/test_numeric_options.py)
         run(capsys, "restore", str(tiny_turns(tmp_path / "c.md", 2)), "--max-calls", "0")

@@ -410,6 +410,40 @@ class Engine:
             self._reindex_effort(effort.id)
         return effort
 
+    def efforts_of_kind(self, kind: str) -> list[Effort]:
+        """The efforts whose ``source.kind`` is ``kind`` (captured agent sessions: ``capture``)."""
+        return self._session.efforts.by_source_kind(kind)
+
+    def captured_records(self, effort_id: str) -> list[dict[str, Any]] | None:
+        """The records of an effort's raw log as stored (None: there is no such effort)."""
+        if self._session.efforts.get(effort_id) is None:
+            return None
+        return list(self._session.effort_log(effort_id))
+
+    def append_capture(
+        self, effort_id: str, messages: list[dict[str, Any]], source: dict[str, Any], summary: str
+    ) -> None:
+        """A captured agent session grew: its new records appended (fsynced) to the concluded effort's
+        log before its ``source`` and summary are saved, and indexed at once. A kill in between
+        leaves the records logged and the old entry: the capture reads the log, never the entry,
+        to know what is logged, so nothing is appended twice.
+
+        Raises:
+            EffortNotFound: there is no such effort (forgotten meanwhile).
+            StoreError: the log or the manifest cannot be written.
+        """
+        effort = self._session.efforts.get(effort_id)
+        if effort is None:
+            raise EffortNotFound(f"there is no effort '{effort_id}' in this session")
+        if messages:
+            self._session.append_effort(effort, messages)
+        effort.source = source
+        if summary != effort.summary:
+            effort.summary = summary
+            effort.summary_tokens = self._session.counter.count_text(summary)
+        self._session.save_manifest()  # (a held effort's changes are saved with it)
+        self._reindex_effort(effort_id)
+
     # ------------------------------------------------------------------ questions (reading only)
     @property
     def session_dir(self) -> Path:

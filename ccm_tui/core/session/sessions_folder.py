@@ -306,3 +306,24 @@ def shown_size(size: int) -> str:
 def last_used_ago(info: SessionInfo, now: float | None = None) -> str:
     """How long ago the session was last used, as :func:`shown_age` says it."""
     return shown_age(None if info.last_used is None else (time.time() if now is None else now) - info.last_used)
+
+
+# --------------------------------------------------------------------------- captures
+CAPTURE_PREFIX = "capture-"  # the sessions `ccm-tui watch` captures other agents' sessions into
+
+
+def capture_of(source: dict[str, object] | None) -> dict[str, object] | None:
+    """What a search hit says of a captured agent session (its effort's ``source.capture``): the
+    agent, the project, the date it started (ISO), the command that resumes it (or None), and
+    ``source_gone`` when its file is not there any more. None for an effort that is no capture."""
+    capture = (source or {}).get("capture")
+    if not isinstance(capture, dict):
+        return None
+    file = capture.get("source")
+    return {
+        "agent": capture.get("agent"),
+        "project": capture.get("project") or None,
+        "started": capture.get("started"),
+        "resume": capture.get("resume"),
+        "source_gone": not (isinstance(file, str) and os.path.exists(file)),
+    }
