@@ -17,7 +17,7 @@ DIRS = r"(?:ccm_tui|core|ui|commands|restore|replay|memory_server|tests|benchmar
 PATH = re.compile(rf"(?<![\w/.-])({DIRS}[\w/.-]*\.(?:py|md|tcss|toml|json|yaml|tsv))")
 DOTTED = re.compile(r"(?<![\w.])(ccm_tui(?:\.\w+)+)")
 BARE = re.compile(r"(?<![\w/.-])([a-z_]\w*\.(?:py|tcss))\b")
-EXAMPLES = {"a.py", "docs/x.md"}  # argument values shown as examples (a parser's docstring)
+EXAMPLES = {"a.py", "docs/x.md", "main.py"}  # example values (a parser's docstring, recall's identifier parts)
 
 
 def _files() -> set[str]:
