@@ -13,8 +13,7 @@ import pytest
 from ccm_tui.cli import main
 from ccm_tui.core.session.lock import Presence
 from tests.helpers.mcp_session import DETAIL, mcp_server, sessions_root
-from tests.helpers.mcp_session import session_dir as session_dir  # noqa: F401  (fixture)
-from tests.helpers.mcp_session import template as template  # noqa: F401  (fixture)
+from tests.helpers.mcp_session import template as template  # (a fixture)
 from tests.helpers.sessionkit import held_by_another_process
 
 
@@ -40,7 +39,7 @@ def files_of(directory: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture
-def two(template: Path) -> Path:  # noqa: F811
+def two(template: Path) -> Path:
     root = sessions_root()
     shutil.copytree(template, root / "work")
     shutil.copytree(template, root / "home")

@@ -248,3 +248,44 @@ def test_the_picker_snapshot(snap_compare, tmp_path, monkeypatch):
 
     app = server_app(root / "default", "http://127.0.0.1:9/v1")
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_archiving_hides_a_session_until_h_shows_it_and_delete_asks_then_leaves_nothing(tmp_path, llm_server):
+    await build(_root() / "trip", 3)
+    await build(_root() / "old", 3)
+    llm_server.push(text("Hello."))
+    async with server_app(_root() / "default", llm_server.base_url).run_test(size=SIZE) as pilot:
+        await send(pilot, "a message in default")
+        picker = await _picker(pilot)
+        assert sorted(s.name for s in picker.sessions) == ["default", "old", "trip"]
+        size = next(s for s in picker.sessions if s.name == "trip").size
+        assert size < 64 * 1024  # the record's size: the derived index with its WAL is not counted
+        await _to_row(pilot, picker, "old")
+        await pilot.press("a")
+        await wait_until(pilot, lambda: sorted(s.name for s in picker.sessions) == ["default", "trip"])
+        assert (_root() / "old" / "archived.json").is_file()
+        await pilot.press("h")  # archived ones shown, marked
+        await wait_until(pilot, lambda: "old (archived)" in [name for _, name in _rows(picker)])
+        await _to_row(pilot, picker, "old")
+        await pilot.press("a")  # back in the list
+        await wait_until(pilot, lambda: "old" in [name for _, name in _rows(picker)])
+        assert not (_root() / "old" / "archived.json").exists()
+
+        await _to_row(pilot, picker, "default")
+        await pilot.press("d")  # the session open here is never deleted
+        await wait_until(pilot, lambda: _noted(pilot, "open here"))
+        await _to_row(pilot, picker, "trip")
+        await pilot.press("d")
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, SessionsScreen))
+        await pilot.press("n")  # "keep it"
+        await wait_until(pilot, lambda: pilot.app.screen is picker)
+        assert (_root() / "trip").is_dir()
+        await pilot.press("d")
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, SessionsScreen))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: _noted(pilot, "trip is deleted"))
+        await wait_until(pilot, lambda: sorted(s.name for s in picker.sessions) == ["default", "old"])
+        assert sorted(p.name for p in _root().iterdir()) == ["default", "old"]
+    async with server_app(_root() / "default", llm_server.base_url).run_test(size=SIZE) as pilot:  # relaunch
+        picker = await _picker(pilot)
+        assert sorted(s.name for s in picker.sessions) == ["default", "old"]
