@@ -62,6 +62,9 @@ async def test_archive_hides_a_session_from_the_list_and_all_sessions_until_unar
     async with mcp_server("--session", "home") as client:  # named, an archived session is still served
         direct = await client.call("search", query="axolotl")
     assert "auth-bug" in direct.text
+    async with mcp_server("--all-sessions", "--include-archived") as client:  # asked for: served
+        included = await client.call("search", query="axolotl")
+    assert "session home" in included.text and "session work" in included.text
     rc, out, _ = ccm(capsys, "sessions", "unarchive", "home")
     assert (rc, out) == (0, "home is not archived\n")
     assert set(listed(capsys)) == {"home", "work"}
