@@ -325,7 +325,12 @@ class SessionController:
         detail = f"{intent.action.value} {intent.target}".strip()
         self._set_state(phase=Phase.ACTION, work=Work.ACTION, detail=detail)
         return await engine.run_action(
-            intent.action, intent.target, self._during("action"), topic=intent.topic, reuse=intent.reuse
+            intent.action,
+            intent.target,
+            self._during("action"),
+            topic=intent.topic,
+            reuse=intent.reuse,
+            value=intent.value,
         )
 
     async def _assist(self) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..efforts.states import Action, EffortState, effort_state, valid_actions
+from ..efforts.states import Action, EffortState, edit_actions, effort_state, valid_actions
 
 if TYPE_CHECKING:  # the views are read without a session (the UI's start-up imports them)
     from ..manifest.effort import Effort
@@ -35,6 +35,13 @@ class EffortView:
     # open and expanded efforts: the tokens the effort takes in the working context — the one count the
     # meter's layer, the expansion banner, the sidebar, /status and ccm-tui status all show
     context_tokens: int | None = None
+    pinned: bool = False  # the user pinned it: its summary stays in working memory
+    summary_by: str | None = None  # "user": the summary is the user's edit
+
+    @property
+    def edits(self) -> tuple[Action, ...]:
+        """The user's edits that apply to it (rename, summary, pin or unpin, merge)."""
+        return edit_actions(self.state, self.pinned)
 
     @property
     def status(self) -> str:
@@ -88,6 +95,10 @@ class EffortView:
         }
         if self.source:
             data["source"] = self.source
+        if self.pinned:
+            data["pinned"] = True
+        if self.summary_by:
+            data["summary_by"] = self.summary_by
         return data
 
 
@@ -168,6 +179,8 @@ def effort_view(
         source=effort.source,
         in_memory=not session.is_evicted(effort),
         context_tokens=context_tokens(session, effort, state, message_cap) if in_context else None,
+        pinned=effort.pinned,
+        summary_by=effort.summary_by,
     )
 
 
