@@ -37,6 +37,7 @@ class EffortView:
     context_tokens: int | None = None
     pinned: bool = False  # the user pinned it: its summary stays in working memory
     summary_by: str | None = None  # "user": the summary is the user's edit
+    merged_into: str | None = None  # merged into that effort: listed only by status --json
 
     @property
     def edits(self) -> tuple[Action, ...]:
@@ -99,6 +100,8 @@ class EffortView:
             data["pinned"] = True
         if self.summary_by:
             data["summary_by"] = self.summary_by
+        if self.merged_into:
+            data["merged_into"] = self.merged_into
         return data
 
 
@@ -181,6 +184,7 @@ def effort_view(
         context_tokens=context_tokens(session, effort, state, message_cap) if in_context else None,
         pinned=effort.pinned,
         summary_by=effort.summary_by,
+        merged_into=effort.merged_into,
     )
 
 
@@ -199,6 +203,7 @@ def session_status(session: Session, recent: int = RECENT_CONCLUDED, message_cap
     listed = efforts_in_use(session)
     ids = {e.id for e in listed}
     listed += [e for e in session.efforts.concluded_page(0, recent + len(ids)) if e.id not in ids][:recent]
+    listed = [e for e in listed if not e.merged_into]  # a merged effort lives on in the one it went into
     return SessionStatus(
         turn=session.state.turn,
         efforts=tuple(effort_view(session, e, message_cap) for e in listed),
@@ -215,7 +220,7 @@ def full_status(session: Session, message_cap: int | None = None) -> SessionStat
 
 def concluded_views(session: Session, offset: int, limit: int) -> list[EffortView]:
     """A page of concluded efforts, the latest conclusion first (the sidebar's long list)."""
-    return [effort_view(session, e) for e in session.efforts.concluded_page(offset, limit)]
+    return [effort_view(session, e) for e in session.efforts.concluded_page(offset, limit) if not e.merged_into]
 
 
 def status_data(session: Session, status: SessionStatus, figures: ContextFigures) -> dict[str, Any]:
