@@ -1,6 +1,7 @@
 """The session picker (Ctrl+S): the sessions of the data directory, newest first; Enter switches,
 ``n`` makes a new one, ``r`` renames one, ``a`` archives one (or brings an archived one back), ``h``
-shows or hides the archived ones, ``d`` deletes one (asking first; never the one open here), Esc closes.
+shows or hides the archived ones, ``d`` deletes one (asking first; never the one open here), ``f`` forks
+one at a turn (a new session holding what it held then), Esc closes.
 
 The list comes from the core (:mod:`ccm_tui.core.session.sessions_folder`, through ``core.api``), read in
 a thread: a session's size is a walk of its directory. What switching and renaming do to the session
@@ -28,6 +29,7 @@ from ...core.api import (
     check_delete,
     create_session,
     delete_session,
+    fork_session,
     last_used_ago,
     list_sessions,
     same_session,
@@ -84,6 +86,7 @@ class SessionsScreen(ModalScreen[None]):
         Binding("a", "archive", "Archive", id="sessions.archive"),
         Binding("h", "toggle_archived", "Show archived", id="sessions.archived"),
         Binding("d", "delete", "Delete", id="sessions.delete"),
+        Binding("f", "fork", "Fork", id="sessions.fork"),
     ]
 
     def __init__(self, root: Path, host: SessionHost) -> None:
@@ -101,7 +104,7 @@ class SessionsScreen(ModalScreen[None]):
             yield Static("Reading the sessions…", id="sessions-where", classes="dialog-text", markup=False)
             yield DataTable(id="sessions-table", cursor_type="row", show_cursor=True)
             yield Static(
-                "Enter switch · n new · r rename · Esc close\na archive · h show archived · d delete",
+                "Enter switch · n new · r rename · Esc close\na archive · h show archived · d delete · f fork",
                 classes="dialog-hint",
             )
 
@@ -308,6 +311,46 @@ class SessionsScreen(ModalScreen[None]):
             return
         self.app.call_from_thread(self.notify, f"{info.name} is deleted", title="Deleted")
         self.app.call_from_thread(self.reload)
+
+    def action_fork(self) -> None:
+        info = self.selected()
+        if info is None:
+            self.notify("No session to fork", severity="warning")
+            return
+        last = info.turns or 0
+
+        def named(name: str | None) -> None:
+            if not name:
+                return
+
+            def at(turn: str | None) -> None:
+                if turn is None:
+                    return
+                try:
+                    number = int(turn.strip() or last)
+                except ValueError:
+                    self.notify(f"Not forked: {turn!r} is not a turn number", title="Fork", severity="warning")
+                    return
+                self.run_worker(
+                    lambda: self._fork(info, name, number), thread=True, group="sessions-fork", exit_on_error=False
+                )
+
+            help = f"0 to {last}: the new session holds what {info.name} held after that turn"
+            self.app.push_screen(PromptDialog(f"Fork {info.name} at turn", value=str(last), help=help), at)
+
+        self.app.push_screen(
+            PromptDialog(f"Fork the session {info.name}", value=f"{info.name} fork", help=NAME_HELP), named
+        )
+
+    def _fork(self, info: SessionInfo, name: str, turn: int) -> None:
+        try:
+            report = fork_session(self.root, info.name, name, turn)
+        except (SessionCatalogError, OSError) as exc:
+            self.app.call_from_thread(self.notify, f"Not forked: {_one_line(exc)}", title="Fork", severity="warning")
+            return
+        said = f"{report.path.name}: {info.name} up to turn {report.turn}"
+        self.app.call_from_thread(self.notify, said, title="Forked")
+        self.app.call_from_thread(self.reload, report.path)
 
     def action_close(self) -> None:
         if not self.closing:

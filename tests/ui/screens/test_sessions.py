@@ -289,3 +289,27 @@ async def test_archiving_hides_a_session_until_h_shows_it_and_delete_asks_then_l
     async with server_app(_root() / "default", llm_server.base_url).run_test(size=SIZE) as pilot:  # relaunch
         picker = await _picker(pilot)
         assert sorted(s.name for s in picker.sessions) == ["default", "old"]
+
+
+async def test_f_forks_a_session_at_a_turn_and_the_fork_opens(tmp_path, llm_server):
+    await build(_root() / "trip", 3)  # turn 1 ambient, turn 2 opens the Japan trip
+    before = {p.name: p.read_bytes() for p in (_root() / "trip").rglob("*.jsonl")}
+    async with server_app(_root() / "default", llm_server.base_url).run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        picker = await _picker(pilot)
+        await _to_row(pilot, picker, "trip")
+        await pilot.press("f")
+        await _answer(pilot, "trip early")
+        await _answer(pilot, "1")
+        await wait_until(pilot, lambda: _noted(pilot, "trip early: trip up to turn 1"))
+        await wait_until(pilot, lambda: "trip early" in [s.name for s in picker.sessions])
+        fork = next(s for s in picker.sessions if s.name == "trip early")
+        assert fork.turns == 1
+        await _to_row(pilot, picker, "trip early")
+        await pilot.press("enter")  # switch to the fork: it opens with turn 1's state
+        screen = pilot.app.chat_screen
+        await wait_until(pilot, lambda: screen.link.session_dir == _root() / "trip early", what="the switch")
+        await ready(pilot)
+        await wait_until(pilot, lambda: screen.snapshot is not None and screen.snapshot.turn == 1)
+        assert screen.snapshot.status.efforts == ()
+    assert {p.name: p.read_bytes() for p in (_root() / "trip").rglob("*.jsonl")} == before
