@@ -142,5 +142,7 @@ async def test_merge_puts_both_logs_under_the_kept_id_and_the_other_points_there
     assert "token-rotation" not in out  # lives on in auth-bug
     async with mcp_server() as client:
         found = await client.call("search", query="quokka")
+        listed = await client.call("list")
     assert "auth-bug" in found.text and "token-rotation" not in found.text
+    assert "auth-bug" in listed.text and "token-rotation" not in listed.text
     assert DETAIL.split()[1] in (session_dir / "efforts" / "auth-bug.jsonl").read_text()

@@ -191,7 +191,8 @@ class SessionReader:
         return read
 
     def efforts(self) -> list[EffortEntry]:
-        """Every effort of the manifest, in its order, with the turn it was last used in."""
+        """Every effort of the manifest, in its order, with the turn it was last used in (a merged
+        effort is left out: it lives on in the effort it went into)."""
         with self._lock:
             session = self._current()
             view = session.view
@@ -201,6 +202,7 @@ class SessionReader:
                     view.last_referenced.get(e.id, view.summaries.get(e.id)),
                 )
                 for e in session.efforts
+                if not e.merged_into
             ]
 
     def counts(self) -> tuple[int, int]:
