@@ -58,6 +58,12 @@ def run(args: argparse.Namespace) -> int:
         return _list(root, args)
     from ..core.api import archive_session, check_delete, delete_session, fork_session, rename_session
 
+    try:  # a name, never a path: "../elsewhere" names no session of the data directory
+        named = config.session_name(args.name) == args.name
+    except ValueError:
+        named = False
+    if not named:
+        raise UsageError(f"{args.name!r} is not a session name ('ccm-tui sessions list' shows them)", usage=False)
     if action == "rename":
         target = rename_session(root, args.name, args.new_name)
         print(f"{args.name} is now {target.name}")

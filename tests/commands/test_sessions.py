@@ -147,6 +147,10 @@ def test_rename_and_the_list_in_words(two, capsys):
     assert sorted(names) == ["at home", "work"]
     for line in out.splitlines():  # the record's size, never the derived index with its WAL
         assert " KB " in line and " efforts " in line
+    for action, *rest in (("rename", "x"), ("delete", "--yes"), ("archive",), ("fork", "x")):
+        rc, _, err = ccm(capsys, "sessions", action, "../sessions/work", *rest)  # a name, never a path
+        assert rc == 2 and "is not a session name" in err, action
+    assert sorted(p.name for p in two.iterdir()) == ["at home", "work"]
 
 
 def test_the_session_is_used_after_a_fork_through_send(two, capsys):

@@ -281,7 +281,7 @@ def rename_session(root: Path, old: str, new: str) -> Path:
     while another process holds its writer lock, and when ``new`` is taken."""
     clean = check_name(new)
     source, target = root / old, root / clean
-    if not is_session(source):
+    if not _valid_name(old) or not is_session(source):  # a name, never a path out of the data directory
         raise SessionMissing(old)
     if clean == old:
         return source
