@@ -233,6 +233,8 @@ def test_the_picker_snapshot(snap_compare, tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))  # the picker says where the sessions are: "~/…" on every machine
     monkeypatch.setenv("CCM_HOME", str(tmp_path / ".local" / "share" / "ccm-tui"))
     monkeypatch.setenv("CCM_CONFIG", "/home/user/.config/ccm-tui/config.toml")
+    # the open session's size is its record's, exact to the byte: its lock and events hold the pid
+    monkeypatch.setattr("os.getpid", lambda: 424242)
     root = _root()
     _made_by_hand(root, "japan-trip", age=2 * 3600 + 60, size=1_258_291, efforts=14, turns=212)
     _made_by_hand(root, "work notes", age=3 * 86400 + 60, size=348_160, efforts=5, turns=48)
