@@ -30,6 +30,7 @@ Runner = Callable[[argparse.Namespace], int]
 # The commands that print text (model replies, effort names, transcripts): through TerminalSafe.
 # The TUI draws with Textual (its message bodies are cleaned), mcp speaks JSON-RPC on stdout.
 TEXT_COMMANDS = frozenset({"send", "status", "search", "restore", "replay", "repair", "watch"})
+TEXT_COMMANDS |= {"sessions", "effort"}  # session and effort names, summaries
 
 # command → (its module, its runner); the modules in the order ``--help`` lists them
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -42,6 +43,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "repair": ("repair", "run"),
     "mcp": ("mcp", "run"),
     "watch": ("watch", "run"),
+    "sessions": ("sessions", "run"),
+    "effort": ("effort", "run"),
 }
 VALUE_OPTIONS = frozenset({"--session", "--session-dir", "--model", "--api-base"})  # the TUI's own
 

@@ -35,6 +35,11 @@ def add_parser(sub: Any) -> None:
         "--all-sessions", action="store_true", help="serve every session under the data directory (results say which)"
     )
     p.add_argument(
+        "--include-archived",
+        action="store_true",
+        help="with --all-sessions: archived sessions too (see 'sessions archive')",
+    )
+    p.add_argument(
         "--allow-writes",
         action="store_true",
         help="also offer remember (append a note to an effort) and reopen (through the session, taking its lock per write)",
@@ -54,8 +59,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.all_sessions and (getattr(args, "session", None) or getattr(args, "session_dir", None)):
         raise UsageError("--all-sessions serves every session: leave out --session and --session-dir")
+    if args.include_archived and not args.all_sessions:
+        raise UsageError("--include-archived goes with --all-sessions")
     if args.all_sessions:
-        scope = Scope(root=config.sessions_dir())
+        scope = Scope(root=config.sessions_dir(), archived=args.include_archived)
     else:
         directory = session_dir_from(args)
         if not directory.is_dir():

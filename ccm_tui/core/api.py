@@ -61,15 +61,20 @@ if TYPE_CHECKING:
     )
     from .service.slash_commands import COMMANDS, SlashError, completions, parse, spec_of
     from .session.chat_line import END_OF_CHAT, LoggedLine, sent_now, with_interrupted_end
+    from .session.fork import ForkReport, fork_session
     from .session.numbered_lines import AMBIENT, LineRangeError, LogLines, line_range, page
     from .session.prompt_history import PromptHistory
     from .session.sessions_folder import (
         SessionCatalogError,
         SessionInfo,
+        archive_session,
         capture_of,
+        check_delete,
         check_name,
         check_rename,
         create_session,
+        delete_session,
+        is_archived,
         last_used_ago,
         list_sessions,
         rename_session,
@@ -186,6 +191,13 @@ _LAZY = {  # name -> (the module it lives in, its name there; None: the module i
     "SessionHit": (".engine.all_sessions", "SessionHit"),
     "search_all_sessions": (".engine.all_sessions", "search_all_sessions"),
     "capture_of": (".session.sessions_folder", "capture_of"),
+    # sessions and efforts the user manages (issue 41)
+    "archive_session": (".session.sessions_folder", "archive_session"),
+    "check_delete": (".session.sessions_folder", "check_delete"),
+    "delete_session": (".session.sessions_folder", "delete_session"),
+    "is_archived": (".session.sessions_folder", "is_archived"),
+    "fork_session": (".session.fork", "fork_session"),
+    "ForkReport": (".session.fork", "ForkReport"),
 }
 
 
@@ -323,4 +335,11 @@ __all__ = [
     "SessionHit",
     "search_all_sessions",
     "capture_of",
+    # sessions and efforts the user manages (issue 41)
+    "archive_session",
+    "check_delete",
+    "delete_session",
+    "is_archived",
+    "fork_session",
+    "ForkReport",
 ]

@@ -66,6 +66,7 @@ class Scope:
 
     directory: Path | None = None
     root: Path | None = None
+    archived: bool = False  # with root: archived sessions too (--include-archived)
     seen: set[str] = field(default_factory=set, compare=False, repr=False)  # sessions found here once
 
     def __post_init__(self) -> None:
@@ -103,7 +104,7 @@ class Scope:
         if self.root is None:
             return []
         try:
-            return [p.name for p in session_paths(self.root, links=False) if p.is_dir()]
+            return [p.name for p in session_paths(self.root, links=False, archived=self.archived) if p.is_dir()]
         except (SessionCatalogError, OSError) as exc:  # an error, never "no sessions"
             reason = self.private(str(exc))
             raise InputError(f"{reason}; nothing was read — try again in a moment") from None

@@ -24,6 +24,7 @@ class ActionLook:
     short: str  # footer text
     key: str  # sidebar key
     help: str
+    in_footer: bool = True  # the user's edits are in the menu and their keys work, off the footer
 
     @property
     def name(self) -> str:
@@ -40,6 +41,16 @@ LOOKS: dict[Action | str, ActionLook] = {
         ActionLook(Action.REOPEN, "Reopen", "Reopen", "r", "continue it: open and active again"),
         ActionLook(LOG, "View raw log", "Log", "l", "read the whole conversation"),
         ActionLook(EXPORT, "Export to Markdown", "Export", "x", "write <id>.md"),
+        # the user's edits (what is said about the effort, not its state)
+        ActionLook(Action.RENAME, "Rename…", "Rename", "n", "give it another name (its id stays)", False),
+        ActionLook(
+            Action.SUMMARY, "Edit the summary…", "Summary", "t", "your summary replaces the model's in context", False
+        ),
+        ActionLook(Action.PIN, "Pin", "Pin", "p", "its summary always stays in context", False),
+        ActionLook(Action.UNPIN, "Unpin", "Unpin", "u", "its summary may leave the context again", False),
+        ActionLook(
+            Action.MERGE, "Merge into…", "Merge", "g", "its lines go to another effort's log; it points there", False
+        ),
     )
 }
 
@@ -50,8 +61,13 @@ def looks_for(effort: EffortView) -> list[ActionLook]:
     return [LOOKS[a] for a in shown]
 
 
+def edit_looks_for(effort: EffortView) -> list[ActionLook]:
+    """The user's edits that apply to the effort (rename, summary, pin or unpin, merge)."""
+    return [LOOKS[a] for a in effort.edits]
+
+
 def offered(effort: EffortView, action: Action | str) -> bool:
-    return action in (LOG, EXPORT) or action in effort.actions
+    return action in (LOG, EXPORT) or action in effort.actions or action in effort.edits
 
 
 def parse_action(name: str) -> Action | str | None:

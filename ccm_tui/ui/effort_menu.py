@@ -14,8 +14,8 @@ from pathlib import Path
 
 from textual.app import App
 
-from ..core.api import Action, EffortView
-from .action_looks import EXPORT, LOG, LOOKS, looks_for, offered
+from ..core.api import Action, EffortAction, EffortView
+from .action_looks import EXPORT, LOG, LOOKS, edit_looks_for, looks_for, offered
 from .controller_link import SessionLink
 from .screens.choice import Choice, ChoiceDialog
 from .screens.question import PromptDialog
@@ -53,11 +53,12 @@ class EffortActions:
             self.app.notify(f"There is no effort '{effort_id}'", severity="warning")
             return
         self.focus_effort(effort_id)
-        choices = [Choice(a.name, a.label, a.help, a.key) for a in looks_for(effort)]
+        looks = [*looks_for(effort), *edit_looks_for(effort)]
+        choices = [Choice(a.name, a.label, a.help, a.key) for a in looks]
 
         def chosen(name: str | None) -> None:
             if name:
-                self.run(effort_id, next(a.action for a in looks_for(effort) if a.name == name))
+                self.run(effort_id, next(a.action for a in looks if a.name == name))
 
         text = describe(effort, self.link.settings.decay_threshold, keys=False)
         self.app.push_screen(ChoiceDialog(f"Effort {effort_id}", choices, text=text), chosen)
@@ -71,6 +72,9 @@ class EffortActions:
             return
         effort = self.effort(effort_id)
         name = action.value if isinstance(action, Action) else action
+        if effort is not None and isinstance(action, Action) and action in effort.edits:
+            self.edit(effort, action)
+            return
         if effort is None or not isinstance(action, Action) or not offered(effort, action):
             self.app.notify(f"Cannot {name} '{effort_id}' in its current state", severity="warning")
             return
@@ -80,6 +84,38 @@ class EffortActions:
             self._confirm(effort, action)
             return
         self.link.act(action, effort_id)
+
+    def edit(self, effort: EffortView, action: Action) -> None:
+        """One of the user's edits: asks for the new name, the new summary or the effort to merge
+        into, then hands it to the controller (pin and unpin need no question)."""
+        if not self.ready(action.value):
+            return
+
+        def send(value: str | None) -> None:
+            if value is not None and value.strip() and self.ready(action.value):
+                self.link.controller.submit(EffortAction(action, effort.id, value=value.strip()))
+
+        if action is Action.RENAME:
+            dialog = PromptDialog(f"Rename the effort {effort.id}", value=effort.title, help="its id stays")
+            self.app.push_screen(dialog, send)
+        elif action is Action.SUMMARY:
+            help = "yours replaces the model's in context; the model's stays in the event log"
+            self.app.push_screen(PromptDialog(f"Summary of {effort.id}", value=effort.summary or "", help=help), send)
+        elif action is Action.MERGE:
+            snapshot = self.link.snapshot
+            others = [
+                e
+                for e in (snapshot.status.efforts if snapshot is not None else ())
+                if e.id != effort.id and not e.merged_into
+            ]
+            if not others:
+                self.app.notify("There is no other effort to merge it into", severity="warning")
+                return
+            choices = [Choice(e.id, e.title, e.id if e.title != e.id else "") for e in others[:20]]
+            text = f"{effort.id}'s lines are appended to the chosen effort's log; {effort.id} then points there"
+            self.app.push_screen(ChoiceDialog(f"Merge {effort.id} into…", choices, text=text), send)
+        else:
+            send(effort.id)  # pin, unpin: the value is not read
 
     def _confirm(self, effort: EffortView, action: Action) -> None:
         look = LOOKS[action]

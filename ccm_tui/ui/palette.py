@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from .action_looks import looks_for
+from .action_looks import edit_looks_for, looks_for
 from .keys import key_for
 from .plain_text import highlighted, lines, plain
 from .screens.chat import ChatScreen
@@ -93,6 +93,8 @@ def effort_commands(chat: ChatScreen) -> Iterator[tuple[str, Callable[[], object
         for look in looks_for(effort):
             label = f"{look.label}: {effort.id}"
             yield label, partial(chat.efforts.run, effort.id, look.action), look.help
+        for look in edit_looks_for(effort):  # the user's edits: rename, summary, pin, merge
+            yield f"{look.label.rstrip('…')}: {effort.id}", partial(chat.efforts.run, effort.id, look.action), look.help
 
 
 class CcmCommands(Provider):

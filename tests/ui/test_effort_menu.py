@@ -76,3 +76,45 @@ async def test_ctrl_o_with_a_concluded_effort_name_offers_to_reopen_it(tmp_path)
         await pilot.press("r")
         await wait_until(pilot, lambda: state_of(screen, "japan-trip") == "active" and not screen.busy)
         assert [e.id for e in screen.snapshot.status.efforts] == before  # no japan-trip-2
+
+
+async def test_rename_edit_the_summary_and_pin_from_the_keys_and_the_menu_survive_a_relaunch(tmp_path):
+    from textual.widgets import Input
+
+    from ccm_tui.ui.screens.question import PromptDialog
+    from ccm_tui.ui.widgets.effort_list import EffortItem
+
+    async def answer(pilot, typed: str) -> None:
+        field = await wait_until(
+            pilot, lambda: isinstance(pilot.app.screen, PromptDialog) and pilot.app.screen.query_one(Input)
+        )
+        field.value = typed
+        await pilot.press("enter")
+
+    def view(screen):
+        return screen.snapshot.effort("japan-trip")
+
+    await build(tmp_path / "s", 5)  # the Japan trip is concluded
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("ctrl+g", "n")  # rename from its key
+        await answer(pilot, "Japan 2027")
+        await wait_until(pilot, lambda: view(screen).name == "Japan 2027" and not screen.busy, what="the rename")
+        await wait_until(pilot, lambda: any("Japan 2027" in str(i.render()) for i in screen.query(EffortItem)))
+        await pilot.press("ctrl+g", "enter")  # the menu offers the edits too
+        menu = await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog) and pilot.app.screen)
+        assert {"rename", "summary", "pin", "merge"} <= {c.id for c in menu.choices}
+        await pilot.press("t")
+        await answer(pilot, "Ten days in Japan; Nara on day 6.")
+        await wait_until(pilot, lambda: view(screen).summary == "Ten days in Japan; Nara on day 6." and not screen.busy)
+        await pilot.press("ctrl+g", "p")
+        await wait_until(pilot, lambda: view(screen).pinned and not screen.busy, what="the pin")
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:  # relaunch
+        screen = await ready(pilot)
+        effort = view(screen)
+        assert (effort.name, effort.summary, effort.pinned, effort.summary_by) == (
+            "Japan 2027",
+            "Ten days in Japan; Nara on day 6.",
+            True,
+            "user",
+        )

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..manifest.effort import CONCLUDED, OPEN, SLUG_RE, Effort, ManifestError, effort_from_dict
 from ..session.session import Session
+from ..session.withdrawn import live
 from ..storage import eventlog as ev
 from ..storage.durable import StoreError, read_jsonl
 from ..storage.eventlog import now_iso
@@ -104,6 +105,7 @@ def conclude(session: Session, effort: Effort, summary: str, *, turn: int) -> No
     effort.summary_tokens = session.counter.count_text(summary)
     effort.concluded_at = now_iso()
     effort.checkpoint, effort.checkpoint_upto = None, 0
+    effort.summary_by = None  # a new conclusion's summary is the model's (a user's edit is in the event log)
     session.view.summaries[effort.id] = turn
     session.view.expanded.pop(effort.id, None)
     concluded = {
@@ -201,6 +203,114 @@ def mark_referenced(session: Session, effort_id: str, turn: int) -> bool:
         session.log_event(ev.SUMMARY_RESTORED, effort_id=effort_id)
     session.view.summaries[effort_id] = turn
     return restored
+
+
+# --------------------------------------------------------------------------- the user's edits
+# What the model wrote about the user, corrected by the user (issue 41). The id never changes: it
+# names the log, the events, the view state, the index rows and every id an agent holds over MCP;
+# the name is a display field, which every reader shows and /switch NAME resolves.
+def rename(session: Session, effort: Effort, name: str) -> str:
+    """Give ``effort`` another name (its id stays); returns the name it had."""
+    clean = clean_name(name)[:MAX_NAME_CHARS].strip()
+    if not clean:
+        raise ActionRefused("an effort's name needs at least one letter or digit")
+    previous = effort.name
+    if clean == previous:
+        return previous
+    effort.name = clean
+    session.save_manifest()
+    session.log_event(ev.EFFORT_RENAMED, effort_id=effort.id, name=clean, previous=previous)
+    return previous
+
+
+def edit_summary(session: Session, effort: Effort, summary: str, *, turn: int) -> str | None:
+    """The user's summary replaces the model's in context; the one it replaces stays in the event log
+    (``summary_edited``'s ``replaced``). Only a concluded effort has a summary to edit. A later
+    conclusion (after a reopen) writes a new summary from the whole log, and that one is the model's
+    again. Returns the replaced summary."""
+    text = summary.strip()
+    if not effort.is_concluded:
+        raise ActionRefused(f"effort '{effort.id}' is open: its summary is written when it is concluded")
+    if not text:
+        raise ActionRefused("a summary needs some text")
+    replaced = effort.summary
+    if text == replaced:
+        return replaced
+    effort.summary = text
+    effort.summary_tokens = session.counter.count_text(text)
+    effort.summary_by = "user"
+    session.save_manifest()
+    if effort.id not in session.view.expanded:  # the corrected summary is in working memory at once
+        mark_referenced(session, effort.id, turn)
+        session.save_view()
+    session.log_event(
+        ev.SUMMARY_EDITED, effort_id=effort.id, summary=text, replaced=replaced, summary_tokens=effort.summary_tokens
+    )
+    return replaced
+
+
+def set_pinned(session: Session, effort: Effort, pinned: bool, *, turn: int) -> bool:
+    """Pin (or unpin) an effort: a pinned effort's summary stays in working memory (salience never
+    evicts it; compaction drops it only when nothing else is left, and says so). Pinning an evicted
+    summary brings it back. Returns whether anything changed."""
+    if effort.pinned == pinned:
+        return False
+    effort.pinned = pinned
+    session.save_manifest()
+    if pinned and effort.is_concluded:
+        mark_referenced(session, effort.id, turn)
+        session.save_view()
+    session.log_event(ev.EFFORT_PINNED if pinned else ev.EFFORT_UNPINNED, effort_id=effort.id)
+    return True
+
+
+MERGED_FROM = "merged_from"  # the key of the marker line a merge writes in the kept effort's log
+
+
+def merge_lines(session: Session, other: Effort) -> list[dict[str, Any]]:
+    """What a merge copies of ``other``'s log: its live chat (withdrawn exchanges and markers left
+    out), each line with its own time."""
+    records = [(i + 1, r) for i, r in enumerate(session.effort_log(other.id))]
+    return chat_copies(r for _, r in live(records))
+
+
+def merge(session: Session, other: Effort, into: Effort, summary: str | None, *, turn: int) -> int:
+    """Merge ``other`` (concluded) into ``into``: ``into``'s log gets a marker line and then
+    ``other``'s lines (logs only grow, so they follow ``into``'s own, each with its own time; one
+    fsynced append), ``other`` points to ``into`` (``merged_into``) and leaves working memory, and
+    ``into`` takes ``summary`` when it is concluded. The journal entry is the commit point: a kill
+    before it leaves the lines appended and no merge recorded, and the merge run again finds its
+    marker and does not append them twice. Returns the lines merged."""
+    if other.id == into.id:
+        raise ActionRefused(f"effort '{other.id}' cannot be merged into itself")
+    if other.merged_into:
+        raise ActionRefused(f"effort '{other.id}' is already merged into '{other.merged_into}'")
+    if into.merged_into:
+        raise ActionRefused(f"effort '{into.id}' was merged into '{into.merged_into}': merge into that one")
+    lines = merge_lines(session, other)
+    if not any(r.get(MERGED_FROM) == other.id for r in session.effort_log(into.id)):
+        marker = {
+            "role": "system",
+            "content": f"--- Merged from effort {other.id} ({other.name or other.id}): {len(lines)} lines ---",
+            "ts": now_iso(),
+            MERGED_FROM: other.id,
+        }
+        session.append_effort(into, [marker, *lines])
+    other.merged_into = into.id
+    if summary is not None and into.is_concluded:
+        into.summary = summary
+        into.summary_tokens = session.counter.count_text(summary)
+        into.summary_by = None
+    other.pinned = False
+    session.view.summaries.pop(other.id, None)
+    session.view.expanded.pop(other.id, None)
+    session.forget_log(into.id)
+    session.save_manifest()
+    if into.is_concluded and into.id not in session.view.expanded:
+        mark_referenced(session, into.id, turn)
+    session.save_view()
+    session.log_event(ev.EFFORTS_MERGED, effort_id=other.id, into=into.id, lines=len(lines), summary=summary)
+    return len(lines)
 
 
 # --------------------------------------------------------------------------- imports

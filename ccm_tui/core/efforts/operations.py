@@ -25,7 +25,7 @@ from ..session.withdrawn import withdrawn_lines
 from ..storage.durable import StoreError
 from . import lifecycle
 from .names import name_key, same_name_ids
-from .states import Action, ActionRefused
+from .states import EDIT_ACTIONS, Action, ActionRefused
 from .summaries import offline_summary, summarize_messages
 from .working_context import effort_context_tokens
 
@@ -328,12 +328,52 @@ _ON_EFFORT: dict[Action, Callable[[ActionContext, Effort], dict[str, Any]]] = {
 }
 
 
+async def edit(ctx: ActionContext, action: Action, effort: Effort, value: str) -> dict[str, Any]:
+    """One of the user's edits (:data:`.states.EDITS`): ``value`` is the new name, the new summary,
+    or (merge) the effort that takes ``effort``'s lines."""
+    session = ctx.session
+    lifecycle.require(session, effort, action)
+    if action is Action.RENAME:
+        previous = lifecycle.rename(session, effort, value)
+        ctx.changed(effort.id, "renamed")
+        ctx.banner(f"Effort {effort.id} is now called “{effort.name}”")
+        return {"id": effort.id, "name": effort.name, "previous": previous}
+    if action is Action.SUMMARY:
+        replaced = lifecycle.edit_summary(session, effort, value, turn=ctx.turn)
+        ctx.changed(effort.id, "summary edited")
+        ctx.banner(f"Summary of {effort.id} edited (the model's is kept in the event log)")
+        return {"id": effort.id, "summary": effort.summary, "replaced": replaced}
+    if action in (Action.PIN, Action.UNPIN):
+        changed = lifecycle.set_pinned(session, effort, action is Action.PIN, turn=ctx.turn)
+        if changed:
+            ctx.changed(effort.id, "pinned" if effort.pinned else "unpinned")
+            ctx.banner(f"Effort {effort.id} {'pinned: its summary stays in context' if effort.pinned else 'unpinned'}")
+        return {"id": effort.id, "pinned": effort.pinned, "changed": changed}
+    assert action is Action.MERGE
+    into = find_effort(ctx, value)
+    summary = None
+    if into.is_concluded and into.id != effort.id and not effort.merged_into:  # re-made from both logs
+        both = list(session.effort_log(into.id)) + lifecycle.merge_lines(session, effort)
+        summary = await _summary(ctx, into, both)
+    merged = lifecycle.merge(session, effort, into, summary, turn=ctx.turn)
+    ctx.changed(effort.id, "merged")
+    ctx.changed(into.id, "merged into")
+    ctx.banner(f"Effort {effort.id} merged into {into.id} ({merged} lines)")
+    return {"id": effort.id, "into": into.id, "lines": merged}
+
+
 async def perform(
-    ctx: ActionContext, action: Action, target: str, topic: Topic | None = None, *, reuse: bool = False
+    ctx: ActionContext,
+    action: Action,
+    target: str,
+    topic: Topic | None = None,
+    *,
+    reuse: bool = False,
+    value: str = "",
 ) -> dict[str, Any]:
     """A user's action: ``target`` is the new effort's name for ``open``, else the effort id (``topic``,
-    ``reuse``: see :class:`~.run_state.EffortAction`). Raises :class:`ActionRefused` (plain words)
-    when it is not valid now."""
+    ``reuse``: see :class:`~.run_state.EffortAction`; ``value``: an edit's new name, summary or the
+    effort merged into). Raises :class:`ActionRefused` (plain words) when it is not valid now."""
     if action is Action.OPEN:
         if not target.strip():
             raise ActionRefused("an effort needs a name")
@@ -341,4 +381,6 @@ async def perform(
     effort = find_effort(ctx, target, default_active=action is Action.CONCLUDE)
     if action is Action.CONCLUDE:
         return await conclude(ctx, effort, topic)
+    if action in EDIT_ACTIONS:
+        return await edit(ctx, action, effort, value)
     return _ON_EFFORT[action](ctx, effort)

@@ -5,7 +5,7 @@ id (``auth-bug`` or ``auth bug``) or at least two salient keywords of its
 summary, or when a tool touched it. Expanded efforts collapse after
 ``decay_threshold`` turns without reference (each on its own counter);
 concluded summaries leave working memory after ``summary_eviction_threshold``
-turns without reference. Open efforts never decay. Nothing is deleted.
+turns without reference, unless the user pinned them. Open efforts never decay. Nothing is deleted.
 
 Costs stay flat as history grows: id mentions are found by looking up the
 message's word n-grams among the ids (one indexed query); keyword matching runs
@@ -74,6 +74,12 @@ def keyword_references(session: Session, texts: list[str]) -> set[str]:
     return found
 
 
+def is_pinned(session: Session, effort_id: str) -> bool:
+    """Whether the user pinned the effort (its summary stays in working memory)."""
+    effort = session.efforts.get(effort_id)
+    return effort is not None and effort.pinned
+
+
 @dataclass
 class SalienceReport:
     referenced: set[str]
@@ -118,7 +124,7 @@ def end_of_turn(
     for effort_id, last in list(view.summaries.items()):
         if effort_id in view.expanded:
             continue
-        if turn - last >= eviction_threshold:
+        if turn - last >= eviction_threshold and not is_pinned(session, effort_id):
             lifecycle.evict_summary(session, effort_id, idle_turns=turn - last)
             report.evicted.append(effort_id)
     return report

@@ -13,6 +13,10 @@ answers; nothing else decides. An effort's state as the user sees it::
 ``open`` creates a new effort (it needs a name, not a state). Repeating an action
 whose effect already holds (switching to the active effort, expanding an
 expanded one) is answered "already", not refused.
+
+The user's *edits* (issue 41) change what is said about an effort, not its state: rename and
+pin/unpin in every state, the summary's edit and a merge into another effort once it is concluded
+(:data:`EDITS`; :func:`edit_actions`).
 """
 
 from __future__ import annotations
@@ -50,6 +54,12 @@ class Action(Enum):
     EXPAND = "expand"
     COLLAPSE = "collapse"
     REOPEN = "reopen"
+    # the user's edits (no model tool does these; the event log names them by TOOL_NAMES all the same)
+    RENAME = "rename"
+    SUMMARY = "summary"
+    PIN = "pin"
+    UNPIN = "unpin"
+    MERGE = "merge"
 
     @property
     def tool_name(self) -> str:
@@ -64,6 +74,11 @@ TOOL_NAMES = {
     Action.EXPAND: "expand_effort",
     Action.COLLAPSE: "collapse_effort",
     Action.REOPEN: "reopen_effort",
+    Action.RENAME: "rename_effort",
+    Action.SUMMARY: "edit_summary",
+    Action.PIN: "pin_effort",
+    Action.UNPIN: "unpin_effort",
+    Action.MERGE: "merge_efforts",
 }
 
 VALID: dict[EffortState, tuple[Action, ...]] = {
@@ -72,6 +87,16 @@ VALID: dict[EffortState, tuple[Action, ...]] = {
     EffortState.EXPANDED: (Action.COLLAPSE, Action.REOPEN),
     EffortState.CONCLUDED: (Action.EXPAND, Action.REOPEN),
     EffortState.EVICTED: (Action.EXPAND, Action.REOPEN),
+}
+
+EDIT_ACTIONS = frozenset({Action.RENAME, Action.SUMMARY, Action.PIN, Action.UNPIN, Action.MERGE})
+_CONCLUDED_EDITS = (Action.RENAME, Action.SUMMARY, Action.PIN, Action.UNPIN, Action.MERGE)
+EDITS: dict[EffortState, tuple[Action, ...]] = {
+    EffortState.ACTIVE: (Action.RENAME, Action.PIN, Action.UNPIN),
+    EffortState.BACKGROUND: (Action.RENAME, Action.PIN, Action.UNPIN),
+    EffortState.EXPANDED: _CONCLUDED_EDITS,
+    EffortState.CONCLUDED: _CONCLUDED_EDITS,
+    EffortState.EVICTED: _CONCLUDED_EDITS,
 }
 
 # Repeats whose effect already holds: answered "already", never refused.
@@ -86,6 +111,11 @@ REFUSALS: dict[Action, str] = {
     Action.EXPAND: "effort '{id}' is open, its log is already in context",
     Action.COLLAPSE: "effort '{id}' is not expanded",
     Action.REOPEN: "effort '{id}' is not concluded (status: open)",
+    Action.RENAME: "effort '{id}' cannot be renamed",
+    Action.SUMMARY: "effort '{id}' is open: its summary is written when it is concluded",
+    Action.PIN: "effort '{id}' cannot be pinned",
+    Action.UNPIN: "effort '{id}' cannot be unpinned",
+    Action.MERGE: "effort '{id}' is open: conclude it before merging it",
 }
 
 
@@ -110,8 +140,14 @@ def valid_actions(state: EffortState) -> tuple[Action, ...]:
     return VALID[state]
 
 
+def edit_actions(state: EffortState, pinned: bool = False) -> tuple[Action, ...]:
+    """The user's edits that apply to an effort in ``state`` (pin or unpin, as it is pinned or not)."""
+    unwanted = Action.PIN if pinned else Action.UNPIN
+    return tuple(a for a in EDITS[state] if a is not unwanted)
+
+
 def is_valid(state: EffortState, action: Action) -> bool:
-    return action in VALID[state] or (state, action) in ALREADY
+    return action in VALID[state] or (state, action) in ALREADY or action in EDITS[state]
 
 
 def refuse_unless_valid(effort_id: str, state: EffortState, action: Action) -> None:

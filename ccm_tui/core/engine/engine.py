@@ -23,7 +23,7 @@ from ...config import Settings
 from ...errors import EffortNotFound
 from ..efforts import lifecycle
 from ..efforts.proposals import Proposal
-from ..efforts.states import Action, ActionRefused
+from ..efforts.states import EDIT_ACTIONS, Action, ActionRefused
 from ..efforts.working_context import WorkingContext
 from ..manifest.effort import Effort
 from ..models.client_setup import resolve_budget
@@ -188,16 +188,22 @@ class Engine:
         *,
         topic: tuple[str, int, int] | None = None,
         reuse: bool = False,
+        value: str = "",
     ) -> Outcome:
-        """A user's action on an effort (``target``: its id, or a new effort's name; ``topic``: see
-        :class:`~.run_state.EffortAction`), to its outcome."""
+        """A user's action on an effort (``target``: its id, or a new effort's name; ``topic``,
+        ``value``: see :class:`~.run_state.EffortAction`), to its outcome."""
         what = f"{action.value} {target}".strip()
         try:
             async with self._writing(emit):
                 try:
-                    return await self._orchestrator.run_action(
-                        action, target, self._emit_through(emit), topic=topic, reuse=reuse
+                    outcome = await self._orchestrator.run_action(
+                        action, target, self._emit_through(emit), topic=topic, reuse=reuse, value=value
                     )
+                    if outcome.ok and action in EDIT_ACTIONS:  # a new name, summary or lines: findable at once
+                        result = outcome.result or {}
+                        for effort_id in {str(result.get("id") or ""), str(result.get("into") or "")} - {""}:
+                            self._reindex_effort(effort_id)
+                    return outcome
                 except (OSError, StoreError) as exc:
                     raise self._write_failed(exc, in_turn=False) from None
         except asyncio.CancelledError:

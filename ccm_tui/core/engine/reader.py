@@ -24,6 +24,7 @@ from typing import Any
 
 from ...config import Settings, default_budget
 from ..efforts.working_context import message_cap
+from ..manifest.effort import Effort
 from ..search import EffortIndex, SearchHit, SearchIndexBusy, SearchIndexError, without_folded
 from ..search.sync import sync_index
 from ..session.numbered_lines import AMBIENT, LogLines, read_log_lines
@@ -146,7 +147,9 @@ class SessionReader:
             index, stale = self._synced_index()
             with index.waiting_at_most(READ_WAIT):
                 hits = index.search(query, limit=limit)
-            return SearchAnswer(without_folded(hits, self._current().efforts.folded_upto()), stale)
+            efforts = self._current().efforts
+            hits = [h for h in hits if h.source != "effort" or not _merged(efforts.get(h.id))]
+            return SearchAnswer(without_folded(hits, efforts.folded_upto()), stale)
 
     def read_lines(self, log: str, first: int, last: int, *, line: int | None = None, strict: bool = True) -> LogLines:
         """Lines ``first``..``last`` of an effort's log or of the ambient chat (``"ambient"``): the
@@ -188,7 +191,8 @@ class SessionReader:
         return read
 
     def efforts(self) -> list[EffortEntry]:
-        """Every effort of the manifest, in its order, with the turn it was last used in."""
+        """Every effort of the manifest, in its order, with the turn it was last used in (a merged
+        effort is left out: it lives on in the effort it went into)."""
         with self._lock:
             session = self._current()
             view = session.view
@@ -198,6 +202,7 @@ class SessionReader:
                     view.last_referenced.get(e.id, view.summaries.get(e.id)),
                 )
                 for e in session.efforts
+                if not e.merged_into
             ]
 
     def counts(self) -> tuple[int, int]:
@@ -245,3 +250,8 @@ class SessionReader:
             if self._session is not None and not self._shared:
                 self._session.close()
             self._session = None
+
+
+def _merged(effort: Effort | None) -> bool:
+    """A merged effort's lines are found under the effort it went into (its own hits are left out)."""
+    return effort is not None and bool(effort.merged_into)

@@ -44,6 +44,9 @@ class Effort:
     source: dict[str, Any] | None = None  # provenance of imported efforts
     checkpoint: str | None = None  # compaction summary of the oldest part of an open effort
     checkpoint_upto: int = 0  # ... covering its first N log lines
+    pinned: bool = False  # its summary stays in working memory (never evicted by salience)
+    summary_by: str | None = None  # "user": the summary is the user's edit (the model's is in the event log)
+    merged_into: str | None = None  # its lines were merged into that effort: it is kept only as a pointer
 
     def __post_init__(self) -> None:
         if not self.raw_file:
@@ -64,6 +67,9 @@ class Effort:
                 del data[optional]
         if not data["checkpoint_upto"]:
             del data["checkpoint_upto"]
+        for optional in ("pinned", "summary_by", "merged_into"):  # written only when set
+            if not data[optional]:
+                del data[optional]
         return data
 
 
@@ -104,6 +110,10 @@ def effort_from_dict(raw: Any, where: str, index: int) -> Effort:
     effort.name = _text(effort.name) or eid
     if effort.source is not None and not isinstance(effort.source, dict):
         effort.source = None
+    effort.pinned = effort.pinned is True
+    effort.summary_by = _text(effort.summary_by)
+    merged = _text(effort.merged_into)
+    effort.merged_into = merged if merged and SLUG_RE.fullmatch(merged) else None
     for key in ("raw_tokens", "summary_tokens", "messages", "reopen_count", "checkpoint_upto"):
         value = getattr(effort, key)
         if not isinstance(value, int) or value < 0:

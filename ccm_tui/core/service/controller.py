@@ -314,9 +314,11 @@ class SessionController:
             self._set_state(phase=Phase.TURN, work=Work.TURN, detail="")
             return await engine.run_turn(intent.text, self._during("turn"))
         if isinstance(intent, SlashCommand):  # an effort command (the others are answered at once)
-            action = spec_of(intent).action
+            spec = spec_of(intent)
+            action = spec.action
             assert action is not None
-            outcome = await self._perform(EffortAction(action, intent.argument, reuse=action is Action.OPEN))
+            target, value = spec.split(intent.argument)
+            outcome = await self._perform(EffortAction(action, target, reuse=action is Action.OPEN, value=value))
             return replace(outcome, work=Work.COMMAND, text=intent.line)
         if isinstance(intent, Remember):
             self._set_state(phase=Phase.ACTION, work=Work.ACTION, detail="remember")
@@ -325,7 +327,12 @@ class SessionController:
         detail = f"{intent.action.value} {intent.target}".strip()
         self._set_state(phase=Phase.ACTION, work=Work.ACTION, detail=detail)
         return await engine.run_action(
-            intent.action, intent.target, self._during("action"), topic=intent.topic, reuse=intent.reuse
+            intent.action,
+            intent.target,
+            self._during("action"),
+            topic=intent.topic,
+            reuse=intent.reuse,
+            value=intent.value,
         )
 
     async def _assist(self) -> None:

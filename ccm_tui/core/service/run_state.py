@@ -94,6 +94,7 @@ class EffortAction:
     target: str = ""
     topic: tuple[str, int, int] | None = None
     reuse: bool = False
+    value: str = ""  # the user's edits: the new name, the new summary, the effort merged into
 
 
 @dataclass(frozen=True)

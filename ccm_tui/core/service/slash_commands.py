@@ -37,6 +37,14 @@ class CommandSpec:
     def takes_effort(self) -> bool:
         return self.argument in ("ID", "[ID]")
 
+    def split(self, argument: str) -> tuple[str, str]:
+        """(the effort, the value) of an edit's argument: ``/rename trip Japan 2027`` → ``("trip",
+        "Japan 2027")``; a command of one argument keeps it whole."""
+        if " " not in self.argument:
+            return argument, ""
+        target, _, value = argument.partition(" ")
+        return target, value
+
 
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("open", "NAME", "open a new effort; it becomes the active one", Action.OPEN),
@@ -51,6 +59,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("switch", "ID", "make another open effort the active one", Action.SWITCH),
     CommandSpec("expand", "ID", "load a concluded effort's raw log back into context", Action.EXPAND),
     CommandSpec("collapse", "ID", "an expanded effort back to its summary", Action.COLLAPSE),
+    CommandSpec("rename", "ID NAME", "give an effort another name (its id stays)", Action.RENAME),
+    CommandSpec("summary", "ID TEXT", "your summary of a concluded effort replaces the model's", Action.SUMMARY),
+    CommandSpec("pin", "ID", "keep an effort's summary in working memory", Action.PIN),
+    CommandSpec("unpin", "ID", "let an effort's summary leave working memory again", Action.UNPIN),
+    CommandSpec("merge", "ID INTO", "append a concluded effort's lines to another effort's log", Action.MERGE),
     CommandSpec("search", "QUERY", "search every effort and all the chat, with passages and line numbers"),
     CommandSpec("status", "", "the efforts and what the context holds"),
     CommandSpec("help", "", "these commands"),
@@ -75,6 +88,8 @@ def parse(text: str) -> SendMessage | SlashCommand:
     argument = " ".join(rest.split())
     if spec.argument in ("NAME", "ID", "QUERY") and not argument:
         raise SlashError(f"/{spec.name} needs {_needs(spec.argument)}: {spec.usage}")
+    if " " in spec.argument and len(argument.split(" ", 1)) < 2:  # "ID NAME": an effort, then what to do
+        raise SlashError(f"/{spec.name} needs an effort id and {spec.argument.split()[1].lower()}: {spec.usage}")
     if not spec.argument and argument:
         raise SlashError(f"/{spec.name} takes nothing after it: {spec.usage}")
     return SlashCommand(spec.name, argument)

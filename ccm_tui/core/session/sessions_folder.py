@@ -1,5 +1,5 @@
 """The sessions under the data directory: which there are, when each was last used, how big it is;
-making a new one and renaming one.
+making a new one, renaming, archiving and deleting one.
 
 A directory of ``sessions/`` is a session when it holds one of its files (:data:`SESSION_FILES`).
 What a listing shows is cheap to learn at any size: the last use is the newest mtime of the two
@@ -12,12 +12,26 @@ Names follow ``--session``'s rule (:func:`ccm_tui.config.session_name`). A renam
 a session another process is writing to (it says by whom), and never replaces another session: the
 new name is claimed first with an exclusive ``mkdir``, and a directory is renamed only onto that
 empty claim.
+
+**Archived** (the one rule every lister honours): a session whose directory holds ``archived.json``.
+:func:`session_paths` and :func:`list_sessions` leave archived sessions out unless asked
+(``archived=True``), so the picker, ``sessions list``, ``search --all-sessions`` and the MCP server's
+``--all-sessions`` all skip them alike; a session named explicitly (``--session``) still opens.
+
+**Delete** leaves nothing on disk: under the session's writer lock (refused while another process
+holds it or has it open) the directory is first moved out of ``sessions/`` into ``sessions/.deleting/``
+in one ``os.rename`` (from then on it is gone for every lister), then removed file by file. A kill
+between the two leaves it in ``.deleting/``, which the next delete or listing empties.
+
+**Size** is the record's: the logs, the manifest and the small state files. ``derived.sqlite`` with
+its WAL and shared memory (rebuilt from the record when missing) is counted apart (``derived_size``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import stat
 import time
@@ -25,15 +39,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...atomic_file import fsync_dir
 from ...config import session_name
 from ...errors import NotFound, Refused
 from ..storage.derived import APPLICATION_ID, DERIVED_FILE, SCHEMA_VERSION
+from ..storage.durable import atomic_write_json
+from ..storage.eventlog import now_iso
 from .lock import SessionLock, open_elsewhere
 
 SESSION_FILES = ("manifest.yaml", "events.jsonl", "raw.jsonl")  # any of them: a directory is a session
 USE_FILES = ("events.jsonl", "raw.jsonl")  # written by every turn: their newest mtime is the last use
 STATE_FILE = "session_state.json"
 MAX_STATE_BYTES = 1 << 20  # a state file larger than this is not a state file: no turn count
+ARCHIVE_FILE = "archived.json"  # its presence: the session is archived (out of listings unless asked)
+DELETING_DIR = ".deleting"  # sessions being deleted are moved here first (never a session: no session file)
 
 
 class SessionCatalogError(Refused):
@@ -74,6 +93,8 @@ class SessionInfo:
     size: int  # bytes of its files
     efforts: int | None  # None: not known cheaply (no catalog)
     turns: int | None  # None: no readable session_state.json
+    archived: bool = False
+    derived_size: int = 0  # bytes of derived.sqlite with its WAL and shm (rebuilt when missing): not in size
 
 
 def check_name(name: str) -> str:
@@ -95,10 +116,18 @@ def is_session(path: Path) -> bool:
     return path.is_dir() and any((path / f).is_file() for f in SESSION_FILES)
 
 
-def session_paths(root: Path, *, accept: Callable[[str], object] = _valid_name, links: bool = True) -> list[Path]:
+def is_archived(path: Path) -> bool:
+    """Whether the session at ``path`` is archived (the one rule: see the module's docstring)."""
+    return os.path.lexists(path / ARCHIVE_FILE)
+
+
+def session_paths(
+    root: Path, *, accept: Callable[[str], object] = _valid_name, links: bool = True, archived: bool = False
+) -> list[Path]:
     """The sessions under ``root``, sorted by name: directories holding a session file whose names
     ``accept`` takes (by default ``--session``'s rule); ``links=False`` leaves out symbolic links
-    (the MCP server serves no session that leads out of the data directory). No directory yet: none;
+    (the MCP server serves no session that leads out of the data directory); archived sessions only
+    with ``archived=True``. No directory yet: none;
     one that cannot be read (too many open files, no permission) is an error, never "none"."""
     try:
         entries = list(root.iterdir())
@@ -107,7 +136,11 @@ def session_paths(root: Path, *, accept: Callable[[str], object] = _valid_name, 
     except OSError as exc:
         raise SessionCatalogError(f"cannot list the sessions in {root}: {(exc.strerror or str(exc)).lower()}") from None
     return sorted(
-        (p for p in entries if accept(p.name) and (links or not p.is_symlink()) and is_session(p)),
+        (
+            p
+            for p in entries
+            if accept(p.name) and (links or not p.is_symlink()) and is_session(p) and (archived or not is_archived(p))
+        ),
         key=lambda p: p.name,
     )
 
@@ -127,9 +160,10 @@ def _mtime(path: Path) -> float | None:
         return None
 
 
-def _size(directory: Path) -> int:
-    """Bytes of the files under ``directory`` (links not followed; what cannot be read counts 0)."""
-    total, pending = 0, [directory]
+def _size(directory: Path) -> tuple[int, int]:
+    """Bytes of the files under ``directory`` (links not followed; what cannot be read counts 0): the
+    record's, and apart those of ``derived.sqlite`` with its WAL and shm (at the top only)."""
+    total, derived, pending = 0, 0, [directory]
     while pending:
         try:
             with os.scandir(pending.pop()) as entries:
@@ -141,10 +175,13 @@ def _size(directory: Path) -> int:
                     if stat.S_ISDIR(info.st_mode):
                         pending.append(Path(entry.path))
                     elif stat.S_ISREG(info.st_mode):
-                        total += info.st_size
+                        if entry.name.startswith(DERIVED_FILE) and Path(entry.path).parent == directory:
+                            derived += info.st_size
+                        else:
+                            total += info.st_size
         except OSError:
             continue
-    return total
+    return total, derived
 
 
 def _efforts(directory: Path) -> int | None:
@@ -183,19 +220,24 @@ def _turns(directory: Path) -> int | None:
 
 def describe(path: Path) -> SessionInfo:
     uses = [t for t in (_mtime(path / f) for f in USE_FILES) if t is not None]
+    size, derived = _size(path)
     return SessionInfo(
         name=path.name,
         path=path,
         last_used=max(uses) if uses else None,
-        size=_size(path),
+        size=size,
         efforts=_efforts(path),
         turns=_turns(path),
+        archived=is_archived(path),
+        derived_size=derived,
     )
 
 
-def list_sessions(root: Path) -> list[SessionInfo]:
-    """Every session under ``root``, the most recently used first (never used ones last, by name)."""
-    found = [describe(p) for p in session_paths(root)]
+def list_sessions(root: Path, *, archived: bool = False) -> list[SessionInfo]:
+    """Every session under ``root``, the most recently used first (never used ones last, by name);
+    archived ones only with ``archived=True``. Leftovers of a delete a kill interrupted are removed."""
+    sweep_deleted(root)
+    found = [describe(p) for p in session_paths(root, archived=archived)]
     return sorted(found, key=lambda s: (s.last_used is None, -(s.last_used or 0.0), s.name))
 
 
@@ -239,7 +281,7 @@ def rename_session(root: Path, old: str, new: str) -> Path:
     while another process holds its writer lock, and when ``new`` is taken."""
     clean = check_name(new)
     source, target = root / old, root / clean
-    if not is_session(source):
+    if not _valid_name(old) or not is_session(source):  # a name, never a path out of the data directory
         raise SessionMissing(old)
     if clean == old:
         return source
@@ -263,6 +305,105 @@ def rename_session(root: Path, old: str, new: str) -> Path:
     finally:
         lock.release()
     return target
+
+
+def _existing(root: Path, name: str) -> Path:
+    path = root / name
+    if not _valid_name(name) or path.is_symlink() or not is_session(path):
+        raise SessionMissing(name)
+    return path
+
+
+def archive_session(root: Path, name: str, *, archived: bool = True) -> bool:
+    """Archive the session ``name`` (or, ``archived=False``, bring it back); whether it changed. The
+    session is not touched otherwise: an archived session still opens when named."""
+    path = _existing(root, name)
+    marker = path / ARCHIVE_FILE
+    if archived == is_archived(path):
+        return False
+    try:
+        if archived:
+            atomic_write_json(marker, {"archived_at": now_iso()})
+        else:
+            marker.unlink()
+            fsync_dir(path)
+    except OSError as exc:
+        raise SessionCatalogError(f"cannot {'' if archived else 'un'}archive {name!r}: {exc.strerror or exc}") from None
+    return True
+
+
+def check_delete(root: Path, name: str, *, shown_here: bool = False) -> Path:
+    """What :func:`delete_session` would do, without doing it: the session's path, or why not (its
+    writer lock held elsewhere; open in another ccm-tui, unless ``shown_here``: the TUI's own hold)."""
+    path = _existing(root, name)
+    lock = SessionLock(path)
+    if not _try_lock(lock, name):
+        raise SessionInUse(name, lock.holder_pid())
+    lock.release()
+    if not shown_here and open_elsewhere(path):
+        raise SessionOpen(name)
+    return path
+
+
+def delete_session(root: Path, name: str) -> None:
+    """Delete the session ``name`` with every file it holds (nothing is left on disk). Refused while
+    another process holds its writer lock or has it open. The directory leaves ``sessions/`` in one
+    rename first, so a kill midway leaves it in ``.deleting/`` (emptied by the next delete or listing),
+    never a half session in the list."""
+    path = _existing(root, name)
+    lock = SessionLock(path)
+    if not _try_lock(lock, name):
+        raise SessionInUse(name, lock.holder_pid())
+    try:
+        if open_elsewhere(path):
+            raise SessionOpen(name)
+        trash = root / DELETING_DIR
+        trash.mkdir(exist_ok=True)
+        gone = trash / f"{os.getpid()}-{time.monotonic_ns()}"
+        os.rename(path, gone)
+        fsync_dir(root)
+        _remove_tree(gone)
+        fsync_dir(trash)
+    except OSError as exc:
+        raise SessionCatalogError(f"cannot delete {name!r}: {exc.strerror or exc}") from None
+    finally:
+        lock.release()
+    sweep_deleted(root)
+
+
+def _remove_tree(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+    if os.path.lexists(path):  # one more pass (another sweep raced us); then what is left is an error
+        shutil.rmtree(path)
+
+
+def sweep_deleted(root: Path) -> None:
+    """Remove what deletes a kill interrupted left in ``.deleting/`` (best effort, never raises; a
+    delete still running in another process holds its lock and is left to finish)."""
+    trash = root / DELETING_DIR
+    try:
+        if trash.is_symlink() or not trash.is_dir():
+            return
+        entries = list(trash.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_symlink() or not entry.is_dir():
+            continue
+        lock = SessionLock(entry)
+        try:
+            if not lock.try_acquire():
+                continue
+        except OSError:
+            continue
+        try:
+            shutil.rmtree(entry, ignore_errors=True)
+        finally:
+            lock.release()
+    try:
+        trash.rmdir()
+    except OSError:
+        pass
 
 
 def _try_lock(lock: SessionLock, name: str) -> bool:

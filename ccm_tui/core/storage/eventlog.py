@@ -46,6 +46,12 @@ EXCHANGE_RETRACTED = (
 )
 NOTE_ADDED = "note_added"  # another agent left a note in an effort's log (ccm-tui mcp's remember)
 RECALL_REVISED = "recall_revised"  # a compaction mid-turn moved lines: the turn's recall was looked for again
+EFFORT_RENAMED = "effort_renamed"  # the user gave an effort another name (its id stays)
+SUMMARY_EDITED = "summary_edited"  # the user's summary replaced the model's (kept here, as "replaced")
+EFFORT_PINNED = "effort_pinned"  # its summary stays in working memory
+EFFORT_UNPINNED = "effort_unpinned"
+EFFORTS_MERGED = "efforts_merged"  # one effort's lines were appended to another's log; it points there
+SESSION_FORKED = "session_forked"  # this session was made from another at a turn (core/session/fork.py)
 
 TERMINAL_TURN_EVENTS = {TURN_DONE, TURN_FAILED, TURN_CANCELLED}
 

@@ -4,7 +4,8 @@ When the next request would pass the budget, compaction runs in order of
 least harm, re-measuring after each step and stopping as soon as it fits:
 
 1. collapse expansions (least recently referenced first);
-2. evict concluded summaries from working memory (least recently referenced first);
+2. evict concluded summaries from working memory (least recently referenced first; pinned ones
+   only as the very last step, after 4, with a banner that says so);
 3. shrink the ambient window (halving it);
 4. checkpoint-summarize the oldest part of backgrounded, then active, open
    efforts — the checkpoint is stored in the manifest so it is not recomputed
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from ...config import Settings
 from ...errors import Refused
 from ..efforts import lifecycle
+from ..efforts.salience import is_pinned
 from ..efforts.summaries import summarize_messages
 from ..efforts.working_context import WorkingContext
 from ..models.interface import ChatModel
@@ -91,6 +93,7 @@ class Compactor:
             or self._evict_summaries(report, fits)
             or self._shrink_ambient(report, fits)
             or await self._checkpoint_open_efforts(report, fits, budget)
+            or self._evict_summaries(report, fits, pinned=True)
         )
         session.save_manifest()
         session.save_view()
@@ -130,12 +133,18 @@ class Compactor:
                 return True
         return False
 
-    def _evict_summaries(self, report: CompactionReport, fits) -> bool:
+    def _evict_summaries(self, report: CompactionReport, fits, *, pinned: bool = False) -> bool:
+        """Evict summaries, stalest first: the unpinned ones, or (``pinned``, the last resort) the
+        pinned ones, each with a banner."""
         view = self.session.view
         for effort_id in self._by_staleness(list(view.summaries)):
+            if is_pinned(self.session, effort_id) != pinned:
+                continue
             lifecycle.evict_summary(self.session, effort_id, reason="compaction")
             report.changes.append((effort_id, "evicted"))
             report.steps.append(f"evicted {effort_id}")
+            if pinned:
+                report.banners.append(f"pinned effort '{effort_id}' left working memory: nothing else was left to drop")
             if fits():
                 return True
         return False

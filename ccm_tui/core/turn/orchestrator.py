@@ -65,7 +65,7 @@ from .recall import Find, Recalled, recall_for
 MAX_USER_CHARS = 200_000
 MAX_CALLS_PER_REPLY = 32  # tool calls run from one model reply; the rest get one error
 MAX_ECHOED_ARGUMENTS = 4_000  # a failed call's arguments longer than this are not sent back to the model
-MODEL_ACTIONS = {Action.CONCLUDE}  # user actions the model takes part in (it writes the summary)
+MODEL_ACTIONS = {Action.CONCLUDE, Action.MERGE}  # user actions the model takes part in (it writes the summary)
 NO_TOOLS_NOTE = (
     "- this model is used without tools: you cannot open, conclude or search efforts yourself; the user manages them."
 )
@@ -416,7 +416,14 @@ class Orchestrator:
 
     # ---------------------------------------------------------------- actions
     async def run_action(
-        self, action: Action, target: str, emit: Emit | None = None, *, topic: Topic | None = None, reuse: bool = False
+        self,
+        action: Action,
+        target: str,
+        emit: Emit | None = None,
+        *,
+        topic: Topic | None = None,
+        reuse: bool = False,
+        value: str = "",
     ) -> Outcome:
         """A user's action on an effort (``target``: its id, or the new effort's name for ``open``),
         through the same operations as the model's tools. Refused actions end ``failed`` with the
@@ -428,7 +435,7 @@ class Orchestrator:
         try:
             if action in MODEL_ACTIONS:
                 await self.calls.ensure_client(turn, emit)
-            result = await perform(ctx, action, target, topic, reuse=reuse)
+            result = await perform(ctx, action, target, topic, reuse=reuse, value=value)
         except asyncio.CancelledError:
             return Outcome(turn=turn, work=Work.ACTION, status=CANCELLED, reason="cancelled", text=what)
         except (ActionRefused, EffortNotFound, LLMError) as exc:

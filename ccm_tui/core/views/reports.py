@@ -174,15 +174,16 @@ def status_text(status: SessionStatus, data: dict[str, Any]) -> str:
     groups: dict[str, list[str]] = {key: [] for key in GROUP_TITLES}
     for e in status.efforts:
         label = e.id if e.title == e.id else f"{e.id} — {e.title[:60]}"
+        label += "  [pinned]" if e.pinned else ""
         tokens = f"{e.context_tokens if e.context_tokens is not None else e.raw_tokens:,}"
         if e.state.is_open:
             groups["open"].append(f"  {'▶' if e.active else ' '} {label}  ({tokens} tokens in context)")
         elif e.state is EffortState.EXPANDED:
             groups["expanded"].append(f"    {label}  ({tokens} tokens loaded, {e.turns_since_reference} turn(s) idle)")
         elif e.state is EffortState.EVICTED:
-            groups["evicted"].append(f"    {e.id}: {(e.summary or '')[:90]}")
+            groups["evicted"].append(f"    {e.id}{'  [pinned]' if e.pinned else ''}: {(e.summary or '')[:90]}")
         else:
-            groups["concluded"].append(f"    {e.id}: {(e.summary or '')[:90]}")
+            groups["concluded"].append(f"    {e.id}{'  [pinned]' if e.pinned else ''}: {(e.summary or '')[:90]}")
     for key, rows in groups.items():
         if rows:
             lines.append(f"{GROUP_TITLES[key]}:")

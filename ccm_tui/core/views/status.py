@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..efforts.states import Action, EffortState, effort_state, valid_actions
+from ..efforts.states import Action, EffortState, edit_actions, effort_state, valid_actions
 
 if TYPE_CHECKING:  # the views are read without a session (the UI's start-up imports them)
     from ..manifest.effort import Effort
@@ -35,6 +35,14 @@ class EffortView:
     # open and expanded efforts: the tokens the effort takes in the working context — the one count the
     # meter's layer, the expansion banner, the sidebar, /status and ccm-tui status all show
     context_tokens: int | None = None
+    pinned: bool = False  # the user pinned it: its summary stays in working memory
+    summary_by: str | None = None  # "user": the summary is the user's edit
+    merged_into: str | None = None  # merged into that effort: listed only by status --json
+
+    @property
+    def edits(self) -> tuple[Action, ...]:
+        """The user's edits that apply to it (rename, summary, pin or unpin, merge)."""
+        return edit_actions(self.state, self.pinned)
 
     @property
     def status(self) -> str:
@@ -88,6 +96,12 @@ class EffortView:
         }
         if self.source:
             data["source"] = self.source
+        if self.pinned:
+            data["pinned"] = True
+        if self.summary_by:
+            data["summary_by"] = self.summary_by
+        if self.merged_into:
+            data["merged_into"] = self.merged_into
         return data
 
 
@@ -168,6 +182,9 @@ def effort_view(
         source=effort.source,
         in_memory=not session.is_evicted(effort),
         context_tokens=context_tokens(session, effort, state, message_cap) if in_context else None,
+        pinned=effort.pinned,
+        summary_by=effort.summary_by,
+        merged_into=effort.merged_into,
     )
 
 
@@ -186,6 +203,7 @@ def session_status(session: Session, recent: int = RECENT_CONCLUDED, message_cap
     listed = efforts_in_use(session)
     ids = {e.id for e in listed}
     listed += [e for e in session.efforts.concluded_page(0, recent + len(ids)) if e.id not in ids][:recent]
+    listed = [e for e in listed if not e.merged_into]  # a merged effort lives on in the one it went into
     return SessionStatus(
         turn=session.state.turn,
         efforts=tuple(effort_view(session, e, message_cap) for e in listed),
@@ -202,7 +220,7 @@ def full_status(session: Session, message_cap: int | None = None) -> SessionStat
 
 def concluded_views(session: Session, offset: int, limit: int) -> list[EffortView]:
     """A page of concluded efforts, the latest conclusion first (the sidebar's long list)."""
-    return [effort_view(session, e) for e in session.efforts.concluded_page(offset, limit)]
+    return [effort_view(session, e) for e in session.efforts.concluded_page(offset, limit) if not e.merged_into]
 
 
 def status_data(session: Session, status: SessionStatus, figures: ContextFigures) -> dict[str, Any]:

@@ -1,5 +1,7 @@
 """The session picker (Ctrl+S): the sessions of the data directory, newest first; Enter switches,
-``n`` makes a new one, ``r`` renames one, Esc closes.
+``n`` makes a new one, ``r`` renames one, ``a`` archives one (or brings an archived one back), ``h``
+shows or hides the archived ones, ``d`` deletes one (asking first; never the one open here), ``f`` forks
+one at a turn (a new session holding what it held then), Esc closes.
 
 The list comes from the core (:mod:`ccm_tui.core.session.sessions_folder`, through ``core.api``), read in
 a thread: a session's size is a walk of its directory. What switching and renaming do to the session
@@ -23,12 +25,17 @@ from textual.widgets import DataTable, Static
 from ...core.api import (
     SessionCatalogError,
     SessionInfo,
+    archive_session,
+    check_delete,
     create_session,
+    delete_session,
+    fork_session,
     last_used_ago,
     list_sessions,
     same_session,
     shown_size,
 )
+from .choice import Choice, ChoiceDialog
 from .question import PromptDialog
 
 NAME_WIDTH = 28  # characters of a name shown; longer ones end with "…"
@@ -76,6 +83,10 @@ class SessionsScreen(ModalScreen[None]):
         Binding("escape", "close", "Close", id="sessions.close"),
         Binding("n", "new", "New session", id="sessions.new"),
         Binding("r", "rename", "Rename", id="sessions.rename"),
+        Binding("a", "archive", "Archive", id="sessions.archive"),
+        Binding("h", "toggle_archived", "Show archived", id="sessions.archived"),
+        Binding("d", "delete", "Delete", id="sessions.delete"),
+        Binding("f", "fork", "Fork", id="sessions.fork"),
     ]
 
     def __init__(self, root: Path, host: SessionHost) -> None:
@@ -85,13 +96,17 @@ class SessionsScreen(ModalScreen[None]):
         self.sessions: list[SessionInfo] = []
         self.loaded = False  # the first listing arrived (tests and snapshots wait for it)
         self.closing = False  # dismissed once: keys typed ahead reach no second pop
+        self.show_archived = False  # archived sessions are listed (marked) only when asked
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog sessions-dialog"):
             yield Static("Sessions", classes="dialog-title")
             yield Static("Reading the sessions…", id="sessions-where", classes="dialog-text", markup=False)
             yield DataTable(id="sessions-table", cursor_type="row", show_cursor=True)
-            yield Static("Enter switch · n new · r rename · Esc close", classes="dialog-hint")
+            yield Static(
+                "Enter switch · n new · r rename · Esc close\na archive · h show archived · d delete · f fork",
+                classes="dialog-hint",
+            )
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()
@@ -104,7 +119,7 @@ class SessionsScreen(ModalScreen[None]):
 
     def _read(self, select: Path | None) -> None:
         try:
-            sessions = list_sessions(self.root)
+            sessions = list_sessions(self.root, archived=self.show_archived)
         except Exception as exc:  # noqa: BLE001 - a notification, never a traceback
             self.app.call_from_thread(self.notify, _one_line(exc), title="Sessions", severity="error")
             sessions = []
@@ -129,6 +144,8 @@ class SessionsScreen(ModalScreen[None]):
         for row, info in enumerate(sessions):
             here = same_session(info.path, current)
             name = info.name if len(info.name) <= NAME_WIDTH else info.name[: NAME_WIDTH - 1] + "…"
+            if info.archived:
+                name += " (archived)"
             table.add_row(
                 Text(CURRENT if here else "", style="bold"),
                 Text(name, style="bold" if here else ""),
@@ -233,6 +250,107 @@ class SessionsScreen(ModalScreen[None]):
             return
         self.notify(f"{info.name} is now {target.name}", title="Renamed")
         self.reload(select=target)
+
+    def action_toggle_archived(self) -> None:
+        self.show_archived = not self.show_archived
+        info = self.selected()
+        self.reload(select=info.path if info else None)
+
+    def action_archive(self) -> None:
+        info = self.selected()
+        if info is None:
+            self.notify("No session to archive", severity="warning")
+            return
+        try:
+            archive_session(self.root, info.name, archived=not info.archived)
+        except SessionCatalogError as exc:
+            self.notify(f"Not changed: {exc}", title="Archive", severity="warning")
+            return
+        if info.archived:
+            self.notify(f"{info.name} is back in the list", title="Unarchived")
+        else:
+            self.notify(f"{info.name} is archived: h shows archived sessions", title="Archived")
+        self.reload(select=info.path)
+
+    def action_delete(self) -> None:
+        info = self.selected()
+        if info is None:
+            self.notify("No session to delete", severity="warning")
+            return
+        if same_session(info.path, self.host.session_dir):
+            self.notify("This session is open here: switch to another one to delete it", severity="warning")
+            return
+        try:
+            check_delete(self.root, info.name)
+        except SessionCatalogError as exc:
+            self.notify(f"Not deleted: {exc}", title="Delete", severity="warning")
+            return
+
+        def chosen(choice: str | None) -> None:
+            if choice == "delete":
+                self.run_worker(lambda: self._delete(info), thread=True, group="sessions-delete", exit_on_error=False)
+
+        what = f"{_number(info.efforts)} efforts, {_number(info.turns)} turns, {shown_size(info.size)}"
+        self.app.push_screen(
+            ChoiceDialog(
+                f"Delete the session {info.name}?",
+                [
+                    Choice("delete", "Delete it", "every file it holds is removed: this cannot be undone", key="y"),
+                    Choice("keep", "Keep it", key="n"),
+                ],
+                text=f"{what} · {_home_relative(info.path)}",
+            ),
+            chosen,
+        )
+
+    def _delete(self, info: SessionInfo) -> None:
+        try:
+            delete_session(self.root, info.name)
+        except (SessionCatalogError, OSError) as exc:
+            self.app.call_from_thread(self.notify, f"Not deleted: {_one_line(exc)}", title="Delete", severity="warning")
+            return
+        self.app.call_from_thread(self.notify, f"{info.name} is deleted", title="Deleted")
+        self.app.call_from_thread(self.reload)
+
+    def action_fork(self) -> None:
+        info = self.selected()
+        if info is None:
+            self.notify("No session to fork", severity="warning")
+            return
+        last = info.turns or 0
+
+        def named(name: str | None) -> None:
+            if not name:
+                return
+
+            def at(turn: str | None) -> None:
+                if turn is None:
+                    return
+                try:
+                    number = int(turn.strip() or last)
+                except ValueError:
+                    self.notify(f"Not forked: {turn!r} is not a turn number", title="Fork", severity="warning")
+                    return
+                self.run_worker(
+                    lambda: self._fork(info, name, number), thread=True, group="sessions-fork", exit_on_error=False
+                )
+
+            help = f"0 to {last}: the new session holds what {info.name} held after that turn"
+            self.app.push_screen(PromptDialog(f"Fork {info.name} at turn", value=str(last), help=help), at)
+
+        self.app.push_screen(
+            PromptDialog(f"Fork the session {info.name}", value=f"{info.name} fork", help=NAME_HELP), named
+        )
+
+    def _fork(self, info: SessionInfo, name: str, turn: int) -> None:
+        try:
+            report = fork_session(self.root, info.name, name, turn)
+        except (SessionCatalogError, OSError) as exc:
+            self.app.call_from_thread(self.notify, f"Not forked: {_one_line(exc)}", title="Fork", severity="warning")
+            return
+        said = f"{report.path.name}: {info.name} up to turn {report.turn}"
+        self.app.call_from_thread(self.notify, said, title="Forked")
+        self.app.call_from_thread(self.reload, report.path)
 
     def action_close(self) -> None:
         if not self.closing:

@@ -113,7 +113,10 @@ class EffortItem(Static):
     BINDINGS = [
         Binding("escape", "leave", "Back to input", id="effort.leave"),
         Binding("enter", "activate", "Actions", id="effort.actions"),
-        *[Binding(a.key, f"effort('{a.name}')", a.short, id=f"effort.{a.name}") for a in LOOKS.values()],
+        *[
+            Binding(a.key, f"effort('{a.name}')", a.short, id=f"effort.{a.name}", show=a.in_footer)
+            for a in LOOKS.values()
+        ],
         Binding("up", "move(-1)", "Previous", id="effort.previous", show=False),
         Binding("down", "move(1)", "Next", id="effort.next", show=False),
     ]

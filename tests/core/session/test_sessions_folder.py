@@ -67,13 +67,16 @@ def test_the_listing_is_newest_first_with_sizes_efforts_and_turns(tmp_path):
     (root / "bad\nname").mkdir()
     (root / "bad\nname" / "events.jsonl").write_text("{}\n")
 
-    trip_bytes = sum(p.stat().st_size for p in (root / "trip").rglob("*") if p.is_file())  # (reading the
-    listed = list_sessions(root)  # catalog may leave SQLite's shared-memory file: the size is as found)
+    listed = list_sessions(root)
+    files = [p for p in (root / "trip").rglob("*") if p.is_file()]  # (reading the catalog may leave SQLite's
+    derived = [p for p in files if p.name.startswith("derived.sqlite")]  # shared memory: the size is as found)
+    trip_bytes = sum(p.stat().st_size for p in files if p not in derived)
 
     assert [s.name for s in listed] == ["trip", "old", "older"]
     trip, old_info, older = listed
     assert (trip.efforts, trip.turns) == (2, 6)
-    assert trip.size == trip_bytes
+    assert trip.size == trip_bytes  # the record's size: the derived index (with its WAL and shm) apart
+    assert trip.size < trip.derived_size <= sum(p.stat().st_size for p in derived)
     assert old_info.size == 6000 and (old_info.efforts, old_info.turns) == (None, None)
     assert 7000 < time.time() - (old_info.last_used or 0) < 7400
     assert catalog.last_used_ago(old_info) == "2 h ago" and catalog.last_used_ago(older) == "4 weeks ago"
@@ -85,7 +88,7 @@ def test_a_corrupt_catalog_or_state_costs_only_its_count(tmp_path):
     (path / "session_state.json").write_text('{"turn": "many"}')
     info = list_sessions(tmp_path)[0]
     assert (info.efforts, info.turns) == (None, None)
-    assert info.size > 2000
+    assert info.derived_size > 2000 and info.size < 2000
 
 
 def test_the_listing_never_parses_the_manifest(tmp_path, monkeypatch):

@@ -289,3 +289,28 @@ async def test_a_turn_over_the_budget_compacts_and_shows_the_banner(tmp_path, ll
     assert [b.text for b in collapsed] == ["--- Collapsed effort: big (auto-compaction) ---"]
     assert collapsed[0].text in outcome.banners
     session.close()
+
+
+# ------------------------------------------------------------------ pinned summaries (issue 41)
+async def test_a_pinned_summary_outlasts_the_other_summaries_and_the_ambient_window(session):
+    lifecycle.set_pinned(session, session.efforts.get("b"), True, turn=7)  # the stalest summary
+    wc = builder(session, 10_000)()
+    budget = wc.total - wc.layers["expanded"] - wc.layers["summaries"] + 60  # room for b's summary alone
+    report = await compactor(session).compact(builder(session, budget), budget, turn=8)
+
+    assert report.after <= budget
+    assert "b" in session.view.summaries and set(session.view.summaries) == {"b"}
+    assert "evicted b" not in report.steps
+    assert not any("pinned effort" in b for b in report.banners)
+
+
+async def test_compaction_drops_a_pinned_summary_only_as_its_last_step_and_says_so(session, llm_server):
+    llm_server.responder = lambda body: text("Checkpoint.")
+    lifecycle.set_pinned(session, session.efforts.get("b"), True, turn=7)
+    wc = builder(session, 10_000)()
+    budget = wc.layers["system"] + wc.layers.get("tools", 0) + 150  # nothing fits but a bare context
+    with pytest.raises(ContextTooLarge):
+        await compactor(session, llm_server).compact(builder(session, budget), budget, turn=8)
+    evicted = [e["effort_id"] for e in events(session.dir, "summary_evicted")]
+    assert evicted[-1] == "b" and evicted.count("b") == 1  # after every other summary
+    assert "b" not in session.view.summaries

@@ -233,6 +233,8 @@ def test_the_picker_snapshot(snap_compare, tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))  # the picker says where the sessions are: "~/…" on every machine
     monkeypatch.setenv("CCM_HOME", str(tmp_path / ".local" / "share" / "ccm-tui"))
     monkeypatch.setenv("CCM_CONFIG", "/home/user/.config/ccm-tui/config.toml")
+    # the open session's size is its record's, exact to the byte: its lock and events hold the pid
+    monkeypatch.setattr("os.getpid", lambda: 424242)
     root = _root()
     _made_by_hand(root, "japan-trip", age=2 * 3600 + 60, size=1_258_291, efforts=14, turns=212)
     _made_by_hand(root, "work notes", age=3 * 86400 + 60, size=348_160, efforts=5, turns=48)
@@ -248,3 +250,68 @@ def test_the_picker_snapshot(snap_compare, tmp_path, monkeypatch):
 
     app = server_app(root / "default", "http://127.0.0.1:9/v1")
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_archiving_hides_a_session_until_h_shows_it_and_delete_asks_then_leaves_nothing(tmp_path, llm_server):
+    await build(_root() / "trip", 3)
+    await build(_root() / "old", 3)
+    llm_server.push(text("Hello."))
+    async with server_app(_root() / "default", llm_server.base_url).run_test(size=SIZE) as pilot:
+        await send(pilot, "a message in default")
+        picker = await _picker(pilot)
+        assert sorted(s.name for s in picker.sessions) == ["default", "old", "trip"]
+        size = next(s for s in picker.sessions if s.name == "trip").size
+        assert size < 64 * 1024  # the record's size: the derived index with its WAL is not counted
+        await _to_row(pilot, picker, "old")
+        await pilot.press("a")
+        await wait_until(pilot, lambda: sorted(s.name for s in picker.sessions) == ["default", "trip"])
+        assert (_root() / "old" / "archived.json").is_file()
+        await pilot.press("h")  # archived ones shown, marked
+        await wait_until(pilot, lambda: "old (archived)" in [name for _, name in _rows(picker)])
+        await _to_row(pilot, picker, "old")
+        await pilot.press("a")  # back in the list
+        await wait_until(pilot, lambda: "old" in [name for _, name in _rows(picker)])
+        assert not (_root() / "old" / "archived.json").exists()
+
+        await _to_row(pilot, picker, "default")
+        await pilot.press("d")  # the session open here is never deleted
+        await wait_until(pilot, lambda: _noted(pilot, "open here"))
+        await _to_row(pilot, picker, "trip")
+        await pilot.press("d")
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, SessionsScreen))
+        await pilot.press("n")  # "keep it"
+        await wait_until(pilot, lambda: pilot.app.screen is picker)
+        assert (_root() / "trip").is_dir()
+        await pilot.press("d")
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, SessionsScreen))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: _noted(pilot, "trip is deleted"))
+        await wait_until(pilot, lambda: sorted(s.name for s in picker.sessions) == ["default", "old"])
+        assert sorted(p.name for p in _root().iterdir()) == ["default", "old"]
+    async with server_app(_root() / "default", llm_server.base_url).run_test(size=SIZE) as pilot:  # relaunch
+        picker = await _picker(pilot)
+        assert sorted(s.name for s in picker.sessions) == ["default", "old"]
+
+
+async def test_f_forks_a_session_at_a_turn_and_the_fork_opens(tmp_path, llm_server):
+    await build(_root() / "trip", 3)  # turn 1 ambient, turn 2 opens the Japan trip
+    before = {p.name: p.read_bytes() for p in (_root() / "trip").rglob("*.jsonl")}
+    async with server_app(_root() / "default", llm_server.base_url).run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        picker = await _picker(pilot)
+        await _to_row(pilot, picker, "trip")
+        await pilot.press("f")
+        await _answer(pilot, "trip early")
+        await _answer(pilot, "1")
+        await wait_until(pilot, lambda: _noted(pilot, "trip early: trip up to turn 1"))
+        await wait_until(pilot, lambda: "trip early" in [s.name for s in picker.sessions])
+        fork = next(s for s in picker.sessions if s.name == "trip early")
+        assert fork.turns == 1
+        await _to_row(pilot, picker, "trip early")
+        await pilot.press("enter")  # switch to the fork: it opens with turn 1's state
+        screen = pilot.app.chat_screen
+        await wait_until(pilot, lambda: screen.link.session_dir == _root() / "trip early", what="the switch")
+        await ready(pilot)
+        await wait_until(pilot, lambda: screen.snapshot is not None and screen.snapshot.turn == 1)
+        assert screen.snapshot.status.efforts == ()
+    assert {p.name: p.read_bytes() for p in (_root() / "trip").rglob("*.jsonl")} == before
