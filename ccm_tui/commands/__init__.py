@@ -29,7 +29,7 @@ Runner = Callable[[argparse.Namespace], int]
 
 # The commands that print text (model replies, effort names, transcripts): through TerminalSafe.
 # The TUI draws with Textual (its message bodies are cleaned), mcp speaks JSON-RPC on stdout.
-TEXT_COMMANDS = frozenset({"send", "status", "search", "restore", "replay", "repair"})
+TEXT_COMMANDS = frozenset({"send", "status", "search", "restore", "replay", "repair", "forget"})
 
 # command → (its module, its runner); the modules in the order ``--help`` lists them
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("tui", "run_demo"),
     "repair": ("repair", "run"),
     "mcp": ("mcp", "run"),
+    "forget": ("forget", "run"),
 }
 VALUE_OPTIONS = frozenset({"--session", "--session-dir", "--model", "--api-base"})  # the TUI's own
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .efforts.proposals import Proposal
     from .efforts.states import Action, EffortState
     from .engine.engine import ContextInspection
+    from .engine.forget import ForgetKind, ForgetReport, ForgetRequest, forget, pending_forget
     from .engine.opening import OpenOptions, load_model_library, search_session
     from .engine.reader import EffortEntry, SearchAnswer, SessionReader
     from .engine.repair import RepairNotNeeded, RepairReport, rebuild_manifest
@@ -179,6 +180,11 @@ _LAZY = {  # name -> (the module it lives in, its name there; None: the module i
     "turn_events": (".turn.events", None),
     "Work": (".turn.events", "Work"),
     "with_interrupted_end": (".session.chat_line", "with_interrupted_end"),
+    "forget": (".engine.forget", "forget"),
+    "ForgetKind": (".engine.forget", "ForgetKind"),
+    "ForgetReport": (".engine.forget", "ForgetReport"),
+    "ForgetRequest": (".engine.forget", "ForgetRequest"),
+    "pending_forget": (".engine.forget", "pending_forget"),
 }
 
 
@@ -311,4 +317,9 @@ __all__ = [
     "turn_events",
     "with_interrupted_end",
     "Work",
+    "forget",
+    "ForgetKind",
+    "ForgetReport",
+    "ForgetRequest",
+    "pending_forget",
 ]
