@@ -42,6 +42,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "repair": ("repair", "run"),
     "mcp": ("mcp", "run"),
     "forget": ("forget", "run"),
+    "export": ("export", "run"),
+    "import": ("export", "run_import"),
 }
 VALUE_OPTIONS = frozenset({"--session", "--session-dir", "--model", "--api-base"})  # the TUI's own
 

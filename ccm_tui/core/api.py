@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Settings
 
 if TYPE_CHECKING:
+    from ..errors import EffortNotFound
     from .efforts.names import name_key
     from .efforts.proposals import Proposal
     from .efforts.states import Action, EffortState
@@ -83,6 +84,7 @@ if TYPE_CHECKING:
     from .turn import events as turn_events
     from .turn.events import Cause, ContextFigures, Outcome, Status, Work
     from .turn.recall import RecallSource
+    from .views.data_export import export_session, export_text
     from .views.markdown_export import ROLE_TITLES, effort_markdown
     from .views.reports import ReportLine, hit_json, render_report, search_report, search_text, status_text
     from .views.status import EffortView, SessionStatus
@@ -185,6 +187,9 @@ _LAZY = {  # name -> (the module it lives in, its name there; None: the module i
     "ForgetReport": (".engine.forget", "ForgetReport"),
     "ForgetRequest": (".engine.forget", "ForgetRequest"),
     "pending_forget": (".engine.forget", "pending_forget"),
+    "export_session": (".views.data_export", "export_session"),
+    "export_text": (".views.data_export", "export_text"),
+    "EffortNotFound": ("..errors", "EffortNotFound"),
 }
 
 
@@ -322,4 +327,7 @@ __all__ = [
     "ForgetReport",
     "ForgetRequest",
     "pending_forget",
+    "export_session",
+    "export_text",
+    "EffortNotFound",
 ]
