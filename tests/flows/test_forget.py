@@ -72,6 +72,7 @@ def test_forget_text_leaves_no_byte_and_keeps_everything_else(ccm):
 
     assert rc == 0, err
     assert "forgot the text" in out and SECRET not in out + err
+    assert (ccm.dir / "derived.sqlite").exists()  # scrubbed in place, not left to a rebuild
     assert files_holding(ccm.dir, SECRET) == []
     assert ccm.search("Zoltan4412")["results"] == []
     found = ccm.search(KEPT)["results"]
@@ -166,3 +167,28 @@ def test_an_interrupted_forget_blocks_others_until_run_again(ccm):
     report = forget(directory, request)
     assert report.resumed and files_holding(directory, SECRET) == []
     assert not (directory / PENDING_FILE).exists()
+
+
+def test_efforts_journaled_after_the_manifest_survive_a_forget(ccm):
+    """A manifest that lags the journal (killed before its flush) is brought up to date, never cut back."""
+    plant(ccm)
+    manifest = ccm.dir / "manifest.yaml"
+    body = manifest.read_text().split("\n", 1)[1] if manifest.read_text().startswith("#") else manifest.read_text()
+    mark = (ccm.dir / "events.jsonl").stat().st_size
+    manifest.write_text(f"# ccm-tui journal: events.jsonl@{mark}\n{body}")
+    entry = {"id": "late-one", "status": "concluded", "summary": f"Late: {SECRET} and {KEPT}.", "name": "late one"}
+    entry |= {"raw_file": "efforts/late-one.jsonl", "created": "2026-01-01T00:00:00Z", "messages": 1}
+    (ccm.dir / "efforts" / "late-one.jsonl").write_text(json.dumps({"role": "user", "content": f"late {KEPT}"}) + "\n")
+    with (ccm.dir / "events.jsonl").open("a") as fh:
+        saved = {"event": "efforts_saved", "turn": 9, "ts": "2026-01-01T00:00:00Z", "entries": [entry]}
+        fh.write(json.dumps(saved, separators=(",", ":")) + "\n")
+    assert "late-one" in {e["id"] for e in ccm.status()["efforts"]}
+
+    rc, _, err = ccm.run("forget", "--session-dir", str(ccm.dir), "--text", SECRET, "--yes")
+
+    assert rc == 0, err
+    assert files_holding(ccm.dir, SECRET) == []
+    late = next(e for e in ccm.status()["efforts"] if e["id"] == "late-one")
+    assert late["summary"] == f"Late: [forgotten] and {KEPT}."
+    assert not manifest.read_text().startswith("# ccm-tui journal")
+    assert "late-one" in {r["id"] for r in ccm.search(KEPT)["results"]}

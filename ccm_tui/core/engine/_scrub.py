@@ -221,42 +221,49 @@ def scrub_text(data: bytes, needle: Needle, count: Count) -> bytes | None:
 
 
 def scrub_manifest(
-    data: bytes, needle: Needle, count: Count, drop_id: str | None = None
-) -> tuple[bytes | None, list[dict[str, Any]]]:
-    """``manifest.yaml`` without the text (and without the entry ``drop_id``), written without its
-    journal mark: a file without one includes everything, which stays true whatever ``events.jsonl``
-    becomes (the forget rewrites it next). Returns the new bytes (None: unchanged) and the entries dropped."""
+    data: bytes,
+    needle: Needle,
+    count: Count,
+    drop_id: str | None = None,
+    journal: list[dict[str, Any]] | None = None,
+) -> bytes | None:
+    """``manifest.yaml`` without the text (and without the entry ``drop_id``), with the entries
+    ``journal`` saved after its mark taken in (a flush), written without a journal mark: a file without
+    one includes everything, which stays true whatever ``events.jsonl`` becomes (the forget rewrites it
+    next). Returns the new bytes (None: unchanged)."""
     match = MARK_RE.match(data)
     head, blocks = cut(data, match.end() if match else 0)
     hint = needle.hint()
-    dropped: list[dict[str, Any]] = []
+    later = {e["id"]: e for e in journal or () if isinstance(e.get("id"), str)}
+    changed_any = bool(later) or match is not None  # (a mark goes: events.jsonl may shrink before it)
     if head is None:  # not in block shape: parsed whole
         parsed = parse_yaml(data.decode("utf-8"), _MANIFEST) if data.strip() else None
         entries = list((parsed or {}).get("efforts") or []) if isinstance(parsed, dict) else []
         blocks = [dump_block(e) for e in entries if isinstance(e, dict)]
         changed_any = True
-    else:
-        changed_any = False
     new_blocks: list[bytes] = []
     for block in blocks:
-        quick = (drop_id is None or drop_id.encode("utf-8") not in block) and hint is not None and hint not in block
+        named = [i for i in (*later, drop_id) if i is not None and i.encode("utf-8") in block]
+        quick = not named and hint is not None and hint not in block
         entry = None if quick else parse_block(block, _MANIFEST)
         if entry is None:
             new_blocks.append(block if quick else scrub_bytes(block, needle, count))
             changed_any = changed_any or new_blocks[-1] != block
             continue
-        if drop_id is not None and entry.get("id") == drop_id:
-            dropped.append(entry)
-            count.occurrences += 1
-            changed_any = True
-            continue
-        before = count.occurrences
-        entry = scrub_value(entry, needle, count)
-        if count.occurrences != before:
-            changed_any = True
-            new_blocks.append(dump_block(entry))
-        else:
-            new_blocks.append(block)
+        entry = later.pop(entry.get("id"), entry)
+        new_blocks.append(_scrubbed_block(entry, block, needle, count, drop_id))
+        changed_any = changed_any or new_blocks[-1] != block
+    for entry in later.values():  # efforts made since the file was written
+        new_blocks.append(_scrubbed_block(entry, b"", needle, count, drop_id))
     if not changed_any:
-        return None, dropped
-    return head_bytes(None, not new_blocks) + b"".join(new_blocks), dropped
+        return None
+    return head_bytes(None, not any(new_blocks)) + b"".join(new_blocks)
+
+
+def _scrubbed_block(entry: dict[str, Any], block: bytes, needle: Needle, count: Count, drop_id: str | None) -> bytes:
+    if drop_id is not None and entry.get("id") == drop_id:
+        count.occurrences += 1
+        return b""
+    before = count.occurrences
+    scrubbed = scrub_value(entry, needle, count)
+    return dump_block(scrubbed) if count.occurrences != before or not block else block

@@ -30,6 +30,7 @@ import json
 import os
 import re
 import secrets
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -39,6 +40,10 @@ from typing import Any
 from ...atomic_file import atomic_write_bytes, atomic_write_text, fsync_dir
 from ...config import Settings
 from ...errors import EffortNotFound, InputError, NotFound, Refused
+from ..manifest.effort_list import journal_entries
+from ..manifest.yaml_file import MARK_RE
+from ..search import EffortIndex
+from ..search.sync import sync_index
 from ..session.lock import LOCK_FILE, OPEN_FILE, SessionLock, open_elsewhere
 from ..session.session import EFFORTS_DIR, EVENTS_FILE, MANIFEST_FILE, RAW_FILE
 from ..storage import eventlog as ev
@@ -46,7 +51,7 @@ from ..storage.derived import DERIVED_FILE, DerivedError, delete_files, derived_
 from ..storage.durable import append_jsonl, read_bytes
 from ..storage.eventlog import now_iso
 from ._scrub import MARK, Count, Needle, scrub_json, scrub_jsonl, scrub_manifest, scrub_text
-from .reader import SessionReader
+from .reader import ReadingSession, SessionReader
 
 PENDING_FILE = "forget_pending.json"
 CAPTURES_FILE = "forgotten_captures.txt"  # ``<agent>:<source_id>`` per line: ``watch`` captures them no more
@@ -174,12 +179,72 @@ def forget_locked(directory: Path, request: ForgetRequest, *, dry_run: bool = Fa
     if pending is None:
         _write_pending(directory, request)
     plan.run(report, write=True)
-    delete_files(derived_path(directory))  # the index: rebuilt from the files by the next reader
-    fsync_dir(directory)
     _record(directory, request, report)
+    scrub_index(directory, plan.needle)
     (directory / PENDING_FILE).unlink(missing_ok=True)
     fsync_dir(directory)
     return report
+
+
+# ---------------------------------------------------------------------- the index
+
+
+def scrub_index(directory: Path, needle: Needle) -> None:
+    """Bring ``derived.sqlite`` in step with the scrubbed files without rebuilding it: its sync, with
+    ``secure_delete`` on, re-indexes the rewritten logs (their old rows zeroed where they lay), takes
+    in the manifest and drops a forgotten effort; FTS5's segments are merged into one (the forgotten
+    words leave its vocabulary), the WAL is checkpointed and truncated. When the file still holds the
+    text after that (a page freed before, a foreign file), it is deleted: the next reader rebuilds it."""
+    path = derived_path(directory)
+    if path.exists():
+        try:
+            _scrub_index(directory)
+        except (DerivedError, sqlite3.Error, OSError):
+            pass  # (checked below: a file that still holds the text is deleted)
+        if _holds(path, needle):
+            delete_files(path)
+    fsync_dir(directory)
+
+
+def _scrub_index(directory: Path) -> None:
+    with ReadingSession.open(directory, readonly=True) as session:
+        derived = session.derived
+        if derived is None or derived.path != derived_path(directory):
+            return
+        index = EffortIndex(derived)
+        try:
+            derived.conn.execute("PRAGMA secure_delete = ON")
+            sync_index(index, session)
+
+            def merge() -> None:
+                conn = derived.conn
+                conn.execute("PRAGMA secure_delete = ON")
+                with derived.write_txn():
+                    for table in ("msg_fts", "meta_fts"):
+                        conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+            derived.run(merge)
+        finally:
+            index.close()
+
+
+def _holds(path: Path, needle: Needle) -> bool:
+    """Whether the database's files hold the text (or a forgotten whole string) in any layout."""
+    wanted = [v for v in needle.variants() if v]
+    wanted += [w.encode("utf-8") for w in needle.whole if len(w) >= MIN_WHOLE_CHARS]
+    if needle.text:
+        wanted.append(needle.text.lower().encode("utf-8"))
+    if not wanted:
+        return False
+    for suffix in ("", "-wal", "-journal"):
+        try:
+            data = Path(f"{path}{suffix}").read_bytes()
+        except OSError:
+            continue
+        if any(w in data for w in wanted):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------- the plan
@@ -247,8 +312,11 @@ class _Plan:
             self._remove_logs(report, write)
 
     def _manifest(self, data: bytes, count: Count) -> bytes | None:
-        new, _ = scrub_manifest(data, self.needle, count, self.drop_id)
-        return new
+        """The manifest scrubbed, with what was journaled after its mark taken in (written without a
+        mark, it must include everything)."""
+        match = MARK_RE.match(data)
+        later = journal_entries(self.directory / EVENTS_FILE, int(match.group(1)))[0] if match else []
+        return scrub_manifest(data, self.needle, count, self.drop_id, later)
 
     def _file(
         self, path: Path, report: ForgetReport, write: bool, scrub: Callable[[bytes, Count], bytes | None]
@@ -262,7 +330,8 @@ class _Plan:
         if new is None:
             return
         report.occurrences += count.occurrences
-        report.files.append(str(path.relative_to(self.directory)))
+        if count.occurrences:
+            report.files.append(str(path.relative_to(self.directory)))
         if write:
             atomic_write_bytes(path, new)
 
@@ -289,7 +358,7 @@ def _scrubber(path: Path, needle: Needle) -> Callable[[bytes, Count], bytes | No
     if name.endswith(".json"):
         return lambda d, c: scrub_json(d, needle, c)
     if name.startswith(MANIFEST_FILE) and name != MANIFEST_FILE:  # a set-aside or temporary manifest
-        return lambda d, c: scrub_manifest(d, needle, c)[0] if _yaml_ok(d) else scrub_text(d, needle, c)
+        return lambda d, c: scrub_manifest(d, needle, c) if _yaml_ok(d) else scrub_text(d, needle, c)
     return lambda d, c: scrub_text(d, needle, c)
 
 
