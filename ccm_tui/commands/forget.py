@@ -86,11 +86,7 @@ def run(args: argparse.Namespace) -> int:
             if not plan.occurrences and not plan.files:
                 print(plan.line(request))
                 return EXIT_OK
-            question = (
-                f"Forget {request.describe()}: {plan.occurrences} occurrence(s) in {len(plan.files)} file(s) of "
-                f"{directory}? This cannot be undone."
-            )
-            if not confirm(question):
+            if not confirm(plan.question(request)):
                 print("nothing forgotten")
                 return EXIT_OK
         report = forget(directory, request)

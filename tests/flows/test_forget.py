@@ -192,3 +192,20 @@ def test_efforts_journaled_after_the_manifest_survive_a_forget(ccm):
     assert late["summary"] == f"Late: [forgotten] and {KEPT}."
     assert not manifest.read_text().startswith("# ccm-tui journal")
     assert "late-one" in {r["id"] for r in ccm.search(KEPT)["results"]}
+
+
+def test_slash_forget_asks_then_forgets_and_the_next_turn_is_clean(ccm):
+    plant(ccm)
+    asked = ccm.send(f"/forget {SECRET}")
+    assert "occurrence(s)" in asked["reply"] and "--yes" in asked["reply"] and SECRET not in asked["reply"]
+    assert files_holding(ccm.dir, SECRET)  # nothing gone yet
+    done = ccm.send(f"/forget --yes {SECRET}")
+    assert "forgot the text" in done["reply"]
+    assert files_holding(ccm.dir, SECRET) == []
+    PromptHistory(ccm.dir).add(f"/forget --yes {SECRET}")  # (the TUI's input: the command is not remembered)
+    assert files_holding(ccm.dir, SECRET) == []
+    ccm.server.push(text("Clean."))
+    assert ccm.send(f"And the {KEPT}?")["reply"] == "Clean."
+    assert "Zoltan4412" not in json.dumps(ccm.server.chat_requests()[-1])
+    rc, _, err = ccm.run(*ccm.send_argv("/forget --effort auth-bug --lines 3-1"))
+    assert rc == 2 and "A-B" in err  # a usage error, like any slash command typed wrong

@@ -113,6 +113,13 @@ class ForgetReport:
     resumed: bool = False  # an interrupted forget of the same request was completed
     effort_removed: bool = False
 
+    def question(self, request: ForgetRequest) -> str:
+        """What a forget would do, as the question to confirm it."""
+        if not self.occurrences and not self.files:
+            return self.line(request)
+        where = f"{len(self.files)} file{'s' if len(self.files) != 1 else ''}"
+        return f"Forget {request.describe()}: {self.occurrences} occurrence(s) in {where}? This cannot be undone."
+
     def line(self, request: ForgetRequest) -> str:
         if not self.occurrences and not self.files:
             return f"nothing to forget: {request.describe()} is in no file of the session"

@@ -44,7 +44,7 @@ EFFORTS_SAVED = "efforts_saved"  # manifest entries that changed (the journal: s
 EXCHANGE_RETRACTED = "exchange_retracted"  # the last exchange was withdrawn (regenerate, edit): core/retraction.py
 NOTE_ADDED = "note_added"  # another agent left a note in an effort's log (ccm-tui mcp's remember)
 RECALL_REVISED = "recall_revised"  # a compaction mid-turn moved lines: the turn's recall was looked for again
-FORGOTTEN = "forgotten"  # a forget rewrote the session's files (kind, where, how many; never the text): engine/forget.py
+FORGOTTEN = "forgotten"  # a forget rewrote the files (kind, where, how many; never the text): engine/forget.py
 
 TERMINAL_TURN_EVENTS = {TURN_DONE, TURN_FAILED, TURN_CANCELLED}
 
