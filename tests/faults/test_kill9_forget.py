@@ -77,3 +77,25 @@ def test_real_kill9_during_forget(tmp_path):
     report = run_forget_campaign(tmp_path, kills=4, seed=3, efforts=20, log=lambda *_: None)
     assert report.kills == 4 and report.violations == []
     assert report.unopenable == [] and report.half_done == [] and report.unrelated_lost == [] and report.corrupt == []
+
+
+def test_forgetting_a_captured_effort_tells_watch_not_to_capture_it_again(tmp_path):
+    import yaml
+
+    from ccm_tui.core.engine.forget import CAPTURES_FILE
+
+    session = tmp_path / "s"
+    build_session(session, efforts=6)
+    manifest = session / "manifest.yaml"
+    text = manifest.read_text()
+    head, body = text.split("\n", 1)
+    document = yaml.safe_load(body)
+    document["efforts"][2]["capture"] = {"agent": "claude-code", "source_id": "abc-123"}
+    manifest.write_text(head + "\n" + yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
+
+    forget(session, ForgetRequest.of_effort("e-002"))
+    forget(session, ForgetRequest.of_effort("e-004"))  # (not captured: nothing added)
+
+    assert (session / CAPTURES_FILE).read_text() == "claude-code:abc-123\n"
+    assert not (session / "efforts" / "e-002.jsonl").exists()
+    assert "e-002" not in manifest.read_text()

@@ -3,8 +3,9 @@
 ``forget(directory, request)`` rewrites the session's files so that what is forgotten exists in none
 of them: the effort logs that may hold it (found through the search index, then read and verified),
 the ambient log, the snapshots, the prompt history and draft, files set aside by a recovery,
-``manifest.yaml`` and the journal ``events.jsonl``; the derived database (the search index with its
-FTS5 tables, WAL and freed pages) is deleted, to be rebuilt from the files by the next reader.
+``manifest.yaml`` (with what was journaled after it: a flush) and the journal ``events.jsonl``; then
+the derived database (the search index with its FTS5 tables, WAL and freed pages) is scrubbed in place
+(:func:`scrub_index`), or deleted when it still holds the text, to be rebuilt by the next reader.
 What surrounded it stays: a string loses the text (``[forgotten]`` stands in its place), not its
 line; a ``summary`` loses the sentences that held it (extractively); forgotten lines of a log become
 tombstones (their role and time kept, so every line number others hold stays right); a forgotten
