@@ -209,3 +209,17 @@ def test_slash_forget_asks_then_forgets_and_the_next_turn_is_clean(ccm):
     assert "Zoltan4412" not in json.dumps(ccm.server.chat_requests()[-1])
     rc, _, err = ccm.run(*ccm.send_argv("/forget --effort auth-bug --lines 3-1"))
     assert rc == 2 and "A-B" in err  # a usage error, like any slash command typed wrong
+
+
+def test_a_line_written_behind_the_apps_back_is_found_too(ccm):
+    """The index is checked against every log's stat, not only the session's marker: a line appended
+    by hand after the last search is still a candidate."""
+    open_auth_bug(ccm)
+    assert ccm.search("401")["results"]
+    with (ccm.dir / "efforts" / "auth-bug.jsonl").open("a") as fh:
+        fh.write(json.dumps({"role": "user", "content": f"pasted {SECRET} by hand", "ts": "x"}) + "\n")
+
+    rc, out, err = ccm.run("forget", "--session-dir", str(ccm.dir), "--text", SECRET, "--yes")
+
+    assert rc == 0 and "1 occurrence(s) in 1 file" in out, out + err
+    assert files_holding(ccm.dir, SECRET) == [] and (ccm.dir / "derived.sqlite").exists()
