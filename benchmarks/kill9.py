@@ -1,7 +1,7 @@
 """kill -9 fault injection at scale against turns (``send``), ``repair`` and ``restore``; and two
 campaigns of other faults: a full disk and type-ahead after a crash.
 
-    python benchmarks/kill9.py [--target send|fold|repair|restore|disk-full|type-ahead|watch|all] [--kills 200]
+    python benchmarks/kill9.py [--target send|fold|repair|restore|disk-full|type-ahead|watch|forget|all] [--kills 200]
                                [--seed 1] [--events-mb 28] [--disk-size 4m]
 
 CI runs small versions (tests/faults/test_kill9*.py, test_*_campaign.py). Prints, per target,
@@ -17,6 +17,9 @@ prints runs / acknowledged / failed cleanly / lost / duplicated / corrupt / bad 
 N / a / N-a / 0 / 0 / 0 / 0). ``type-ahead`` (needs tmux): a ``send`` killed mid-reply, then the
 TUI typed into 0-2 s after its launch or its first frame; prints runs / typed / delivered intact /
 left in the input / swallowed / mangled / crashes / unwanted resends (want N / N / N / 0 ...).
+``forget``: ``forget --text`` killed at random moments, then the session opened and the same forget run
+again; prints kills / unopenable / half done after the re-run / unrelated lines lost / corrupt lines
+(want N / 0 / 0 / 0 / 0).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.helpers.campaigns.disk_full import SmallDiskUnavailable, run_disk_full_campaign
+from tests.helpers.campaigns.kill9_forget import run_forget_campaign
 from tests.helpers.campaigns.kill9_repair_restore import run_repair_campaign, run_restore_campaign
 from tests.helpers.campaigns.kill9_turns import run_campaign
 from tests.helpers.campaigns.kill9_watch import run_watch_campaign
@@ -147,9 +151,22 @@ def watch_campaign(tmp: Path, kills: int, seed: int) -> None:
         print(f"    - {v}")
 
 
+def forget_campaign(tmp: Path, kills: int, seed: int) -> None:
+    report = run_forget_campaign(tmp, kills, seed, efforts=200, log=progress)
+    print(f"forget (kill at 0–1.1 × an unkilled run of {report.reference_seconds:.2f} s, then the same forget again)")
+    print(f"  kills               {report.kills} ({report.finished_first} ended before their kill moment)")
+    print(f"  unopenable          {len(report.unopenable)}")
+    print(f"  half done (re-run)  {len(report.half_done)}")
+    print(f"  unrelated lost      {len(report.unrelated_lost)}")
+    print(f"  corrupt lines       {len(report.corrupt)}")
+    print(f"  violations          {len(report.violations)}")
+    for v in (report.unopenable + report.half_done + report.unrelated_lost + report.corrupt + report.violations)[:10]:
+        print(f"    - {v}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    targets = ["send", "fold", "repair", "restore", "disk-full", "type-ahead", "watch"]
+    targets = ["send", "fold", "repair", "restore", "disk-full", "type-ahead", "watch", "forget"]
     parser.add_argument("--target", choices=[*targets, "all"], default="send")
     parser.add_argument("--kills", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
@@ -168,6 +185,8 @@ def main() -> None:
                 restore_campaign(Path(tmp), args.kills, args.seed)
             elif target == "watch":
                 watch_campaign(Path(tmp), args.kills, args.seed)
+            elif target == "forget":
+                forget_campaign(Path(tmp), args.kills, args.seed)
             elif target == "disk-full":
                 disk_full_campaign(Path(tmp), args.kills, args.seed, args.disk_size)
             else:

@@ -17,6 +17,7 @@ and the like working where the error is also one of those)::
     │   ├── SlashError                        a slash command                 [service.slash_commands]
     │   ├── LineRangeError                    lines a log does not have (not a range, past its end)
     │   ├── TranscriptError → UnknownTranscriptFormat, NoTranscriptFound      [restore.turns]
+    │   │   (and ExportError: not a ccm-tui export             [restore.formats.ccm_export])
     │   ├── SummaryParseError                 a restore summary the model wrote in another shape
     │   ├── BoundaryError, BudgetTooSmall, PlotError                           [replay]
     │   └── OutOfDescriptors                  no descriptor left for an MCP tool [memory_server.descriptors]

@@ -29,7 +29,7 @@ Runner = Callable[[argparse.Namespace], int]
 
 # The commands that print text (model replies, effort names, transcripts): through TerminalSafe.
 # The TUI draws with Textual (its message bodies are cleaned), mcp speaks JSON-RPC on stdout.
-TEXT_COMMANDS = frozenset({"send", "status", "search", "restore", "replay", "repair", "watch"})
+TEXT_COMMANDS = frozenset({"send", "status", "search", "restore", "replay", "repair", "watch", "forget"})
 TEXT_COMMANDS |= {"sessions", "effort"}  # session and effort names, summaries
 
 # command → (its module, its runner); the modules in the order ``--help`` lists them
@@ -45,6 +45,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("watch", "run"),
     "sessions": ("sessions", "run"),
     "effort": ("effort", "run"),
+    "forget": ("forget", "run"),
+    "export": ("export", "run"),
+    "import": ("export", "run_import"),
 }
 VALUE_OPTIONS = frozenset({"--session", "--session-dir", "--model", "--api-base"})  # the TUI's own
 

@@ -21,11 +21,13 @@ from typing import TYPE_CHECKING, Any
 from ..config import Settings
 
 if TYPE_CHECKING:
+    from ..errors import EffortNotFound
     from .efforts.names import name_key
     from .efforts.proposals import Proposal
     from .efforts.states import Action, EffortState
     from .engine.all_sessions import AllSessionsAnswer, CaptureFilter, SessionHit, search_all_sessions
     from .engine.engine import ContextInspection
+    from .engine.forget import ForgetKind, ForgetReport, ForgetRequest, forget, pending_forget
     from .engine.opening import OpenOptions, load_model_library, search_session
     from .engine.reader import EffortEntry, SearchAnswer, SessionReader
     from .engine.repair import RepairNotNeeded, RepairReport, rebuild_manifest
@@ -89,6 +91,7 @@ if TYPE_CHECKING:
     from .turn import events as turn_events
     from .turn.events import Cause, ContextFigures, Outcome, Status, Work
     from .turn.recall import RecallSource
+    from .views.data_export import export_session, export_text
     from .views.markdown_export import ROLE_TITLES, effort_markdown
     from .views.reports import ReportLine, hit_json, render_report, search_report, search_text, status_text
     from .views.status import EffortView, SessionStatus
@@ -198,6 +201,14 @@ _LAZY = {  # name -> (the module it lives in, its name there; None: the module i
     "is_archived": (".session.sessions_folder", "is_archived"),
     "fork_session": (".session.fork", "fork_session"),
     "ForkReport": (".session.fork", "ForkReport"),
+    "forget": (".engine.forget", "forget"),
+    "ForgetKind": (".engine.forget", "ForgetKind"),
+    "ForgetReport": (".engine.forget", "ForgetReport"),
+    "ForgetRequest": (".engine.forget", "ForgetRequest"),
+    "pending_forget": (".engine.forget", "pending_forget"),
+    "export_session": (".views.data_export", "export_session"),
+    "export_text": (".views.data_export", "export_text"),
+    "EffortNotFound": ("..errors", "EffortNotFound"),
 }
 
 
@@ -342,4 +353,12 @@ __all__ = [
     "is_archived",
     "fork_session",
     "ForkReport",
+    "forget",
+    "ForgetKind",
+    "ForgetReport",
+    "ForgetRequest",
+    "pending_forget",
+    "export_session",
+    "export_text",
+    "EffortNotFound",
 ]

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from ccm_tui.restore.formats import (
     aider,
+    ccm_export,
     chatgpt,
     claude_code,
     claude_code_terminal,
@@ -61,6 +62,7 @@ class TranscriptFormat(Protocol):
 
 _FORMAT_MODULES: tuple[TranscriptFormat, ...] = (
     aider,
+    ccm_export,
     chatgpt,
     claude_code,
     claude_code_terminal,

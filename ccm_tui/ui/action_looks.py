@@ -15,6 +15,8 @@ from ..core.api import Action, EffortView
 
 LOG = "log"  # views: valid in every state, no change to the effort
 EXPORT = "export"
+FORGET = "forget"  # the menu's last entry (no key of its own: a slip must not forget); asks first
+FORGET_LOOK = ("f", "Forget it…", "take it out of every file: log, summary, name (asks first)")  # key, label, help
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 from textual.app import App
 
 from ..core.api import Action, EffortAction, EffortView
-from .action_looks import EXPORT, LOG, LOOKS, edit_looks_for, looks_for, offered
+from .action_looks import EXPORT, FORGET, FORGET_LOOK, LOG, LOOKS, edit_looks_for, looks_for, offered
 from .controller_link import SessionLink
 from .screens.choice import Choice, ChoiceDialog
 from .screens.question import PromptDialog
@@ -55,9 +55,13 @@ class EffortActions:
         self.focus_effort(effort_id)
         looks = [*looks_for(effort), *edit_looks_for(effort)]
         choices = [Choice(a.name, a.label, a.help, a.key) for a in looks]
+        key, label, help = FORGET_LOOK
+        choices.append(Choice(FORGET, label, help, key))
 
         def chosen(name: str | None) -> None:
-            if name:
+            if name == FORGET:
+                self.forget(effort_id)
+            elif name:
                 self.run(effort_id, next(a.action for a in looks if a.name == name))
 
         text = describe(effort, self.link.settings.decay_threshold, keys=False)
@@ -198,6 +202,8 @@ class EffortActions:
         def closed(choice: str | None) -> None:
             if choice == EXPORT:
                 self.export(effort.id)
+            elif choice == FORGET:
+                self.forget_lines(effort.id)
 
         self.app.push_screen(EffortLogScreen(effort, result.records, len(result.bad_lines)), closed)
 
@@ -272,3 +278,44 @@ class EffortActions:
             self.app.notify(f"Export failed: {exc}", severity="error")
             return
         self.app.notify(f"Conversation exported to {path}", title="Export")
+
+    def forget(self, effort_id: str, lines: str = "") -> None:
+        """Forget an effort (or ``lines`` "A-B" of its log) in every file of the session, after a question."""
+        what = f"lines {lines} of {effort_id}" if lines else f"effort {effort_id}"
+        choices = [
+            Choice("forget", "Forget, from every file", "cannot be undone: logs, journal, index, summaries", "y"),
+            Choice("cancel", "Keep it", "nothing changes", "n"),
+        ]
+        text = "Lines forgotten keep their place as [forgotten]." if lines else "Its log, summary and name go."
+        argument = f"--yes --effort {effort_id}" + (f" --lines {lines}" if lines else "")
+
+        def chosen(choice: str | None) -> None:
+            if choice == "forget" and self.ready("forget"):
+                self.app.run_worker(self._forget(argument), group="forget", exit_on_error=False)
+
+        self.app.push_screen(ChoiceDialog(f"Forget {what}?", choices, text=text), chosen)
+
+    def forget_lines(self, effort_id: str) -> None:
+        self.app.push_screen(
+            PromptDialog(
+                f"Forget lines of {effort_id}",
+                placeholder="A-B, e.g. 12-14",
+                help="The log's line numbers (1 is the first line). They stay as [forgotten].",
+            ),
+            lambda lines: self.forget(effort_id, lines.replace(" ", "")) if lines else None,
+        )
+
+    async def _forget(self, argument: str) -> None:
+        from ..core.api import SlashCommand, SlashError, parse
+
+        try:
+            command = parse(f"/forget {argument}")
+        except SlashError as exc:
+            self.app.notify(str(exc), severity="error")
+            return
+        assert isinstance(command, SlashCommand)
+        outcome = await self.link.controller.command(command)
+        if outcome.ok:
+            self.app.notify(outcome.reply or "forgotten", title="Forget")
+        else:
+            self.app.notify(f"Forget failed: {outcome.reason}", severity="error")

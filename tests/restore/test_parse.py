@@ -26,6 +26,7 @@ FIXTURE_FORMATS = {
 def test_registry_lists_every_format_module() -> None:
     assert set(FORMATS) == {
         "aider",
+        "ccm-export",
         "chatgpt",
         "claude-code",
         "claude-code-terminal",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config import Settings
-from ...errors import EffortNotFound
+from ...errors import CcmError, EffortNotFound
 from ..efforts import lifecycle
 from ..efforts.proposals import Proposal
 from ..efforts.states import EDIT_ACTIONS, Action, ActionRefused
@@ -68,6 +68,7 @@ from ..views.status import (
 from . import _notes as notes
 from ._take_back import CannotRetract, last_exchange, retract
 from ._work_failures import SessionWriteError, check_text, failed_outcome
+from .forget import ForgetRequest, forget_locked
 from .reader import SessionReader
 from .recovery import RecoveryReport, UnansweredTurn, effects_so_far, recover, turn_left_open, unanswered_turn
 
@@ -228,6 +229,27 @@ class Engine:
             return failed_outcome(self.turn, Work.NOTE, text, exc, given_back=False)
         result = note.as_dict()
         return Outcome(turn=self.turn, work=Work.NOTE, status=DONE, text=text, logged_to=note.effort_id, result=result)
+
+    async def forget(self, request: ForgetRequest, *, dry_run: bool = False) -> Outcome:
+        """Forget a text, an effort or lines of one in every file of this session (:mod:`.forget`),
+        under the writer lock; the session is read again after it. ``dry_run``: say what would go.
+        The outcome's ``reply`` says how many occurrences in how many files (never the text)."""
+        what = "forget"
+        try:
+            async with self._session.writing(wait=self.lock_wait):
+                try:
+                    report = forget_locked(self._session.dir, request, dry_run=dry_run)
+                finally:
+                    if not dry_run:
+                        self._session.load()
+                        self._scrollback = None
+        except asyncio.CancelledError:
+            return Outcome(turn=self.turn, work=Work.ACTION, status=CANCELLED, reason="cancelled", text=what)
+        except (CcmError, OSError) as exc:
+            return failed_outcome(self.turn, Work.ACTION, what, exc, given_back=False)
+        reply = report.line(request) if not dry_run else report.question(request)
+        result = {"occurrences": report.occurrences, "files": report.files, "done": not dry_run}
+        return Outcome(turn=self.turn, work=Work.ACTION, status=DONE, text=what, reply=reply, result=result)
 
     async def take_back(self, why: Work, emit: Emit | None = None) -> Outcome:
         """Withdraw the last exchange (``why``: regenerate or edit; see :mod:`.retraction`). The

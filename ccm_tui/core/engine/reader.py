@@ -151,6 +151,23 @@ class SessionReader:
             hits = [h for h in hits if h.source != "effort" or not _merged(efforts.get(h.id))]
             return SearchAnswer(without_folded(hits, efforts.folded_upto()), stale)
 
+    def logs_holding(self, words: list[str], on_disk: set[str]) -> set[str]:
+        """The efforts whose log may hold a text made of ``words``, from the index brought up to date
+        — every log's stat compared, even when the session's marker did not move (a line written
+        behind the app's back is indexed too) — (:meth:`EffortIndex.logs_holding`; a forget reads
+        and verifies them).
+
+        Raises:
+            SearchIndexError: the index cannot be opened or read (or another process is writing it).
+        """
+        with self._lock:
+            index, stale = self._synced_index()
+            if stale:
+                raise SearchIndexBusy("the search index is being written by another process")
+            with index.waiting_at_most(READ_WAIT):
+                index.sync_session(self.dir)
+                return index.logs_holding(words, on_disk)
+
     def read_lines(self, log: str, first: int, last: int, *, line: int | None = None, strict: bool = True) -> LogLines:
         """Lines ``first``..``last`` of an effort's log or of the ambient chat (``"ambient"``): the
         ambient log through the index's seek when the index is usable. ``line``: the line they were

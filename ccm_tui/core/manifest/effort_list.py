@@ -202,7 +202,13 @@ class EffortList:
         with self.db.write_txn():
             stamp = file_stamp(self.manifest)
             known = self.db.meta("manifest")
-            if self.db.generation != self._generation or not isinstance(known, dict) or known["stamp"] != stamp:
+            journal_past_end = (self.db.meta("journal") or 0) > file_size(self.events)  # (a forget rewrote it)
+            if (
+                self.db.generation != self._generation
+                or not isinstance(known, dict)
+                or known["stamp"] != stamp
+                or journal_past_end
+            ):
                 self._generation = self.db.generation  # (the take-in queries the rows: no catch-up from there)
                 self._take_in_file(stamp)
             start = self.db.meta("journal") or 0

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any, Self
 
 from ._ambient import AmbientLog
-from ._database import IndexDatabase, SearchIndexError
+from ._database import _LINE_BITS, IndexDatabase, SearchIndexError
 from ._ingest import Ingest
 from ._ranking import Ranking
 from ._rare_words import EVIDENCE, MAX_HITS, Evidence, RareWordRecall, RecallHit
+from ._records import MAX_MESSAGE_CHARS
 from ._results import Results, SearchHit
 from ._scoring import Weights
 
@@ -162,6 +163,30 @@ class EffortIndex:
         broken by id; ``status`` keeps one status (``"ambient"``: ambient chat only); ``weights``
         replaces the ranking's parameters, for benchmarks (:meth:`.Ranking.search`)."""
         return self._ranking.search(query, limit, status, weights=weights)
+
+    def logs_holding(self, words: list[str], on_disk: set[str]) -> set[str]:
+        """The efforts of ``on_disk`` whose log may hold a text made of ``words`` (a forget's
+        candidates, read and verified by the caller): those with an indexed line holding every word,
+        those the index holds only in part (a line past the indexed head, withdrawn lines, not all
+        lines indexed) and those it does not know."""
+        query = " ".join('"' + w.replace('"', '""') + '"' for w in words)
+        return self._database.run(self._logs_holding, query, on_disk)
+
+    def _logs_holding(self, query: str, on_disk: set[str]) -> set[str]:
+        conn = self._database.conn
+        nums = {r[0] >> _LINE_BITS for r in conn.execute("SELECT rowid FROM msg_fts WHERE msg_fts MATCH ?", (query,))}
+        known: set[str] = set()
+        found: set[str] = set()
+        for num, effort_id in conn.execute("SELECT num, effort_id FROM efforts WHERE source = 'effort'"):
+            known.add(effort_id)
+            if num in nums:
+                found.add(effort_id)
+        partial = (
+            "SELECT effort_id FROM efforts WHERE source = 'effort' AND (log_size IS NULL OR log_size > ?"
+            " OR indexed_lines < log_lines OR num IN (SELECT log FROM withdrawn))"
+        )
+        found.update(r[0] for r in conn.execute(partial, (MAX_MESSAGE_CHARS,)))
+        return (found | (on_disk - known)) & on_disk
 
     def recall(
         self,

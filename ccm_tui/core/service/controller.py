@@ -84,7 +84,7 @@ from .run_state import (
     one_line,
     unrun_outcome,
 )
-from .slash_commands import spec_of
+from .slash_commands import forget_request, spec_of
 
 T = TypeVar("T")
 Listener = Callable[[ControllerEvent], None]
@@ -313,6 +313,13 @@ class SessionController:
         if isinstance(intent, SendMessage):
             self._set_state(phase=Phase.TURN, work=Work.TURN, detail="")
             return await engine.run_turn(intent.text, self._during("turn"))
+        if isinstance(intent, SlashCommand) and intent.name == "forget":  # rewrites the session's files
+            request, yes = forget_request(intent.argument)
+            self._set_state(phase=Phase.ACTION, work=Work.ACTION, detail="forget")
+            outcome = await engine.forget(request, dry_run=not yes)
+            if outcome.ok and not yes and (outcome.result or {}).get("occurrences"):
+                outcome = replace(outcome, reply=f"{outcome.reply} Send the same /forget with --yes first to forget.")
+            return replace(outcome, work=Work.COMMAND, text="/forget")  # (the command's text is not kept)
         if isinstance(intent, SlashCommand):  # an effort command (the others are answered at once)
             spec = spec_of(intent)
             action = spec.action
@@ -458,7 +465,7 @@ class SessionController:
     async def command(self, command: SlashCommand) -> Outcome:
         """Run a slash command: one that changes an effort is work like an action (queued behind
         what runs); ``/search``, ``/status`` and ``/help`` only read, and are answered at once."""
-        if spec_of(command).action is not None:
+        if spec_of(command).action is not None or command.name == "forget":
             return await self.run(command)
         return await self._query(lambda engine: answer(engine, command))
 

@@ -9,12 +9,17 @@ session controller runs them; this module parses, completes and explains them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...errors import InputError
 from ..efforts.states import Action
 from .run_state import SendMessage, SlashCommand
+
+if TYPE_CHECKING:
+    from ..engine.forget import ForgetRequest
 
 
 class SlashError(InputError):
@@ -65,6 +70,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("unpin", "ID", "let an effort's summary leave working memory again", Action.UNPIN),
     CommandSpec("merge", "ID INTO", "append a concluded effort's lines to another effort's log", Action.MERGE),
     CommandSpec("search", "QUERY", "search every effort and all the chat, with passages and line numbers"),
+    CommandSpec(
+        "forget",
+        "TEXT",
+        "take a text out of every file of the session (--effort ID [--lines A-B]: an effort, lines of it);"
+        " asks first: --yes forgets",
+    ),
     CommandSpec("status", "", "the efforts and what the context holds"),
     CommandSpec("help", "", "these commands"),
 )
@@ -86,17 +97,45 @@ def parse(text: str) -> SendMessage | SlashCommand:
     if spec is None:
         raise SlashError(f"unknown command /{word} — /help lists them (// sends a message that starts with /)")
     argument = " ".join(rest.split())
-    if spec.argument in ("NAME", "ID", "QUERY") and not argument:
+    if spec.argument in ("NAME", "ID", "QUERY", "TEXT") and not argument:
         raise SlashError(f"/{spec.name} needs {_needs(spec.argument)}: {spec.usage}")
     if " " in spec.argument and len(argument.split(" ", 1)) < 2:  # "ID NAME": an effort, then what to do
         raise SlashError(f"/{spec.name} needs an effort id and {spec.argument.split()[1].lower()}: {spec.usage}")
     if not spec.argument and argument:
         raise SlashError(f"/{spec.name} takes nothing after it: {spec.usage}")
+    if spec.name == "forget":
+        forget_request(argument)  # (refused now when it cannot be read)
     return SlashCommand(spec.name, argument)
 
 
+_LINES = re.compile(r"(\d{1,9})(?:-(\d{1,9}))?")
+
+
+def forget_request(argument: str) -> tuple[ForgetRequest, bool]:
+    """``/forget``'s argument: ``[--yes] TEXT``, or ``[--yes] --effort ID [--lines A-B]``; and whether
+    ``--yes`` says to go ahead (without it the command only says what would be forgotten)."""
+    from ..engine.forget import ForgetRequest  # (not on the TUI's first paint)
+
+    words = argument.split(" ")
+    yes = bool(words) and words[0] == "--yes"
+    words = words[1:] if yes else words
+    if words and words[0] == "--effort":
+        if len(words) not in (2, 4) or (len(words) == 4 and words[2] != "--lines"):
+            raise SlashError("/forget --effort ID [--lines A-B]")
+        if len(words) == 2:
+            return ForgetRequest.of_effort(words[1]), yes
+        match = _LINES.fullmatch(words[3])
+        if match is None or int(match.group(1)) < 1 or int(match.group(2) or match.group(1)) < int(match.group(1)):
+            raise SlashError(f"/forget --lines {words[3]}: give A-B with 1 <= A <= B")
+        return ForgetRequest.of_lines(words[1], int(match.group(1)), int(match.group(2) or match.group(1))), yes
+    text = " ".join(words)
+    if not text.strip():
+        raise SlashError("/forget needs the text to forget: /forget TEXT")
+    return ForgetRequest.of_text(text), yes
+
+
 def _needs(argument: str) -> str:
-    return {"NAME": "a name", "ID": "an effort id", "QUERY": "something to look for"}[argument]
+    return {"NAME": "a name", "ID": "an effort id", "QUERY": "something to look for", "TEXT": "the text"}[argument]
 
 
 def spec_of(command: SlashCommand) -> CommandSpec:

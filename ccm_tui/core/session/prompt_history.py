@@ -19,6 +19,11 @@ DRAFT_FILE = "prompt_draft.txt"
 MAX_ENTRIES = 500  # walked with Up/Down: the newest are the ones that matter
 
 
+def is_forget(text: str) -> bool:
+    """A ``/forget`` command: never remembered (it names what is to be forgotten)."""
+    return text.lstrip().casefold().startswith("/forget")
+
+
 class PromptHistory:
     """The sent messages of one session, newest last, and a position while the user walks them."""
 
@@ -45,7 +50,7 @@ class PromptHistory:
     def add(self, text: str) -> None:
         """A message was sent: it becomes the newest entry (not twice in a row)."""
         self._at = None
-        if not text.strip() or (self.entries and self.entries[-1] == text):
+        if not text.strip() or (self.entries and self.entries[-1] == text) or is_forget(text):
             return
         self.entries.append(text)
         del self.entries[:-MAX_ENTRIES]

@@ -52,6 +52,7 @@ EFFORT_PINNED = "effort_pinned"  # its summary stays in working memory
 EFFORT_UNPINNED = "effort_unpinned"
 EFFORTS_MERGED = "efforts_merged"  # one effort's lines were appended to another's log; it points there
 SESSION_FORKED = "session_forked"  # this session was made from another at a turn (core/session/fork.py)
+FORGOTTEN = "forgotten"  # a forget rewrote the files (kind, where, how many; never the text): engine/forget.py
 
 TERMINAL_TURN_EVENTS = {TURN_DONE, TURN_FAILED, TURN_CANCELLED}
 

@@ -19,12 +19,13 @@ MAX_RECORDS = 300
 
 
 class EffortLogScreen(Screen[str | None]):
-    """Dismisses with "export" when the user asks to export from here."""
+    """Dismisses with "export" when the user asks to export from here, "forget" to forget lines."""
 
     BINDINGS = [
         Binding("escape,q", "close", "Close", id="log.close"),
         Binding("x", "export", "Export to Markdown", id="log.export"),
         Binding("y", "copy", "Copy log", id="log.copy"),
+        Binding("f", "forget", "Forget lines", id="log.forget"),
     ]
 
     def __init__(self, effort: EffortView, records: list[dict[str, Any]], bad_lines: int = 0) -> None:
@@ -76,6 +77,9 @@ class EffortLogScreen(Screen[str | None]):
 
     def action_export(self) -> None:
         self.dismiss("export")
+
+    def action_forget(self) -> None:
+        self.dismiss("forget")
 
     def action_close(self) -> None:
         self.dismiss(None)
