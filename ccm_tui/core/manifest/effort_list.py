@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..storage.derived import DerivedBusy, DerivedDB, DerivedError
+from ..storage.derived import DERIVED_FILE, DerivedBusy, DerivedDB, DerivedError, RowRejected
 from ..storage.durable import file_size, open_nofollow, read_bytes
 from ..storage.eventlog import EFFORTS_SAVED
 from .effort import CONCLUDED, OPEN, STATUSES, Effort, ManifestError, effort_from_dict
@@ -121,6 +121,20 @@ def journal_entries(events: Path, start: int) -> tuple[list[dict[str, Any]], int
                 latest.pop(entry["id"], None)  # keep the order of the last save
                 latest[entry["id"]] = entry
     return list(latest.values()), start + end
+
+
+def row_effort(effort_id: Any, entry: Any) -> Effort:
+    """An effort read back from an ``entries`` row, held to the record's rules (a slug id that is not
+    reserved, its ``raw_file`` derived from the id, the id column's own). Raises RowRejected: the
+    derived file was not written by us and is rebuilt."""
+    try:
+        raw = json.loads(entry)
+        effort = effort_from_dict(raw, DERIVED_FILE, 0)
+    except (ValueError, TypeError, ManifestError) as exc:
+        raise RowRejected(f"{DERIVED_FILE}: a row of entries is not one ccm-tui wrote ({exc})") from exc
+    if effort.id != effort_id:
+        raise RowRejected(f"{DERIVED_FILE}: the row of {effort_id!r} is not one ccm-tui wrote")
+    return effort
 
 
 def folded_last(effort: Effort) -> int:
@@ -313,7 +327,7 @@ class EffortList:
             ).fetchall()
             count = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
             new_head = head_bytes(mark, count == 0)
-            blocks = {i: dump_block(json.loads(e)) for i, e, _, _ in rows}
+            blocks = {i: dump_block(row_effort(i, e).to_dict()) for i, e, _, _ in rows}
             pieces = [new_head, *blocks.values()] if head is None else self._spliced(new_head, head, rows, blocks)
             stat = write_pieces(self.manifest, pieces)
             conn.executemany(
@@ -426,13 +440,26 @@ class EffortList:
         return list(self._held.values())
 
     # ------------------------------------------------------------------ queries (held objects first)
-    def _query(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
-        if self.db.generation != self._generation:  # the file was rebuilt (corrupt): catch up again
-            self.catch_up()
-        return self.db.run(lambda: self.db.conn.execute(sql, tuple(params)).fetchall())
+    def _query(self, sql: str, params: Iterable[Any] = (), parse: Callable[..., Any] | None = None) -> list[Any]:
+        """Rows of ``sql`` (each passed to ``parse``, which may reject one: the file is rebuilt and the
+        rows, caught up from the record, read again)."""
+
+        def fetch() -> list[Any]:
+            rows = self.db.conn.execute(sql, tuple(params)).fetchall()
+            return rows if parse is None else [parse(*row) for row in rows]
+
+        for _ in range(2):
+            if self.db.generation != self._generation:  # the file was rebuilt (corrupt): catch up again
+                self.catch_up()
+            generation = self.db.generation
+            rows = self.db.run(fetch)
+            if self.db.generation == generation:
+                break
+        return rows
 
     def _efforts(self, sql: str, params: Iterable[Any] = ()) -> list[Effort]:
-        return [self._held.get(e.id, e) for e in (Effort(**json.loads(d)) for (d,) in self._query(sql, params))]
+        sql = sql.replace("SELECT entry FROM", "SELECT id, entry FROM", 1)
+        return [self._held.get(e.id, e) for e in self._query(sql, params, row_effort)]
 
     def get(self, effort_id: str) -> Effort | None:
         effort = self._held.get(effort_id)
