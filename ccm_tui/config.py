@@ -13,6 +13,7 @@ import importlib.util
 import math
 import os
 import typing
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
@@ -145,6 +146,12 @@ def _control(c: str) -> bool:
     return c < " " or "\x7f" <= c <= "\x9f" or c in "\u2028\u2029"
 
 
+def _invisible(c: str) -> bool:
+    """A format character (Unicode Cf: zero-width spaces, tags, soft hyphens …) or a blank filler, but the
+    joiners emoji and some scripts need (core/text/terminal.py's INVISIBLE, without importing the core)."""
+    return (unicodedata.category(c) == "Cf" and c not in "\u200c\u200d") or c in "\u034f\u115f\u1160\u3164\uffa0"
+
+
 def session_name(name: str) -> str:
     """A session name as typed (stripped), or ValueError: names are plain words, never paths
     (no '/' or '\\', no control characters, not '.' or '..', at most 64 characters)."""
@@ -153,6 +160,10 @@ def session_name(name: str) -> str:
         raise ValueError(
             f"invalid session name {name!r}: a name is a plain word, not a path (no '/', '\\', control character, "
             "'.' or '..')"
+        )
+    if hidden := next((c for c in clean if _invisible(c)), None):
+        raise ValueError(
+            f"invalid session name: it holds an invisible character (U+{ord(hidden):04X}); type the name without it"
         )
     if len(clean) > SESSION_NAME_MAX or len(clean.encode("utf-8")) > 255:
         raise ValueError(f"invalid session name {clean[:20]!r}…: at most {SESSION_NAME_MAX} characters")

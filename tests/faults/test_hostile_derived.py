@@ -81,3 +81,23 @@ def test_a_view_that_never_ends_in_place_of_a_table_hangs_no_reader(ccm):
     assert [e["id"] for e in json.loads(done.stdout)["efforts"]] == ["auth-bug"]
     done = run_cli("search", "--session-dir", str(ccm.dir), "401")
     assert done.returncode == 0, done.stderr
+
+
+def test_the_list_of_sessions_counts_no_row_of_a_foreign_file(ccm):
+    open_auth_bug(ccm)
+    tamper(
+        ccm,
+        "DROP TABLE entries",
+        "CREATE VIEW entries AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i AS id FROM n",
+    )
+    glance = "import sys; from pathlib import Path; from ccm_tui.core.session import sessions_folder as f; "
+    glance += "print(f._efforts(Path(sys.argv[1])))"
+    done = subprocess.run(
+        [sys.executable, "-c", glance, str(ccm.dir)],
+        capture_output=True,
+        text=True,
+        timeout=40,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "None"  # not ours: no count rather than a count that never ends

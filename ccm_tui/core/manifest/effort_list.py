@@ -47,9 +47,10 @@ _TOTALS = "SELECT count(*), total(status = 'concluded'), total(raw_tokens) FROM 
 SLOW_YAML_BYTES = 8 << 20  # a manifest this big is worth a note when PyYAML lacks its C loader
 _UPSERT = (
     "INSERT INTO entries (id, ord, status, raw_tokens, concluded_at, digest, source_kind, entry, block_len,"
-    " block_hash, dirty) VALUES (?1, coalesce(?2, (SELECT max(ord) + 1 FROM entries), 0), ?3, ?4, ?5, ?6, ?7,"
-    " ?8, ?9, ?10, ?11) ON CONFLICT (id) DO UPDATE SET ord = coalesce(?2, ord), status = ?3, raw_tokens = ?4,"
-    " concluded_at = ?5, digest = ?6, source_kind = ?7, entry = ?8, block_len = coalesce(?9, block_len),"
+    " block_hash, dirty, folded_last) VALUES (?1, coalesce(?2, (SELECT max(ord) + 1 FROM entries), 0), ?3, ?4,"
+    " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (id) DO UPDATE SET ord = coalesce(?2, ord), status = ?3,"
+    " raw_tokens = ?4, concluded_at = ?5, digest = ?6, source_kind = ?7, entry = ?8, folded_last = ?12,"
+    " block_len = coalesce(?9, block_len),"
     " block_hash = coalesce(?10, block_hash), dirty = ?11, fts_stale = (fts_stale OR json_extract(entry, '$.summary') IS NOT json_extract(?8, '$.summary')"
     " OR json_extract(entry, '$.name') IS NOT json_extract(?8, '$.name'))"  # search: write its meta document again
 )
@@ -90,6 +91,7 @@ def _values(effort: Effort, ord_: int | None, block: bytes | None, dirty: int) -
         None if block is None else len(block),
         None if block is None else _hash(block),
         dirty,
+        folded_last(effort) or None,
     )
 
 
@@ -512,10 +514,7 @@ class EffortList:
     def folded_upto(self) -> int:
         """The last ``raw.jsonl`` line folded into an effort (0: none), from the folded efforts' sources,
         saved or not yet: a fold is recorded once, in the effort it lands (a partial index: no scan)."""
-        sql = (
-            "SELECT max(json_extract(entry, '$.source.lines[1]')) FROM entries"
-            " WHERE json_extract(entry, '$.source.folded_from') = 'ambient'"
-        )
+        sql = "SELECT max(folded_last) FROM entries WHERE folded_last IS NOT NULL"
         found = next(iter(self._query(sql, ())), (None,))[0]
         saved = found if type(found) is int and found > 0 else 0
         return max([saved, *(folded_last(e) for e in self._held.values())])

@@ -12,7 +12,7 @@ One schema version (``PRAGMA user_version``), one ``application_id`` and one rec
 is foreign, of another version, corrupt or read-only is deleted and created again (empty: each part
 then catches up from the record); a symbolic link or a FIFO in its place is refused; a directory that
 cannot be written gets a database in memory. Nothing in the file is trusted beyond being rebuilt: it is
-opened with ``trusted_schema`` off (on again only once the schema is proven ours), a schema that is not exactly the one created here (an extra trigger,
+opened with ``trusted_schema`` off (the schema calls no function), a schema that is not exactly the one created here (an extra trigger,
 a view in place of a table, a changed column or index) is foreign, a row its readers reject
 (:class:`RowRejected`) rebuilds it, and every operation has a deadline of SQLite work
 (:data:`QUERY_DEADLINE`), so a hostile file can hang no reader. A session owns one :class:`DerivedDB` (one connection
@@ -40,7 +40,7 @@ DERIVED_FILE = "derived.sqlite"
 OLD_FILES = ("search.sqlite", ".manifest.sqlite")  # the derived files before issue 32 (deleted)
 SUFFIXES = ("", "-wal", "-shm", "-journal")
 APPLICATION_ID = 0x43434D44  # "CCMD": marks the file as ours (PRAGMA application_id)
-SCHEMA_VERSION = 3  # PRAGMA user_version; any other value means "rebuild"
+SCHEMA_VERSION = 4  # PRAGMA user_version; any other value means "rebuild" (4: no function in the schema)
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _TOKENIZER_FALLBACK = "porter unicode61 remove_diacritics 1"  # SQLite < 3.27
@@ -66,7 +66,8 @@ CREATE TABLE entries (
     block_len INTEGER,                      -- bytes of its block in manifest.yaml (NULL: not in it)
     block_hash INTEGER,                     -- blake2b-64 of those bytes: a hand edit re-reads changed blocks only
     dirty INTEGER NOT NULL,                 -- changed since manifest.yaml was written
-    fts_stale INTEGER NOT NULL DEFAULT 1    -- summary or name not yet in the search's meta_fts (new: 1)
+    fts_stale INTEGER NOT NULL DEFAULT 1,   -- summary or name not yet in the search's meta_fts (new: 1)
+    folded_last INTEGER                     -- a fold of ambient chat: the last raw.jsonl line it took (else NULL)
 );
 CREATE INDEX entries_ord ON entries (ord, block_len);
 CREATE INDEX entries_open ON entries (ord) WHERE status = 'open';
@@ -75,8 +76,7 @@ CREATE INDEX entries_totals ON entries (status, raw_tokens);
 CREATE INDEX entries_recent ON entries (status, concluded_at, ord);
 CREATE INDEX entries_digest ON entries (digest) WHERE digest IS NOT NULL;
 CREATE INDEX entries_kind ON entries (source_kind) WHERE source_kind IS NOT NULL;
-CREATE INDEX entries_folded ON entries (json_extract(entry, '$.source.lines[1]'))
-    WHERE json_extract(entry, '$.source.folded_from') = 'ambient';  -- the ambient lines folded into efforts
+CREATE INDEX entries_folded ON entries (folded_last) WHERE folded_last IS NOT NULL;  -- ambient lines folded
 CREATE INDEX entries_fts ON entries (ord) WHERE fts_stale = 1;
 CREATE INDEX entries_status ON entries (status, id);   -- the search's status filter, both ways (covering)
 -- the ids of deleted rows, until the search index drops their documents
@@ -209,7 +209,14 @@ _EXPECTED: dict[str, frozenset[tuple[str, str, str, str | None]]] = {}
 
 def _schema_rows(conn: sqlite3.Connection) -> frozenset[tuple[str, str, str, str | None]]:
     rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
-    return frozenset((str(t), str(n), str(b), None if q is None else str(q)) for t, n, b, q in rows)
+    return frozenset(
+        (str(t), str(n), str(b), None if q is None else str(q))
+        for t, n, b, q in rows
+        if not (t == "table" and str(n) in _STATISTICS)  # the planner's statistics (PRAGMA optimize) are ours too
+    )
+
+
+_STATISTICS = {"sqlite_stat1", "sqlite_stat4"}
 
 
 def _expected_schema(tokenizer: str) -> frozenset[tuple[str, str, str, str | None]]:
@@ -222,6 +229,28 @@ def _expected_schema(tokenizer: str) -> frozenset[tuple[str, str, str, str | Non
         finally:
             probe.close()
     return _EXPECTED[tokenizer]
+
+
+def peek(path: Path, deadline: float = 1.0) -> sqlite3.Connection | None:
+    """A read-only connection to someone's ``derived.sqlite`` for a glance (a count for a list of
+    sessions): None unless it is ours exactly (application, version, schema); its statements are cut
+    after ``deadline`` seconds. Never writes, never rebuilds."""
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        conn.execute("PRAGMA trusted_schema = OFF")
+        ends = time.monotonic() + deadline
+        conn.set_progress_handler(lambda: int(time.monotonic() > ends), _PROGRESS_STEPS)
+        app_id, version = (conn.execute(f"PRAGMA {p}").fetchone()[0] for p in ("application_id", "user_version"))
+        ours = (_expected_schema(TOKENIZER), _expected_schema(_TOKENIZER_FALLBACK))
+        if app_id == APPLICATION_ID and version == SCHEMA_VERSION and _schema_rows(conn) in ours:
+            return conn
+    except sqlite3.Error:
+        pass
+    conn.close()
+    return None
 
 
 def delete_files(path: Path) -> None:
@@ -381,7 +410,7 @@ class DerivedDB:
                 require_regular(self.path.with_name(self.path.name + suffix))  # StoreError: refused
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
-            conn.execute("PRAGMA trusted_schema = OFF")  # nothing of the file's schema runs until it is checked
+            conn.execute("PRAGMA trusted_schema = OFF")  # no function with side effects from the file's schema
             conn.set_progress_handler(self._progress, _PROGRESS_STEPS)
             if not _has_fts5(conn):
                 raise DerivedError(
@@ -392,10 +421,7 @@ class DerivedDB:
             conn.execute("PRAGMA synchronous = NORMAL")  # derived: losing the last commit costs a catch-up
             conn.execute("PRAGMA journal_size_limit = 33554432")  # shrink the WAL after big syncs
             conn.execute("PRAGMA cache_size = -32000")
-            present = self._schema_present(conn)
-            # the schema is exactly ours (or none): its own functions (json_extract in two indexes) may run
-            conn.execute("PRAGMA trusted_schema = ON")
-            if not present:
+            if not self._schema_present(conn):
                 self._create_schema(conn)
                 self.recreated = True
             if self.path != IN_MEMORY:
@@ -434,6 +460,11 @@ class DerivedDB:
         version = f"PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
         try:  # (a script: the trigger's body holds semicolons)
             conn.executescript(f"BEGIN IMMEDIATE; {schema} {version} COMMIT;")
+        except sqlite3.OperationalError as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if "already exists" not in str(exc) or not DerivedDB._schema_present(conn):
+                raise  # (another process created it first: used when it is ours, else _ForeignDatabase)
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")

@@ -5,9 +5,9 @@ follow them (``fts_stale``, and ``entries_gone`` filled by a trigger)."""
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import pytest
-from pathlib import Path
 
 from ccm_tui.core.storage.derived import SCHEMA_VERSION, DerivedDB
 
