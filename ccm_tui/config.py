@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import stat
 import typing
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -358,24 +359,42 @@ def _problem(key: str, value: Any, errors: set[str]) -> str:
     return f"'{key}' must be a string"
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a config.toml larger than this is not one
+
+
 def read_config_file(path: Path | None = None) -> dict[str, Any]:
-    """The settings in config.toml (unknown keys are an error, so typos are caught)."""
+    """The settings in config.toml (unknown keys are an error, so typos are caught). A FIFO or a device
+    in its place is refused, never waited on; so is a file nested too deeply to read."""
     path = path or config_file()
     try:
-        raw = path.read_bytes()
+        raw = _read_regular(path)
     except FileNotFoundError:
         return {}  # (no file: the TOML parser is not even imported — it weighs on every start)
     except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
     import tomllib
 
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        return checked(tomllib.loads(raw.decode("utf-8")), str(path))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not valid UTF-8 text") from None
-    return checked(data, str(path))
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to read (arrays or tables inside one another)") from None
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file of reasonable size (OSError otherwise; opening a
+    FIFO does not wait for a writer)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path.name} is not a regular file (a FIFO, a device or a directory)")
+        if info.st_size > MAX_CONFIG_BYTES:
+            raise OSError(f"{path.name} is {info.st_size:,} bytes; a config file is at most {MAX_CONFIG_BYTES:,}")
+        return fh.read(MAX_CONFIG_BYTES + 1)
 
 
 ENV_VARS = {

@@ -216,17 +216,19 @@ class Orchestrator:
             return self.recorder.cancelled(record)
         except (LLMError, ContextTooLarge) as exc:
             return self.recorder.failed(record, exc)
-        self._note_capped(record, record.reply, "The reply", emit)
+        self._note_capped(record, record.reply, "The reply", emit, cut=record.cut)
         return await self.recorder.commit(record, emit)
 
-    def _note_capped(self, record: TurnRecord, text: str, who: str, emit: Emit) -> None:
+    def _note_capped(self, record: TurnRecord, text: str, who: str, emit: Emit, *, cut: bool = False) -> None:
         """Say where it happens that a message will be shortened in later requests (its head and
-        tail kept: ``message_max_tokens``), so a user never wonders why the model forgot its middle."""
+        tail kept: ``message_max_tokens``), so a user never wonders why the model forgot its middle.
+        A reply cut at its cap gets no second figure (the cut banner gave the one counted as it came)."""
         tokens, cap = self.session.counter.count_text(text), self.message_cap
         if tokens > cap:
+            size = f"{who} is longer than" if cut else f"{who} is {tokens:,} tokens, over"
             note = (
-                f"{who} is {tokens:,} tokens: later requests carry its first and last parts ({cap:,} tokens); "
-                "the whole text stays in the log and in search"
+                f"{size} what one message may take ({cap:,} tokens): later requests carry its first and last "
+                "parts; the whole text stays in the log and in search"
             )
             record.ctx.banners.append(note)
             emit(Banner(turn=record.turn, text=note, kind="info"))
