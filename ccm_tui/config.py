@@ -247,6 +247,7 @@ class Settings:
     # one reply's length (the model's own output limit when lower): asked and enforced
     reply_max_tokens: int = _setting(8192, ge=16)
     message_max_tokens: int | None = _setting(None, ge=100)  # one logged message's share of the context; None: budget/4
+    reply_max_seconds: float = _setting(600.0, ge=1.0)  # one reply's streaming time, first piece to last: then cut
     request_timeout: float = _setting(120.0, ge=1.0)
     max_retries: int = _setting(3, ge=0)  # transient provider errors (5xx, timeouts)
     max_rate_limit_wait: float = _setting(900.0, ge=0.0)  # seconds a paused session waits before giving up

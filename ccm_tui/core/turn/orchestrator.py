@@ -289,20 +289,43 @@ class Orchestrator:
             record.streamed.clear()
             holdback = CallHoldback() if tools else None
 
-            def on_delta(piece: str, holdback: CallHoldback | None = holdback) -> None:
+            limit = asyncio.timeout(None)  # armed at the reply's first piece: reply_max_seconds of streaming
+
+            def on_delta(piece: str, holdback: CallHoldback | None = holdback, limit: asyncio.Timeout = limit) -> None:
+                if not record.streamed and limit.when() is None:
+                    limit.reschedule(asyncio.get_running_loop().time() + self.settings.reply_max_seconds)
                 record.streamed.append(piece)
                 if holdback is not None:
                     piece = holdback.feed(piece)
                 if piece:
                     emit(TextDelta(turn=turn, text=piece))
 
-            completion = await self.calls.call(wc.messages, tools, on_delta, turn, emit, record.ctx.banners)
+            try:
+                async with limit:
+                    completion = await self.calls.call(wc.messages, tools, on_delta, turn, emit, record.ctx.banners)
+            except TimeoutError:
+                if not limit.expired():
+                    raise
+                completion = self._out_of_time(record, emit)
             if completion is None:  # the model refused the tools: the next request goes without them
                 tools = None
                 continue
             if holdback is not None:
                 self._take_text_tool_calls(completion, tools, holdback, round_no, turn, emit)
             return completion
+
+    def _out_of_time(self, record: TurnRecord, emit: Emit) -> Completion:
+        """The reply streamed for ``reply_max_seconds``: it ends where it is, cut (its unfinished tool
+        calls left out), and the user is told in one line."""
+        text = "".join(record.streamed)
+        note = (
+            f"The reply was cut after {self.settings.reply_max_seconds:g} s of streaming (reply_max_seconds): "
+            "ask the model to go on, or raise the setting"
+        )
+        record.ctx.banners.append(note)
+        emit(Banner(turn=record.turn, text=note, kind="info"))
+        tokens = self.session.counter.count_text(text)
+        return Completion(content=text, usage={"completion_tokens": tokens}, finish_reason=CUT)
 
     async def fit(
         self, in_turn, tools, ctx: ActionContext, emit: Emit, *, record: TurnRecord | None = None
