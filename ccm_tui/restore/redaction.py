@@ -191,8 +191,10 @@ def _json_lines(text: str) -> str:
 
 # What a decoded string must hold for the decoded pass to find more than the pass over the line did
 # (a token by its shape reads the same escaped; an assignment, a directive or a block needs its word).
-_HINT_WORDS = ("pass", "pw", "secret", "token", "key", "cred", "auth", "cookie", "psk", "docker", "machine", "default")
-_HINT_WORDS += ("private-", "openvpn", "begin")
+_HINT_WORDS: tuple[str, ...] = (
+    *("pass", "pw", "secret", "token", "key", "cred", "auth", "cookie", "psk", "docker", "machine", "default"),
+    *("private-", "openvpn", "begin"),
+)
 
 
 def _hinted(text: str) -> bool:
