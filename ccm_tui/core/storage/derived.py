@@ -145,7 +145,7 @@ class _ForeignDatabase(Interruption):
     """The file is an SQLite database, but not (this version of) ours."""
 
 
-class RowRejected(sqlite3.DatabaseError):
+class RowRejected(CcmError, sqlite3.DatabaseError):
     """A row read back breaks a rule the record keeps (an id that is not a slug, a path, a reserved id):
     the file was not written by us. :meth:`DerivedDB.run` treats it as corruption: the file is rebuilt
     from the record and the operation tried again."""
