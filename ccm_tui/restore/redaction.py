@@ -314,7 +314,7 @@ def _keeps(value: str, key: str) -> bool:
 
 def _is_code(value: str) -> bool:
     """An unquoted value that reads as code: a call of a lower-case or dotted name (``getpass()``,
-    ``os.getenv(``), a subscript, an attribute of a known root (``settings.DB_PASSWORD``)."""
+    ``config.get(``), a subscript, an attribute of a known root (``settings.DB_PASSWORD``)."""
     called = _CALLED.match(value)
     if called:
         if called.group(0).endswith("["):
