@@ -289,5 +289,6 @@ def run_restore_campaign(
             if leftovers or unnamed:
                 report.violations.append(f"kill {k + 1}: files left behind {leftovers + unnamed}")
             report.corrupt_files.extend(corrupt_lines(session))
-            log(f"restore kill {k + 1}/{kills}: duplicated {report.duplicated}, lost {len(report.lost)}")
+            hits = f", kills in a summary call {report.summary_hits}" if summary_delay > 0 else ""
+            log(f"restore kill {k + 1}/{kills}: duplicated {report.duplicated}, lost {len(report.lost)}{hits}")
     return report
