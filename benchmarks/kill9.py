@@ -2,7 +2,7 @@
 campaigns of other faults: a full disk and type-ahead after a crash.
 
     python benchmarks/kill9.py [--target send|fold|repair|restore|disk-full|type-ahead|watch|forget|all] [--kills 200]
-                               [--seed 1] [--events-mb 28] [--disk-size 4m]
+                               [--seed 1] [--events-mb 28] [--disk-size 4m] [--slow-summary SECONDS]
 
 CI runs small versions (tests/faults/test_kill9*.py, test_*_campaign.py). Prints, per target,
 kills / corrupt lines / lost or duplicated turns or efforts (want N / 0 / 0 / 0); repair also
@@ -20,6 +20,10 @@ left in the input / swallowed / mangled / crashes / unwanted resends (want N / N
 ``forget``: ``forget --text`` killed at random moments, then the session opened and the same forget run
 again; prints kills / unopenable / half done after the re-run / unrelated lines lost / corrupt lines
 (want N / 0 / 0 / 0 / 0).
+
+``--slow-summary SECONDS`` (send, fold, restore): a slow summary model — each summary call (a
+``/conclude``, a fold, a restored turn) waits that long — and each kill waits for one to be in flight
+and lands inside it; prints the kills that hit a summary call (issue 42: with fast summaries none did).
 """
 
 from __future__ import annotations
@@ -44,8 +48,8 @@ def progress(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def send_campaign(tmp: Path, kills: int, seed: int, *, fold: bool = False) -> None:
-    result = run_campaign(tmp, kills, seed, log=progress, fold=fold)
+def send_campaign(tmp: Path, kills: int, seed: int, *, fold: bool = False, slow_summary: float = 0.0) -> None:
+    result = run_campaign(tmp, kills, seed, log=progress, fold=fold, summary_delay=slow_summary)
     print("fold (turns of a model without tools)" if fold else "send (turns)")
     print(f"  kills survived      {result.kills - len(result.violations)}/{result.kills}")
     print(f"  acknowledged turns  {result.acked}")
@@ -56,6 +60,8 @@ def send_campaign(tmp: Path, kills: int, seed: int, *, fold: bool = False) -> No
     if fold:
         print(f"  folds               {result.folds}")
         print(f"  folded twice        {len(result.folded_twice)}")
+    if slow_summary:
+        print(f"  kills in a summary  {result.summary_hits} (a summary call waiting {slow_summary:g} s)")
     print(f"  violations          {len(result.violations)}")
     for v in (result.folded_twice + result.violations)[:10]:
         print(f"    - {v}")
@@ -73,12 +79,14 @@ def repair_campaign(tmp: Path, kills: int, seed: int, events_mb: float) -> None:
         print(f"    - {v}")
 
 
-def restore_campaign(tmp: Path, kills: int, seed: int) -> None:
-    report = run_restore_campaign(tmp, kills, seed, log=progress)
+def restore_campaign(tmp: Path, kills: int, seed: int, slow_summary: float = 0.0) -> None:
+    report = run_restore_campaign(tmp, kills, seed, log=progress, summary_delay=slow_summary)
     print("restore (kill at 0–1.1 × an unkilled run, then import the same transcript again)")
     print(f"  kills               {report.kills} ({report.finished_first} ended before their kill moment)")
     print(f"  duplicated imports  {report.duplicated}")
     print(f"  lost imports        {len(report.lost)}")
+    if slow_summary:
+        print(f"  kills in a summary  {report.summary_hits} (a summary call waiting {slow_summary:g} s)")
     print(f"  corrupt lines       {len(report.corrupt_files)}")
     print(f"  violations          {len(report.violations)}")
     for v in report.violations[:10]:
@@ -172,17 +180,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--events-mb", type=float, default=28.0, help="size of the event log repair reads")
     parser.add_argument("--disk-size", default="4m", help="size of the disk-full campaign's file system")
+    parser.add_argument(
+        "--slow-summary", type=float, default=0.0, metavar="SECONDS", help="send, fold, restore: kill inside summaries"
+    )
     args = parser.parse_args()
     targets = targets if args.target == "all" else [args.target]
     start = time.monotonic()
     for target in targets:
         with tempfile.TemporaryDirectory(prefix=f"ccm-kill9-{target}-") as tmp:
             if target in ("send", "fold"):
-                send_campaign(Path(tmp), args.kills, args.seed, fold=target == "fold")
+                send_campaign(Path(tmp), args.kills, args.seed, fold=target == "fold", slow_summary=args.slow_summary)
             elif target == "repair":
                 repair_campaign(Path(tmp), args.kills, args.seed, args.events_mb)
             elif target == "restore":
-                restore_campaign(Path(tmp), args.kills, args.seed)
+                restore_campaign(Path(tmp), args.kills, args.seed, args.slow_summary)
             elif target == "watch":
                 watch_campaign(Path(tmp), args.kills, args.seed)
             elif target == "forget":

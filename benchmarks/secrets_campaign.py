@@ -14,7 +14,14 @@ Prints the secret files refused, the planted values that reached the model (targ
 those in files the search reads or in the transcript are stopped by redaction alone), the ordinary
 files read (they must be: a policy that refuses everything is no answer), and the time.
 
-    python benchmarks/secrets_campaign.py [--copies 20] [--seed 7] [--keep DIR]
+Then the shapes of issue 42 (``tests/helpers/secret_shapes.py``: typed declarations, call arguments,
+values on the next line, multi-line ``.netrc``, directives without ``=``, Kubernetes key data, values
+with ``(``, ``.`` or spaces, lower-case names, Mailgun/Telegram/PuTTY/OpenVPN formats — 77 of them),
+each in a file of its kind and in a JSONL transcript record (``\\"`` quotes), end to end through the
+evidence search (``read_file``, ``search_file``, ``search_log``), and six credential files renamed
+(``kubeconfig.yaml``, ``key.txt`` …): shapes leaked (target 0) and renamed files refused (target all).
+
+    python benchmarks/secrets_campaign.py [--copies 20] [--seed 7] [--keep DIR] [--shapes-only]
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from ccm_tui.restore import evidence as ev  # noqa: E402
 from ccm_tui.restore.turns import Artifact, ParsedTranscript, TurnRound  # noqa: E402
 from tests.helpers.hostile_home import HostileHome, build_home, transcript_text  # noqa: E402
 from tests.helpers.openai_server import FakeLLMServer, call, text, tool_calls  # noqa: E402
+from tests.helpers.secret_shapes import shapes, transcript_record, write_renamed, write_shapes  # noqa: E402
 
 PATTERNS = ["password|secret|token|key|auth", "AKIA|gh[pos]_|sk[-_]|xox|eyJ|AIza|glpat|hvs", "BEGIN", "."]
 CALLS_PER_SEARCH = ev.MAX_CALLS_PER_ROUND * 8  # one evidence search: 8 rounds of 8 calls
@@ -96,27 +104,79 @@ def report(home: HostileHome, requests: list[dict], calls: int, seconds: float) 
     }
 
 
+async def run_shapes(root: Path, server: FakeLLMServer, seed: int) -> dict:
+    """The shapes end to end: in files read and searched, in a JSONL transcript searched; renamed files."""
+    found = shapes(seed)
+    paths = write_shapes(root, found)
+    renamed = write_renamed(root, seed)
+    log = "\n".join(transcript_record(shape) for shape in found)
+    calls = [call("search_log", {"pattern": p, "context_lines": 3}) for p in PATTERNS]
+    for path in [*paths, *renamed]:
+        calls.append(call("read_file", {"path": path}))
+        calls += [call("search_file", {"path": path, "pattern": p}) for p in PATTERNS[:2]]
+    calls = [call(c.name, c.arguments, id=f"s{n}") for n, c in enumerate(calls)]
+    llm = LLMClient("openai/fake-model", api_base=server.base_url, timeout=60)
+    parsed = ParsedTranscript("claude-code", [TurnRound(1, ["why"], ["read"], 1, 2, [])])
+    sent_parts: list[str] = []
+    for start in range(0, len(calls), CALLS_PER_SEARCH):
+        chunk = calls[start : start + CALLS_PER_SEARCH]
+        server.clear()
+        rounds = [tool_calls(*chunk[i : i + ev.MAX_CALLS_PER_ROUND]) for i in range(0, len(chunk), 8)]
+        server.push(*rounds, text("done"))
+        tools = ev.EvidenceTools(log, parsed, ev.FileAccess(root, f"--root {root}"))
+        await ev.gather_evidence(llm, tools, "SESSION: shapes", max_rounds=len(rounds))
+        sent_parts.append(json.dumps(server.chat_requests()[-1:], ensure_ascii=False))
+    sent = "".join(sent_parts)
+    # a value the JSON of the requests escapes ("\"") is looked for as sent, too
+    leaked = [s.label for s in found if s.value in sent or json.dumps(s.value)[1:-1] in sent]
+    read_renamed = [path for path, value in renamed.items() if value in sent]
+    return {
+        "shapes": len(found),
+        "shapes_leaked": len(leaked),
+        "shapes_leaked_examples": leaked[:5],
+        "renamed_files": len(renamed),
+        "renamed_files_refused": len(renamed) - len(read_renamed),
+        "shape_tool_calls": len(calls),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=20, help="projects in the home (default 20)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="build the home here (else a temporary directory)")
+    parser.add_argument("--shapes-only", action="store_true", help="run the shapes of issue 42 only (seconds)")
     args = parser.parse_args()
+    failed = False
     with tempfile.TemporaryDirectory() as scratch:
         home_dir = (args.keep or Path(scratch)) / "home"
         os.environ["HOME"] = str(home_dir)
-        home = build_home(home_dir, copies=args.copies, seed=args.seed)
         with FakeLLMServer() as server:
+            if not args.shapes_only:
+                home = build_home(home_dir, copies=args.copies, seed=args.seed)
+                started = time.perf_counter()
+                requests, calls = asyncio.run(run_searches(home, server))
+                figures = report(home, requests, calls, time.perf_counter() - started)
+                print(json.dumps(figures, indent=2))
+                print(
+                    f"secret files refused: {figures['secret_files_refused']} of {figures['secret_files']}; "
+                    f"planted values leaked: {figures['planted_values_leaked']} of {figures['planted_values']}; "
+                    f"ordinary files read: {figures['ordinary_files_read']} of {figures['ordinary_files']}"
+                )
+                failed = (
+                    bool(figures["planted_values_leaked"]) or figures["secret_files_refused"] < figures["secret_files"]
+                )
+            shape_root = home_dir.parent / "shapes-home"
+            shape_root.mkdir(parents=True, exist_ok=True)
             started = time.perf_counter()
-            requests, calls = asyncio.run(run_searches(home, server))
-            figures = report(home, requests, calls, time.perf_counter() - started)
-    print(json.dumps(figures, indent=2))
+            shaped = asyncio.run(run_shapes(shape_root, server, args.seed))
+            shaped["seconds"] = round(time.perf_counter() - started, 1)
+    print(json.dumps(shaped, indent=2))
     print(
-        f"secret files refused: {figures['secret_files_refused']} of {figures['secret_files']}; "
-        f"planted values leaked: {figures['planted_values_leaked']} of {figures['planted_values']}; "
-        f"ordinary files read: {figures['ordinary_files_read']} of {figures['ordinary_files']}"
+        f"shapes leaked end to end: {shaped['shapes_leaked']} of {shaped['shapes']}; "
+        f"renamed credential files refused: {shaped['renamed_files_refused']} of {shaped['renamed_files']}"
     )
-    if figures["planted_values_leaked"] or figures["secret_files_refused"] < figures["secret_files"]:
+    if failed or shaped["shapes_leaked"] or shaped["renamed_files_refused"] < shaped["renamed_files"]:
         raise SystemExit(1)
 
 

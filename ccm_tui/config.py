@@ -12,7 +12,9 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import stat
 import typing
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
@@ -145,6 +147,12 @@ def _control(c: str) -> bool:
     return c < " " or "\x7f" <= c <= "\x9f" or c in "\u2028\u2029"
 
 
+def _invisible(c: str) -> bool:
+    """A format character (Unicode Cf: zero-width spaces, tags, soft hyphens …) or a blank filler, but the
+    joiners emoji and some scripts need (core/text/terminal.py's INVISIBLE, without importing the core)."""
+    return (unicodedata.category(c) == "Cf" and c not in "\u200c\u200d") or c in "\u034f\u115f\u1160\u3164\uffa0"
+
+
 def session_name(name: str) -> str:
     """A session name as typed (stripped), or ValueError: names are plain words, never paths
     (no '/' or '\\', no control characters, not '.' or '..', at most 64 characters)."""
@@ -153,6 +161,10 @@ def session_name(name: str) -> str:
         raise ValueError(
             f"invalid session name {name!r}: a name is a plain word, not a path (no '/', '\\', control character, "
             "'.' or '..')"
+        )
+    if hidden := next((c for c in clean if _invisible(c)), None):
+        raise ValueError(
+            f"invalid session name: it holds an invisible character (U+{ord(hidden):04X}); type the name without it"
         )
     if len(clean) > SESSION_NAME_MAX or len(clean.encode("utf-8")) > 255:
         raise ValueError(f"invalid session name {clean[:20]!r}…: at most {SESSION_NAME_MAX} characters")
@@ -235,6 +247,7 @@ class Settings:
     # one reply's length (the model's own output limit when lower): asked and enforced
     reply_max_tokens: int = _setting(8192, ge=16)
     message_max_tokens: int | None = _setting(None, ge=100)  # one logged message's share of the context; None: budget/4
+    reply_max_seconds: float = _setting(600.0, ge=1.0)  # one reply's streaming time, first piece to last: then cut
     request_timeout: float = _setting(120.0, ge=1.0)
     max_retries: int = _setting(3, ge=0)  # transient provider errors (5xx, timeouts)
     max_rate_limit_wait: float = _setting(900.0, ge=0.0)  # seconds a paused session waits before giving up
@@ -357,24 +370,42 @@ def _problem(key: str, value: Any, errors: set[str]) -> str:
     return f"'{key}' must be a string"
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a config.toml larger than this is not one
+
+
 def read_config_file(path: Path | None = None) -> dict[str, Any]:
-    """The settings in config.toml (unknown keys are an error, so typos are caught)."""
+    """The settings in config.toml (unknown keys are an error, so typos are caught). A FIFO or a device
+    in its place is refused, never waited on; so is a file nested too deeply to read."""
     path = path or config_file()
     try:
-        raw = path.read_bytes()
+        raw = _read_regular(path)
     except FileNotFoundError:
         return {}  # (no file: the TOML parser is not even imported — it weighs on every start)
     except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
     import tomllib
 
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        return checked(tomllib.loads(raw.decode("utf-8")), str(path))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not valid UTF-8 text") from None
-    return checked(data, str(path))
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to read (arrays or tables inside one another)") from None
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file of reasonable size (OSError otherwise; opening a
+    FIFO does not wait for a writer)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path.name} is not a regular file (a FIFO, a device or a directory)")
+        if info.st_size > MAX_CONFIG_BYTES:
+            raise OSError(f"{path.name} is {info.st_size:,} bytes; a config file is at most {MAX_CONFIG_BYTES:,}")
+        return fh.read(MAX_CONFIG_BYTES + 1)
 
 
 ENV_VARS = {

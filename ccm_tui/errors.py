@@ -31,6 +31,7 @@ and the like working where the error is also one of those)::
     │   └── ManifestError, SessionLocked, SessionTooNew, SessionWriteError, RepairNotNeeded
     ├── DerivedError (RuntimeError) → DerivedBusy, DerivedWriteFailed         [storage.derived]
     │   (search calls the first two SearchIndexError and SearchIndexBusy)
+    ├── RowRejected (sqlite3.DatabaseError: rebuilds the file in run)          [storage.derived]
     ├── LLMError                              a model provider's call failed (``kind``) [models]
     ├── RestoreFailed → ProviderRefused, NotATranscript; RestoreAborted; AlreadyImported  [restore]
     ├── ReplayFailed, ReplayToolError (RuntimeError)                                    [replay]

@@ -92,7 +92,7 @@ class SendPrinter:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.api import RetryOrphan, SendMessage, SlashError, load_model_library, parse
+    from ..core.api import RetryOrphan, SendMessage, SlashError, check_manifest, load_model_library, parse
 
     message = args.message
     if args.retry_orphan and message:
@@ -108,6 +108,9 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings_from(args)
     if isinstance(intent, (SendMessage, RetryOrphan)):  # slash commands need no model (a summary falls back)
         require_model(settings)
+    manifest = session_dir_from(args) / "manifest.yaml"
+    if manifest.exists():  # a broken file is said at once, not after seconds of importing the model library
+        check_manifest(manifest)
     load_model_library(settings)  # seconds of import, outside the session lock
     return asyncio.run(_send(args, settings, intent))
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .engine.reader import EffortEntry, SearchAnswer, SessionReader
     from .engine.repair import RepairNotNeeded, RepairReport, rebuild_manifest
     from .manifest.effort import ManifestError
+    from .manifest.effort_list import check_manifest
     from .models.choices import (
         CatalogEntry,
         GroupMatches,
@@ -130,6 +131,7 @@ _LAZY = {  # name -> (the module it lives in, its name there; None: the module i
     "LoggedLine": (".session.chat_line", "LoggedLine"),
     "LogLines": (".session.numbered_lines", "LogLines"),
     "ManifestError": (".manifest.effort", "ManifestError"),
+    "check_manifest": (".manifest.effort_list", "check_manifest"),
     "match_models": (".models.choices", "match_models"),
     "Matches": (".models.choices", "Matches"),
     "ModelCheck": (".models.id_check", "ModelCheck"),
@@ -280,6 +282,7 @@ __all__ = [
     "LoggedLine",
     "LogLines",
     "ManifestError",
+    "check_manifest",
     "match_models",
     "Matches",
     "ModelCheck",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ccm_tui.restore.file_policy import refusal
+from ccm_tui.restore.file_policy import content_refusal, refusal
 
 from ..errors import Refused
 
@@ -203,6 +203,9 @@ class FileAccess:
             raise ToolError(f"refused: {relative} is a binary file")
         truncated = len(data) > MAX_FILE_BYTES
         text = data[:MAX_FILE_BYTES].decode("utf-8", errors="replace")
+        why = content_refusal(text, os.path.basename(relative))  # a credential file renamed: its name said nothing
+        if why:
+            raise ToolError(f"refused: {relative}: {why}")
         return OpenedFile(relative, text, opened.st_size, truncated)
 
     def exists(self, path: str) -> bool:

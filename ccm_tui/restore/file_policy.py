@@ -11,7 +11,10 @@ anywhere in its real path (``.config``, ``.aws``, ``.kube`` …), a hidden direc
 CI ones (``.github`` …) under the root, a hidden file other than known project dotfiles
 (``.gitignore`` …), a history, a state file, a key, a name with "secret", "token",
 "password" or "credential" in a data file. :func:`refusal` says why a file is refused, in
-words, for the tool result. What the allowed files still carry (a key pasted into a source
+words, for the tool result. A name says nothing once a file is renamed (``kubeconfig.yaml``,
+``key.txt``, ``bash_history.txt``), so a file is judged by its content as well
+(:func:`content_refusal`: a private key, a kubeconfig, a Terraform state, a ``.netrc``, a WireGuard
+or OpenVPN key, a shell history). What the allowed files still carry (a key pasted into a source
 file) is redacted from every tool result by :mod:`.redaction`.
 """
 
@@ -70,8 +73,26 @@ CREDENTIAL_DIRS = frozenset(
 CREDENTIAL_DIR_PATTERNS = (".vault*", ".gnupg*", ".ssh*", ".aws*", ".env*")
 
 # Names refused whatever their extension (case-insensitive shell patterns on the file name).
-_HISTORY = ("*_history", ".*history*", "*.history", ".lesshst", ".viminfo", ".wget-hsts", "*.hist")
-_STATE = ("*.tfstate", "*.tfstate.*", "*.tfvars", "*.tfvars.json", "*.tfplan", ".terraformrc", "terraform.rc")
+_HISTORY = (
+    "*_history",
+    "*_history.*",
+    ".*history*",
+    "*.history",
+    ".lesshst",
+    ".viminfo",
+    ".wget-hsts",
+    "*.hist",
+)
+_STATE = (
+    "*.tfstate",
+    "*.tfstate.*",
+    "tfstate*",
+    "*.tfvars",
+    "*.tfvars.json",
+    "*.tfplan",
+    ".terraformrc",
+    "terraform.rc",
+)
 _ENV = (".env", ".env.*", "*.env", ".envrc", ".flaskenv", "env.local", "*.env.*")
 _KEYS = (
     "id_*",
@@ -81,6 +102,10 @@ _KEYS = (
     "*.pfx",
     "*.jks",
     "*.keystore",
+    "key.*",
+    "*_key.*",
+    "*-key.*",
+    "*.key.*",
     "*.kdbx",
     "*.kdb",
     "*.gpg",
@@ -100,6 +125,9 @@ _STORES = (
     "my.cnf",
     ".netrc",
     "_netrc",
+    "netrc*",
+    "pgpass*",
+    "kubeconfig*",
     ".npmrc",
     ".yarnrc*",
     ".pypirc",
@@ -216,3 +244,37 @@ def _real_parts(real: str, home: str | None) -> tuple[str, ...]:
         if real.startswith(home + "/"):
             return PurePosixPath(real[len(home) + 1 :]).parts
     return PurePosixPath(real).parts[1:]
+
+
+# What a credential file holds, whatever its name: (pattern, what the file is).
+_CONTENT = tuple(
+    (re.compile(pattern, re.M), kind)
+    for pattern, kind in (  # (a file that is one: \A; a key pasted into notes is redaction's)
+        (r"\A\s*(?:-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d)", "a private key"),
+        (r"\A(?:\s*#[^\n]*)*\s*-----BEGIN OpenVPN Static key|^<(?:tls-auth|tls-crypt|key)>", "an OpenVPN key"),
+        (r"^\[Interface\][^\[]*^[ \t]*PrivateKey[ \t]*=", "a WireGuard configuration with its private key"),
+        (r"^kind:[ \t]*Config[ \t]*$[\s\S]*^users:", "a kubeconfig"),
+        (r'"terraform_version"[ \t]*:', "a Terraform state"),
+        (r"\A\s*(?:machine[ \t]+\S+|default\b)[\s\S]{0,200}?\bpassword[ \t]+\S", "a .netrc"),
+        (r"\A(?:\s*#[^\n]*)*\s*[\w.\-*]+:(?:\d+|\*):[^\s:]+:[^\s:]+:\S+$", "a .pgpass"),
+        (r"^\[default\][^\[]*aws_secret_access_key|\A\s*\{\s*\"auths\"[ \t]*:[ \t]*\{", "a credentials file"),
+        (r"^: \d{9,10}:\d+;", "a shell history"),
+    )
+)
+_SHELL_LINE = re.compile(r"^(?:sudo |export |cd |ls|git |ssh |scp |curl |mysql |psql |docker |kubectl |vim? |cat )")
+CONTENT_HEAD = 64 << 10  # the bytes of a file its content is judged by
+
+
+def content_refusal(text: str, name: str = "") -> str | None:
+    """Why a file whose name passed is refused by what it holds (a credential store renamed), or None.
+    ``name``: the file's name (a script of shell commands is code, not a history)."""
+    head = text[:CONTENT_HEAD]
+    for pattern, kind in _CONTENT:
+        if pattern.search(head):
+            return f"it holds {kind}, which may hold secrets"
+    if _extension(name.lower()) in CODE_EXTENSIONS or name.lower() in KNOWN_NAMES or _KNOWN_PREFIX.match(name.lower()):
+        return None
+    lines = [line for line in head.splitlines()[:200] if line.strip()]
+    if len(lines) >= 4 and sum(1 for line in lines if _SHELL_LINE.match(line)) * 2 > len(lines):
+        return "it reads as a shell history, which may hold secrets"
+    return None

@@ -17,6 +17,7 @@ names a value (``$DB_PASSWORD``, ``config["TOKEN"]``, ``None``, ``args.api_key``
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -43,21 +44,57 @@ _TOKENS = re.compile(
     r"|SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}|AC[0-9a-f]{32}|SK[0-9a-f]{32}"  # SendGrid, Twilio
     r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*"  # JWT
     r"|hooks\.slack\.com/services/[A-Za-z0-9/_\-]+"
+    r"|key-[0-9a-f]{32}|[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}"  # Mailgun, Telegram bots
     r")(?![A-Za-z0-9])"
 )
+# Key files in other shapes: PuTTY's private lines and MAC, OpenVPN's static key (line counts kept).
+_PUTTY = re.compile(r"(?m)^(Private-Lines:[ \t]*\d+[ \t]*\n)((?:[A-Za-z0-9+/=]+[ \t]*(?:\n|\Z))+)")
+_PUTTY_MAC = re.compile(r"(?m)^(Private-(?:MAC|Hash):[ \t]*)(\S+)")
+_STATIC_KEY = re.compile(r"-----BEGIN OpenVPN Static key V1-----.*?(?:-----END OpenVPN Static key V1-----|\Z)", re.S)
+# A secret-named key whose value is a YAML block (``password: |``): its more indented lines.
+_BLOCK_SCALAR = re.compile(
+    r"(?mi)^([ \t]*)([\w.\-\"']*(?:" + r"password|passwd|secret|token|key|credential|cert|auth" + r")[\w.\-\"']*"
+    r"[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*(?:#.*)?\n)((?:(?:\1[ \t]+\S[^\n]*|[ \t]*)(?:\n|\Z))+)"
+)
+# Directives that take a secret without "=": Redis, OpenLDAP, keepalived, WPA, a .netrc field on its own line.
+_DIRECTIVE = re.compile(
+    r"(?mi)^([ \t]*(?:requirepass|masterauth|masterpassword|rootpw|bindpw|auth_pass|wpa_passphrase|psk|password"
+    r"|passwd|secret|client_secret|api_key|token)[ \t]+)(?![=:])(\S+)(?=[ \t]*$)"
+)
+_SSHPASS = re.compile(r"((?<![\w-])sshpass\b(?:[ \t]+-[a-zA-Z])*?[ \t]+-p[ \t]*)(\"[^\"\n]*\"|'[^'\n]*'|\S+)")
+
 _SECRET_WORDS = (
     r"password|passwd|pwd|passphrase|(?<=[_\-.])pass|(?<![A-Za-z])pw|secret|token|api[_\-]?key|apikey|access[_\-]?key"
-    r"|private[_\-]?key|(?-i:_KEY)"
+    r"|private[_\-]?key"
     r"|secret[_\-]?key|client[_\-]?secret|account[_\-]?key|master[_\-]?key|signing[_\-]?key|encryption[_\-]?key"
     r"|auth[_\-]?key|session[_\-]?key|credentials?|auth|authorization|cookie|_authtoken"
+    r"|(?<![A-Za-z])psk|preshared[_\-]?key|key[_\-]data|tls\.key|dockerconfigjson|dockercfg|_key"
 )
 # key = value, key: value, "key": "value", key => value, export KEY=value: a name that ends in a secret
 # word (matched from the word: a scan from every position for the name's start is 10 times slower).
 _ASSIGNMENT = re.compile(
-    r"(?P<key>(?:" + _SECRET_WORDS + r")(?:[_\-]?(?:base|value|hash|b64|raw))?[\"']?)"
-    r"(?P<sep>[ \t]*(?:=>|:=|=|:)[ \t]*)"
-    r"(?P<value>\$\{\{[^}\n]*\}\}|\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|`[^`\n]*`|[^\s,;'\"`)}\]]+)",
+    r"(?P<key>(?:" + _SECRET_WORDS + r")(?:[_\-]?(?:base|value|hash|b64|raw|data))?(?:\\?[\"'](?:\])?)?)"
+    r"(?P<sep>"
+    r"[ \t]*:[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w.]*(?:<[\w<>, ]*>|\[[\w\[\], .|]*\])?\??[ \t]*=[ \t]*"  # name: Type = (TS, Kotlin, Rust, Swift)
+    r"|[ \t]+(?:string|\[\]byte)[ \t]*=[ \t]*"  # Go: var name string =
+    r"|[ \t]*(?:=>|:=|=|:)(?:[ \t]*\n[ \t]*(?=\\?[\"']))?[ \t]*"  # (a JSON value on the next line)
+    r")"
+    r"(?P<value>\$\{\{[^}\n]*\}\}|\\\"(?:[^\"\\\n]|\\[^\"\n])*\\\"|\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|`[^`\n]*`"
+    r"|(?:[^\s,;'\"`()}\]]|\([^\s()]*\))+(?:[ \t]+[^\s,;'\"`()}\]#](?:[^\s,;'\"`()}\]]|\([^\s()]*\))*)*)",
     re.I,
+)
+# A call that sets a secret-named value: define('DB_PASSWORD', '…'), os.Setenv("API_TOKEN", "…") …
+_CALL = re.compile(
+    r"(\(\s*\\?[\"'][\w.\-]*(?:" + _SECRET_WORDS + r")[\w.\-]*\\?[\"']\s*,\s*)"
+    r"(\\\"(?:[^\"\\\n]|\\[^\"\n])*\\\"|\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*')",
+    re.I,
+)
+# fish's ``set -gx API_TOKEN value``; .NET's ``<add key="ApiKey" value="…" />``
+_FISH_SET = re.compile(
+    r"((?<![\w-])set[ \t]+(?:-[a-zA-Z]+[ \t]+)+[\w]*(?:" + _SECRET_WORDS + r")[\w]*[ \t]+)(\S+)", re.I
+)
+_KEY_VALUE_ATTR = re.compile(
+    r"((?:key|name)=\"[\w.\-:]*(?:" + _SECRET_WORDS + r")[\w.\-:]*\"[ \t]+value=\")([^\"\n]*)(\")", re.I
 )
 _XML_ELEMENT = re.compile(r"(<(" + _SECRET_WORDS + r")>)([^<\n]+)(</\2>)", re.I)
 _CLI_FLAG = re.compile(
@@ -74,7 +111,6 @@ _NETRC_FIELD = re.compile(r"\b(password|passwd|login|account)([ \t]+)(\S+)")
 
 # Values that name a secret without being one: references, literals, types, expressions.
 _REFERENCE = re.compile(r"^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\{\{.*\}\}|\{\{.*\}\}|%\([A-Za-z_]+\)s|<[^<>]*>)$")
-_EXPRESSION = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+$|[(\[]")
 _NOT_SECRETS = frozenset(
     """none null nil true false undefined yes no on off required optional str string int bool bytes any
     object number secret password token env environ getenv self this new""".split()
@@ -82,21 +118,98 @@ _NOT_SECRETS = frozenset(
 
 
 def redact_text(text: str) -> str:
-    """``text`` with every secret-looking value replaced by ``[redacted]`` (line count kept)."""
+    """``text`` with every secret-looking value replaced by ``[redacted]`` (line count kept). A line
+    that is a JSON object (a transcript's record) is also redacted decoded: its strings read as the
+    agent saw them (``\\"`` a quote, ``\\n`` a line break), then encoded again."""
     if not text:
         return text
+    if '{"' in text or '{ "' in text:
+        text = _json_lines(text)
+    return _redact_plain(text)
+
+
+def _redact_plain(text: str) -> str:
     if "PRIVATE KEY" in text:
         text = _PRIVATE_KEY.sub(_private_key_block, text)
+    if "OpenVPN Static key" in text:
+        text = _STATIC_KEY.sub(lambda m: MARK + f"\n{MARK}" * m.group(0).count("\n"), text)
+    if "Private-" in text:
+        text = _PUTTY.sub(lambda m: m.group(1) + _each_line(m.group(2)), text)
+        text = _PUTTY_MAC.sub(lambda m: m.group(1) + MARK, text)
+    if "|" in text or ">" in text:
+        text = _BLOCK_SCALAR.sub(lambda m: m.group(1) + m.group(2) + _each_line(m.group(3)), text)
     text = redact_credentials(text)
     text = _TOKENS.sub(MARK, text)
+    text = _CALL.sub(lambda m: m.group(1) + _quoted_mark(m.group(2)), text)
     text = _assignments(text)
     text = _XML_ELEMENT.sub(lambda m: m.group(1) + MARK + m.group(4), text)
     text = _CLI_FLAG.sub(lambda m: m.group(1) + MARK, text)
     text = _CLI_USER_PASSWORD.sub(lambda m: m.group(1) + MARK, text)
     text = _MYSQL_PASSWORD.sub(lambda m: m.group(1) + MARK, text)
+    if "sshpass" in text:
+        text = _SSHPASS.sub(lambda m: m.group(1) + MARK, text)
+    if "set -" in text:
+        text = _FISH_SET.sub(lambda m: m.group(1) + (m.group(2) if _keeps(m.group(2), "") else MARK), text)
+    if "value=" in text:
+        text = _KEY_VALUE_ATTR.sub(
+            lambda m: m.group(1) + (m.group(2) if _keeps(m.group(2), "") else MARK) + m.group(3), text
+        )
+    text = _DIRECTIVE.sub(lambda m: m.group(1) + (m.group(2) if _keeps(m.group(2), "") else MARK), text)
     text = _PGPASS_LINE.sub(lambda m: m.group(1) + MARK, text)
     text = _HTPASSWD_LINE.sub(lambda m: m.group(1) + MARK, text)
     return _NETRC_LINE.sub(lambda m: _NETRC_FIELD.sub(lambda f: f.group(1) + f.group(2) + MARK, m.group(0)), text)
+
+
+def _each_line(block: str) -> str:
+    """Every line of ``block`` that holds something, as its indentation and the mark."""
+    return re.sub(r"(?m)^([ \t]*)\S[^\n]*", lambda m: m.group(1) + MARK, block)
+
+
+def _quoted_mark(value: str) -> str:
+    for quote in ('\\"', '"', "'"):
+        if len(value) >= 2 * len(quote) and value.startswith(quote) and value.endswith(quote):
+            return quote + MARK + quote
+    return MARK
+
+
+def _json_lines(text: str) -> str:
+    """The lines of ``text`` that are JSON objects, redacted as decoded values (the others as they are)."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not (stripped.startswith("{") and stripped.endswith("}")) or not _hinted(stripped):
+            continue
+        try:
+            record = json.loads(stripped)
+        except ValueError:
+            continue
+        redacted = _redact_decoded(record)
+        if redacted != record:
+            lines[i] = line[: len(line) - len(line.lstrip())] + json.dumps(redacted, ensure_ascii=False)
+    return "\n".join(lines)
+
+
+# What a decoded string must hold for the decoded pass to find more than the pass over the line did
+# (a token by its shape reads the same escaped; an assignment, a directive or a block needs its word).
+_HINT_WORDS: tuple[str, ...] = (
+    *("pass", "pw", "secret", "token", "key", "cred", "auth", "cookie", "psk", "docker", "machine", "default"),
+    *("private-", "openvpn", "begin"),
+)
+
+
+def _hinted(text: str) -> bool:
+    low = text.lower()
+    return any(word in low for word in _HINT_WORDS)
+
+
+def _redact_decoded(value: Any) -> Any:
+    if isinstance(value, str):
+        return _redact_plain(value) if len(value) > 6 and _hinted(value) else value
+    if isinstance(value, dict):
+        return {key: _redact_decoded(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redact_decoded(item) for item in value]
+    return value
 
 
 def redact_value(value: Any) -> Any:
@@ -111,7 +224,7 @@ def redact_value(value: Any) -> Any:
 
 
 # Substrings every secret word of an assignment holds (lowercase): lines without any are skipped.
-_ASSIGNMENT_TRIGGERS = ("pass", "pw", "secret", "token", "key", "cred", "auth", "cookie")
+_ASSIGNMENT_TRIGGERS = ("pass", "pw", "secret", "token", "key", "cred", "auth", "cookie", "psk", "docker")
 
 
 def _assignments(text: str) -> str:
@@ -126,6 +239,8 @@ def _assignments(text: str) -> str:
         while at >= 0:
             start = low.rfind("\n", 0, at) + 1
             end = low.find("\n", at)
+            if end >= 0 and low[at:end].rstrip().endswith(":"):  # a JSON value may follow on the next line
+                end = low.find("\n", end + 1)
             end = len(low) if end < 0 else end
             spans.append((start, end))
             at = low.find(word, end)
@@ -152,8 +267,7 @@ def _assignment(match: re.Match[str]) -> str:
     value = match.group("value")
     if _keeps(value, _key_name(match)):
         return match.group(0)
-    quote = value[0] if value[0] in "\"'`" and len(value) >= 2 and value[-1] == value[0] else ""
-    return match.group("key") + match.group("sep") + quote + MARK + quote
+    return match.group("key") + match.group("sep") + _quoted_mark(value)
 
 
 def _key_name(match: re.Match[str]) -> str:
@@ -165,17 +279,48 @@ def _key_name(match: re.Match[str]) -> str:
     return text[begin:start] + match.group("key")
 
 
+# Where code reads a secret from (``settings.DB_PASSWORD``, ``process.env.TOKEN``): a dotted value that
+# starts so is a reference; any other dotted word (``my.secret.pass``) may be the secret itself.
+_CODE_ROOTS = frozenset(
+    """self this cls args config cfg conf settings os env environ process options opts params kwargs request req
+    ctx context app secrets vault creds credentials props data user form values body payload keys auth client
+    window document import module exports""".split()
+)
+_CALLED = re.compile(r"^[A-Za-z_][\w.]*[(\[]")  # a call or a subscript begins here
+
+
+def _inner(value: str) -> str:
+    for quote in ('\\"', '"', "'", "`"):
+        if len(value) >= 2 * len(quote) and value.startswith(quote) and value.endswith(quote):
+            return value[len(quote) : -len(quote)]
+    return value
+
+
 def _keeps(value: str, key: str) -> bool:
     """Whether an assigned value is no secret: empty, a reference, a literal, an expression."""
-    inner = value[1:-1] if len(value) >= 2 and value[0] in "\"'`" and value[-1] == value[0] else value
+    inner = _inner(value)
     stripped = inner.strip()
     if not stripped or stripped == MARK or set(stripped) <= set("*x•.-_ "):
         return True
     if _REFERENCE.match(stripped) or stripped.lower() in _NOT_SECRETS:
         return True
     if inner is value:  # unquoted: code (an attribute, a call, a subscript, the same name) is no value
-        if _EXPRESSION.search(stripped) or stripped.lower() == key.strip("\"'").lower():
+        if stripped.lower() == key.strip("\"'\\]").lower() or _is_code(stripped):
             return True
         if stripped in ("|", ">", "|-", ">-", "{", "[") or stripped.isdigit() and len(stripped) < 4:
             return True
+    return False
+
+
+def _is_code(value: str) -> bool:
+    """An unquoted value that reads as code: a call of a lower-case or dotted name (``getpass()``,
+    ``config.get(``), a subscript, an attribute of a known root (``settings.DB_PASSWORD``)."""
+    called = _CALLED.match(value)
+    if called:
+        if called.group(0).endswith("["):
+            return True
+        name = called.group(0)[:-1]
+        return "." in name or "_" in name or name.islower()
+    if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", value):
+        return value.split(".", 1)[0].lower() in _CODE_ROOTS
     return False

@@ -25,3 +25,12 @@ def test_killing_restore_corrupts_nothing_and_a_rerun_imports_once(tmp_path):
     assert report.corrupt_files == []
     assert report.lost == []
     assert report.duplicated == 0
+
+
+@pytest.mark.slow
+def test_kills_inside_a_slow_restore_summary_import_once(tmp_path):
+    """Issue 42, item 9: each kill lands while one of the restore's summary calls is waiting."""
+    report = run_restore_campaign(tmp_path, kills=3, seed=4, log=lambda *_: None, summary_delay=1.0)
+    assert report.kills == 3 and report.summary_hits == 3
+    assert report.violations == [] and report.corrupt_files == []
+    assert report.lost == [] and report.duplicated == 0

@@ -28,3 +28,13 @@ def test_kills_while_a_model_without_tools_chats_fold_no_line_twice(tmp_path):
     assert result.violations == [] and result.corrupt_files == []
     assert result.lost_turns == [] and result.duplicated_turns == []
     assert result.folds >= 1 and result.folded_twice == []
+
+
+@pytest.mark.slow
+def test_kills_inside_a_slow_conclusion_lose_nothing(tmp_path):
+    """Issue 42, item 9: conclusions were too fast for a kill to land in one; with a slow summary model
+    each kill waits for a summary call and lands inside it."""
+    result = run_campaign(tmp_path, kills=4, seed=7, log=lambda *_: None, summary_delay=1.0)
+    assert result.kills == 4 and result.summary_hits >= 3
+    assert result.violations == [] and result.corrupt_files == []
+    assert result.lost_turns == [] and result.duplicated_turns == []

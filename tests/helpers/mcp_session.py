@@ -213,10 +213,10 @@ def read_answers(stdout: Any, ids: set[Any], timeout: float) -> tuple[list[dict[
     return out, tail
 
 
-def raw_exchange(lines: list[Any], ids: set[Any], *args: str) -> tuple[list[dict[str, Any]], str]:
+def raw_exchange(lines: list[Any], ids: set[Any], *args: str, client: str = "t") -> tuple[list[dict[str, Any]], str]:
     """Raw lines (a str as it is, anything else as JSON) into a real ``ccm-tui mcp`` over pipes, after the
-    handshake; every line it writes on stdout until each of ``ids`` is answered and stdin is closed (each
-    must parse as JSON), and its stderr."""
+    handshake (``client``: the name the client gives itself); every line it writes on stdout until each of
+    ``ids`` is answered and stdin is closed (each must parse as JSON), and its stderr."""
     params = server_params(*args)
     proc = subprocess.Popen(
         [params.command, *params.args],
@@ -228,7 +228,9 @@ def raw_exchange(lines: list[Any], ids: set[Any], *args: str) -> tuple[list[dict
         cwd=params.cwd,
     )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    sent = [*INITIALIZE, *lines]
+    hello = json.loads(json.dumps(INITIALIZE))
+    hello[0]["params"]["clientInfo"]["name"] = client
+    sent = [*hello, *lines]
     proc.stdin.write("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in sent))
     proc.stdin.flush()
     out, tail = read_answers(proc.stdout, {1} | ids, timeout=120)

@@ -38,7 +38,7 @@ def test_a_note_in_the_active_effort_reaches_the_model_framed_and_the_chat_label
         sent = server.chat_requests()[-1]["messages"]
     said = [m["content"] for m in sent if m["role"] == "user"]
     assert ORDER not in said and "An older note." not in said  # never a plain user message …
-    assert f"[Note left by t via ccm-tui mcp — not the user's words] {ORDER}" in said  # … but a framed note
+    assert f'[Note left by agent "t" via ccm-tui mcp — not the user\'s words] {ORDER}' in said  # … but a framed note
     assert "[Note left by an agent via ccm-tui mcp — not the user's words] An older note." in said
 
     engine = open_engine(session_dir, Settings(), probe_model_window=False)
@@ -49,9 +49,9 @@ def test_a_note_in_the_active_effort_reaches_the_model_framed_and_the_chat_label
     finally:
         engine.close()
     notes = [line for line in lines if line.content in (ORDER, "An older note.")]
-    assert sorted((n.role, n.author) for n in notes) == [(NOTE, "an agent"), (NOTE, "t")]
-    assert "### Note from t" in effort_markdown(view, records)
-    assert f"NOTE (left by t via ccm-tui mcp): {ORDER}" in transcript_text(records)
+    assert sorted((n.role, n.author) for n in notes) == [(NOTE, "an agent"), (NOTE, 'agent "t"')]
+    assert '### Note from agent "t"' in effort_markdown(view, records)
+    assert f'NOTE (left by agent "t" via ccm-tui mcp): {ORDER}' in transcript_text(records)
     assert "Traceback" not in errors
 
 

@@ -43,9 +43,9 @@ async def test_remember_then_search_finds_the_note_in_the_notes_effort_or_the_na
     assert into.text.startswith("Noted in effort auth-bug, line 9.")
     assert (
         found_there.text.splitlines()[1].startswith("1. auth-bug")
-        and "9 note from mcp: The auth fix shipped" in found_there.text
+        and '9 note from agent "mcp": The auth fix shipped' in found_there.text
     )
-    assert f"1 note from mcp: {NOTE}" in read.text
+    assert f'1 note from agent "mcp": {NOTE}' in read.text
     assert second.text.startswith("Noted in effort notes, line 2.")
     assert unknown.error and "there is no effort 'nope' in this session" in unknown.text
     assert "leave effort_id out" in unknown.text

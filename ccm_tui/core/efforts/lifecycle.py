@@ -27,7 +27,7 @@ from ..session.withdrawn import live
 from ..storage import eventlog as ev
 from ..storage.durable import StoreError, read_jsonl
 from ..storage.eventlog import now_iso
-from ..text.terminal import clean_name
+from ..text.terminal import clean_name, invisible_in
 from .names import MAX_NAME_CHARS, RESERVED_IDS, slug_sequence, slugify, unique_slug
 from .states import REFUSALS, Action, ActionRefused, effort_state, refuse_unless_valid
 from .working_context import effort_context_tokens
@@ -57,6 +57,8 @@ class _TakenIds:
 def open_effort(session: Session, name: str, *, turn: int) -> Effort:
     """Create an effort from the name the model (or the user) gave; it becomes the active one. A name
     whose id is reserved (``ambient``, ``notes``: see RESERVED_IDS) is refused."""
+    if (hidden := invisible_in(name)) is not None:
+        raise ActionRefused(f"the effort name {clean_name(name)!r} cannot be used: {hidden}")
     name = clean_name(name)[:MAX_NAME_CHARS]  # never a control sequence replayed by every later status
     if (slug := slugify(name)) in RESERVED_IDS:
         raise ActionRefused(f"'{slug}' is reserved: it names {RESERVED_IDS[slug]}; give the effort another name")

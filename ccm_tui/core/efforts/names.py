@@ -9,13 +9,9 @@ from collections.abc import Container, Iterator
 
 from anyascii import anyascii
 
+from ..manifest.effort import RESERVED_IDS  # noqa: F401  (re-exported: the ids no effort a person names takes)
+
 MAX_NAME_CHARS = 200
-# Ids that name something else wherever an effort id is read (a read, a log's name, a search hit): no
-# effort the user or a model names takes them; an import named so takes the next id ("ambient-2").
-RESERVED_IDS = {
-    "ambient": "the chat between efforts",
-    "notes": "the effort agents' notes go to (ccm-tui mcp's remember)",
-}
 
 
 def _ascii(name: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 from ..manifest.effort import Effort
 from ..session.chat_line import framed_note, note_author, with_interrupted_end
 from ..session.session import Session
+from ..text.terminal import drop_invisible
 from ..text.tokens import REPLY_PRIMING, TokenCounter, keep_head_and_tail
 
 LAYERS = ("system", "tools", "summaries", "recall", "ambient", "expanded", "open", "turn")
@@ -58,6 +59,8 @@ def _clean(message: dict[str, Any]) -> dict[str, Any]:
     that was interrupted ends saying so (the model then knows it is incomplete); an agent's note is
     framed as one, never as the user's own words."""
     out = {"role": message["role"], "content": message.get("content") or ""}
+    if isinstance(out["content"], str):  # what no one sees is no instruction to the model either
+        out["content"] = drop_invisible(out["content"])
     if message.get("interrupted") is True and message["role"] == "assistant":
         out["content"] = with_interrupted_end(str(out["content"]))
     if (author := note_author(message)) is not None:

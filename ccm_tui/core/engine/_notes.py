@@ -22,11 +22,11 @@ from typing import Any
 from ...errors import EffortNotFound
 from ..efforts import lifecycle
 from ..manifest.effort import Effort
-from ..session.chat_line import AGENT_CHARS
+from ..session.chat_line import agent_name
 from ..session.session import Session
 from ..storage import eventlog as ev
 from ..storage.durable import open_nofollow
-from ..text.terminal import clean_name
+from ..text.terminal import drop_invisible
 from ..turn.orchestrator import UserInputError, clean_user_text
 
 NOTES_NAME = "notes"  # the notes effort's name (and id, unless that id is taken)
@@ -52,7 +52,7 @@ class Note:
 
 def note_text(text: str) -> str:
     """The note as it will be stored (control characters dropped), or :class:`NoteError`."""
-    cleaned = clean_user_text(text)
+    cleaned = drop_invisible(clean_user_text(text))  # no words a model reads and no one sees
     if not cleaned:
         raise NoteError("the note is empty")
     if len(cleaned) > MAX_NOTE_CHARS:
@@ -71,7 +71,7 @@ def append_note(session: Session, text: str, effort_id: str = "", *, source: str
     (``agent``: who leaves it, as its MCP client names itself)."""
     text = note_text(text)
     record: dict[str, Any] = {"role": "user", "content": text, "ts": ev.now_iso(), "note": True, "source": source}
-    if name := clean_name(agent)[:AGENT_CHARS]:
+    if name := agent_name(agent):  # (restricted again when shown: older notes, hand-edited logs)
         record["agent"] = name
     effort = session.efforts.get(effort_id) if effort_id else notes_effort(session)
     if effort is None and effort_id:

@@ -19,6 +19,13 @@ CONCLUDED = "concluded"
 STATUSES = (OPEN, CONCLUDED)
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")  # always fullmatch: "$" would let "abc\n" through
+# Ids that name something else wherever an effort id is read (a read, a log's name, a search hit): no
+# effort the user or a model names takes them; an import named so takes the next id ("ambient-2").
+RESERVED_IDS = {
+    "ambient": "the chat between efforts",
+    "notes": "the effort agents' notes go to (ccm-tui mcp's remember)",
+}
+NEVER_AN_EFFORT = frozenset({"ambient"})  # reserved ids no entry may have ("notes" is the notes effort's)
 
 
 class ManifestError(StoreError):
@@ -95,6 +102,11 @@ def effort_from_dict(raw: Any, where: str, index: int) -> Effort:
     eid = raw.get("id")
     if not isinstance(eid, str) or not SLUG_RE.fullmatch(eid):
         raise ManifestError(f"{where}: entry {index + 1} has an invalid id {eid!r}")
+    if eid in NEVER_AN_EFFORT:
+        raise ManifestError(
+            f"{where}: entry {index + 1} has the reserved id {eid!r} (it names {RESERVED_IDS[eid]});"
+            " run `ccm-tui repair` to set the file right"
+        )
     status = raw.get("status", OPEN)
     if status not in STATUSES:
         raise ManifestError(f"{where}: effort {eid!r} has unknown status {status!r}")

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..storage.derived import DerivedBusy, DerivedDB, DerivedError
+from ..storage.derived import DERIVED_FILE, DerivedBusy, DerivedDB, DerivedError, RowRejected
 from ..storage.durable import file_size, open_nofollow, read_bytes
 from ..storage.eventlog import EFFORTS_SAVED
 from .effort import CONCLUDED, OPEN, STATUSES, Effort, ManifestError, effort_from_dict
@@ -47,9 +47,10 @@ _TOTALS = "SELECT count(*), total(status = 'concluded'), total(raw_tokens) FROM 
 SLOW_YAML_BYTES = 8 << 20  # a manifest this big is worth a note when PyYAML lacks its C loader
 _UPSERT = (
     "INSERT INTO entries (id, ord, status, raw_tokens, concluded_at, digest, source_kind, entry, block_len,"
-    " block_hash, dirty) VALUES (?1, coalesce(?2, (SELECT max(ord) + 1 FROM entries), 0), ?3, ?4, ?5, ?6, ?7,"
-    " ?8, ?9, ?10, ?11) ON CONFLICT (id) DO UPDATE SET ord = coalesce(?2, ord), status = ?3, raw_tokens = ?4,"
-    " concluded_at = ?5, digest = ?6, source_kind = ?7, entry = ?8, block_len = coalesce(?9, block_len),"
+    " block_hash, dirty, folded_last) VALUES (?1, coalesce(?2, (SELECT max(ord) + 1 FROM entries), 0), ?3, ?4,"
+    " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (id) DO UPDATE SET ord = coalesce(?2, ord), status = ?3,"
+    " raw_tokens = ?4, concluded_at = ?5, digest = ?6, source_kind = ?7, entry = ?8, folded_last = ?12,"
+    " block_len = coalesce(?9, block_len),"
     " block_hash = coalesce(?10, block_hash), dirty = ?11, fts_stale = (fts_stale OR json_extract(entry, '$.summary') IS NOT json_extract(?8, '$.summary')"
     " OR json_extract(entry, '$.name') IS NOT json_extract(?8, '$.name'))"  # search: write its meta document again
 )
@@ -90,6 +91,7 @@ def _values(effort: Effort, ord_: int | None, block: bytes | None, dirty: int) -
         None if block is None else len(block),
         None if block is None else _hash(block),
         dirty,
+        folded_last(effort) or None,
     )
 
 
@@ -121,6 +123,20 @@ def journal_entries(events: Path, start: int) -> tuple[list[dict[str, Any]], int
                 latest.pop(entry["id"], None)  # keep the order of the last save
                 latest[entry["id"]] = entry
     return list(latest.values()), start + end
+
+
+def row_effort(effort_id: Any, entry: Any) -> Effort:
+    """An effort read back from an ``entries`` row, held to the record's rules (a slug id that is not
+    reserved, its ``raw_file`` derived from the id, the id column's own). Raises RowRejected: the
+    derived file was not written by us and is rebuilt."""
+    try:
+        raw = json.loads(entry)
+        effort = effort_from_dict(raw, DERIVED_FILE, 0)
+    except (ValueError, TypeError, ManifestError) as exc:
+        raise RowRejected(f"{DERIVED_FILE}: a row of entries is not one ccm-tui wrote ({exc})") from exc
+    if effort.id != effort_id:
+        raise RowRejected(f"{DERIVED_FILE}: the row of {effort_id!r} is not one ccm-tui wrote")
+    return effort
 
 
 def folded_last(effort: Effort) -> int:
@@ -319,7 +335,7 @@ class EffortList:
             ).fetchall()
             count = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
             new_head = head_bytes(mark, count == 0)
-            blocks = {i: dump_block(json.loads(e)) for i, e, _, _ in rows}
+            blocks = {i: dump_block(row_effort(i, e).to_dict()) for i, e, _, _ in rows}
             pieces = [new_head, *blocks.values()] if head is None else self._spliced(new_head, head, rows, blocks)
             stat = write_pieces(self.manifest, pieces)
             conn.executemany(
@@ -432,13 +448,26 @@ class EffortList:
         return list(self._held.values())
 
     # ------------------------------------------------------------------ queries (held objects first)
-    def _query(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
-        if self.db.generation != self._generation:  # the file was rebuilt (corrupt): catch up again
-            self.catch_up()
-        return self.db.run(lambda: self.db.conn.execute(sql, tuple(params)).fetchall())
+    def _query(self, sql: str, params: Iterable[Any] = (), parse: Callable[..., Any] | None = None) -> list[Any]:
+        """Rows of ``sql`` (each passed to ``parse``, which may reject one: the file is rebuilt and the
+        rows, caught up from the record, read again)."""
+
+        def fetch() -> list[Any]:
+            rows = self.db.conn.execute(sql, tuple(params)).fetchall()
+            return rows if parse is None else [parse(*row) for row in rows]
+
+        for _ in range(2):
+            if self.db.generation != self._generation:  # the file was rebuilt (corrupt): catch up again
+                self.catch_up()
+            generation = self.db.generation
+            rows = self.db.run(fetch)
+            if self.db.generation == generation:
+                break
+        return rows
 
     def _efforts(self, sql: str, params: Iterable[Any] = ()) -> list[Effort]:
-        return [self._held.get(e.id, e) for e in (Effort(**json.loads(d)) for (d,) in self._query(sql, params))]
+        sql = sql.replace("SELECT entry FROM", "SELECT id, entry FROM", 1)
+        return [self._held.get(e.id, e) for e in self._query(sql, params, row_effort)]
 
     def get(self, effort_id: str) -> Effort | None:
         effort = self._held.get(effort_id)
@@ -491,10 +520,7 @@ class EffortList:
     def folded_upto(self) -> int:
         """The last ``raw.jsonl`` line folded into an effort (0: none), from the folded efforts' sources,
         saved or not yet: a fold is recorded once, in the effort it lands (a partial index: no scan)."""
-        sql = (
-            "SELECT max(json_extract(entry, '$.source.lines[1]')) FROM entries"
-            " WHERE json_extract(entry, '$.source.folded_from') = 'ambient'"
-        )
+        sql = "SELECT max(folded_last) FROM entries WHERE folded_last IS NOT NULL"
         found = next(iter(self._query(sql, ())), (None,))[0]
         saved = found if type(found) is int and found > 0 else 0
         return max([saved, *(folded_last(e) for e in self._held.values())])

@@ -97,6 +97,9 @@ def parse(text: str) -> SendMessage | SlashCommand:
     if spec is None:
         raise SlashError(f"unknown command /{word} — /help lists them (// sends a message that starts with /)")
     argument = " ".join(rest.split())
+    quoted = len(argument) >= 2 and argument[0] == argument[-1] and argument[0] in "'\""
+    if quoted and spec.argument in ("NAME", "ID", "[ID]"):  # an id or a name quoted as in a shell
+        argument = " ".join(argument[1:-1].split())
     if spec.argument in ("NAME", "ID", "QUERY", "TEXT") and not argument:
         raise SlashError(f"/{spec.name} needs {_needs(spec.argument)}: {spec.usage}")
     if " " in spec.argument and len(argument.split(" ", 1)) < 2:  # "ID NAME": an effort, then what to do

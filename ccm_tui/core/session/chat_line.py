@@ -19,14 +19,25 @@ AGENT_CHARS = 60  # of an agent's name as a note shows it
 def note_author(record: Mapping[str, Any]) -> str | None:
     """Who left a note — an agent, through ``ccm-tui mcp``'s remember — or None when ``record`` is
     no note. A note is a ``user`` line marked ``"note": true`` (older notes: ``"source": "mcp"``);
-    ``"agent"`` names the MCP client that left it (older notes: "an agent")."""
+    ``"agent"`` names the MCP client that left it: shown quoted (``agent "claude-code"``), of the
+    characters :func:`agent_name` keeps, so no name can close the frame, break the line or pose as the
+    user (an agent named "You" is ``agent "You"``); none (older notes): "an agent"."""
     if record.get("role") != "user" or not (record.get("note") is True or record.get("source") == "mcp"):
         return None
-    agent = record.get("agent")
-    name = (
-        " ".join("".join(c for c in agent if c.isprintable()).split())[:AGENT_CHARS] if isinstance(agent, str) else ""
-    )
-    return name or "an agent"
+    name = agent_name(record.get("agent"))
+    return f'agent "{name}"' if name else "an agent"
+
+
+def agent_name(agent: Any) -> str:
+    """An MCP client's name as a note keeps it: letters, digits, spaces and ``. _ - + @ / :`` only (no
+    brackets, quotes, line breaks or invisible characters), at most :data:`AGENT_CHARS`."""
+    if not isinstance(agent, str):
+        return ""
+    kept = "".join(c if c.isalnum() or c in _AGENT_PUNCTUATION else " " for c in agent)
+    return " ".join(kept.split())[:AGENT_CHARS].strip()
+
+
+_AGENT_PUNCTUATION = " ._-+@/:"
 
 
 def framed_note(author: str, text: str) -> str:

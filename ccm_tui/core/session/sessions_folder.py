@@ -42,7 +42,7 @@ from pathlib import Path
 from ...atomic_file import fsync_dir
 from ...config import session_name
 from ...errors import NotFound, Refused
-from ..storage.derived import APPLICATION_ID, DERIVED_FILE, SCHEMA_VERSION
+from ..storage.derived import DERIVED_FILE, peek
 from ..storage.durable import atomic_write_json
 from ..storage.eventlog import now_iso
 from .lock import SessionLock, open_elsewhere
@@ -190,15 +190,10 @@ def _efforts(directory: Path) -> int | None:
     path = directory / DERIVED_FILE
     if not path.is_file() or path.is_symlink():
         return None
-    try:
-        db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
+    db = peek(path)  # (None unless exactly ours: a view in place of a table would never end)
+    if db is None:
         return None
     try:
-        if db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
-            return None
-        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-            return None
         return int(db.execute("SELECT count(*) FROM entries").fetchone()[0])
     except sqlite3.Error:  # a damaged derived file only costs the count
         return None

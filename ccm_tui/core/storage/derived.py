@@ -11,7 +11,11 @@ open rebuilds it from ``manifest.yaml``, ``events.jsonl`` and the logs (see docs
 One schema version (``PRAGMA user_version``), one ``application_id`` and one recovery path: a file that
 is foreign, of another version, corrupt or read-only is deleted and created again (empty: each part
 then catches up from the record); a symbolic link or a FIFO in its place is refused; a directory that
-cannot be written gets a database in memory. A session owns one :class:`DerivedDB` (one connection
+cannot be written gets a database in memory. Nothing in the file is trusted beyond being rebuilt: it is
+opened with ``trusted_schema`` off (the schema calls no function), a schema that is not exactly the one created here (an extra trigger,
+a view in place of a table, a changed column or index) is foreign, a row its readers reject
+(:class:`RowRejected`) rebuilds it, and every operation has a deadline of SQLite work
+(:data:`QUERY_DEADLINE`), so a hostile file can hang no reader. A session owns one :class:`DerivedDB` (one connection
 per session per process). The files of the two earlier derived databases (``search.sqlite*``,
 ``.manifest.sqlite*``) are deleted once this one is open.
 """
@@ -23,6 +27,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,13 +40,16 @@ DERIVED_FILE = "derived.sqlite"
 OLD_FILES = ("search.sqlite", ".manifest.sqlite")  # the derived files before issue 32 (deleted)
 SUFFIXES = ("", "-wal", "-shm", "-journal")
 APPLICATION_ID = 0x43434D44  # "CCMD": marks the file as ours (PRAGMA application_id)
-SCHEMA_VERSION = 3  # PRAGMA user_version; any other value means "rebuild"
+SCHEMA_VERSION = 4  # PRAGMA user_version; any other value means "rebuild" (4: no function in the schema)
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _TOKENIZER_FALLBACK = "porter unicode61 remove_diacritics 1"  # SQLite < 3.27
 
 IN_MEMORY = Path(":memory:")  # a database that lives in memory only (a directory that cannot be written)
 BUSY_TIMEOUT = 5.0  # seconds a statement waits for another connection's lock before DerivedBusy
+QUERY_DEADLINE = 60.0  # seconds of SQLite work one operation (run) may take before it is interrupted
+_PROGRESS_STEPS = 20_000  # virtual machine steps between two looks at the clock
+_IDLE_GAP = 0.5  # seconds between two looks that are Python's time, not SQLite's (not counted)
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -58,7 +66,8 @@ CREATE TABLE entries (
     block_len INTEGER,                      -- bytes of its block in manifest.yaml (NULL: not in it)
     block_hash INTEGER,                     -- blake2b-64 of those bytes: a hand edit re-reads changed blocks only
     dirty INTEGER NOT NULL,                 -- changed since manifest.yaml was written
-    fts_stale INTEGER NOT NULL DEFAULT 1    -- summary or name not yet in the search's meta_fts (new: 1)
+    fts_stale INTEGER NOT NULL DEFAULT 1,   -- summary or name not yet in the search's meta_fts (new: 1)
+    folded_last INTEGER                     -- a fold of ambient chat: the last raw.jsonl line it took (else NULL)
 );
 CREATE INDEX entries_ord ON entries (ord, block_len);
 CREATE INDEX entries_open ON entries (ord) WHERE status = 'open';
@@ -67,8 +76,7 @@ CREATE INDEX entries_totals ON entries (status, raw_tokens);
 CREATE INDEX entries_recent ON entries (status, concluded_at, ord);
 CREATE INDEX entries_digest ON entries (digest) WHERE digest IS NOT NULL;
 CREATE INDEX entries_kind ON entries (source_kind) WHERE source_kind IS NOT NULL;
-CREATE INDEX entries_folded ON entries (json_extract(entry, '$.source.lines[1]'))
-    WHERE json_extract(entry, '$.source.folded_from') = 'ambient';  -- the ambient lines folded into efforts
+CREATE INDEX entries_folded ON entries (folded_last) WHERE folded_last IS NOT NULL;  -- ambient lines folded
 CREATE INDEX entries_fts ON entries (ord) WHERE fts_stale = 1;
 CREATE INDEX entries_status ON entries (status, id);   -- the search's status filter, both ways (covering)
 -- the ids of deleted rows, until the search index drops their documents
@@ -137,12 +145,20 @@ class _ForeignDatabase(Interruption):
     """The file is an SQLite database, but not (this version of) ours."""
 
 
+class RowRejected(CcmError, sqlite3.DatabaseError):
+    """A row read back breaks a rule the record keeps (an id that is not a slug, a path, a reserved id):
+    the file was not written by us. :meth:`DerivedDB.run` treats it as corruption: the file is rebuilt
+    from the record and the operation tried again."""
+
+
 def _code(exc: BaseException) -> int | None:
     code = getattr(exc, "sqlite_errorcode", None)
     return code & 0xFF if isinstance(code, int) else None
 
 
 def _is_corruption(exc: BaseException) -> bool:
+    if isinstance(exc, RowRejected):
+        return True
     code = _code(exc)
     if code is not None:
         return code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
@@ -188,6 +204,55 @@ def _tokenizer_for(conn: sqlite3.Connection) -> str:
     return TOKENIZER
 
 
+_EXPECTED: dict[str, frozenset[tuple[str, str, str, str | None]]] = {}
+
+
+def _schema_rows(conn: sqlite3.Connection) -> frozenset[tuple[str, str, str, str | None]]:
+    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+    return frozenset(
+        (str(t), str(n), str(b), None if q is None else str(q))
+        for t, n, b, q in rows
+        if not (t == "table" and str(n) in _STATISTICS)  # the planner's statistics (PRAGMA optimize) are ours too
+    )
+
+
+_STATISTICS = {"sqlite_stat1", "sqlite_stat4"}
+
+
+def _expected_schema(tokenizer: str) -> frozenset[tuple[str, str, str, str | None]]:
+    """``sqlite_master`` as :meth:`DerivedDB._create_schema` leaves it (made once in memory)."""
+    if tokenizer not in _EXPECTED:
+        probe = sqlite3.connect(":memory:", isolation_level=None)
+        try:
+            probe.executescript(_SCHEMA.format(tok=tokenizer))
+            _EXPECTED[tokenizer] = _schema_rows(probe)
+        finally:
+            probe.close()
+    return _EXPECTED[tokenizer]
+
+
+def peek(path: Path, deadline: float = 1.0) -> sqlite3.Connection | None:
+    """A read-only connection to someone's ``derived.sqlite`` for a glance (a count for a list of
+    sessions): None unless it is ours exactly (application, version, schema); its statements are cut
+    after ``deadline`` seconds. Never writes, never rebuilds."""
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        conn.execute("PRAGMA trusted_schema = OFF")
+        ends = time.monotonic() + deadline
+        conn.set_progress_handler(lambda: int(time.monotonic() > ends), _PROGRESS_STEPS)
+        app_id, version = (conn.execute(f"PRAGMA {p}").fetchone()[0] for p in ("application_id", "user_version"))
+        ours = (_expected_schema(TOKENIZER), _expected_schema(_TOKENIZER_FALLBACK))
+        if app_id == APPLICATION_ID and version == SCHEMA_VERSION and _schema_rows(conn) in ours:
+            return conn
+    except sqlite3.Error:
+        pass
+    conn.close()
+    return None
+
+
 def delete_files(path: Path) -> None:
     for suffix in SUFFIXES:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -227,6 +292,8 @@ class DerivedDB:
         self.recreated = False  # this instance created the file from scratch: every part catches up
         self.failures = 0  # operations that failed: an update may be missing (see search.sync.IndexWatch)
         self._ino: int | None = None
+        self._spent = 0.0  # seconds of SQLite work in the current operation (see QUERY_DEADLINE)
+        self._seen: float | None = None  # the progress handler's last look at the clock (None: no operation)
         self._conn = self._open()
 
     @classmethod
@@ -270,18 +337,46 @@ class DerivedDB:
         failure surfaces as :class:`DerivedError` (:class:`DerivedBusy`, :class:`DerivedWriteFailed`)."""
         with self._lock:
             self.conn  # noqa: B018 - raises when closed
+            outermost = self._seen is None
+            if outermost:
+                self._start_clock()
             try:
-                return operation(*args, **kwargs)
-            except sqlite3.Error as exc:
-                if not _is_corruption(exc):
+                try:
+                    return operation(*args, **kwargs)
+                except sqlite3.Error as exc:
+                    if not _is_corruption(exc):
+                        self.failures += 1
+                        raise _error(self.path, exc) from exc
+                    if self._depth:  # inside another operation's transaction: that one rebuilds
+                        raise
+                    self._reconnect(discard=True)
+                self._start_clock()
+                try:
+                    return operation(*args, **kwargs)
+                except sqlite3.Error as exc:
                     self.failures += 1
                     raise _error(self.path, exc) from exc
-                self._reconnect(discard=True)
-            try:
-                return operation(*args, **kwargs)
-            except sqlite3.Error as exc:
-                self.failures += 1
-                raise _error(self.path, exc) from exc
+            finally:
+                if outermost:
+                    self._seen = None
+
+    def _start_clock(self) -> None:
+        self._spent, self._seen = 0.0, time.monotonic()
+
+    def _progress(self) -> int:
+        """SQLite's progress handler: non-zero interrupts the statement ("interrupted": DerivedError)."""
+        if self._seen is None:
+            return 0
+        now = time.monotonic()
+        if now - self._seen < _IDLE_GAP:
+            self._spent += now - self._seen
+        self._seen = now
+        return int(self._spent > QUERY_DEADLINE)
+
+    def rebuild(self) -> None:
+        """Delete the file and create it again (a reader found a row it rejects outside :meth:`run`)."""
+        with self._lock:
+            self._reconnect(discard=True)
 
     def locked(self) -> threading.RLock:
         return self._lock
@@ -315,6 +410,8 @@ class DerivedDB:
                 require_regular(self.path.with_name(self.path.name + suffix))  # StoreError: refused
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
+            conn.execute("PRAGMA trusted_schema = OFF")  # no function with side effects from the file's schema
+            conn.set_progress_handler(self._progress, _PROGRESS_STEPS)
             if not _has_fts5(conn):
                 raise DerivedError(
                     f"this Python's SQLite {sqlite3.sqlite_version} lacks FTS5; ccm-tui needs an FTS5-enabled SQLite"
@@ -336,7 +433,8 @@ class DerivedDB:
 
     @staticmethod
     def _schema_present(conn: sqlite3.Connection) -> bool:
-        """True for our schema, False for an empty file; raises _ForeignDatabase otherwise."""
+        """True for our schema, False for an empty file; raises _ForeignDatabase otherwise (another
+        application or version, or any object in ``sqlite_master`` that is not exactly one we create)."""
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
@@ -344,6 +442,9 @@ class DerivedDB:
             return False
         if app_id != APPLICATION_ID or version != SCHEMA_VERSION:
             raise _ForeignDatabase(f"application_id={app_id:#x} user_version={version}")
+        found = _schema_rows(conn)
+        if found not in (_expected_schema(TOKENIZER), _expected_schema(_TOKENIZER_FALLBACK)):
+            raise _ForeignDatabase("its schema is not the one ccm-tui creates")
         try:
             for table in _TABLES:
                 conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchall()
@@ -359,6 +460,11 @@ class DerivedDB:
         version = f"PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
         try:  # (a script: the trigger's body holds semicolons)
             conn.executescript(f"BEGIN IMMEDIATE; {schema} {version} COMMIT;")
+        except sqlite3.OperationalError as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if "already exists" not in str(exc) or not DerivedDB._schema_present(conn):
+                raise  # (another process created it first: used when it is ours, else _ForeignDatabase)
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")

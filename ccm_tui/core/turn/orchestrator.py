@@ -218,17 +218,19 @@ class Orchestrator:
             return self.recorder.cancelled(record)
         except (LLMError, ContextTooLarge) as exc:
             return self.recorder.failed(record, exc)
-        self._note_capped(record, record.reply, "The reply", emit)
+        self._note_capped(record, record.reply, "The reply", emit, cut=record.cut)
         return await self.recorder.commit(record, emit)
 
-    def _note_capped(self, record: TurnRecord, text: str, who: str, emit: Emit) -> None:
+    def _note_capped(self, record: TurnRecord, text: str, who: str, emit: Emit, *, cut: bool = False) -> None:
         """Say where it happens that a message will be shortened in later requests (its head and
-        tail kept: ``message_max_tokens``), so a user never wonders why the model forgot its middle."""
+        tail kept: ``message_max_tokens``), so a user never wonders why the model forgot its middle.
+        A reply cut at its cap gets no second figure (the cut banner gave the one counted as it came)."""
         tokens, cap = self.session.counter.count_text(text), self.message_cap
         if tokens > cap:
+            size = f"{who} is longer than" if cut else f"{who} is {tokens:,} tokens, over"
             note = (
-                f"{who} is {tokens:,} tokens: later requests carry its first and last parts ({cap:,} tokens); "
-                "the whole text stays in the log and in search"
+                f"{size} what one message may take ({cap:,} tokens): later requests carry its first and last "
+                "parts; the whole text stays in the log and in search"
             )
             record.ctx.banners.append(note)
             emit(Banner(turn=record.turn, text=note, kind="info"))
@@ -289,7 +291,11 @@ class Orchestrator:
             record.streamed.clear()
             holdback = CallHoldback() if tools else None
 
-            def on_delta(piece: str, holdback: CallHoldback | None = holdback) -> None:
+            limit = asyncio.timeout(None)  # armed at the reply's first piece: reply_max_seconds of streaming
+
+            def on_delta(piece: str, holdback: CallHoldback | None = holdback, limit: asyncio.Timeout = limit) -> None:
+                if not record.streamed and limit.when() is None:
+                    limit.reschedule(asyncio.get_running_loop().time() + self.settings.reply_max_seconds)
                 record.streamed.append(piece)
                 if holdback is not None:
                     piece = holdback.feed(piece)
@@ -297,7 +303,12 @@ class Orchestrator:
                     emit(TextDelta(turn=turn, text=piece))
 
             try:
-                completion = await self.calls.call(wc.messages, tools, on_delta, turn, emit, record.ctx.banners)
+                async with limit:
+                    completion = await self.calls.call(wc.messages, tools, on_delta, turn, emit, record.ctx.banners)
+            except TimeoutError:
+                if not limit.expired():
+                    raise
+                completion = self._out_of_time(record, emit)
             except LLMError as exc:
                 if exc.kind != ProviderFailure.CONTEXT_WINDOW or not self._lower_budget(
                     str(exc), wc.total, record, emit
@@ -327,6 +338,19 @@ class Orchestrator:
         record.ctx.banners.append(note)
         emit(Banner(turn=record.turn, text=note, kind="info"))
         return True
+
+    def _out_of_time(self, record: TurnRecord, emit: Emit) -> Completion:
+        """The reply streamed for ``reply_max_seconds``: it ends where it is, cut (its unfinished tool
+        calls left out), and the user is told in one line."""
+        text = "".join(record.streamed)
+        note = (
+            f"The reply was cut after {self.settings.reply_max_seconds:g} s of streaming (reply_max_seconds): "
+            "ask the model to go on, or raise the setting"
+        )
+        record.ctx.banners.append(note)
+        emit(Banner(turn=record.turn, text=note, kind="info"))
+        tokens = self.session.counter.count_text(text)
+        return Completion(content=text, usage={"completion_tokens": tokens}, finish_reason=CUT)
 
     async def fit(
         self, in_turn, tools, ctx: ActionContext, emit: Emit, *, record: TurnRecord | None = None

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ccm_tui.core.manifest.effort import CONCLUDED, Effort
+from ccm_tui.core.manifest.effort import CONCLUDED, Effort, ManifestError
 from ccm_tui.core.search import EffortIndex
 from ccm_tui.core.search import _ambient as ambient_mod
 from ccm_tui.core.search import _records as records_mod
@@ -188,10 +188,10 @@ def test_read_ambient_lines_falls_back_to_a_scan_when_the_file_is_not_the_indexe
 def test_effort_ids_never_collide_with_ambient_blocks(root: Path) -> None:
     (root / "raw.jsonl").write_text(chatter(0, 5))
     with EffortIndex(root / "derived.sqlite") as index:
-        sync_listed(index, root, [*ENTRIES, ("ambient", "concluded", "An effort really called ambient")])
-        hits = index.search("ambient")
-        assert [(h.id, h.source) for h in hits] == [("ambient", "effort")]
-        sync_listed(index, root, ENTRIES)  # the effort 'ambient' goes; the ambient blocks stay
+        # an effort cannot be called 'ambient' (issue 42: a hand-edited manifest is refused, see repair)
+        with pytest.raises(ManifestError, match="reserved id 'ambient'"):
+            sync_listed(index, root, [*ENTRIES, ("ambient", "concluded", "An effort really called ambient")])
+        sync_listed(index, root, ENTRIES)  # the ambient blocks stay
         assert ambient_rows(index) == (1, 5)
 
 
@@ -275,9 +275,9 @@ def test_a_note_is_found_and_recalled_as_an_agents_note_never_as_the_users_words
         sync_listed(index, root, ENTRIES)
         passage = index.search("Zanzibar Tuesday")[0].passage or ""
         recalled = index.recall("when does the Zanzibar password rotate?")
-    assert "note from claude-code: the staging password" in passage and "user: the staging" not in passage
+    assert 'note from agent "claude-code": the staging password' in passage and "user: the staging" not in passage
     assert {role for hit in recalled for _line, role, _content in hit.messages} <= {
-        "note from claude-code",
+        'note from agent "claude-code"',
         "note from an agent",
     }
     assert recalled

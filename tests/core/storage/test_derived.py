@@ -7,6 +7,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from ccm_tui.core.storage.derived import SCHEMA_VERSION, DerivedDB
 
 
@@ -58,3 +60,16 @@ def test_a_file_of_the_previous_schema_is_rebuilt_without_the_copies(tmp_path: P
         assert db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     finally:
         db.close()
+
+
+def test_an_operation_that_runs_past_the_deadline_is_interrupted(tmp_path, monkeypatch):
+    """No derived file can hang a reader: SQLite work in one operation has a deadline (issue 42)."""
+    from ccm_tui.core.storage import derived
+
+    monkeypatch.setattr(derived, "QUERY_DEADLINE", 0.2)
+    db = derived.DerivedDB.for_session(tmp_path)
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    with pytest.raises(derived.DerivedError, match="interrupted"):
+        db.run(lambda: db.conn.execute(endless).fetchone())
+    assert db.run(lambda: db.conn.execute("SELECT count(*) FROM entries").fetchone()) == (0,)  # still usable
+    db.close()

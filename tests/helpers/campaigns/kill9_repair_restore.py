@@ -24,6 +24,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[3]
 CLI = "import sys; from ccm_tui.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -40,6 +41,7 @@ class CampaignReport:
     violations: list[str] = field(default_factory=list)
     reference_seconds: float = 0.0  # one unkilled run, measured in the same campaign
     finished_first: int = 0  # runs that ended before their kill moment (counted in kills)
+    summary_hits: int = 0  # kills that landed while a summary call was waiting (a slow summary model)
 
 
 def _env() -> dict[str, str]:
@@ -84,6 +86,27 @@ def _kill_at(cmd: list[str], delay: float) -> int | None:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         return None
+
+
+def _kill_in_summary(cmd: list[str], slow: Any, within: float, rng: random.Random) -> bool | None:
+    """Run ``cmd``; once one of its summary calls is waiting, kill -9 it at a random moment inside
+    that wait. True: the kill landed in a summary call; False: killed, not in one; None: it ended first."""
+    started = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env(), cwd=ROOT)
+    try:
+        while not slow.in_flight(started):
+            if proc.poll() is not None:
+                return None
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.0, within))
+        hit = slow.in_flight(started)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return hit
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def _timed(cmd: list[str]) -> tuple[int, float, str]:
@@ -199,13 +222,20 @@ def _effort_log_lengths(session: Path) -> dict[str, int]:
     }
 
 
-def run_restore_campaign(workdir: Path, kills: int, seed: int = 1, *, log=print) -> CampaignReport:
+def run_restore_campaign(
+    workdir: Path, kills: int, seed: int = 1, *, log=print, summary_delay: float = 0.0
+) -> CampaignReport:
+    """``summary_delay``: a slow summary model (each of the restore's calls waits that long); each kill
+    then lands inside one of them (``report.summary_hits`` counts those that did)."""
+    from tests.helpers.campaigns.slow_summary import SlowSummaries
     from tests.helpers.openai_server import FakeLLMServer, text
 
     rng = random.Random(seed)
     report = CampaignReport()
     with FakeLLMServer(chunk_chars=16, stream_delay=0.002) as server:
-        server.responder = lambda body: text("A summary of this part of the work: upgrade steps and checks.")
+        answer = text("A summary of this part of the work: upgrade steps and checks.")
+        slow = SlowSummaries(lambda body: answer, summary_delay, lambda body: True)  # (every call summarizes)
+        server.responder = slow
 
         def restore(session: Path) -> list[str]:
             return _cli(
@@ -220,17 +250,26 @@ def run_restore_campaign(workdir: Path, kills: int, seed: int = 1, *, log=print)
                 str(TRANSCRIPT),
             )
 
+        slow.delay = 0.0  # (the reference run: at full speed)
         rc, report.reference_seconds, err = _timed(restore(workdir / "reference"))
+        slow.delay = summary_delay
         if rc != 0:
             report.violations.append(f"reference restore failed: {err.strip()[-300:]}")
             return report
         reference_messages = _effort_log_lengths(workdir / "reference")
         for k in range(kills):
             session = workdir / f"restore-{k}"
-            if _kill_at(restore(session), rng.uniform(0.0, report.reference_seconds * 1.1)) is not None:
+            if summary_delay > 0:
+                killed = _kill_in_summary(restore(session), slow, summary_delay * 0.9, rng)
+                report.summary_hits += killed is True
+                if killed is None:
+                    report.finished_first += 1
+            elif _kill_at(restore(session), rng.uniform(0.0, report.reference_seconds * 1.1)) is not None:
                 report.finished_first += 1
             report.kills += 1
+            slow.delay = 0.0  # (the run again: at full speed)
             rc, _, err = _timed(restore(session))  # the user runs it again
+            slow.delay = summary_delay
             if rc != 0 and "already imported" not in err:
                 report.violations.append(f"restore after kill {k + 1} failed: {err.strip()[-300:]}")
             rc, data, err = status(session)
@@ -250,5 +289,6 @@ def run_restore_campaign(workdir: Path, kills: int, seed: int = 1, *, log=print)
             if leftovers or unnamed:
                 report.violations.append(f"kill {k + 1}: files left behind {leftovers + unnamed}")
             report.corrupt_files.extend(corrupt_lines(session))
-            log(f"restore kill {k + 1}/{kills}: duplicated {report.duplicated}, lost {len(report.lost)}")
+            hits = f", kills in a summary call {report.summary_hits}" if summary_delay > 0 else ""
+            log(f"restore kill {k + 1}/{kills}: duplicated {report.duplicated}, lost {len(report.lost)}{hits}")
     return report

@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.helpers.campaigns.slow_summary import SlowSummaries
 from tests.helpers.openai_server import FakeLLMServer, call, text, tool_calls
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -69,6 +70,7 @@ class CampaignResult:
     recoveries: int = 0
     folds: int = 0  # efforts folded from the ambient chat, at the end
     folded_twice: list[str] = field(default_factory=list)  # ambient lines in two folds
+    summary_hits: int = 0  # kills that landed while a summary call (a conclusion, a fold) was waiting
 
 
 def run_status(session: Path) -> tuple[int, str, str]:
@@ -135,7 +137,11 @@ def check_session(session: Path, acked: list[str], result: CampaignResult) -> No
         seen.add(m)
 
 
-def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print, *, fold: bool = False) -> CampaignResult:
+def run_campaign(
+    workdir: Path, kills: int, seed: int = 1, log=print, *, fold: bool = False, summary_delay: float = 0.0
+) -> CampaignResult:
+    """``summary_delay``: a slow summary model (each summary call waits that long); each kill then waits
+    for a summary call of its process to be in flight (up to 30 s) and lands inside it."""
     rng = random.Random(seed)
     result = CampaignResult()
     session = workdir / "session"
@@ -144,7 +150,8 @@ def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print, *, fold: b
     home = workdir / "home"  # what the app learns of the model (no tools) stays in the campaign
     env.update(HOME=str(home), CCM_HOME=str(home / "ccm"), XDG_CONFIG_HOME=str(home / ".config"))
     with FakeLLMServer(chunk_chars=4, stream_delay=0.004) as server:
-        server.responder = responder
+        slow = SlowSummaries(responder, summary_delay)
+        server.responder = slow
         server.refuse_tools = fold  # a model without tools: the app folds by itself
         for k in range(kills):
             proc = subprocess.Popen(
@@ -163,6 +170,7 @@ def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print, *, fold: b
                 env=env,
                 cwd=ROOT,
             )
+            started = time.monotonic()
             lines: list[str] = []
             reader = threading.Thread(target=lines.extend, args=(proc.stdout,), daemon=True)
             reader.start()
@@ -173,7 +181,11 @@ def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print, *, fold: b
             if proc.poll() is not None:
                 result.violations.append(f"driver died by itself: {proc.stderr.read()[-500:]}")
                 break
-            time.sleep(rng.uniform(0.0, 1.5))
+            if summary_delay > 0 and slow.wait_for_one(started, 30):
+                time.sleep(rng.uniform(0.0, summary_delay * 0.9))
+                result.summary_hits += slow.in_flight(started)
+            else:
+                time.sleep(rng.uniform(0.0, 1.5))
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
             reader.join(timeout=5)
@@ -184,7 +196,9 @@ def run_campaign(workdir: Path, kills: int, seed: int = 1, log=print, *, fold: b
             log(
                 f"kill {k + 1}/{kills}: acked so far {len(acked)}, corrupt {len(result.corrupt_files)}, "
                 f"lost {len(result.lost_turns)}, duplicated {len(result.duplicated_turns)}, "
-                f"violations {len(result.violations)}" + (f", folds {result.folds}" if fold else "")
+                f"violations {len(result.violations)}"
+                + (f", folds {result.folds}" if fold else "")
+                + (f", kills in a summary call {result.summary_hits}" if summary_delay > 0 else "")
             )
     result.acked = len(acked)
     return result
