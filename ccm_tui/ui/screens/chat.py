@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
@@ -390,9 +390,15 @@ class ChatScreen(Screen[None]):
         self.efforts.run(message.effort_id, message.action, confirm=message.confirm)
 
     def on_typing_redirected(self, message: msg.TypingRedirected) -> None:
-        self.prompt.focus()
+        """Typing (or Esc) on the effort list: the input takes the focus at once, so the next keys of a
+        burst go to it, after this one."""
+        self.set_focus(self.prompt)
         if message.text:
             self.prompt.insert(message.text)
+        elif message.key == "enter":
+            self.prompt.action_submit()
+        elif message.key:
+            self.prompt.post_message(events.Key(message.key, None))
 
     # ----------------------------------------------------------------- sending
     def on_prompt_submitted(self, message: msg.PromptSubmitted) -> None:
