@@ -17,6 +17,7 @@ What needs no screen is in the collaborators it owns: the offers under the input
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,7 @@ from textual.widgets import Footer
 
 from ...config import Settings, sessions_dir
 from ...core.api import (
+    COMMANDS,
     END_OF_CHAT,
     LoggedLine,
     Phase,
@@ -65,6 +67,27 @@ NARROW_BELOW = 90  # columns
 WIDE_FROM = 120
 
 
+_GLUED = re.compile(r"(?:^|\s)[^\s/.:]*/(?P<word>[A-Za-z]+)(?P<rest>\s+\S.*)?$")
+
+
+def glued_command(text: str) -> str | None:
+    """A slash command that would be sent as chat because text came before it: ``/status`` at the end
+    of the words before it (``tell me a joke/status``, ``… for Kyoto /status``), or at the start of a
+    line after the first. None when there is none: a path or a URL (``x.com/help``) is not one, nor a
+    command word given what it does not take (``/status endpoint``)."""
+    specs = {name: spec for spec in COMMANDS for name in (spec.name, *spec.aliases)}
+    lines = text.strip().splitlines()
+    for line in lines[1:]:
+        word = line.strip()[1:].split(" ", 1)[0].casefold() if line.strip().startswith("/") else ""
+        if word in specs:
+            return "/" + word
+    found = _GLUED.search(lines[-1]) if len(lines) > 1 or not text.lstrip().startswith("/") else None
+    spec = specs.get(found["word"].casefold()) if found is not None else None
+    if found is None or spec is None or (bool(found["rest"]) != bool(spec.argument) and "[" not in spec.argument):
+        return None
+    return "/" + found["word"].casefold()
+
+
 def _who(pid: int | None) -> str:
     return f"pid {pid}" if pid else "another process"
 
@@ -96,6 +119,7 @@ class ChatScreen(Screen[None]):
         self.link = SessionLink(settings, session_dir, llm=llm, watch=watch, warm_up=warm_up)
         self.driver = DemoDriver(self, autoplay=autoplay)
         self.offers = Offers(self._offers_changed)  # on the line under the input, taken by Ctrl+Y
+        self._glue_warned: str | None = None  # a message refused for a glued command (sent if Enter again)
 
     @property
     def settings(self) -> Settings:
@@ -419,6 +443,19 @@ class ChatScreen(Screen[None]):
             if not self.run_command(intent):
                 self._not_sent(typed, pastes)
             return
+        glued = glued_command(text)
+        if glued is not None and text != self._glue_warned:
+            self._glue_warned = text  # the same text again: sent as it is, as meant
+            self.notify(
+                f"{glued} is glued to the text before it: not sent. Enter again sends it all as chat; a "
+                "command goes alone on its line.",
+                title="Not sent",
+                severity="warning",
+                timeout=10,
+            )
+            self._not_sent(typed, pastes)
+            return
+        self._glue_warned = None
         self.send_message(intent.text, typed=typed, pastes=pastes)
 
     def _not_sent(self, typed: str, pastes: dict[int, str] | None) -> None:
@@ -473,14 +510,19 @@ class ChatScreen(Screen[None]):
         else:
             self.link.send(text)  # the controller runs it, or queues it until the session is open
 
-    def give_back(self, text: str, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
-        """A message that got no answer: back in the input as it was typed (and in the demo's script)."""
+    def give_back(self, text: str, typed: str | None = None, pastes: dict[int, str] | None = None) -> bool:
+        """A message that got no answer: back in the input as it was typed (and in the demo's script),
+        selected, so that typing replaces it (arrows, Home or End keep it to edit; a message taken back to
+        edit, ``typed`` None, is not selected). False when it could
+        not come back: something else was typed meanwhile (↑ brings it back)."""
+        back, editing = False, typed is None
         if not self.prompt.text.strip():
             if typed is None:  # a whole message back (edit the last one): folded if it is long
                 typed, pastes = self.prompt.pastes.fold(text), dict(self.prompt.pastes.texts)
-            self.prompt.give_back(typed, pastes)
+            back = self.prompt.give_back(typed, pastes, selected=not editing)
         if self.demo:
             self.driver.unsent(text)
+        return back
 
     @on(msg.TurnMessage)
     async def on_turn_event(self, message: msg.TurnMessage) -> None:
