@@ -2,8 +2,8 @@
 
 Which actions are valid for an effort is the core's one table
 (:mod:`ccm_tui.core.efforts.states`), carried by each view as ``EffortView.actions``.
-This module only says how to show them, plus two views every effort has (its raw
-log, an export to Markdown). The sidebar keys, the effort menu, the detail panel
+This module only says how to show them, plus the views every effort has (its raw
+log, an export to Markdown, the chat where it started). The sidebar keys, the effort menu, the detail panel
 and the command palette all read it, so they always agree.
 """
 
@@ -15,6 +15,8 @@ from ..core.api import Action, EffortView
 
 LOG = "log"  # views: valid in every state, no change to the effort
 EXPORT = "export"
+START = "start"  # the chat scrolled back to where the effort started
+VIEWS = (LOG, EXPORT, START)
 
 
 @dataclass(frozen=True)
@@ -40,23 +42,24 @@ LOOKS: dict[Action | str, ActionLook] = {
         ActionLook(Action.REOPEN, "Reopen", "Reopen", "r", "continue it: open and active again"),
         ActionLook(LOG, "View raw log", "Log", "l", "read the whole conversation"),
         ActionLook(EXPORT, "Export to Markdown", "Export", "x", "write <id>.md"),
+        ActionLook(START, "Jump to where it started", "Start", "j", "scroll the chat back to its first message"),
     )
 }
 
 
 def looks_for(effort: EffortView) -> list[ActionLook]:
     """What to offer for an effort: its valid actions (the core's table), then the views."""
-    shown: list[Action | str] = [*effort.actions, LOG, EXPORT]
+    shown: list[Action | str] = [*effort.actions, *VIEWS]
     return [LOOKS[a] for a in shown]
 
 
 def offered(effort: EffortView, action: Action | str) -> bool:
-    return action in (LOG, EXPORT) or action in effort.actions
+    return action in VIEWS or action in effort.actions
 
 
 def parse_action(name: str) -> Action | str | None:
     """An action or a view from its name (``"expand"``, ``"log"``), None when there is none."""
-    if name in (LOG, EXPORT):
+    if name in VIEWS:
         return name
     try:
         return Action(name)

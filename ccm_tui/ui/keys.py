@@ -93,7 +93,7 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         "ctrl+home",
         "scroll_chat('home')",
         "Oldest",
-        tooltip="Scroll to the oldest message shown",
+        tooltip="The session's first message, in one press (Ctrl+End comes back to the newest)",
         id="scroll_home",
         priority=True,
         show=False,

@@ -18,6 +18,7 @@ What needs no screen is in the collaborators it owns: the offers under the input
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 
 from ...config import Settings, sessions_dir
 from ...core.api import (
@@ -52,7 +53,7 @@ from ..effort_menu import EffortActions
 from ..keys import CHAT_BINDINGS
 from ..offers import Offers, stales_an_offer
 from ..turn_presenter import TurnPresenter
-from ..widgets.chat_log import ChatLog
+from ..widgets.chat_log import ChatLog, line_of
 from ..widgets.command_result import CommandResult
 from ..widgets.header import AppHeader
 from ..widgets.prompt_hint import PromptHint
@@ -63,6 +64,7 @@ from ..widgets.turn_status import TurnStatus
 if TYPE_CHECKING:
     from ...core.api import ChatModel, Proposal
 
+START_LINES = 120  # lines drawn from where a jump back in time lands (the pane keeps a few screens)
 NARROW_BELOW = 90  # columns
 WIDE_FROM = 120
 
@@ -180,7 +182,9 @@ class ChatScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.efforts = EffortActions(self.app, self.link, self.query_one(Sidebar).focus_effort, self.show_lines)
+        self.efforts = EffortActions(
+            self.app, self.link, self.query_one(Sidebar).focus_effort, self.show_lines, self.jump_to_effort_start
+        )
         self.turns = TurnPresenter(self.chat_log, self.give_back, self.notify)
         self.finder = ChatFind(self.chat_log)
         self._show_identity()
@@ -301,10 +305,11 @@ class ChatScreen(Screen[None]):
 
     async def on_session_opened(self, message: msg.SessionOpened) -> None:
         log = self.chat_log
-        if message.history:
-            await log.add_divider("earlier in this session")
-            await log.add_history(list(message.history), start=True)
-            await log.add_divider("now")
+        if message.history:  # above what was drawn meanwhile (a command asked for as the session opened)
+            present = log.children[0] if log.children else None
+            await log.add(Static("earlier in this session", classes="divider", markup=False), before=present)
+            await log.add_history(list(message.history), start=True, before=present)
+            await log.add(Static("now", classes="divider", markup=False), before=present)
         if message.report.changed:
             await log.add_banner("\n".join(message.report.lines()), "recovery")
         self.update_hint()
@@ -594,13 +599,84 @@ class ChatScreen(Screen[None]):
 
     def action_scroll_chat(self, where: str) -> None:
         log = self.chat_log
+        if where == "home" and (log.held or log.more_before) and self.is_open:
+            self.run_worker(self._to_first(), group="older", exclusive=True, exit_on_error=False)
+            return
         if where in ("page_up", "home") and log.scroll_y <= 0:
             log.want_older()  # at the top: the page said before comes back
-        if where in ("page_down", "end") and log.scroll_y >= log.max_scroll_y:
+        if (where == "end" and log.newer_hidden) or (where == "page_down" and log.scroll_y >= log.max_scroll_y):
             log.want_newest()  # at the bottom while newer lines were let go: they come back
         {"page_up": log.scroll_page_up, "page_down": log.scroll_page_down, "home": log.scroll_home}.get(
             where, log.scroll_end
         )(animate=False)
+
+    async def _earlier(self, found: Callable[[list[LoggedLine]], int | None]) -> tuple[list[LoggedLine], int, bool]:
+        """Pages said before what the pane shows, read backwards from the session until ``found`` finds
+        the line looked for in them (its index) or the session's start: (the lines, that index or
+        None → 0, whether more is left before them)."""
+        log = self.chat_log
+        lines = list(log.held)
+        before = log.oldest if log.more_before else None
+        more = False
+        while True:
+            at = found(lines)
+            if at is not None or before is None:
+                return lines, at or 0, more
+            page = await self.link.controller.older_lines(before)
+            lines = list(page.lines) + lines
+            more = page.more and bool(page.lines)
+            before = page.lines[0] if more else None
+
+    async def _to_first(self) -> None:
+        """Ctrl+Home: the session's first message, in one press (the pages before are read, not drawn)."""
+        log = self.chat_log
+        try:
+            lines, _, more = await self._earlier(lambda _lines: None)
+        except Exception as exc:  # noqa: BLE001 - an unreadable log must not end the app
+            self.notify(f"Could not read earlier chat: {exc}", severity="warning")
+            return
+        if lines:
+            await log.show_from(lines[:START_LINES], 0, more_before=more)
+        else:
+            log.scroll_home(animate=False)
+
+    def jump_to_effort_start(self, effort_id: str) -> None:
+        """The chat scrolled back to where an effort started (its "Opened effort" line, else its first
+        message in the chat)."""
+        if not self.is_open:
+            self.notify(self.run_state.error or "The session is still opening…", severity="warning")
+            return
+        self.run_worker(self._to_effort_start(effort_id), group="older", exclusive=True, exit_on_error=False)
+
+    async def _to_effort_start(self, effort_id: str) -> None:
+        log = self.chat_log
+        opened = f"Opened effort: {effort_id}"
+        drawn = next((w for w in log.children if (line := line_of(w)) and line.banner and line.content == opened), None)
+        if drawn is not None:  # drawn already: scrolled to
+            log.release_anchor()
+            log.scroll_to_widget(drawn, animate=False, top=True)
+            return
+        shown = [line for w in log.children if (line := line_of(w)) is not None]
+
+        def found(lines: list[LoggedLine]) -> int | None:
+            return next((i for i, line in enumerate(lines) if line.banner and line.content == opened), None)
+
+        try:
+            lines, at, more = await self._earlier(found)
+        except Exception as exc:  # noqa: BLE001 - an unreadable log must not end the app
+            self.notify(f"Could not read earlier chat: {exc}", severity="warning")
+            return
+        if found(lines) is None:  # no opening line (opened before the chat kept them): its first message
+            lines = lines + shown
+            mine = [i for i, line in enumerate(lines) if line.logged_to == effort_id and not line.banner]
+            if not mine:
+                self.notify(
+                    f"{effort_id} has no messages in this chat (imported?): l on it reads its raw log",
+                    severity="information",
+                )
+                return
+            at = mine[0]
+        await log.show_from(lines[: at + START_LINES], max(0, at - 1), more_before=more)
 
     def action_clear_prompt(self) -> None:
         self.prompt.clear()
