@@ -71,7 +71,7 @@ class SessionInfo:
     name: str
     path: Path
     last_used: float | None  # seconds since the epoch; None: never used (no log yet)
-    size: int  # bytes of its files
+    size: int  # bytes of its record (logs, state), not of the derived databases rebuilt from it
     efforts: int | None  # None: not known cheaply (no catalog)
     turns: int | None  # None: no readable session_state.json
 
@@ -127,8 +127,15 @@ def _mtime(path: Path) -> float | None:
         return None
 
 
+def _derived(name: str) -> bool:
+    """A file rebuilt from the record: a SQLite database of the session, with its WAL, shared-memory
+    and journal files (``derived.sqlite-wal`` alone can be megabytes for a few KB of logs)."""
+    return ".sqlite" in name
+
+
 def _size(directory: Path) -> int:
-    """Bytes of the files under ``directory`` (links not followed; what cannot be read counts 0)."""
+    """Bytes of the session's record under ``directory``: its logs and state, not the derived databases
+    rebuilt from them (links not followed; what cannot be read counts 0)."""
     total, pending = 0, [directory]
     while pending:
         try:
@@ -140,7 +147,7 @@ def _size(directory: Path) -> int:
                         continue
                     if stat.S_ISDIR(info.st_mode):
                         pending.append(Path(entry.path))
-                    elif stat.S_ISREG(info.st_mode):
+                    elif stat.S_ISREG(info.st_mode) and not _derived(entry.name):
                         total += info.st_size
         except OSError:
             continue
