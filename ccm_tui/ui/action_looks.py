@@ -2,8 +2,8 @@
 
 Which actions are valid for an effort is the core's one table
 (:mod:`ccm_tui.core.efforts.states`), carried by each view as ``EffortView.actions``.
-This module only says how to show them, plus two views every effort has (its raw
-log, an export to Markdown). The sidebar keys, the effort menu, the detail panel
+This module only says how to show them, plus the views every effort has (its raw
+log, an export to Markdown, the chat where it started). The sidebar keys, the effort menu, the detail panel
 and the command palette all read it, so they always agree.
 """
 
@@ -17,6 +17,8 @@ LOG = "log"  # views: valid in every state, no change to the effort
 EXPORT = "export"
 FORGET = "forget"  # the menu's last entry (no key of its own: a slip must not forget); asks first
 FORGET_LOOK = ("f", "Forget it…", "take it out of every file: log, summary, name (asks first)")  # key, label, help
+START = "start"  # the chat scrolled back to where the effort started
+VIEWS = (LOG, EXPORT, START)
 
 
 @dataclass(frozen=True)
@@ -53,13 +55,14 @@ LOOKS: dict[Action | str, ActionLook] = {
         ActionLook(
             Action.MERGE, "Merge into…", "Merge", "g", "its lines go to another effort's log; it points there", False
         ),
+        ActionLook(START, "Jump to where it started", "Start", "j", "scroll the chat back to its first message"),
     )
 }
 
 
 def looks_for(effort: EffortView) -> list[ActionLook]:
     """What to offer for an effort: its valid actions (the core's table), then the views."""
-    shown: list[Action | str] = [*effort.actions, LOG, EXPORT]
+    shown: list[Action | str] = [*effort.actions, *VIEWS]
     return [LOOKS[a] for a in shown]
 
 
@@ -69,12 +72,12 @@ def edit_looks_for(effort: EffortView) -> list[ActionLook]:
 
 
 def offered(effort: EffortView, action: Action | str) -> bool:
-    return action in (LOG, EXPORT) or action in effort.actions or action in effort.edits
+    return action in VIEWS or action in effort.actions or action in effort.edits
 
 
 def parse_action(name: str) -> Action | str | None:
     """An action or a view from its name (``"expand"``, ``"log"``), None when there is none."""
-    if name in (LOG, EXPORT):
+    if name in VIEWS:
         return name
     try:
         return Action(name)

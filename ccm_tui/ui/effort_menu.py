@@ -15,7 +15,7 @@ from pathlib import Path
 from textual.app import App
 
 from ..core.api import Action, EffortAction, EffortView
-from .action_looks import EXPORT, FORGET, FORGET_LOOK, LOG, LOOKS, edit_looks_for, looks_for, offered
+from .action_looks import EXPORT, FORGET, FORGET_LOOK, LOG, LOOKS, START, edit_looks_for, looks_for, offered
 from .controller_link import SessionLink
 from .screens.choice import Choice, ChoiceDialog
 from .screens.question import PromptDialog
@@ -29,11 +29,13 @@ class EffortActions:
         link: SessionLink,
         focus_effort: Callable[[str], object],
         show_lines: Callable[[str, tuple[int, int]], object],
+        jump_to_start: Callable[[str], object] | None = None,
     ) -> None:
         self.app = app
         self.link = link
         self.focus_effort = focus_effort
         self.show_lines = show_lines  # an effort's lines around one, read-only (the chat screen's viewer)
+        self.jump_to_start = jump_to_start  # the chat scrolled back to where an effort started
 
     def effort(self, effort_id: str) -> EffortView | None:
         snapshot = self.link.snapshot
@@ -73,6 +75,10 @@ class EffortActions:
             return
         if action == EXPORT:
             self.export(effort_id)
+            return
+        if action == START:
+            if self.jump_to_start is not None:
+                self.jump_to_start(effort_id)
             return
         effort = self.effort(effort_id)
         name = action.value if isinstance(action, Action) else action

@@ -93,7 +93,7 @@ CHAT_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         "ctrl+home",
         "scroll_chat('home')",
         "Oldest",
-        tooltip="Scroll to the oldest message shown",
+        tooltip="Go to the session's first message, in one press",
         id="scroll_home",
         priority=True,
         show=False,

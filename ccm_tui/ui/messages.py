@@ -166,11 +166,13 @@ class EffortActionRequested(Message):
 
 
 class TypingRedirected(Message):
-    """Focus back to the prompt (Escape on the effort list), with the character typed there, if any."""
+    """Focus back to the prompt (Escape on the effort list), with the character typed there, if any
+    (``key``: a key that is no character, such as Enter, typed while the focus was on its way)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, key: str = "") -> None:
         super().__init__()
         self.text = text
+        self.key = key
 
 
 class ShowWelcome(Message):

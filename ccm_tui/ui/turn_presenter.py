@@ -18,7 +18,8 @@ from ..core.api import turn_events as te
 from .widgets.chat_log import ChatLog
 from .widgets.turn_view import TurnView
 
-GiveBack = Callable[[str, str | None, dict[int, str]], None]  # (the message, as typed, its folded pastes)
+# (the message, as typed, its folded pastes) -> back in the input (False: something else was typed there)
+GiveBack = Callable[[str, str | None, dict[int, str]], bool]
 
 
 class TurnPresenter:
@@ -99,7 +100,10 @@ class TurnPresenter:
             await view.finish(outcome.reply, outcome.logged_to, usage, cut=outcome.cut)
         elif outcome.cancelled and outcome.given_back:
             await view.withdraw()  # nothing came back: as if it was never sent
-            self.give_back(view.text, view.typed, view.pastes)
+            if self.give_back(view.text, view.typed, view.pastes):
+                await view.remove()  # back in the input: it leaves the chat
+            else:
+                view.user.set_note("(withdrawn: ↑ in the empty input brings it back)")
         elif outcome.cancelled:
             await view.interrupted(outcome.partial)
         else:

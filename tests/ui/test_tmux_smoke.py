@@ -247,3 +247,23 @@ def test_closing_the_terminal_while_a_reply_streams_ends_the_process(tmp_path, t
         timeout=60,
     )
     assert result.returncode == 0 and "RECOVERY" not in result.stderr + result.stdout
+
+
+def test_effort_list_keys_in_a_real_terminal_never_reach_the_input(tmp_path, tmux):
+    """Ctrl+G, Down to a concluded effort, ``e`` then ``c`` 0.3 s later, then Up, Up (issue 38, item 2): the
+    expansion runs, and the input stays empty (neither ``ec`` typed nor a previous message recalled)."""
+    from tests.helpers.tui import build_session
+
+    session = build_session(tmp_path / "session", 11)
+    script = {"replies": [], "fallback": {"type": "text", "content": "ok"}}
+    with _app_in_tmux(tmp_path, tmux, session, script):
+        assert "Message the model" in _wait_for(tmux, "flaky-login-test")
+        for keys, pause in (("C-g", 0.3), ("Down", 0.3), ("e", 0.3), ("c", 0.3), ("Up", 0.1), ("Up", 0.5)):
+            tmux("send-keys", "-t", "smoke", keys)
+            time.sleep(pause)
+        _wait_for(tmux, "Expanded effort: flaky-login-test")
+        time.sleep(0.5)
+        screen = _screen(tmux)
+        assert "Message the model" in screen, f"the input is not empty:\n{screen}"
+        assert "Back to input" in screen  # the footer names the list's keys: the focus is still there
+        tmux("send-keys", "-t", "smoke", "C-q")

@@ -90,7 +90,7 @@ class SessionInfo:
     name: str
     path: Path
     last_used: float | None  # seconds since the epoch; None: never used (no log yet)
-    size: int  # bytes of its files
+    size: int  # bytes of its record (logs, state), not of the derived databases rebuilt from it
     efforts: int | None  # None: not known cheaply (no catalog)
     turns: int | None  # None: no readable session_state.json
     archived: bool = False

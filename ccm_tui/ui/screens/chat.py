@@ -17,18 +17,21 @@ What needs no screen is in the collaborators it owns: the offers under the input
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 
 from ...config import Settings, sessions_dir
 from ...core.api import (
+    COMMANDS,
     END_OF_CHAT,
     LoggedLine,
     Phase,
@@ -50,7 +53,7 @@ from ..effort_menu import EffortActions
 from ..keys import CHAT_BINDINGS
 from ..offers import Offers, stales_an_offer
 from ..turn_presenter import TurnPresenter
-from ..widgets.chat_log import ChatLog
+from ..widgets.chat_log import ChatLog, line_of
 from ..widgets.command_result import CommandResult
 from ..widgets.header import AppHeader
 from ..widgets.prompt_hint import PromptHint
@@ -61,8 +64,30 @@ from ..widgets.turn_status import TurnStatus
 if TYPE_CHECKING:
     from ...core.api import ChatModel, Proposal
 
+START_LINES = 120  # lines drawn from where a jump back in time lands (the pane keeps a few screens)
 NARROW_BELOW = 90  # columns
 WIDE_FROM = 120
+
+
+_GLUED = re.compile(r"(?:^|\s)[^\s/.:]*/(?P<word>[A-Za-z]+)(?P<rest>\s+\S.*)?$")
+
+
+def glued_command(text: str) -> str | None:
+    """A slash command that would be sent as chat because text came before it: ``/status`` at the end
+    of the words before it (``tell me a joke/status``, ``… for Kyoto /status``), or at the start of a
+    line after the first. None when there is none: a path or a URL (``x.com/help``) is not one, nor a
+    command word given what it does not take (``/status endpoint``)."""
+    specs = {name: spec for spec in COMMANDS for name in (spec.name, *spec.aliases)}
+    lines = text.strip().splitlines()
+    for line in lines[1:]:
+        word = line.strip()[1:].split(" ", 1)[0].casefold() if line.strip().startswith("/") else ""
+        if word in specs:
+            return "/" + word
+    found = _GLUED.search(lines[-1]) if len(lines) > 1 or not text.lstrip().startswith("/") else None
+    spec = specs.get(found["word"].casefold()) if found is not None else None
+    if found is None or spec is None or (bool(found["rest"]) != bool(spec.argument) and "[" not in spec.argument):
+        return None
+    return "/" + found["word"].casefold()
 
 
 def _who(pid: int | None) -> str:
@@ -96,6 +121,7 @@ class ChatScreen(Screen[None]):
         self.link = SessionLink(settings, session_dir, llm=llm, watch=watch, warm_up=warm_up)
         self.driver = DemoDriver(self, autoplay=autoplay)
         self.offers = Offers(self._offers_changed)  # on the line under the input, taken by Ctrl+Y
+        self._glue_warned: str | None = None  # a message refused for a glued command (sent if Enter again)
 
     @property
     def settings(self) -> Settings:
@@ -156,7 +182,9 @@ class ChatScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.efforts = EffortActions(self.app, self.link, self.query_one(Sidebar).focus_effort, self.show_lines)
+        self.efforts = EffortActions(
+            self.app, self.link, self.query_one(Sidebar).focus_effort, self.show_lines, self.jump_to_effort_start
+        )
         self.turns = TurnPresenter(self.chat_log, self.give_back, self.notify)
         self.finder = ChatFind(self.chat_log)
         self._show_identity()
@@ -277,10 +305,11 @@ class ChatScreen(Screen[None]):
 
     async def on_session_opened(self, message: msg.SessionOpened) -> None:
         log = self.chat_log
-        if message.history:
-            await log.add_divider("earlier in this session")
-            await log.add_history(list(message.history), start=True)
-            await log.add_divider("now")
+        if message.history:  # above what was drawn meanwhile (a command asked for as the session opened)
+            present = log.children[0] if log.children else None
+            await log.add(Static("earlier in this session", classes="divider", markup=False), before=present)
+            await log.add_history(list(message.history), start=True, before=present)
+            await log.add(Static("now", classes="divider", markup=False), before=present)
         if message.report.changed:
             await log.add_banner("\n".join(message.report.lines()), "recovery")
         self.update_hint()
@@ -390,9 +419,15 @@ class ChatScreen(Screen[None]):
         self.efforts.run(message.effort_id, message.action, confirm=message.confirm)
 
     def on_typing_redirected(self, message: msg.TypingRedirected) -> None:
-        self.prompt.focus()
+        """Typing (or Esc) on the effort list: the input takes the focus at once, so the next keys of a
+        burst go to it, after this one."""
+        self.set_focus(self.prompt)
         if message.text:
             self.prompt.insert(message.text)
+        elif message.key == "enter":
+            self.prompt.action_submit()
+        elif message.key:
+            self.prompt.post_message(events.Key(message.key, None))
 
     # ----------------------------------------------------------------- sending
     def on_prompt_submitted(self, message: msg.PromptSubmitted) -> None:
@@ -413,6 +448,19 @@ class ChatScreen(Screen[None]):
             if not self.run_command(intent):
                 self._not_sent(typed, pastes)
             return
+        glued = glued_command(text)
+        if glued is not None and text != self._glue_warned:
+            self._glue_warned = text  # the same text again: sent as it is, as meant
+            self.notify(
+                f"{glued} is glued to the text before it: not sent. Enter again sends it all as chat; a "
+                "command goes alone on its line.",
+                title="Not sent",
+                severity="warning",
+                timeout=10,
+            )
+            self._not_sent(typed, pastes)
+            return
+        self._glue_warned = None
         self.send_message(intent.text, typed=typed, pastes=pastes)
 
     def _not_sent(self, typed: str, pastes: dict[int, str] | None) -> None:
@@ -467,14 +515,19 @@ class ChatScreen(Screen[None]):
         else:
             self.link.send(text)  # the controller runs it, or queues it until the session is open
 
-    def give_back(self, text: str, typed: str | None = None, pastes: dict[int, str] | None = None) -> None:
-        """A message that got no answer: back in the input as it was typed (and in the demo's script)."""
+    def give_back(self, text: str, typed: str | None = None, pastes: dict[int, str] | None = None) -> bool:
+        """A message that got no answer: back in the input as it was typed (and in the demo's script),
+        selected, so that typing replaces it (arrows, Home or End keep it to edit; a message taken back to
+        edit, ``typed`` None, is not selected). False when it could
+        not come back: something else was typed meanwhile (↑ brings it back)."""
+        back, editing = False, typed is None
         if not self.prompt.text.strip():
             if typed is None:  # a whole message back (edit the last one): folded if it is long
                 typed, pastes = self.prompt.pastes.fold(text), dict(self.prompt.pastes.texts)
-            self.prompt.give_back(typed, pastes)
+            back = self.prompt.give_back(typed, pastes, selected=not editing)
         if self.demo:
             self.driver.unsent(text)
+        return back
 
     @on(msg.TurnMessage)
     async def on_turn_event(self, message: msg.TurnMessage) -> None:
@@ -546,13 +599,84 @@ class ChatScreen(Screen[None]):
 
     def action_scroll_chat(self, where: str) -> None:
         log = self.chat_log
+        if where == "home" and (log.held or log.more_before) and self.is_open:
+            self.run_worker(self._to_first(), group="older", exclusive=True, exit_on_error=False)
+            return
         if where in ("page_up", "home") and log.scroll_y <= 0:
             log.want_older()  # at the top: the page said before comes back
-        if where in ("page_down", "end") and log.scroll_y >= log.max_scroll_y:
+        if (where == "end" and log.newer_hidden) or (where == "page_down" and log.scroll_y >= log.max_scroll_y):
             log.want_newest()  # at the bottom while newer lines were let go: they come back
         {"page_up": log.scroll_page_up, "page_down": log.scroll_page_down, "home": log.scroll_home}.get(
             where, log.scroll_end
         )(animate=False)
+
+    async def _earlier(self, found: Callable[[list[LoggedLine]], int | None]) -> tuple[list[LoggedLine], int, bool]:
+        """Pages said before what the pane shows, read backwards from the session until ``found`` finds
+        the line looked for in them (its index) or the session's start: (the lines, that index or
+        None → 0, whether more is left before them)."""
+        log = self.chat_log
+        lines = list(log.held)
+        before = log.oldest if log.more_before else None
+        more = False
+        while True:
+            at = found(lines)
+            if at is not None or before is None:
+                return lines, at or 0, more
+            page = await self.link.controller.older_lines(before)
+            lines = list(page.lines) + lines
+            more = page.more and bool(page.lines)
+            before = page.lines[0] if more else None
+
+    async def _to_first(self) -> None:
+        """Ctrl+Home: the session's first message, in one press (the pages before are read, not drawn)."""
+        log = self.chat_log
+        try:
+            lines, _, more = await self._earlier(lambda _lines: None)
+        except Exception as exc:  # noqa: BLE001 - an unreadable log must not end the app
+            self.notify(f"Could not read earlier chat: {exc}", severity="warning")
+            return
+        if lines:
+            await log.show_from(lines[:START_LINES], 0, more_before=more)
+        else:
+            log.scroll_home(animate=False)
+
+    def jump_to_effort_start(self, effort_id: str) -> None:
+        """The chat scrolled back to where an effort started (its "Opened effort" line, else its first
+        message in the chat)."""
+        if not self.is_open:
+            self.notify(self.run_state.error or "The session is still opening…", severity="warning")
+            return
+        self.run_worker(self._to_effort_start(effort_id), group="older", exclusive=True, exit_on_error=False)
+
+    async def _to_effort_start(self, effort_id: str) -> None:
+        log = self.chat_log
+        opened = f"Opened effort: {effort_id}"
+        drawn = next((w for w in log.children if (line := line_of(w)) and line.banner and line.content == opened), None)
+        if drawn is not None:  # drawn already: scrolled to
+            log.release_anchor()
+            log.scroll_to_widget(drawn, animate=False, top=True)
+            return
+        shown = [line for w in log.children if (line := line_of(w)) is not None]
+
+        def found(lines: list[LoggedLine]) -> int | None:
+            return next((i for i, line in enumerate(lines) if line.banner and line.content == opened), None)
+
+        try:
+            lines, at, more = await self._earlier(found)
+        except Exception as exc:  # noqa: BLE001 - an unreadable log must not end the app
+            self.notify(f"Could not read earlier chat: {exc}", severity="warning")
+            return
+        if found(lines) is None:  # no opening line (opened before the chat kept them): its first message
+            lines = lines + shown
+            mine = [i for i, line in enumerate(lines) if line.logged_to == effort_id and not line.banner]
+            if not mine:
+                self.notify(
+                    f"{effort_id} has no messages in this chat (imported?): l on it reads its raw log",
+                    severity="information",
+                )
+                return
+            at = mine[0]
+        await log.show_from(lines[: at + START_LINES], max(0, at - 1), more_before=more)
 
     def action_clear_prompt(self) -> None:
         self.prompt.clear()

@@ -153,9 +153,10 @@ class ChatLog(VerticalScroll):
         await self.add(banner, before=before)
         return banner
 
-    async def add_history(self, lines: list[LoggedLine], *, start: bool = False) -> None:
+    async def add_history(self, lines: list[LoggedLine], *, start: bool = False, before: Widget | None = None) -> None:
         """Earlier lines from the logs: at start-up (``start``: the newest few screens are drawn, the
-        rest held for scrolling back), or lines another process wrote (drawn at the bottom)."""
+        rest held for scrolling back; ``before``: above what the pane shows already, such as a command's
+        answer asked for while the session opened), or lines another process wrote (drawn at the bottom)."""
         if not lines:
             return
         if not start:
@@ -167,8 +168,39 @@ class ChatLog(VerticalScroll):
         cut = self._cut(lines, START_SCREENS)
         self.held, drawn = list(lines[:cut]), lines[cut:]
         widgets = [_history_widget(line) for line in drawn]
-        await self.mount_all(widgets)
+        if before is not None and before.parent is self:
+            await self.mount_all(widgets, before=before)
+        else:
+            await self.mount_all(widgets)
         self._history_top, self.oldest, self.more_before = widgets[0], lines[0], True
+
+    async def show_from(self, lines: list[LoggedLine], at: int = 0, *, more_before: bool = False) -> None:
+        """Jump back in time: the pane shows ``lines`` from ``at`` on (the session's first line, where an
+        effort started), a few screens of them; the present is let go (the pane says newer lines are
+        hidden, and scrolling down past them brings it back); ``lines`` before ``at`` are held, to
+        scroll back to. A turn being answered stays."""
+        kept = [w for w in self.children if live(w)]
+        await self.remove_children([w for w in self.children if w not in kept])
+        end = at
+        rows, budget = 0, int((MAX_SCREENS / 2) * self.screen_rows)
+        while end < len(lines) and rows < budget:
+            rows += estimated_rows(lines[end], self.text_width)
+            end += 1
+        widgets = [_history_widget(line) for line in lines[at:end]]
+        top = kept[0] if kept else None
+        if top is not None:
+            await self.mount_all(widgets, before=top)
+        else:
+            await self.mount_all(widgets)
+        self.held = list(lines[:at])
+        self.more_before = more_before
+        self.oldest = lines[0] if lines else None
+        self._history_top = widgets[0] if widgets else None
+        self.newer_hidden = True
+        await self.mount(NewerHidden())
+        self.release_anchor()
+        if widgets:
+            self.call_after_refresh(self.scroll_to_widget, widgets[0], animate=False, top=True)
 
     async def add_older(self, lines: list[LoggedLine], more: bool) -> None:
         """A page the session sent, said before the oldest line it sent: held, then drawn as far as a

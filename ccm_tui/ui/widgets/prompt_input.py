@@ -10,7 +10,7 @@ from textual import events
 from textual.binding import Binding
 from textual.timer import Timer
 from textual.widgets import TextArea
-from textual.widgets.text_area import EditResult
+from textual.widgets.text_area import EditResult, Selection
 
 from ...core.api import PromptHistory
 from ..messages import PromptSubmitted
@@ -192,12 +192,16 @@ class PromptInput(TextArea):
         self._walked = None
         self.post_message(PromptSubmitted(text, typed, pastes))
 
-    def give_back(self, typed: str, pastes: dict[int, str] | None = None) -> bool:
+    def give_back(self, typed: str, pastes: dict[int, str] | None = None, *, selected: bool = False) -> bool:
         """A message that was not sent, back into the input as it was typed — if nothing else was typed
-        since (what is there is never overwritten). False when it could not come back."""
+        since (what is there is never overwritten). False when it could not come back. ``selected``:
+        the text comes back selected, so that the next message typed replaces it instead of being
+        glued to it (an arrow, Home or End keeps it, to edit it)."""
         if self.text.strip():
             return False
         self.set_text(typed, pastes or {})
+        if selected:
+            self.selection = Selection((0, 0), self.document.end)
         return True
 
     def action_newline(self) -> None:

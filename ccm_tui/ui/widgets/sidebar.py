@@ -66,11 +66,12 @@ class Sidebar(Vertical):
         self.query_one(EffortDetail).show(self.efforts.get(effort_id) if effort_id else None, self.decay_threshold)
 
     def focus_effort(self, effort_id: str | None = None) -> bool:
-        """Focus an effort row (the given one, else the first); False when there is none."""
+        """Focus an effort row (the given one, else the first); False when there is none. The focus moves
+        at once (not on the next message), so the keys typed right after Ctrl+G reach the row."""
         items = list(self.query(EffortItem))
         for item in items:
             if effort_id is None or item.effort_id == effort_id:
-                item.focus()
+                self.screen.set_focus(item)
                 item.scroll_visible()
                 return True
         return False

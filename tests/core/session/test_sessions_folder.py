@@ -67,6 +67,7 @@ def test_the_listing_is_newest_first_with_sizes_efforts_and_turns(tmp_path):
     (root / "bad\nname").mkdir()
     (root / "bad\nname" / "events.jsonl").write_text("{}\n")
 
+    (root / "trip" / "derived.sqlite-wal").write_bytes(b"w" * 4_000_000)  # derived: not counted (issue 38)
     listed = list_sessions(root)
     files = [p for p in (root / "trip").rglob("*") if p.is_file()]  # (reading the catalog may leave SQLite's
     derived = [p for p in files if p.name.startswith("derived.sqlite")]  # shared memory: the size is as found)
