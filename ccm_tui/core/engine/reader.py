@@ -245,3 +245,16 @@ class SessionReader:
             if self._session is not None and not self._shared:
                 self._session.close()
             self._session = None
+
+
+def read_status(
+    session_dir: Path, settings: Settings, *, every_effort: bool = False
+) -> tuple[SessionStatus, dict[str, Any]]:
+    """The efforts and the context figures (``status``; ``status --json`` with ``every_effort``),
+    without the writer lock and without a model (see :meth:`SessionReader.status`).
+
+    Raises:
+        StoreError: the session cannot be read.
+    """
+    with SessionReader(Path(session_dir), settings) as reader:
+        return reader.status(every_effort=every_effort)
