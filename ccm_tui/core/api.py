@@ -68,6 +68,7 @@ if TYPE_CHECKING:  # for mypy; tests/core/test_api.py checks these name exactly 
     from .service.slash_commands import parse as parse
     from .service.slash_commands import spec_of as spec_of
     from .session.chat_line import END_OF_CHAT as END_OF_CHAT
+    from .session.chat_line import MAX_NOTE_CHARS as MAX_NOTE_CHARS
     from .session.chat_line import LoggedLine as LoggedLine
     from .session.chat_line import sent_now as sent_now
     from .session.chat_line import with_interrupted_end as with_interrupted_end
@@ -158,6 +159,7 @@ _LAZY = {
     "LogLines": ".session.numbered_lines",
     "ManifestError": ".manifest.effort",
     "match_models": ".models.choices",
+    "MAX_NOTE_CHARS": ".session.chat_line",
     "Matches": ".models.choices",
     "ModelCheck": ".models.id_check",
     "ModelGroup": ".models.choices",
