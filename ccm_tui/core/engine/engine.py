@@ -31,7 +31,7 @@ from ..search import EffortIndex, SearchHit, SearchIndexError
 from ..search.sync import IndexWatch, sync_log
 from ..session.chat_line import LoggedLine
 from ..session.numbered_lines import LogLines
-from ..session.session import STATE_FILE, Session, SessionLocked
+from ..session.session import OPEN_LOCK_WAIT, STATE_FILE, Session, SessionLocked
 from ..session.snapshots import SCHEMA_VERSION
 from ..storage.derived import DerivedError
 from ..storage.durable import JsonlRead, StoreError, read_jsonl_tail
@@ -110,7 +110,7 @@ class Engine:
         # where the budget came from: given | settings | model | default | last run
         self.budget_source = "settings" if settings.token_budget else "default"
 
-    def start(self, *, lock_wait: float = 2.0) -> RecoveryReport:
+    def start(self, *, lock_wait: float = OPEN_LOCK_WAIT) -> RecoveryReport:
         """Recover from an unclean end (under the writer lock), pick up other processes' writes,
         and take the budget the last run used when none is configured."""
         session = self._session
