@@ -27,12 +27,12 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.api import RepairNotNeeded, repair
+    from ..core.api import RepairNotNeeded, rebuild_manifest
 
     directory = session_dir_from(args)
     require_session(directory)
     try:
-        report = repair(directory, force=args.force)
+        report = rebuild_manifest(directory, force=args.force)
     except RepairNotNeeded as exc:
         raise CliError(str(exc)) from None
     for line in report.lines():

@@ -8,8 +8,7 @@ import sys
 import time
 from typing import Any
 
-from ..core.api import StreamCleaner
-from ..core.api import turn_events as te
+from ..core.api import Banner, Outcome, Paused, Resumed, RoundReset, StreamCleaner, TextDelta, TurnEvent, Waiting
 from .common import (
     EXIT_OK,
     CliError,
@@ -55,25 +54,25 @@ class SendPrinter:
         self.at_line_start = True
         self.cleaner = StreamCleaner()  # an escape sequence split between deltas goes whole
 
-    def __call__(self, event: te.TurnEvent) -> None:
+    def __call__(self, event: TurnEvent) -> None:
         out = sys.stdout
-        if isinstance(event, te.TextDelta):
+        if isinstance(event, TextDelta):
             piece = self.cleaner.feed(event.text)
             out.write(piece)
             self.at_line_start = piece.endswith("\n") if piece else self.at_line_start
-        elif isinstance(event, te.Banner):
+        elif isinstance(event, Banner):
             if not self.at_line_start:
                 out.write("\n")
             out.write(event.text + "\n")
             self.at_line_start = True
-        elif isinstance(event, te.Paused):
+        elif isinstance(event, Paused):
             wait = max(0, int(event.resume_at - time.time()))
             sys.stderr.write(f"SESSION PAUSED — {event.reason}; retrying in {wait} s (Ctrl+C to cancel)\n")
-        elif isinstance(event, te.Resumed):
+        elif isinstance(event, Resumed):
             sys.stderr.write("SESSION RESUMED\n")
-        elif isinstance(event, te.Waiting) and event.cause != "retry":  # a retry: its banner says it
+        elif isinstance(event, Waiting) and event.cause != "retry":  # a retry: its banner says it
             sys.stderr.write(f"{event.reason}\n")
-        elif isinstance(event, te.RoundReset):
+        elif isinstance(event, RoundReset):
             if not self.at_line_start:
                 out.write("\n")
             self.at_line_start = True
@@ -178,7 +177,7 @@ class SendListener:
                 who = f"pid {state.holder}" if state.holder else "another process"
                 sys.stderr.write(f"ccm-tui: the session is in use by {who}; waiting up to {self.wait:g} s\n")
                 sys.stderr.flush()
-        elif isinstance(event, te.TurnEvent) and self.printer is not None:
+        elif isinstance(event, TurnEvent) and self.printer is not None:
             self.printer(event)
 
 
@@ -190,7 +189,7 @@ def suggestion_hint(proposal: Any) -> str:
     return f"a new topic: /open {name} keeps it as an effort"
 
 
-def send_json(outcome: te.Outcome, snapshot: Any, suggestions: list[Any] | None = None) -> dict[str, Any]:
+def send_json(outcome: Outcome, snapshot: Any, suggestions: list[Any] | None = None) -> dict[str, Any]:
     """``send --json`` (contract: reply, banners, logged_to, context)."""
     status = snapshot.status if snapshot is not None else None
     active = status.active if status is not None else None

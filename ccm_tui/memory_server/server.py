@@ -29,6 +29,7 @@ from pydantic import BeforeValidator, Field, ValidationError
 
 from .. import __version__
 from ..config import Settings
+from ..core.api import MAX_NOTE_CHARS
 from . import descriptions as words
 from .reads import Reads
 from .scope import (
@@ -48,7 +49,6 @@ MAX_SEARCH_HITS = 25
 MAX_LINE = 100_000_000
 MAX_PAGE_LINES = 60
 MAX_LIST = 200
-MAX_NOTE_CHARS = 20_000  # as core.notes allows (the schema says so; the core enforces it)
 
 
 def _read_only(title: str) -> ToolAnnotations:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.widget import Widget
@@ -40,9 +40,11 @@ CONTROLLER = "ccm_tui.core.service.controller"  # the whole core: loaded after t
 
 
 class SessionLink(Widget):
-    lock_wait = 5.0  # seconds the first open waits for another process's lock before retrying
-    retry_delays = (1.0, 2.0, 4.0, 8.0, 15.0)  # then every 15 s while the session stays locked
-    turn_lock_wait = 30.0  # seconds a turn waits (saying so) for another process's lock
+    # How long the first open waits for another process's lock, the retries after it, how long a turn
+    # waits (saying so): None takes the core's OpenOptions default (5 s; 1, 2, 4, 8, then every 15 s; 30 s).
+    lock_wait: float | None = None
+    retry_delays: tuple[float, ...] | None = None
+    turn_lock_wait: float | None = None
 
     def __init__(
         self,
@@ -70,9 +72,12 @@ class SessionLink(Widget):
         if self._controller is None:
             from ..core.api import OpenOptions, SessionController
 
-            options = OpenOptions(
-                lock_wait=self.lock_wait, retry_delays=self.retry_delays, turn_lock_wait=self.turn_lock_wait
-            )
+            waits: dict[str, Any] = {
+                "lock_wait": self.lock_wait,
+                "retry_delays": self.retry_delays,
+                "turn_lock_wait": self.turn_lock_wait,
+            }
+            options = OpenOptions(**{name: value for name, value in waits.items() if value is not None})
             self._controller = SessionController(self._session_dir, self._settings, llm=self._llm, options=options)
             self._controller.subscribe(self._post)
         return self._controller

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from ..core.api import Action, RunState, SessionSnapshot
-from ..core.api import run_state as rs
-from ..core.api import turn_events as te
+from ..core.api import Action, ContextFigures, Notice, RunState, SessionSnapshot, StateChanged, Suggestion, TurnEvent
+from ..core.api import SessionOpened as CoreSessionOpened
+from ..core.api import SnapshotChanged as CoreSnapshotChanged
+from ..core.api import WrittenElsewhere as CoreWrittenElsewhere
 
 if TYPE_CHECKING:
     from ..core.api import LoggedLine
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 class TurnMessage(Message):
     """A core turn event, delivered on the UI's event loop."""
 
-    def __init__(self, event: te.TurnEvent) -> None:
+    def __init__(self, event: TurnEvent) -> None:
         super().__init__()
         self.event = event
 
@@ -32,16 +33,16 @@ class TurnMessage(Message):
 class ContextFiguresMessage(TurnMessage):
     """New token figures; a newer one replaces an older one still in the queue."""
 
-    event: te.ContextFigures
+    event: ContextFigures
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, ContextFiguresMessage)
 
 
-def for_event(event: te.TurnEvent) -> TurnMessage:
+def for_event(event: TurnEvent) -> TurnMessage:
     """The message that carries a core event: the chat screen handles them all in one place (figures
     have their own type only so that the newest replaces one still queued)."""
-    return ContextFiguresMessage(event) if isinstance(event, te.ContextFigures) else TurnMessage(event)
+    return ContextFiguresMessage(event) if isinstance(event, ContextFigures) else TurnMessage(event)
 
 
 # --------------------------------------------------------------------------- session
@@ -67,7 +68,7 @@ class SnapshotChanged(Message):
 class SessionOpened(Message):
     """The session is open: what recovery did, and the chat so far (first open only)."""
 
-    def __init__(self, opened: rs.SessionOpened) -> None:
+    def __init__(self, opened: CoreSessionOpened) -> None:
         super().__init__()
         self.report = opened.report
         self.history = opened.history
@@ -93,7 +94,7 @@ class WrittenElsewhere(Message):
 class SuggestionMessage(Message):
     """The app proposes an effort (the model does not manage them): offered on Ctrl+Y."""
 
-    def __init__(self, suggestion: rs.Suggestion) -> None:
+    def __init__(self, suggestion: Suggestion) -> None:
         super().__init__()
         self.proposal = suggestion.proposal
         self.text = suggestion.text
@@ -111,17 +112,17 @@ class NoticeMessage(Message):
 
 def for_controller_event(event: Any) -> Message:
     """The message that carries a session controller event."""
-    if isinstance(event, rs.StateChanged):
+    if isinstance(event, StateChanged):
         return RunStateChanged(event.state)
-    if isinstance(event, rs.SnapshotChanged):
+    if isinstance(event, CoreSnapshotChanged):
         return SnapshotChanged(event.snapshot)
-    if isinstance(event, rs.SessionOpened):
+    if isinstance(event, CoreSessionOpened):
         return SessionOpened(event)
-    if isinstance(event, rs.WrittenElsewhere):
+    if isinstance(event, CoreWrittenElsewhere):
         return WrittenElsewhere(event.lines)
-    if isinstance(event, rs.Suggestion):
+    if isinstance(event, Suggestion):
         return SuggestionMessage(event)
-    if isinstance(event, rs.Notice):
+    if isinstance(event, Notice):
         return NoticeMessage(event.text, event.title)
     return for_event(event)
 

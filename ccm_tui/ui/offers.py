@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..core.api import turn_events as te
+from ..core.api import DONE, EffortChanged, Outcome, TurnEvent, TurnStarted
 
 if TYPE_CHECKING:
     from ..core.api import Proposal
@@ -19,12 +19,12 @@ if TYPE_CHECKING:
 UNANSWERED_HINT = "Your last message got no reply — Ctrl+Y sends it again · ↑ brings it back to edit"
 
 
-def stales_an_offer(event: te.TurnEvent) -> bool:
+def stales_an_offer(event: TurnEvent) -> bool:
     """Whether an offer shown before ``event`` no longer fits the session: a turn began (a regenerate or
     an edit sent again too), an effort changed, or an action or command was carried out."""
-    if isinstance(event, (te.TurnStarted, te.EffortChanged)):
+    if isinstance(event, (TurnStarted, EffortChanged)):
         return True
-    return isinstance(event, te.Outcome) and event.work != "turn" and event.status == te.DONE
+    return isinstance(event, Outcome) and event.work != "turn" and event.status == DONE
 
 
 class Offers:

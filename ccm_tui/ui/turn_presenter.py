@@ -14,7 +14,7 @@ import asyncio
 from collections import deque
 from collections.abc import Callable
 
-from ..core.api import turn_events as te
+from ..core.api import Asking, Banner, ExchangeWithdrawn, Outcome, TurnEvent, TurnStarted, Waiting
 from .widgets.chat_log import ChatLog
 from .widgets.turn_view import TurnView
 
@@ -55,31 +55,31 @@ class TurnPresenter:
             await task
         return view
 
-    async def apply(self, event: te.TurnEvent) -> str | None:
+    async def apply(self, event: TurnEvent) -> str | None:
         """Draw an event of the running work; returns the status line's new label, if it changes."""
-        if isinstance(event, te.Outcome):
+        if isinstance(event, Outcome):
             await self.end(event)
             return None
-        if isinstance(event, te.Waiting):  # the session's lock, the model client loading, a retry …
+        if isinstance(event, Waiting):  # the session's lock, the model client loading, a retry …
             return event.reason[:1].upper() + event.reason[1:]
-        if isinstance(event, te.Asking):  # the wait is over: the status follows the turn again
+        if isinstance(event, Asking):  # the wait is over: the status follows the turn again
             return "Thinking" if event.attempt <= 1 else f"Thinking (attempt {event.attempt})"
-        if isinstance(event, te.ExchangeWithdrawn):  # regenerated or edited: off the pane
+        if isinstance(event, ExchangeWithdrawn):  # regenerated or edited: off the pane
             await self.chat_log.withdraw(event.user, event.reply)
             return None
-        if isinstance(event, te.TurnStarted) and self.current is None:  # a turn the app started (regenerate)
+        if isinstance(event, TurnStarted) and self.current is None:  # a turn the app started (regenerate)
             self.begin(event.user)
         current = self.current
-        if current is not None and not current.begun and not isinstance(event, te.TurnStarted):
+        if current is not None and not current.begun and not isinstance(event, TurnStarted):
             current = None  # a message queued behind an effort action: the action's events are not its
         if current is None:
-            if isinstance(event, te.Banner):  # an effort action's notice (no turn on screen)
+            if isinstance(event, Banner):  # an effort action's notice (no turn on screen)
                 await self.chat_log.add_banner(event.text, event.kind)
             return None
         label = await (await self._mounted(current)).apply(event)
-        return "Thinking" if isinstance(event, te.TurnStarted) else label
+        return "Thinking" if isinstance(event, TurnStarted) else label
 
-    async def end(self, outcome: te.Outcome) -> None:
+    async def end(self, outcome: Outcome) -> None:
         if outcome.work == "edit" and outcome.ok:
             self.give_back(outcome.text, None, {})  # the message, in the input to change and send
             return

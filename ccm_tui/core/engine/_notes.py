@@ -22,7 +22,7 @@ from typing import Any
 from ...errors import EffortNotFound
 from ..efforts import lifecycle
 from ..manifest.effort import Effort
-from ..session.chat_line import agent_name
+from ..session.chat_line import MAX_NOTE_CHARS, agent_name
 from ..session.session import Session
 from ..storage import eventlog as ev
 from ..storage.durable import open_nofollow
@@ -32,7 +32,6 @@ from ..turn.orchestrator import UserInputError, clean_user_text
 NOTES_NAME = "notes"  # the notes effort's name (and id, unless that id is taken)
 NOTES_KIND = "notes"  # its source's kind: how it is found again whatever its id
 NOTES_SUMMARY = "Notes that agents left through ccm-tui mcp (remember): decisions, facts and results to find again."
-MAX_NOTE_CHARS = 20_000
 READ_CHUNK = 1 << 20
 
 

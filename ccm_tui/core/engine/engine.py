@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ...config import Settings
 from ...errors import CcmError, EffortNotFound
@@ -31,7 +31,7 @@ from ..search import EffortIndex, SearchHit, SearchIndexError
 from ..search.sync import IndexWatch, sync_log
 from ..session.chat_line import LoggedLine
 from ..session.numbered_lines import LogLines
-from ..session.session import STATE_FILE, Session, SessionLocked
+from ..session.session import OPEN_LOCK_WAIT, STATE_FILE, Session, SessionLocked
 from ..session.snapshots import SCHEMA_VERSION
 from ..storage.derived import DerivedError
 from ..storage.durable import JsonlRead, StoreError, read_jsonl_tail
@@ -66,11 +66,13 @@ from ..views.status import (
     status_data,
 )
 from . import _notes as notes
-from ._take_back import CannotRetract, last_exchange, retract
+from ._take_back import CannotRetract, LastExchange, last_exchange, retract
 from ._work_failures import SessionWriteError, check_text, failed_outcome
 from .forget import ForgetRequest, forget_locked
 from .reader import SessionReader
 from .recovery import RecoveryReport, UnansweredTurn, effects_so_far, recover, turn_left_open, unanswered_turn
+
+T = TypeVar("T")  # what a piece of work under the writer lock returns
 
 TURN_LOCK_WAIT = 30.0
 FLUSH_JOURNAL_BYTES = 8 << 20  # manifest.yaml is rewritten even while work is queued once it lags this far
@@ -109,7 +111,7 @@ class Engine:
         # where the budget came from: given | settings | model | default | last run
         self.budget_source = "settings" if settings.token_budget else "default"
 
-    def start(self, *, lock_wait: float = 2.0) -> RecoveryReport:
+    def start(self, *, lock_wait: float = OPEN_LOCK_WAIT) -> RecoveryReport:
         """Recover from an unclean end (under the writer lock), pick up other processes' writes,
         and take the budget the last run used when none is configured."""
         session = self._session
@@ -168,18 +170,17 @@ class Engine:
         the run marked unclean so the next start recovers it) and a cancel all end in the outcome."""
         try:
             check_text(text)
-            async with self._writing(emit):
-                try:
-                    return await self._orchestrator.run_turn(text, self._emit_through(emit))
-                except (OSError, StoreError) as exc:
-                    raise self._write_failed(exc, in_turn=True) from None
-        except asyncio.CancelledError:
-            return Outcome(
-                turn=self.turn + 1, work=Work.TURN, status=CANCELLED, reason="cancelled", text=text, given_back=True
-            )
-        except (UserInputError, EffortNotFound, SessionLocked, SessionWriteError) as exc:
-            back = exc.given_back if isinstance(exc, SessionWriteError) else True
-            return failed_outcome(self.turn + 1, Work.TURN, text, exc, given_back=back)
+        except UserInputError as exc:
+            return failed_outcome(self.turn + 1, Work.TURN, text, exc, given_back=True)
+        return await self._locked(
+            lambda: self._orchestrator.run_turn(text, self._emit_through(emit)),
+            emit,
+            Work.TURN,
+            text,
+            turn=self.turn + 1,
+            given_back=True,
+            failures=(UserInputError, EffortNotFound),
+        )
 
     async def run_action(
         self,
@@ -194,39 +195,33 @@ class Engine:
         """A user's action on an effort (``target``: its id, or a new effort's name; ``topic``,
         ``value``: see :class:`~.run_state.EffortAction`), to its outcome."""
         what = f"{action.value} {target}".strip()
-        try:
-            async with self._writing(emit):
-                try:
-                    outcome = await self._orchestrator.run_action(
-                        action, target, self._emit_through(emit), topic=topic, reuse=reuse, value=value
-                    )
-                    if outcome.ok and action in EDIT_ACTIONS:  # a new name, summary or lines: findable at once
-                        result = outcome.result or {}
-                        for effort_id in {str(result.get("id") or ""), str(result.get("into") or "")} - {""}:
-                            self._reindex_effort(effort_id)
-                    return outcome
-                except (OSError, StoreError) as exc:
-                    raise self._write_failed(exc, in_turn=False) from None
-        except asyncio.CancelledError:
-            return Outcome(turn=self.turn, work=Work.ACTION, status=CANCELLED, reason="cancelled", text=what)
-        except (SessionLocked, SessionWriteError) as exc:
-            return failed_outcome(self.turn, Work.ACTION, what, exc, given_back=False)
+        emit_to = self._emit_through(emit)
+
+        async def act() -> Outcome:
+            outcome = await self._orchestrator.run_action(
+                action, target, emit_to, topic=topic, reuse=reuse, value=value
+            )
+            if outcome.ok and action in EDIT_ACTIONS:  # a new name, summary or lines: findable at once
+                result = outcome.result or {}
+                for effort_id in {str(result.get("id") or ""), str(result.get("into") or "")} - {""}:
+                    self._reindex_effort(effort_id)
+            return outcome
+
+        return await self._locked(act, emit, Work.ACTION, what)
 
     async def remember(self, text: str, effort_id: str = "", emit: Emit | None = None, *, agent: str = "") -> Outcome:
         """A note another agent leaves (``ccm-tui mcp``'s remember): appended under the writer lock to
         ``effort_id``'s log, or to the notes effort (see :mod:`.notes`), and indexed, so a search finds
         it at once. The outcome's ``result`` says where it landed (effort id, line)."""
-        try:
-            async with self._writing(emit):
-                try:
-                    note = notes.append_note(self._session, text, effort_id, agent=agent)
-                except (OSError, StoreError) as exc:
-                    raise self._write_failed(exc, in_turn=False) from None
-                self._reindex_effort(note.effort_id)
-        except asyncio.CancelledError:
-            return Outcome(turn=self.turn, work=Work.NOTE, status=CANCELLED, reason="cancelled", text=text)
-        except (UserInputError, EffortNotFound, SessionLocked, SessionWriteError) as exc:
-            return failed_outcome(self.turn, Work.NOTE, text, exc, given_back=False)
+
+        async def leave_note() -> notes.Note:
+            note = notes.append_note(self._session, text, effort_id, agent=agent)
+            self._reindex_effort(note.effort_id)
+            return note
+
+        note = await self._locked(leave_note, emit, Work.NOTE, text, failures=(UserInputError, EffortNotFound))
+        if isinstance(note, Outcome):
+            return note
         result = note.as_dict()
         return Outcome(turn=self.turn, work=Work.NOTE, status=DONE, text=text, logged_to=note.effort_id, result=result)
 
@@ -254,21 +249,17 @@ class Engine:
     async def take_back(self, why: Work, emit: Emit | None = None) -> Outcome:
         """Withdraw the last exchange (``why``: regenerate or edit; see :mod:`.retraction`). The
         outcome's ``text`` is the user's message; refused in plain words when it cannot be done."""
-        try:
-            async with self._writing(emit):
-                try:
-                    exchange = last_exchange(self._session)
-                    retract(self._session, exchange, why)
-                    if self._index is not None:  # the index records the marker (recall leaves it out)
-                        sync_log(self._index, self._session, exchange.log)
-                except (OSError, StoreError) as exc:
-                    raise self._write_failed(exc, in_turn=False) from None
-        except asyncio.CancelledError:
-            return Outcome(turn=self.turn, work=why, status=CANCELLED, reason="cancelled")
-        except CannotRetract as exc:
-            return Outcome(turn=self.turn, work=why, status=FAILED, reason=str(exc), cause=Cause.REFUSED)
-        except (SessionLocked, SessionWriteError) as exc:
-            return failed_outcome(self.turn, why, "", exc, given_back=False)
+
+        async def withdraw() -> LastExchange:
+            exchange = last_exchange(self._session)
+            retract(self._session, exchange, why)
+            if self._index is not None:  # the index records the marker (recall leaves it out)
+                sync_log(self._index, self._session, exchange.log)
+            return exchange
+
+        exchange = await self._locked(withdraw, emit, why, refusals=(CannotRetract,))
+        if isinstance(exchange, Outcome):
+            return exchange
         if emit is not None:
             emit(ExchangeWithdrawn(turn=self.turn, user=exchange.user, reply=exchange.reply, why=why))
         result = {"log": exchange.log, "user": exchange.user, "reply": exchange.reply}
@@ -340,6 +331,40 @@ class Engine:
                     watch.end()
         finally:
             lock.on_wait = told
+
+    async def _locked(
+        self,
+        work: Callable[[], Awaitable[T]],
+        emit: Emit | None,
+        kind: Work,
+        text: str = "",
+        *,
+        turn: int | None = None,
+        given_back: bool = False,
+        failures: tuple[type[Exception], ...] = (),
+        refusals: tuple[type[Exception], ...] = (),
+    ) -> T | Outcome:
+        """``work`` under the writer lock (see :meth:`_writing`), or the outcome of what stopped it:
+        a cancel, the session kept elsewhere (:class:`SessionLocked`), a failed write (an ``OSError``
+        or :class:`StoreError` of ``work`` becomes a :class:`SessionWriteError`, the run marked
+        unclean), one of ``failures`` (``failed_outcome``: input, not found), or one of ``refusals``
+        (refused in its own words). ``turn`` defaults to the current one; ``given_back``: the text
+        goes back to the input on a cancel or a failure (a failed write of a turn says itself)."""
+        turn = self.turn if turn is None else turn
+        failed: tuple[type[Exception], ...] = (SessionLocked, SessionWriteError, *failures)
+        try:
+            async with self._writing(emit):
+                try:
+                    return await work()
+                except (OSError, StoreError) as exc:
+                    raise self._write_failed(exc, in_turn=kind == Work.TURN) from None
+        except asyncio.CancelledError:
+            return Outcome(turn=turn, work=kind, status=CANCELLED, reason="cancelled", text=text, given_back=given_back)
+        except refusals as exc:
+            return Outcome(turn=turn, work=kind, status=FAILED, reason=str(exc), cause=Cause.REFUSED)
+        except failed as exc:
+            back = exc.given_back if isinstance(exc, SessionWriteError) and kind == Work.TURN else given_back
+            return failed_outcome(turn, kind, text, exc, given_back=back)
 
     def _write_failed(self, exc: OSError | StoreError, *, in_turn: bool) -> SessionWriteError:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

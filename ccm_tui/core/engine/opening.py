@@ -22,7 +22,7 @@ from ..models.client_setup import model_client, resolve_budget
 from ..models.interface import ChatModel
 from ..search import EffortIndex, RecallHit, SearchHit, SearchIndexError
 from ..search.sync import sync_index, sync_log
-from ..session.session import Session, SessionLocked
+from ..session.session import OPEN_LOCK_WAIT, Session, SessionLocked
 from ..storage.long_lines import READ_BYTES
 from ..text.tokens import TokenCounter
 from ..turn.orchestrator import Orchestrator
@@ -77,7 +77,7 @@ def open_engine(
     *,
     budget: int | None = None,
     retry_base: float | None = None,
-    lock_wait: float = 2.0,
+    lock_wait: float = OPEN_LOCK_WAIT,
     hold_lock: bool = True,
     llm: ChatModel | None = None,
     sleep: Any = None,
@@ -140,7 +140,7 @@ def open_engine(
 
 def start_engine(session_dir: Path, settings: Settings, **options: Any) -> Engine:
     """:func:`open_engine`, then recovery: the session-open sequence of every writer."""
-    lock_wait = options.get("lock_wait", 2.0)
+    lock_wait = options.get("lock_wait", OPEN_LOCK_WAIT)
     engine = open_engine(session_dir, settings, **options)
     try:
         engine.start(lock_wait=lock_wait)

@@ -272,3 +272,16 @@ class SessionReader:
 def _merged(effort: Effort | None) -> bool:
     """A merged effort's lines are found under the effort it went into (its own hits are left out)."""
     return effort is not None and bool(effort.merged_into)
+
+
+def read_status(
+    session_dir: Path, settings: Settings, *, every_effort: bool = False
+) -> tuple[SessionStatus, dict[str, Any]]:
+    """The efforts and the context figures (``status``; ``status --json`` with ``every_effort``),
+    without the writer lock and without a model (see :meth:`SessionReader.status`).
+
+    Raises:
+        StoreError: the session cannot be read.
+    """
+    with SessionReader(Path(session_dir), settings) as reader:
+        return reader.status(every_effort=every_effort)

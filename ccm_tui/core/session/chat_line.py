@@ -14,6 +14,7 @@ from typing import Any
 NOTE = "note"  # a note's role as the chat shows it (its log line says "user", marked "note": true)
 ROLE_ORDER = {"user": 0, NOTE: 0, "system": 1, "assistant": 2}
 AGENT_CHARS = 60  # of an agent's name as a note shows it
+MAX_NOTE_CHARS = 20_000  # of a note's text (the MCP server's schema says so; engine/_notes enforces it)
 
 
 def note_author(record: Mapping[str, Any]) -> str | None:

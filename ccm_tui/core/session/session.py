@@ -59,6 +59,7 @@ EXPANDED_FILE = "expanded.json"
 STATE_FILE = "session_state.json"
 EVENTS_FILE = "events.jsonl"
 READER_WAIT = 1.0  # seconds a reader waits for another process's write to the derived rows (then: as they are)
+OPEN_LOCK_WAIT = 2.0  # seconds an open waits for another process's writer lock (then: SessionLocked)
 
 
 class Session:
@@ -111,7 +112,7 @@ class Session:
         *,
         ambient_window: int = 10,
         readonly: bool = False,
-        lock_wait: float = 2.0,
+        lock_wait: float = OPEN_LOCK_WAIT,
         hold_lock: bool = True,
         counter: TokenCounter | None = None,
         on_lock_wait: Callable[[int | None, float], None] | None = None,

@@ -33,7 +33,10 @@ from ...config import Settings, sessions_dir
 from ...core.api import (
     COMMANDS,
     END_OF_CHAT,
+    ContextFigures,
+    EffortChanged,
     LoggedLine,
+    Outcome,
     Phase,
     RunState,
     SessionSnapshot,
@@ -44,7 +47,6 @@ from ...core.api import (
     terminal_safe,
 )
 from ...core.api import parse as parse_message
-from ...core.api import turn_events as te
 from .. import messages as msg
 from ..chat_find import ChatFind
 from ..controller_link import SessionLink
@@ -406,7 +408,7 @@ class ChatScreen(Screen[None]):
         self.show_figures(snapshot.figures)
         self.update_hint()
 
-    def show_figures(self, figures: te.ContextFigures) -> None:
+    def show_figures(self, figures: ContextFigures) -> None:
         snapshot = self.snapshot
         self.query_one(Sidebar).meter.show(
             figures, list(snapshot.history) if snapshot else [], snapshot.session_usage if snapshot else None
@@ -533,17 +535,17 @@ class ChatScreen(Screen[None]):
     async def on_turn_event(self, message: msg.TurnMessage) -> None:
         """Every core event of a turn or an action: the presenter draws it, the meter takes figures."""
         event = message.event
-        if isinstance(event, te.ContextFigures):
+        if isinstance(event, ContextFigures):
             self.show_figures(event)
             return
         if stales_an_offer(event):
             self.offers.drop_suggestion()
-        if isinstance(event, te.EffortChanged):
+        if isinstance(event, EffortChanged):
             return  # the snapshot that follows redraws the sidebar
         label = await self.turns.apply(event)
         if label:
             self.status_line.set_label(label)
-        if isinstance(event, te.Outcome):
+        if isinstance(event, Outcome):
             self.update_hint()  # the turn may have found that the model has no tools
             if event.failed and event.cause == "budget" and event.result:
                 self.efforts.offer_passage(event.reason, event.result)

@@ -12,8 +12,17 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from ...core.api import sent_now, with_interrupted_end
-from ...core.api import turn_events as te
+from ...core.api import (
+    Banner,
+    Paused,
+    Resumed,
+    RoundReset,
+    TextDelta,
+    ToolCalled,
+    TurnEvent,
+    sent_now,
+    with_interrupted_end,
+)
 from ..pastes import segments
 from .banner import BannerLine, PauseBanner
 from .chat_message import ChatMessage
@@ -54,28 +63,28 @@ class TurnView(Vertical):
             self.user.remove_class("-queued")
             self.user.set_note("")
 
-    async def apply(self, event: te.TurnEvent) -> str | None:
+    async def apply(self, event: TurnEvent) -> str | None:
         """Draw one event of the turn; returns the status line's new label, if it changes."""
         self.begun = True
         self._started()
-        if isinstance(event, te.TextDelta):
+        if isinstance(event, TextDelta):
             await self._append(event.text)
             return "Writing"
-        elif isinstance(event, te.ToolCalled):
+        elif isinstance(event, ToolCalled):
             self.assistant.add_tool(event.name, event.ok)
             self.gap = True
             self.round_start = len(self.assistant.text)
             return "Thinking"
-        elif isinstance(event, te.RoundReset):
+        elif isinstance(event, RoundReset):
             await self.assistant.replace_text(self.assistant.text[: self.round_start])
-        elif isinstance(event, te.Banner):
+        elif isinstance(event, Banner):
             await self.add_banner(event.text, event.kind)
-        elif isinstance(event, te.Paused):
+        elif isinstance(event, Paused):
             self._resolve_pause("retrying")
             self.pause = PauseBanner(event.reason, event.resume_at, event.attempt)
             await self.mount(self.pause, before=self.assistant)
             return "Paused by the provider"
-        elif isinstance(event, te.Resumed) and self.pause is not None:
+        elif isinstance(event, Resumed) and self.pause is not None:
             self._resolve_pause("resumed")
             return "Thinking"
         return None

@@ -12,9 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ccm_tui.commands import search as search_command
-from ccm_tui.core.api import ReportLine, render_report, search_report, search_session, search_text
+from ccm_tui.core.api import render_report, search_report, search_session
 from ccm_tui.core.search._results import Marked
 from ccm_tui.core.session.session import Session
+from ccm_tui.core.views.reports import ReportLine, search_text
 from tests.helpers.sessionkit import concluded_effort, exchange
 
 OPEN, CLOSE = "\x02", "\x03"
