@@ -2,12 +2,14 @@
 
 Streaming goes through Textual's ``MarkdownStream`` (it batches fragments when
 they come faster than the widget can render); when the reply is complete the
-body gets one final ``update`` with the authoritative text.
+body gets one final ``update`` with the authoritative text, unless that is
+exactly what streamed.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
@@ -58,6 +60,49 @@ def markdown_parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("gfm-like", {"html": False})
+
+
+LAST_BLOCK = "-last-block"  # the class of a reply's last block (no margin under it: see styles/chat.tcss)
+
+
+@cache
+def reply_body() -> type[Markdown]:
+    """The Markdown widget of a reply (made on first use: markdown-it loads after the first paint).
+
+    It marks its last block with :data:`LAST_BLOCK` after every update and append, instead of a
+    ``:last-child`` style: an order-dependent style makes Textual restyle every sibling (and its
+    subtree) on each mount, which made a streamed reply quadratic in its blocks."""
+    from textual.await_complete import AwaitComplete
+    from textual.widgets import Markdown
+    from textual.widgets.markdown import MarkdownBlock
+
+    class ReplyBody(Markdown):
+        _marked: MarkdownBlock | None = None
+
+        def _mark_last(self) -> None:
+            last = next((c for c in reversed(self.children) if isinstance(c, MarkdownBlock)), None)
+            if last is self._marked:
+                return
+            if self._marked is not None:
+                self._marked.remove_class(LAST_BLOCK)
+            self._marked = last
+            if last is not None:
+                last.add_class(LAST_BLOCK)
+
+        def _then_mark(self, done: AwaitComplete) -> AwaitComplete:
+            async def run() -> None:
+                await done
+                self._mark_last()
+
+            return AwaitComplete(run())
+
+        def update(self, markdown: str) -> AwaitComplete:
+            return self._then_mark(super().update(markdown))
+
+        def append(self, markdown: str) -> AwaitComplete:
+            return self._then_mark(super().append(markdown))
+
+    return ReplyBody
 
 
 def code_blocks(markdown: str) -> list[str]:
@@ -129,14 +174,14 @@ class ChatMessage(Vertical):
         elif self.role in PLAIN_ROLES:  # what the user (or an agent's note) typed, as typed: no Markdown
             yield Static(self.text, classes="message-body -plain", markup=False)
         else:
-            from textual.widgets import Markdown  # (markdown-it loads with the first reply, after the first paint)
+            body = reply_body()  # (markdown-it loads with the first reply, after the first paint)
 
             fold = folded_head(self.text) if self.has_class("-earlier") else None
             if fold is None:
-                yield Markdown(clipped(self.text), classes="message-body", parser_factory=markdown_parser)
+                yield body(clipped(self.text), classes="message-body", parser_factory=markdown_parser)
             else:  # a long earlier reply: its first lines; the rest is drawn when asked for
                 head, left = fold
-                yield Markdown(head, classes="message-body", parser_factory=markdown_parser)
+                yield body(head, classes="message-body", parser_factory=markdown_parser)
                 yield MoreLines(left)
 
     async def unfold(self) -> None:
@@ -225,8 +270,13 @@ class ChatMessage(Vertical):
             await self.body.update(text)
 
     async def finish(self, text: str | None = None, *, logged_to: str | None = None, note: str = "") -> None:
-        """The message is complete: one final update with the authoritative text."""
-        await self.replace_text(self.text if text is None else text)
+        """The message is complete: the authoritative text, drawn again only where it is not what streamed
+        (a reply drawn again whole costs as much as all its stream did)."""
+        final = self.text if text is None else terminal_safe(text)
+        if self._stream is not None and final == self.text:
+            await self._stop_stream()  # (what the stream still held is drawn)
+        else:
+            await self.replace_text(final)
         self.remove_class("-streaming")
         if logged_to is not None:
             self.logged_to = logged_to
