@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from ..core.api import (
     SendMessage,
     SessionSnapshot,
     TakeBack,
+    TextDelta,
     Work,
 )
 from . import messages as msg
@@ -64,6 +66,8 @@ class SessionLink(Widget):
         self._wanted: Settings | None = None  # settings asked for while the reopen runs
         self._settings, self._session_dir, self._llm = settings, Path(session_dir), llm
         self._controller: SessionController | None = None
+        self._batch_lock = threading.Lock()
+        self._batch: msg.StreamedText | None = None  # the streamed text not read by the screen yet
 
     @property
     def controller(self) -> SessionController:
@@ -83,7 +87,22 @@ class SessionLink(Widget):
         return self._controller
 
     def _post(self, event: ControllerEvent) -> None:
-        """Every controller event, as a message (called on the session thread: post_message is thread-safe)."""
+        """Every controller event, as a message (called on the session thread: post_message is thread-safe).
+
+        Streamed text is batched: a piece joins the :class:`~.messages.StreamedText` still waiting in
+        the queue, so the screen handles one message per time it is free, not one per piece (a reply
+        of thousands of pieces cost as many trips through the DOM). Any other event closes the batch:
+        what follows it comes after it."""
+        if isinstance(event, TextDelta):
+            with self._batch_lock:
+                batch = self._batch
+                if batch is not None and batch.add(event):
+                    return
+                self._batch = batch = msg.StreamedText(event, self._batch_lock)
+            self.post_message(batch)
+            return
+        with self._batch_lock:
+            self._batch = None
         self.post_message(msg.for_controller_event(event))
 
     # ------------------------------------------------------------ what the screen reads

@@ -3,16 +3,28 @@
 The core reports a turn as plain dataclass events (:mod:`ccm_tui.core.turn.events`);
 :func:`for_event` wraps each one in a :class:`TurnMessage` so the chat screen can
 handle it on the event loop. Token-figure messages may replace an older queued
-one (``can_replace``): only the newest figures matter.
+one (``can_replace``): only the newest figures matter; streamed text is gathered while
+its message waits in the queue (:class:`StreamedText`).
 """
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from ..core.api import Action, ContextFigures, Notice, RunState, SessionSnapshot, StateChanged, Suggestion, TurnEvent
+from ..core.api import (
+    Action,
+    ContextFigures,
+    Notice,
+    RunState,
+    SessionSnapshot,
+    StateChanged,
+    Suggestion,
+    TextDelta,
+    TurnEvent,
+)
 from ..core.api import SessionOpened as CoreSessionOpened
 from ..core.api import SnapshotChanged as CoreSnapshotChanged
 from ..core.api import WrittenElsewhere as CoreWrittenElsewhere
@@ -37,6 +49,39 @@ class ContextFiguresMessage(TurnMessage):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, ContextFiguresMessage)
+
+
+class StreamedText(TurnMessage):
+    """The reply text streamed since the screen last drew some: one message for many pieces.
+
+    The session thread adds pieces (:meth:`add`) while this message is queued; the first read of
+    :attr:`event` (the chat screen, when it gets to it) takes them all as one ``TextDelta``, and the
+    next piece starts a new message. So however fast the model streams, the screen handles one
+    message per time it is free, not one per piece (``lock`` is the sender's, shared by its batches).
+    """
+
+    def __init__(self, first: TextDelta, lock: threading.Lock) -> None:
+        Message.__init__(self)
+        self._turn = first.turn
+        self._pieces = [first.text]
+        self._lock = lock
+        self._taken: TextDelta | None = None
+
+    def add(self, delta: TextDelta) -> bool:
+        """Add a piece of the same turn if the screen has not read this message yet (the caller holds
+        ``lock``); False when a new message must carry it."""
+        if self._taken is not None or delta.turn != self._turn:
+            return False
+        self._pieces.append(delta.text)
+        return True
+
+    @property
+    def event(self) -> TextDelta:  # type: ignore[override]  # (read once, then fixed)
+        with self._lock:
+            if self._taken is None:
+                self._taken = TextDelta(turn=self._turn, text="".join(self._pieces))
+                self._pieces = []
+            return self._taken
 
 
 def for_event(event: TurnEvent) -> TurnMessage:

@@ -2,12 +2,15 @@
 
 Streaming goes through Textual's ``MarkdownStream`` (it batches fragments when
 they come faster than the widget can render); when the reply is complete the
-body gets one final ``update`` with the authoritative text.
+body gets one final ``update`` with the authoritative text, unless that is
+exactly what streamed.
 """
 
 from __future__ import annotations
 
 import re
+import time
+from functools import cache
 from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
@@ -22,6 +25,7 @@ from ..plain_text import plain
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from textual.timer import Timer
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
@@ -29,6 +33,7 @@ PLAIN_ROLES = ("user", "note")  # shown as typed, line breaks kept, never as Mar
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 FOLD_LINES = 60  # an earlier reply longer than this shows its first lines; the rest comes on demand
 FOLD_CHARS = 8_000  # … or longer than this many characters
+WRITE_EVERY = 0.1  # seconds between two writes of streamed text into a reply's Markdown
 
 
 def folded_head(text: str) -> tuple[str, int] | None:
@@ -58,6 +63,49 @@ def markdown_parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("gfm-like", {"html": False})
+
+
+LAST_BLOCK = "-last-block"  # the class of a reply's last block (no margin under it: see styles/chat.tcss)
+
+
+@cache
+def reply_body() -> type[Markdown]:
+    """The Markdown widget of a reply (made on first use: markdown-it loads after the first paint).
+
+    It marks its last block with :data:`LAST_BLOCK` after every update and append, instead of a
+    ``:last-child`` style: an order-dependent style makes Textual restyle every sibling (and its
+    subtree) on each mount, which made a streamed reply quadratic in its blocks."""
+    from textual.await_complete import AwaitComplete
+    from textual.widgets import Markdown
+    from textual.widgets.markdown import MarkdownBlock
+
+    class ReplyBody(Markdown):
+        _marked: MarkdownBlock | None = None
+
+        def _mark_last(self) -> None:
+            last = next((c for c in reversed(self.children) if isinstance(c, MarkdownBlock)), None)
+            if last is self._marked:
+                return
+            if self._marked is not None:
+                self._marked.remove_class(LAST_BLOCK)
+            self._marked = last
+            if last is not None:
+                last.add_class(LAST_BLOCK)
+
+        def _then_mark(self, done: AwaitComplete) -> AwaitComplete:
+            async def run() -> None:
+                await done
+                self._mark_last()
+
+            return AwaitComplete(run())
+
+        def update(self, markdown: str) -> AwaitComplete:
+            return self._then_mark(super().update(markdown))
+
+        def append(self, markdown: str) -> AwaitComplete:
+            return self._then_mark(super().append(markdown))
+
+    return ReplyBody
 
 
 def code_blocks(markdown: str) -> list[str]:
@@ -104,6 +152,9 @@ class ChatMessage(Vertical):
         self.note = ""
         self.tools: list[tuple[str, bool]] = []
         self._stream: MarkdownStream | None = None
+        self._unwritten: list[str] = []  # streamed, not yet written to the Markdown stream
+        self._written_at = 0.0  # when it last was
+        self._write_timer: Timer | None = None
         self.usage: tuple[int, int, float | None] | None = None  # its turn's tokens in, out and cost
         # a user message's parts, large pastes folded: (text, None) typed, (text, title) folded
         typed = role in PLAIN_ROLES
@@ -129,14 +180,14 @@ class ChatMessage(Vertical):
         elif self.role in PLAIN_ROLES:  # what the user (or an agent's note) typed, as typed: no Markdown
             yield Static(self.text, classes="message-body -plain", markup=False)
         else:
-            from textual.widgets import Markdown  # (markdown-it loads with the first reply, after the first paint)
+            body = reply_body()  # (markdown-it loads with the first reply, after the first paint)
 
             fold = folded_head(self.text) if self.has_class("-earlier") else None
             if fold is None:
-                yield Markdown(clipped(self.text), classes="message-body", parser_factory=markdown_parser)
+                yield body(clipped(self.text), classes="message-body", parser_factory=markdown_parser)
             else:  # a long earlier reply: its first lines; the rest is drawn when asked for
                 head, left = fold
-                yield Markdown(head, classes="message-body", parser_factory=markdown_parser)
+                yield body(head, classes="message-body", parser_factory=markdown_parser)
                 yield MoreLines(left)
 
     async def unfold(self) -> None:
@@ -169,9 +220,20 @@ class ChatMessage(Vertical):
     def set_usage(self, usage: tuple[int, int, float | None] | None) -> None:
         """What this reply's turn cost (shown with the chat's tokens-per-message view, Ctrl+T)."""
         self.usage = usage
-        self.set_class(usage is not None, "-has-usage")
+        self._state(usage is not None, "-has-usage")
         for line in self.query(".message-usage").results(Static):
             line.update(self._usage_line())
+
+    def _state(self, on: bool, name: str) -> None:
+        """Set a state class of the message (``-streaming``, ``-noted``, ``-has-usage`` …), restyling the
+        message and its own lines but not its body: no style of a body's blocks depends on these, and
+        restyling every block of a long reply (a table is a widget a cell) cost as much as drawing it."""
+        if on == self.has_class(name):
+            return
+        self.set_class(on, name, update=False)
+        if self.is_attached:
+            parts = [child for child in self.children if not child.has_class("message-body")]
+            self.app.stylesheet.update_nodes([self, *parts], animate=True)
 
     def _effort_label(self, effort_id: str) -> str:
         """The effort's human name with its id, when the chat log knows it (``ChatLog.effort_names``)."""
@@ -197,24 +259,49 @@ class ChatMessage(Vertical):
 
     # -------------------------------------------------------------- streaming
     async def append(self, piece: str) -> None:
-        """Add streamed text."""
+        """Add streamed text: the first piece is drawn at once, the next ones at most every
+        :data:`WRITE_EVERY` seconds, together (each write lays the chat out again: written as they
+        come, they kept the app too busy to echo a key)."""
         piece = terminal_safe(piece)
         if not piece:
             return
         if self._stream is None:
-            self.remove_class("-waiting")
+            self._state(False, "-waiting")
             self._stream = self.body.get_stream(self.body)
         self.text += piece
-        await self._stream.write(piece)
+        self._unwritten.append(piece)
+        wait = self._written_at + WRITE_EVERY - time.monotonic()
+        if wait <= 0:
+            await self._write()
+        elif self._write_timer is None:
+            self._write_timer = self.set_timer(wait, self._write)
 
-    async def _stop_stream(self) -> None:
+    async def _write(self) -> None:
+        """What streamed since the last write, to the Markdown stream (it parses and mounts in its task)."""
+        if self._write_timer is not None:
+            self._write_timer.stop()
+            self._write_timer = None
+        if self._unwritten and self._stream is not None:
+            text = "".join(self._unwritten)
+            self._unwritten.clear()
+            self._written_at = time.monotonic()
+            await self._stream.write(text)
+
+    async def _stop_stream(self, *, flush: bool = True) -> None:
+        if flush:
+            await self._write()
+        else:
+            self._unwritten.clear()
+        if self._write_timer is not None:
+            self._write_timer.stop()
+            self._write_timer = None
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
 
     async def replace_text(self, text: str) -> None:
         """Drop what streamed and show ``text`` instead (a retried round, a final reply)."""
-        await self._stop_stream()
+        await self._stop_stream(flush=False)
         self.text = text = terminal_safe(text)
         if self.role in PLAIN_ROLES:
             self.shown = None
@@ -225,19 +312,24 @@ class ChatMessage(Vertical):
             await self.body.update(text)
 
     async def finish(self, text: str | None = None, *, logged_to: str | None = None, note: str = "") -> None:
-        """The message is complete: one final update with the authoritative text."""
-        await self.replace_text(self.text if text is None else text)
-        self.remove_class("-streaming")
+        """The message is complete: the authoritative text, drawn again only where it is not what streamed
+        (a reply drawn again whole costs as much as all its stream did)."""
+        final = self.text if text is None else terminal_safe(text)
+        if self._stream is not None and final == self.text:
+            await self._stop_stream()  # (what the stream still held is drawn)
+        else:
+            await self.replace_text(final)
+        self._state(False, "-streaming")
         if logged_to is not None:
             self.logged_to = logged_to
         self.note = note
-        self.set_class(bool(note), "-noted")
+        self._state(bool(note), "-noted")
         self._refresh_header()
 
     def set_note(self, note: str) -> None:
         """A word beside the role (``queued``, ``interrupted`` …); empty removes it."""
         self.note = note
-        self.set_class(bool(note), "-noted")
+        self._state(bool(note), "-noted")
         self._refresh_header()
 
     def add_tool(self, name: str, ok: bool) -> None:
@@ -246,7 +338,7 @@ class ChatMessage(Vertical):
         line = "  ".join(f"⚙ {n} {'✓' if good else '✗'}" for n, good in self.tools)
         tools = self.query_one(".message-tools", Static)
         tools.update(line)
-        self.add_class("-has-tools")
+        self._state(True, "-has-tools")
 
     @property
     def streaming(self) -> bool:
