@@ -20,17 +20,17 @@ and the like working where the error is also one of those)::
     │   │   (and ExportError: not a ccm-tui export             [restore.formats.ccm_export])
     │   ├── SummaryParseError                 a restore summary the model wrote in another shape
     │   ├── BoundaryError, BudgetTooSmall, PlotError                           [replay]
-    │   └── OutOfDescriptors                  no descriptor left for an MCP tool [memory_server.descriptors]
+    │   └── ToolInputError                    an MCP tool call asked what cannot be answered [memory_server.scope]
+    │       └── OutOfDescriptors              no descriptor left for an MCP tool [memory_server.descriptors]
     ├── Refused                               an action not valid now, or beyond a limit
     │   ├── ActionRefused → TooLarge          an effort action in the wrong state / too large to expand
-    │   ├── ToolError                         a model's tool call            [turn.tools, restore.file_access]
+    │   ├── ToolError                         a tool call that cannot be served as asked (model, evidence) [here]
     │   ├── ContextTooLarge                   a request the budget cannot hold         [turn.compaction]
-    │   ├── CannotRetract                     an exchange that cannot be withdrawn     [session.withdrawn]
+    │   ├── CannotWithdraw                    an exchange that cannot be withdrawn        [engine._withdraw]
     │   └── SessionCatalogError → SessionExists, SessionInUse, SessionNameError, SessionOpen
     ├── StoreError (RuntimeError)             a session's files                  [storage.durable]
     │   └── ManifestError, SessionLocked, SessionTooNew, SessionWriteError, RepairNotNeeded
     ├── DerivedError (RuntimeError) → DerivedBusy, DerivedWriteFailed         [storage.derived]
-    │   (search calls the first two SearchIndexError and SearchIndexBusy)
     ├── RowRejected (sqlite3.DatabaseError: rebuilds the file in run)          [storage.derived]
     ├── LLMError                              a model provider's call failed (``kind``) [models]
     ├── RestoreFailed → ProviderRefused, NotATranscript; RestoreAborted; AlreadyImported  [restore]
@@ -62,6 +62,11 @@ class InputError(CcmError, ValueError):
 
 class Refused(CcmError):
     """An action that is not valid now: the wrong state, over a limit, or not allowed."""
+
+
+class ToolError(Refused):
+    """A tool call that cannot be served as asked (the model's, the evidence search's); the message
+    goes back to the model."""
 
 
 class Interruption(CcmError):

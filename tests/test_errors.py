@@ -38,3 +38,19 @@ def test_the_tree_in_the_docstring_names_every_public_exception():
     drawn = ccm_tui.errors.__doc__ or ""
     missing = [c.__name__ for c in project_exceptions() if not c.__name__.startswith("_") and c.__name__ not in drawn]
     assert missing == []
+
+
+def test_no_two_classes_share_a_name():
+    """One class per meaning (issue 43): a second ``InputError``, ``ToolError``, ``Line`` or
+    ``EffortList`` made a reader ask which one a name meant."""
+    import ast
+    from collections import defaultdict
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[1] / "ccm_tui"
+    where: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                where[node.name].append(str(path.relative_to(package)))
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}

@@ -67,7 +67,7 @@ def styled_output(stream: Any) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.api import SearchIndexError, hit_json, render_report, search_report, search_session
+    from ..core.api import DerivedError, hit_json, render_report, search_report, search_session
 
     if args.all_sessions:
         return _all_sessions(args)
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     require_session(directory)
     try:
         hits = search_session(directory, args.query, args.limit)
-    except SearchIndexError as exc:
+    except DerivedError as exc:
         raise CliError(str(exc)) from None
     if args.json:
         print_json({"results": [hit_json(h) for h in hits]})

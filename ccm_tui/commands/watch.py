@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     settings = config.load_settings()
     sessions_root = config.sessions_dir()
     capturer = Capturer(sessions_root, settings, CaptureOptions.from_settings(settings, recapture=args.recapture))
-    report = Report(quiet=args.quiet)
+    report = ConsoleReport(quiet=args.quiet)
     stores = find_stores(settings, args.root, home_stores=not args.no_home)
     capturer.load()
     stop = threading.Event()
@@ -83,7 +83,7 @@ def _on_sigterm(stop: threading.Event) -> Any:
         return signal.SIG_DFL
 
 
-class Report:
+class ConsoleReport:
     """Progress on stderr, one line per problem, and the status file ``watch --status`` prints."""
 
     def __init__(self, *, quiet: bool = False) -> None:
@@ -111,21 +111,21 @@ class Report:
             self.say(f"backfill: {files:,} file(s), {size / 2**20:,.1f} MB")
 
     def result(self, result: Any) -> None:
-        from ..restore.capture import Outcome
+        from ..restore.capture import CaptureOutcome
 
         self.counts[result.outcome.value] += 1
         self.turns += result.turns
         self.files_done += 1
         self.bytes_done += result.size
         if result.outcome in (
-            Outcome.FAILED,
-            Outcome.NOT_TRANSCRIPT,
-            Outcome.EXCLUDED,
-            Outcome.FORGOTTEN,
-            Outcome.MOVED,
+            CaptureOutcome.FAILED,
+            CaptureOutcome.NOT_TRANSCRIPT,
+            CaptureOutcome.EXCLUDED,
+            CaptureOutcome.FORGOTTEN,
+            CaptureOutcome.MOVED,
         ):
             self.problem(result.line())
-        elif self.following and result.outcome is not Outcome.UNCHANGED:
+        elif self.following and result.outcome is not CaptureOutcome.UNCHANGED:
             self.say(result.line())
         self._draw()
 

@@ -50,7 +50,6 @@ if TYPE_CHECKING:  # for mypy; tests/core/test_api.py checks these name exactly 
     from .models.id_check import check_model as check_model
     from .models.interface import ChatModel as ChatModel
     from .search import SearchHit as SearchHit
-    from .search import SearchIndexError as SearchIndexError
     from .service.controller import SessionController as SessionController
     from .service.run_state import ControllerEvent as ControllerEvent
     from .service.run_state import EffortAction as EffortAction
@@ -66,7 +65,7 @@ if TYPE_CHECKING:  # for mypy; tests/core/test_api.py checks these name exactly 
     from .service.run_state import SnapshotChanged as SnapshotChanged
     from .service.run_state import StateChanged as StateChanged
     from .service.run_state import Suggestion as Suggestion
-    from .service.run_state import TakeBack as TakeBack
+    from .service.run_state import Withdraw as Withdraw
     from .service.run_state import WrittenElsewhere as WrittenElsewhere
     from .service.slash_commands import COMMANDS as COMMANDS
     from .service.slash_commands import SlashError as SlashError
@@ -99,6 +98,7 @@ if TYPE_CHECKING:  # for mypy; tests/core/test_api.py checks these name exactly 
     from .session.sessions_folder import same_session as same_session
     from .session.sessions_folder import session_paths as session_paths
     from .session.sessions_folder import shown_size as shown_size
+    from .storage.derived import DerivedError as DerivedError
     from .storage.durable import StoreError as StoreError
     from .storage.durable import disk_full as disk_full
     from .storage.eventlog import redact as redact
@@ -218,7 +218,7 @@ _LAZY = {
     "search_session": ".engine.opening",
     "SearchAnswer": ".engine.reader",
     "SearchHit": ".search",
-    "SearchIndexError": ".search",
+    "DerivedError": ".storage.derived",
     "SendMessage": ".service.run_state",
     "sent_now": ".session.chat_line",
     "server_group": ".models.choices",
@@ -239,7 +239,7 @@ _LAZY = {
     "StoreError": ".storage.durable",
     "StreamCleaner": ".text.terminal",
     "Suggestion": ".service.run_state",
-    "TakeBack": ".service.run_state",
+    "Withdraw": ".service.run_state",
     "terminal_safe": ".text.terminal",
     "TextDelta": ".turn.events",
     "ToolCalled": ".turn.events",

@@ -15,7 +15,7 @@ import errno
 import os
 import sqlite3
 
-from .scope import InputError
+from .scope import ToolInputError
 
 UNLIMITED = 1 << 16  # what RLIM_INFINITY counts as
 UNKNOWN = 256  # what an unknown limit counts as (no resource module)
@@ -70,7 +70,7 @@ def _free(count: int) -> bool:
     return True
 
 
-class OutOfDescriptors(InputError):
+class OutOfDescriptors(ToolInputError):
     """The process has no descriptor left for what a tool needs: what the caller can do about it."""
 
     def __init__(self, advice: str) -> None:

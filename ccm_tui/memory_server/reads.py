@@ -10,7 +10,7 @@ readers in use were not bounded before, and a burst of them ran the process out 
 descriptors). A reader in use is never closed under its caller. When descriptors run out
 all the same, the idle readers are closed and the session tried once more; then the tool
 answers with one line saying what to do (:class:`~.descriptors.OutOfDescriptors`). Every
-failure becomes an :class:`InputError` in plain words, naming sessions and files in them,
+failure becomes an :class:`ToolInputError` in plain words, naming sessions and files in them,
 never a local path: an unknown id, a line past the end, a session that is not there, a
 manifest that does not parse.
 """
@@ -30,13 +30,13 @@ from typing import TypeVar
 from ..config import Settings
 from ..core.api import (
     AMBIENT,
+    DerivedError,
     EffortEntry,
     EffortView,
     LineRangeError,
     LogLines,
     SearchAnswer,
     SearchHit,
-    SearchIndexError,
     SessionReader,
     StoreError,
     line_range,
@@ -48,7 +48,7 @@ from ..core.api import (
 from ..errors import EffortNotFound
 from . import render
 from .descriptors import OutOfDescriptors, descriptor_limit, out_of_descriptors
-from .scope import InputError, Scope, effort_id
+from .scope import Scope, ToolInputError, effort_id
 
 # Measured (a reader of a built session, WAL on: /proc/self/fd counted and open/close traced around
 # opening it, a search, reads of the ambient chat and of an effort, a listing): 3 held between calls
@@ -76,13 +76,13 @@ class _Kept:
     users: int = 0
 
 
-def _plain(exc: Exception, scope: Scope, session: str | None = None) -> InputError:
+def _plain(exc: Exception, scope: Scope, session: str | None = None) -> ToolInputError:
     """``exc`` in plain words for the caller: no local path, no credential; a session that cannot be
     read (``session``: its name) says so first."""
     text = scope.private(redact(" ".join(str(exc).split())))
     if session and isinstance(exc, StoreError | OSError):
         text = f"session {session} cannot be read: {text}"
-    return InputError(text)
+    return ToolInputError(text)
 
 
 class Reads:
@@ -101,7 +101,7 @@ class Reads:
         """The session's reader, open while the caller uses it (then kept, or closed for another).
 
         Raises:
-            InputError: every reader stayed in use by other requests for ``wait`` seconds.
+            ToolInputError: every reader stayed in use by other requests for ``wait`` seconds.
         """
         entry = self._take(directory)
         try:
@@ -123,7 +123,7 @@ class Reads:
                     continue
                 left = deadline - time.monotonic()
                 if left <= 0 or not self._free.wait(left):
-                    raise InputError(
+                    raise ToolInputError(
                         f"the {self.kept} sessions this server may read at once (a share of its descriptor "
                         f"limit) stayed in use by other requests for {self.wait:g} s; nothing was read — ask "
                         "again in a moment"
@@ -149,7 +149,7 @@ class Reads:
         for attempt in range(2):
             try:
                 return ask()
-            except (StoreError, SearchIndexError, OSError) as exc:
+            except (StoreError, DerivedError, OSError) as exc:
                 if not out_of_descriptors(exc, FDS_PER_READER):
                     raise
                 self.close_idle()
@@ -178,7 +178,7 @@ class Reads:
     # ------------------------------------------------------------------ tools
     def search(self, query: str, limit: int, session: str | None = None) -> str:
         if not query.strip():
-            raise InputError("the query is empty: give the words to look for (names, errors, file names …)")
+            raise ToolInputError("the query is empty: give the words to look for (names, errors, file names …)")
         targets = self.scope.sessions(session)
         label = self.scope.all_sessions
         advice = FEWER if len(targets) > 1 else AGAIN
@@ -187,7 +187,7 @@ class Reads:
         for name, directory in targets:
             try:
                 answer, hits = self._using(directory, partial(_search_one, query=query, limit=limit), advice)
-            except (StoreError, SearchIndexError, OSError) as exc:
+            except (StoreError, DerivedError, OSError) as exc:
                 if len(targets) == 1:
                     raise _plain(exc, self.scope, name) from None
                 skipped.append(f"session {name} skipped: {_plain(exc, self.scope)}")
@@ -208,7 +208,7 @@ class Reads:
                 line_range(around=around_line, radius=min(limit, 60) // 2) if around_line else page(offset, limit)
             )
         except LineRangeError as exc:
-            raise InputError(str(exc)) from None
+            raise ToolInputError(str(exc)) from None
 
         def lines_and_title(reader: SessionReader) -> tuple[LogLines, list[str]]:
             lines = reader.read_lines(log, first, last, line=around_line)
@@ -220,7 +220,7 @@ class Reads:
 
         try:
             lines, title = self._using(directory, lines_and_title)
-        except (LineRangeError, EffortNotFound, StoreError, SearchIndexError, OSError) as exc:
+        except (LineRangeError, EffortNotFound, StoreError, DerivedError, OSError) as exc:
             raise _plain(exc, self.scope, name) from None
         return render.read_text(title, lines.messages, lines.first, lines.last, lines.total)
 
@@ -228,7 +228,7 @@ class Reads:
         name, directory = self.scope.session(session)
         try:
             entries, turn = self._using(directory, lambda reader: (reader.efforts(), reader.turn))
-        except (StoreError, SearchIndexError, OSError) as exc:
+        except (StoreError, DerivedError, OSError) as exc:
             raise _plain(exc, self.scope, name) from None
         chosen = [e for e in entries if _in_state(e, state)]
         chosen.sort(key=_recency, reverse=True)
@@ -240,7 +240,7 @@ class Reads:
         name, directory = self.scope.session(session)
         try:
             status, data = self._retrying(partial(read_status, directory, self.settings))
-        except (StoreError, SearchIndexError, OSError) as exc:
+        except (StoreError, DerivedError, OSError) as exc:
             raise _plain(exc, self.scope, name) from None
         return status_text(status, {**data, "session_dir": name})  # its name, not where it is on this machine
 
@@ -254,7 +254,7 @@ class Reads:
             try:
                 total, opened = self._using(self.scope.root / name, lambda reader: reader.counts())
                 out.append(f"{name} · {total} efforts, {opened} open")
-            except (StoreError, SearchIndexError, OSError) as exc:
+            except (StoreError, DerivedError, OSError) as exc:
                 out.append(f"{name} · unreadable: {_plain(exc, self.scope)}")
         return "\n".join(out)
 

@@ -125,7 +125,7 @@ def message_text(message: dict[str, Any]) -> str:
         whole = chars if isinstance(chars, int) else len(content)
         content = content[:MESSAGE_CHARS] + f"… [{whole - MESSAGE_CHARS:,} more characters]"
     role = f"note from {message['note_from']}" if message.get("note_from") else message.get("role")
-    said = " (withdrawn)" if message.get("withdrawn") else ""  # taken back by the user, as in a search passage
+    said = " (withdrawn)" if message.get("withdrawn") else ""  # withdrawn by the user, as in a search passage
     return f"{message['line']} {role}{said}: " + content.replace("\n", "\n    ")
 
 

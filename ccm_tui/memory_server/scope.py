@@ -18,7 +18,7 @@ from pathlib import Path
 from mcp.server.mcpserver.exceptions import ToolError
 
 from ..core.api import SessionCatalogError, session_paths
-from ..errors import CcmError
+from ..errors import InputError
 
 AMBIENT = "ambient"
 EFFORT_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
@@ -37,7 +37,7 @@ def is_session(directory: Path) -> bool:
     return any((directory / name).is_file() for name in SESSION_FILES)
 
 
-class InputError(ToolError, CcmError):
+class ToolInputError(ToolError, InputError):
     """What the caller asked for cannot be answered as asked; the message says why, in plain words
     (the caller gets it as the tool's error result, ``isError``)."""
 
@@ -50,11 +50,11 @@ def shown(value: object, width: int = 60) -> str:
 
 
 def effort_id(value: object, *, ambient: bool = False) -> str:
-    """A valid effort id (or ``ambient`` when allowed), else :class:`InputError`."""
+    """A valid effort id (or ``ambient`` when allowed), else :class:`ToolInputError`."""
     if isinstance(value, str) and (EFFORT_ID_RE.fullmatch(value) or (ambient and value == AMBIENT)):
         return value
     also = " or 'ambient' (the chat between efforts)" if ambient else ""
-    raise InputError(
+    raise ToolInputError(
         f"{shown(value)} is not an effort id: ids are lowercase letters, digits and '-' (up to 64), "
         f"as search and list show them{also}"
     )
@@ -107,7 +107,7 @@ class Scope:
             return [p.name for p in session_paths(self.root, links=False, archived=self.archived) if p.is_dir()]
         except (SessionCatalogError, OSError) as exc:  # an error, never "no sessions"
             reason = self.private(str(exc))
-            raise InputError(f"{reason}; nothing was read — try again in a moment") from None
+            raise ToolInputError(f"{reason}; nothing was read — try again in a moment") from None
 
     def session(self, name: object = None) -> tuple[str, Path]:
         """(name, directory) of the session a tool works on: the one served, or (all sessions) the one
@@ -117,21 +117,21 @@ class Scope:
             if is_session(self.directory):
                 self.seen.add(name)
             elif name in self.seen:  # it was here: renamed (Ctrl+S) or removed since
-                raise InputError(
+                raise ToolInputError(
                     f"session {name} was renamed or removed while this server ran; nothing was read or written "
                     "(start ccm-tui mcp again with the session's new name)"
                 )
             else:
-                raise InputError(
+                raise ToolInputError(
                     f"session {name} holds no conversation yet (the first ccm-tui or ccm-tui send on it makes it)"
                 )
             return name, self.directory
         assert self.root is not None
         known = self.names()
         if name is None or name == "":
-            raise InputError(f"say which session: {_listed(known)}")
+            raise ToolInputError(f"say which session: {_listed(known)}")
         if not isinstance(name, str) or name not in known:  # only a listed name: never a path
-            raise InputError(f"there is no session {shown(name)}: {_listed(known)}")
+            raise ToolInputError(f"there is no session {shown(name)}: {_listed(known)}")
         return name, self.root / name
 
     def sessions(self, name: object = None) -> list[tuple[str, Path]]:

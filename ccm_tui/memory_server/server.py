@@ -37,8 +37,8 @@ from .scope import (
     READ_ID_PATTERN,
     SESSION_NAME_PATTERN,
     SESSION_NAME_RULE,
-    InputError,
     Scope,
+    ToolInputError,
     shown,
 )
 from .wire import Answering, CheckedLines, Cleaning, wire_stdin
@@ -152,7 +152,7 @@ class MemoryServer(MCPServer[Any]):
             raise
 
     def _checked(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """The arguments without a ``session`` naming the one session served; InputError for one that
+        """The arguments without a ``session`` naming the one session served; ToolInputError for one that
         names another, or for an argument the tool does not take (it would be ignored silently)."""
         accepted = self.accepted.get(name)
         if accepted is None or not isinstance(arguments, dict):
@@ -161,7 +161,7 @@ class MemoryServer(MCPServer[Any]):
         if "session" in arguments and "session" not in accepted and served is not None:
             value = arguments["session"]
             if value not in (None, "", served):
-                raise InputError(
+                raise ToolInputError(
                     f"Error executing tool {name}: session: this server serves session {served!r} only, "
                     f"not {_given(value)}; leave session out (every session is served with ccm-tui mcp --all-sessions)"
                 )
@@ -169,7 +169,7 @@ class MemoryServer(MCPServer[Any]):
         unknown = sorted(k for k in arguments if k not in accepted)
         if unknown:
             takes = ", ".join(sorted(accepted)) or "no arguments"
-            raise InputError(
+            raise ToolInputError(
                 f"Error executing tool {name}: {name} takes no argument {', '.join(map(repr, unknown))}; "
                 f"its arguments are: {takes}"
             )

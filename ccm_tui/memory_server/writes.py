@@ -30,12 +30,12 @@ import anyio
 from ..config import Settings
 from ..core.api import (
     Action,
+    DerivedError,
     EffortAction,
     OpenOptions,
     Outcome,
     Phase,
     Remember,
-    SearchIndexError,
     SessionController,
     StoreError,
     redact,
@@ -43,7 +43,7 @@ from ..core.api import (
 from .descriptors import OutOfDescriptors, descriptor_limit, out_of_descriptors
 from .reads import Reads
 from .render import cut
-from .scope import InputError, Scope, effort_id
+from .scope import Scope, ToolInputError, effort_id
 
 log = logging.getLogger(__name__)
 
@@ -79,12 +79,12 @@ def agent_words(reason: str, tool: str, scope: Scope) -> str:
     return scope.private(redact(" ".join(reason.split())))
 
 
-def locked(tool: str, wait: float, reason: str = "", pid: int | None = None) -> InputError:
+def locked(tool: str, wait: float, reason: str = "", pid: int | None = None) -> ToolInputError:
     """The session stayed in use through the wait: who holds it, that nothing was written, what to do."""
     if pid is None and (found := PID_RE.search(reason)):
         pid = int(found.group(1))
     who = f"pid {pid}" if pid else "another process"
-    return InputError(
+    return ToolInputError(
         f"the session is in use by {who} (ccm-tui or ccm-tui send, mid-turn on it) and stayed so for {wait:g} s; "
         f"nothing was written — call {tool} again in a moment (reads such as search go on meanwhile)"
     )
@@ -146,7 +146,7 @@ class Writes:
         descriptors, the idle session readers are closed and the session opened once more.
 
         Raises:
-            InputError: it cannot be opened, in words for the agent (OutOfDescriptors: no descriptor left).
+            ToolInputError: it cannot be opened, in words for the agent (OutOfDescriptors: no descriptor left).
         """
         options = OpenOptions(hold_lock=False, lock_wait=self.wait, retry_delays=(), turn_lock_wait=self.wait)
         for attempt in range(2):
@@ -154,7 +154,7 @@ class Writes:
             try:
                 await controller.open()
                 return controller
-            except (StoreError, SearchIndexError, OSError) as exc:
+            except (StoreError, DerivedError, OSError) as exc:
                 await _close_quietly(controller)
                 short = out_of_descriptors(exc, FDS_PER_WRITER)  # (is there room for a controller now?)
                 if not short:
@@ -172,21 +172,21 @@ class Writes:
         try:
             await asyncio.wait_for(self._places.acquire(), self.wait)
         except TimeoutError:
-            raise InputError(
+            raise ToolInputError(
                 f"the {self.kept} sessions this server may write at once (a share of its descriptor limit) stayed "
                 f"in use by other writes for {self.wait:g} s; nothing was written — call {tool} again in a moment"
             ) from None
 
-    def _not_opened(self, exc: Exception, tool: str) -> InputError:
+    def _not_opened(self, exc: Exception, tool: str) -> ToolInputError:
         """Why the session could not be opened for a write, for the agent."""
         pid = getattr(exc, "pid", None)
         if pid is not None or "in use" in str(exc):
             return locked(tool, self.wait, str(exc), pid)
-        return InputError(
+        return ToolInputError(
             "the session cannot be opened for writing, nothing was written: " + agent_words(str(exc), tool, self.scope)
         )
 
-    def _failed(self, outcome: Outcome, tool: str, directory: Path, target: str = "") -> InputError:
+    def _failed(self, outcome: Outcome, tool: str, directory: Path, target: str = "") -> ToolInputError:
         reason = outcome.reason or "the write failed"
         if outcome.cause == "locked":
             return locked(tool, self.wait, reason)
@@ -196,16 +196,16 @@ class Writes:
             try:
                 with self.reads.reader(directory) as reader:
                     view = reader.effort(target)
-            except (StoreError, SearchIndexError, OSError):
-                return InputError(agent_words(reason, tool, self.scope))  # (what the write said, then)
+            except (StoreError, DerivedError, OSError):
+                return ToolInputError(agent_words(reason, tool, self.scope))  # (what the write said, then)
             if view is None:
-                return InputError(f"there is no effort '{target}' in this session (search and list give the ids)")
+                return ToolInputError(f"there is no effort '{target}' in this session (search and list give the ids)")
             if view.state.is_open:
-                return InputError(
+                return ToolInputError(
                     f"effort '{target}' is open already ({view.state.value}), not concluded: there is nothing to "
                     "reopen (read shows its log)"
                 )
-        return InputError(agent_words(reason, tool, self.scope))
+        return ToolInputError(agent_words(reason, tool, self.scope))
 
     async def remember(self, text: str, effort: str | None, session: str | None = None, *, agent: str = "") -> str:
         """A note, shown with ``agent`` (the MCP client's name) as who left it — never as the user's words."""
@@ -248,5 +248,5 @@ async def _close_quietly(controller: SessionController) -> None:
     try:
         with anyio.CancelScope(shield=True):  # (a cancelled request's controller is closed all the same)
             await controller.close()
-    except (StoreError, SearchIndexError, OSError) as exc:
+    except (StoreError, DerivedError, OSError) as exc:
         log.warning("closing session %s: %s", controller.session_dir.name, " ".join(str(exc).split()))

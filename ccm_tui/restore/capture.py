@@ -58,7 +58,7 @@ LOCK_HOLD = 0.5  # seconds the writer lock is held for a batch before it is let 
 SUMMARY_FILES = 8
 
 
-class Outcome(enum.Enum):
+class CaptureOutcome(enum.Enum):
     """What capturing one file did."""
 
     NEW = "new"
@@ -73,7 +73,7 @@ class Outcome(enum.Enum):
 
     @property
     def problem(self) -> bool:
-        return self is Outcome.FAILED
+        return self is CaptureOutcome.FAILED
 
 
 @dataclass
@@ -81,7 +81,7 @@ class FileResult:
     """One file's capture: what happened, the turns it added, and a line to say it."""
 
     path: Path
-    outcome: Outcome
+    outcome: CaptureOutcome
     turns: int = 0  # turns added now
     size: int = 0
     key: str = ""
@@ -249,16 +249,16 @@ class Capturer:
         try:
             stat = path.stat()
         except OSError as exc:
-            return FileResult(path, Outcome.FAILED, note=f"cannot be read ({exc.strerror or exc})")
+            return FileResult(path, CaptureOutcome.FAILED, note=f"cannot be read ({exc.strerror or exc})")
         known = self.known.get(absolute)
         if known and (known.inode, known.size, known.mtime_ns) == (stat.st_ino, stat.st_size, stat.st_mtime_ns):
-            return FileResult(path, Outcome.UNCHANGED, size=stat.st_size, key=known.key, session=known.session,
+            return FileResult(path, CaptureOutcome.UNCHANGED, size=stat.st_size, key=known.key, session=known.session,
                               effort_id=known.effort_id)  # fmt: skip
         if self.skipped.get(absolute) == (stat.st_size, stat.st_mtime_ns):
-            return FileResult(path, Outcome.NOT_TRANSCRIPT, size=stat.st_size)
+            return FileResult(path, CaptureOutcome.NOT_TRANSCRIPT, size=stat.st_size)
         if stat.st_size > MAX_TRANSCRIPT_BYTES:
             return FileResult(
-                path, Outcome.FAILED, size=stat.st_size,
+                path, CaptureOutcome.FAILED, size=stat.st_size,
                 note=f"{stat.st_size / 2**20:,.0f} MiB, over the {MAX_TRANSCRIPT_BYTES // 2**20} MiB a transcript "
                 "may have; not captured",
             )  # fmt: skip
@@ -268,18 +268,22 @@ class Capturer:
             parsed = parse_transcript(path)
         except UnknownTranscriptFormat:
             self.skipped[absolute] = (stat.st_size, stat.st_mtime_ns)
-            return FileResult(path, Outcome.NOT_TRANSCRIPT, size=stat.st_size)
+            return FileResult(path, CaptureOutcome.NOT_TRANSCRIPT, size=stat.st_size)
         except TranscriptError as exc:
-            return FileResult(path, Outcome.FAILED, size=stat.st_size, note=str(exc))
+            return FileResult(path, CaptureOutcome.FAILED, size=stat.st_size, note=str(exc))
         except OSError as exc:
-            return FileResult(path, Outcome.FAILED, size=stat.st_size, note=f"cannot be read ({exc.strerror or exc})")
+            return FileResult(
+                path, CaptureOutcome.FAILED, size=stat.st_size, note=f"cannot be read ({exc.strerror or exc})"
+            )
         if not parsed.turns:
             self.skipped[absolute] = (stat.st_size, stat.st_mtime_ns)
-            return FileResult(path, Outcome.NOT_TRANSCRIPT, size=stat.st_size, note="no human turn in it")
+            return FileResult(path, CaptureOutcome.NOT_TRANSCRIPT, size=stat.st_size, note="no human turn in it")
         head = head_bytes.decode("utf-8", "replace")
         who = describe(path, parsed, head, stat.st_mtime)
         if who.agent in self.options.exclude_agents or (who.project and who.project in self.options.exclude_projects):
-            return FileResult(path, Outcome.EXCLUDED, size=stat.st_size, key=who.key, note="excluded in the config")
+            return FileResult(
+                path, CaptureOutcome.EXCLUDED, size=stat.st_size, key=who.key, note="excluded in the config"
+            )
         head_sha = hashlib.sha256(head_bytes[:4096]).hexdigest()
         if not self._pending:
             self._pending_since = time.monotonic()
@@ -299,7 +303,7 @@ class Capturer:
                 try:
                     self._load_session(name)
                 except (CcmError, OSError) as exc:
-                    results.extend(FileResult(i.path, Outcome.FAILED, note=_why(exc)) for i in items)
+                    results.extend(FileResult(i.path, CaptureOutcome.FAILED, note=_why(exc)) for i in items)
                     continue
             results.extend(self._write(name, items))
         return results
@@ -314,7 +318,9 @@ class Capturer:
             try:
                 engine = self._open(directory)
             except (CcmError, OSError) as exc:
-                results.extend(FileResult(i.path, Outcome.FAILED, size=i.stat.st_size, note=_why(exc)) for i in left)
+                results.extend(
+                    FileResult(i.path, CaptureOutcome.FAILED, size=i.stat.st_size, note=_why(exc)) for i in left
+                )
                 break
             taken = time.monotonic()
             clean = False
@@ -327,7 +333,9 @@ class Capturer:
                     try:
                         results.append(self._write_one(engine, name, item, forgotten))
                     except (CcmError, OSError) as exc:
-                        results.append(FileResult(item.path, Outcome.FAILED, size=item.stat.st_size, note=_why(exc)))
+                        results.append(
+                            FileResult(item.path, CaptureOutcome.FAILED, size=item.stat.st_size, note=_why(exc))
+                        )
                 clean = True
             finally:
                 engine.close(clean=clean)
@@ -345,7 +353,9 @@ class Capturer:
         records = engine.captured_records(known.effort_id) if known is not None else None
         if records is None or known is None:  # never captured, or forgotten since
             if who.key in forgotten and not self.options.recapture:
-                return FileResult(item.path, Outcome.FORGOTTEN, size=size, key=who.key, note="forgotten; not captured")
+                return FileResult(
+                    item.path, CaptureOutcome.FORGOTTEN, size=size, key=who.key, note="forgotten; not captured"
+                )
             now = now_iso()
             messages = _pairs(turns, 1, now)
             source = self._source(item, len(turns))
@@ -353,7 +363,7 @@ class Capturer:
                 self._name(who, turns), messages, self._summary(who, parsed, turns), source, restored_at=now
             )
             self._remember(name, effort.id, source["capture"])
-            return FileResult(item.path, Outcome.NEW, len(turns), size, who.key, name, effort.id)
+            return FileResult(item.path, CaptureOutcome.NEW, len(turns), size, who.key, name, effort.id)
         logged = _logged_turns(records)
         messages, rewritten = new_records(logged, turns, now_iso())
         added = sum(1 for m in messages if m["role"] == "user")
@@ -361,11 +371,13 @@ class Capturer:
         source = self._source(item, total)
         engine.append_capture(known.effort_id, messages, source, self._summary(who, parsed, turns))
         self._remember(name, known.effort_id, source["capture"])
-        outcome = Outcome.REWRITTEN if rewritten else (Outcome.GREW if messages else Outcome.UNCHANGED)
+        outcome = (
+            CaptureOutcome.REWRITTEN if rewritten else (CaptureOutcome.GREW if messages else CaptureOutcome.UNCHANGED)
+        )
         note = "rewritten or truncated: re-derived, no turn twice" if rewritten else ""
         if moved is not None:
             self.by_head[item.head_sha].remove(moved)
-            outcome, note = (outcome if messages else Outcome.MOVED), f"moved from {moved.source}"
+            outcome, note = (outcome if messages else CaptureOutcome.MOVED), f"moved from {moved.source}"
         return FileResult(item.path, outcome, added, size, who.key, name, known.effort_id, note)
 
     def _safe(self, text: str) -> str:

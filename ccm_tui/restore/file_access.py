@@ -22,7 +22,7 @@ from typing import Any
 
 from ccm_tui.restore.file_policy import content_refusal, refusal
 
-from ..errors import Refused
+from ..errors import ToolError
 
 MAX_PATH_CHARS = 1024
 MAX_FILE_BYTES = 256 * 1024
@@ -48,10 +48,6 @@ _SYSTEM_DIRS = (
     *FORBIDDEN_TREES,
 )
 _DRIVE = re.compile(r"^[A-Za-z]:/")
-
-
-class ToolError(Refused):
-    """A tool call that cannot be served; the message goes back to the model."""
 
 
 def _within(path: str, root: str) -> bool:

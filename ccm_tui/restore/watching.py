@@ -1,7 +1,7 @@
 """The watch loop as a library: the folders watched, the backfill, following the files with watchfiles,
 and the rounds of model summaries — for ``ccm-tui watch`` and the TUI's watcher (``watch_in_tui``).
 
-What it says goes to a :class:`Report` (the command prints it; the TUI's watcher keeps it quiet).
+What it says goes to a :class:`WatchReport` (the command prints it; the TUI's watcher keeps it quiet).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ SUMMARY_EVERY = 600.0  # seconds between rounds of model summaries (each within 
 RUST_TIMEOUT_MS = 1000  # the watcher wakes this often when nothing changes (a check of the stop event)
 
 
-class Report(Protocol):
+class WatchReport(Protocol):
     """Where the loop says what it does."""
 
     def start(self, files: int, size: int, *, follow: bool = False) -> None: ...
@@ -33,7 +33,7 @@ class Report(Protocol):
     def batch_done(self) -> None: ...
 
 
-class Quiet:
+class QuietWatch:
     """A report that keeps the problems (the last :data:`KEPT`) and says nothing."""
 
     KEPT = 200
@@ -84,7 +84,7 @@ class Store:
         return path.name == ".aider.chat.history.md" or ".specstory" in path.parts
 
 
-def walk(stores: list[Store], report: Report) -> list[Path]:
+def walk(stores: list[Store], report: WatchReport) -> list[Path]:
     from ccm_tui.restore.stores import candidate_files
 
     skip = config.data_home()
@@ -97,7 +97,7 @@ def walk(stores: list[Store], report: Report) -> list[Path]:
     return list(files)
 
 
-def backfill(capturer: Any, stores: list[Store], report: Report, stop: threading.Event) -> None:
+def backfill(capturer: Any, stores: list[Store], report: WatchReport, stop: threading.Event) -> None:
     """Capture what the stores hold now, with progress."""
     files = walk(stores, report)
     sizes = {}
@@ -121,7 +121,7 @@ class Summaries:
     """Model summaries of the captures, within the budget of the settings (see
     :mod:`ccm_tui.restore.capture_summaries`): after the backfill, then every :data:`SUMMARY_EVERY` s."""
 
-    def __init__(self, sessions_root: Path, settings: config.Settings, report: Report) -> None:
+    def __init__(self, sessions_root: Path, settings: config.Settings, report: WatchReport) -> None:
         self.sessions_root, self.settings, self.report = sessions_root, settings, report
         self.last = 0.0
         self.on = bool(settings.effective_summary_model) and (
@@ -142,7 +142,7 @@ class Summaries:
 
 
 def follow(
-    capturer: Any, stores: list[Store], report: Report, stop: threading.Event, summaries: Summaries | None = None
+    capturer: Any, stores: list[Store], report: WatchReport, stop: threading.Event, summaries: Summaries | None = None
 ) -> None:
     """Capture the files the agents write, as watchfiles reports them, until ``stop``."""
     import watchfiles

@@ -29,8 +29,8 @@ from ..core.api import (
     RunState,
     SendMessage,
     SessionSnapshot,
-    TakeBack,
     TextDelta,
+    Withdraw,
     Work,
 )
 from . import messages as msg
@@ -210,9 +210,9 @@ class SessionLink(Widget):
         """Send again the message a crashed run left unanswered (the controller checks it still is)."""
         self.controller.submit(RetryOrphan())
 
-    def take_back(self, why: str) -> None:
+    def withdraw(self, why: str) -> None:
         """Withdraw the last exchange: ``regenerate`` (asked again) or ``edit`` (back in the input)."""
-        self.controller.submit(TakeBack(Work(why)))
+        self.controller.submit(Withdraw(Work(why)))
 
     def act(self, action: Action, target: str = "") -> None:
         self.controller.submit(EffortAction(action, target))

@@ -19,15 +19,15 @@ from ..core.api import (
     ContextFigures,
     Notice,
     RunState,
+    SessionOpened,
     SessionSnapshot,
+    SnapshotChanged,
     StateChanged,
     Suggestion,
     TextDelta,
     TurnEvent,
+    WrittenElsewhere,
 )
-from ..core.api import SessionOpened as CoreSessionOpened
-from ..core.api import SnapshotChanged as CoreSnapshotChanged
-from ..core.api import WrittenElsewhere as CoreWrittenElsewhere
 
 if TYPE_CHECKING:
     from ..core.api import LoggedLine
@@ -99,7 +99,7 @@ class RunStateChanged(Message):
         self.state = state
 
 
-class SnapshotChanged(Message):
+class SnapshotArrived(Message):
     """A new snapshot of the session (efforts, figures): a newer one replaces one still queued."""
 
     def __init__(self, snapshot: SessionSnapshot) -> None:
@@ -107,13 +107,13 @@ class SnapshotChanged(Message):
         self.snapshot = snapshot
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, SnapshotChanged)
+        return isinstance(message, SnapshotArrived)
 
 
-class SessionOpened(Message):
+class SessionReady(Message):
     """The session is open: what recovery did, and the chat so far (first open only)."""
 
-    def __init__(self, opened: CoreSessionOpened) -> None:
+    def __init__(self, opened: SessionOpened) -> None:
         super().__init__()
         self.report = opened.report
         self.history = opened.history
@@ -128,7 +128,7 @@ class OpenFailed(Message):
         self.error = error
 
 
-class WrittenElsewhere(Message):
+class ChangedElsewhere(Message):
     """Another process wrote to the session; ``lines`` are the chat lines it added."""
 
     def __init__(self, lines: tuple[LoggedLine, ...]) -> None:
@@ -159,12 +159,12 @@ def for_controller_event(event: Any) -> Message:
     """The message that carries a session controller event."""
     if isinstance(event, StateChanged):
         return RunStateChanged(event.state)
-    if isinstance(event, CoreSnapshotChanged):
-        return SnapshotChanged(event.snapshot)
-    if isinstance(event, CoreSessionOpened):
-        return SessionOpened(event)
-    if isinstance(event, CoreWrittenElsewhere):
-        return WrittenElsewhere(event.lines)
+    if isinstance(event, SnapshotChanged):
+        return SnapshotArrived(event.snapshot)
+    if isinstance(event, SessionOpened):
+        return SessionReady(event)
+    if isinstance(event, WrittenElsewhere):
+        return ChangedElsewhere(event.lines)
     if isinstance(event, Suggestion):
         return SuggestionMessage(event)
     if isinstance(event, Notice):

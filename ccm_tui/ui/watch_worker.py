@@ -15,11 +15,11 @@ from ..config import Settings, sessions_dir
 
 class WatchWorker:
     def __init__(self, settings: Settings) -> None:
-        from ..restore.watching import Quiet
+        from ..restore.watching import QuietWatch
 
         self.settings = settings
         self.stop = threading.Event()
-        self.report = Quiet()
+        self.report = QuietWatch()
         self.followed = threading.Event()  # the backfill is over: the files are followed
         self.failed = ""
         self.thread = threading.Thread(target=self._run, name="ccm-watch", daemon=True)

@@ -64,7 +64,7 @@ def test_a_model_that_manages_efforts_gets_no_proposals(ccm):
 def test_a_withdrawn_exchange_is_not_folded_into_an_effort(ccm):
     """Regenerate or edit withdraws an exchange from the chat; folding the ambient chat that left the
     window must not bring it back inside the concluded effort it lands."""
-    from ccm_tui.core.engine._take_back import last_exchange, retract
+    from ccm_tui.core.engine._withdraw import last_exchange, withdraw_exchange
     from ccm_tui.core.session.session import Session
 
     ccm.server.refuse_tools = True
@@ -73,7 +73,7 @@ def test_a_withdrawn_exchange_is_not_folded_into_an_effort(ccm):
     ccm.send(TOPICS["japan"][3])
     session = Session.open(ccm.dir)
     try:
-        retract(session, last_exchange(session), "edit")
+        withdraw_exchange(session, last_exchange(session), "edit")
     finally:
         session.close()
     talk(ccm, TOPICS["japan"][3:] + TOPICS["sourdough"] + TOPICS["taxes"])

@@ -16,7 +16,7 @@ import pytest
 from ccm_tui.core.engine.opening import open_engine
 from ccm_tui.core.engine.reader import SessionReader
 from ccm_tui.core.service.controller import SessionController
-from ccm_tui.core.service.run_state import SendMessage, SlashCommand, TakeBack
+from ccm_tui.core.service.run_state import SendMessage, SlashCommand, Withdraw
 from ccm_tui.core.session import withdrawn
 from ccm_tui.core.storage.durable import is_message
 from ccm_tui.core.turn.folding import _ambient_records
@@ -60,7 +60,7 @@ async def make_session(directory: Path, server, where: str, odd: str) -> Path:
     await c.open()
     try:
         await say(c, server, f"Is {SECRET} the spice island?", f"Yes, {SECRET} is the spice island.")
-        assert (await c.run(TakeBack("edit"))).ok
+        assert (await c.run(Withdraw("edit"))).ok
         for i in range(4):  # later chat: the exchange taken back leaves the ambient window
             await say(c, server, f"Next question {i} about cloves and pepper.", f"Answer {i} about cloves.")
     finally:

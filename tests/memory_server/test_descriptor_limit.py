@@ -213,7 +213,7 @@ def test_out_of_descriptors_is_one_line_and_the_next_request_is_served(template)
 
 def test_an_error_listing_the_sessions_is_an_error_not_none(template, monkeypatch):
     from ccm_tui.memory_server.reads import Reads
-    from ccm_tui.memory_server.scope import InputError, Scope
+    from ccm_tui.memory_server.scope import Scope, ToolInputError
 
     many_sessions(template, 3)
     reads = Reads(Scope(root=sessions_root()), Settings())
@@ -227,7 +227,7 @@ def test_an_error_listing_the_sessions_is_an_error_not_none(template, monkeypatc
 
     monkeypatch.setattr(Path, "iterdir", exhausted)
     for ask in (reads.status, lambda: reads.search("vault", 10), lambda: reads.list("any", 10, 0, "s001")):
-        with pytest.raises(InputError) as said:
+        with pytest.raises(ToolInputError) as said:
             ask()
         message = str(said.value)
         assert "cannot list the sessions in the sessions directory: too many open files" in message

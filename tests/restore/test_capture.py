@@ -16,8 +16,8 @@ from ccm_tui.core.storage.durable import read_jsonl
 from ccm_tui.restore.capture import (
     FORGOTTEN_FILE,
     CaptureOptions,
+    CaptureOutcome,
     Capturer,
-    Outcome,
     new_records,
 )
 from ccm_tui.restore.parse import parse_transcript
@@ -82,19 +82,19 @@ def test_each_file_gets_the_turns_restore_parse_only_finds_and_a_second_capture_
     files = [FIXTURES / name for name in SAMPLE]
     first = capturer(tmp_path).capture(files)
 
-    assert [r.outcome for r in first] == [Outcome.NEW] * len(files)
+    assert [r.outcome for r in first] == [CaptureOutcome.NEW] * len(files)
     assert {r.path: r.turns for r in first} == {f: len(parse_transcript(f).turns) for f in files}
     again = capturer(tmp_path).capture(files)  # a new process: what is captured is read from the sessions
-    assert [r.outcome for r in again] == [Outcome.UNCHANGED] * len(files)
+    assert [r.outcome for r in again] == [CaptureOutcome.UNCHANGED] * len(files)
     assert sum(r.turns for r in again) == 0
 
 
 def test_a_file_that_grows_adds_only_its_new_turns(tmp_path: Path, agent_file: Path) -> None:
     cap = capturer(tmp_path)
     write_turns(agent_file, [1])
-    assert [(r.outcome, r.turns) for r in cap.capture([agent_file])] == [(Outcome.NEW, 1)]
+    assert [(r.outcome, r.turns) for r in cap.capture([agent_file])] == [(CaptureOutcome.NEW, 1)]
     write_turns(agent_file, [1, 2, 3])
-    assert [(r.outcome, r.turns) for r in cap.capture([agent_file])] == [(Outcome.GREW, 2)]
+    assert [(r.outcome, r.turns) for r in cap.capture([agent_file])] == [(CaptureOutcome.GREW, 2)]
 
     [requests] = logged_turns(tmp_path).values()
     assert requests == [request(n) for n in (1, 2, 3)]
@@ -119,7 +119,7 @@ def test_a_rewritten_file_neither_loses_nor_duplicates_a_turn(tmp_path: Path, ag
     write_turns(agent_file, [2, 3, 4])  # compacted: the first turn left the file, a new one came
 
     [result] = cap.capture([agent_file])
-    assert (result.outcome, result.turns) == (Outcome.REWRITTEN, 1)
+    assert (result.outcome, result.turns) == (CaptureOutcome.REWRITTEN, 1)
     [requests] = logged_turns(tmp_path).values()
     assert requests == [request(n) for n in (1, 2, 3, 4)]
 
@@ -157,9 +157,9 @@ def test_a_forgotten_capture_is_skipped_unless_recaptured(tmp_path: Path, agent_
     (session / FORGOTTEN_FILE).write_text(f"claude-code:{UUID}\n", encoding="utf-8")
 
     [skipped] = capturer(tmp_path).capture([agent_file])
-    assert skipped.outcome is Outcome.FORGOTTEN
+    assert skipped.outcome is CaptureOutcome.FORGOTTEN
     [taken] = capturer(tmp_path, recapture=True).capture([agent_file])
-    assert taken.outcome is Outcome.NEW
+    assert taken.outcome is CaptureOutcome.NEW
 
 
 def test_secrets_are_redacted_unless_the_setting_turns_it_off(tmp_path: Path, agent_file: Path) -> None:
@@ -181,7 +181,7 @@ def test_secrets_are_redacted_unless_the_setting_turns_it_off(tmp_path: Path, ag
 def test_an_excluded_agent_is_not_captured(tmp_path: Path, agent_file: Path) -> None:
     write_turns(agent_file, [1])
     [result] = capturer(tmp_path, exclude_agents=frozenset({"claude-code"})).capture([agent_file])
-    assert result.outcome is Outcome.EXCLUDED
+    assert result.outcome is CaptureOutcome.EXCLUDED
     assert not (tmp_path / "sessions" / "capture-claude-code").exists()
 
 
@@ -193,7 +193,7 @@ def test_files_that_are_no_transcripts_or_cannot_be_read_are_one_line_each(tmp_p
 
     results = capturer(tmp_path).capture([notes, missing, tmp_path / "ok.jsonl"])
     assert {r.path.name: r.outcome for r in results} == {
-        "notes.txt": Outcome.NOT_TRANSCRIPT, "gone.jsonl": Outcome.FAILED, "ok.jsonl": Outcome.NEW
+        "notes.txt": CaptureOutcome.NOT_TRANSCRIPT, "gone.jsonl": CaptureOutcome.FAILED, "ok.jsonl": CaptureOutcome.NEW
     }  # fmt: skip
     assert all("\n" not in r.line() for r in results)
 
@@ -212,7 +212,7 @@ def test_a_file_over_the_transcript_limit_is_said_not_read(tmp_path: Path, agent
     with agent_file.open("wb") as handle:
         handle.truncate(MAX_TRANSCRIPT_BYTES + 1)  # sparse: its size only
     [result] = capturer(tmp_path).capture([agent_file])
-    assert result.outcome is Outcome.FAILED and "over the 64 MiB a transcript may have" in result.line()
+    assert result.outcome is CaptureOutcome.FAILED and "over the 64 MiB a transcript may have" in result.line()
 
 
 def test_a_moved_file_whose_id_is_its_path_stays_one_capture(tmp_path: Path) -> None:
@@ -225,7 +225,7 @@ def test_a_moved_file_whose_id_is_its_path_stays_one_capture(tmp_path: Path) -> 
     before.parent.rename(after.parent)
 
     [result] = capturer(tmp_path).capture([after])  # a new process, too
-    assert result.outcome is Outcome.MOVED and str(before) in result.note
+    assert result.outcome is CaptureOutcome.MOVED and str(before) in result.note
     assert len(logged_turns(tmp_path, "aider")) == 1
 
 
@@ -235,5 +235,5 @@ def test_two_watchers_capture_a_file_once(tmp_path: Path, agent_file: Path) -> N
     write_turns(agent_file, [1, 2])
     first.capture([agent_file])
     [result] = second.capture([agent_file])
-    assert (result.outcome, result.turns) == (Outcome.UNCHANGED, 0)
+    assert (result.outcome, result.turns) == (CaptureOutcome.UNCHANGED, 0)
     assert list(logged_turns(tmp_path).values()) == [[request(1), request(2)]]

@@ -127,7 +127,7 @@ async def test_an_offer_is_dropped_when_another_process_writes_to_the_session(tm
         screen = await ready(pilot)
         screen.offers.propose(Proposal("open", "japan-trip"))
         assert "Ctrl+Y" in str(screen.query_one("#prompt-hint").render())
-        screen.post_message(msg.WrittenElsewhere(()))
+        screen.post_message(msg.ChangedElsewhere(()))
         await wait_until(pilot, lambda: screen.suggestion is None, what="the offer dropped")
         assert "Ctrl+Y" not in str(screen.query_one("#prompt-hint").render())
 

@@ -57,7 +57,7 @@ async def test_a_long_streamed_reply_is_shown_exactly_after_few_batched_messages
     async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         events = count_calls(monkeypatch, TurnPresenter, "apply")
-        snapshots = count_calls(monkeypatch, ChatScreen, "on_snapshot_changed")
+        snapshots = count_calls(monkeypatch, ChatScreen, "on_snapshot_arrived")
         figures = count_calls(monkeypatch, ChatScreen, "show_figures")
         updates = count_calls(monkeypatch, reply_body(), "update")
         screen.prompt.set_text("tell me about the pool")

@@ -18,7 +18,7 @@ from ...errors import EffortNotFound
 from ..manifest.effort import Effort
 from ..models.interface import ChatModel
 from ..models.provider_errors import LLMError
-from ..search import SearchIndexError
+from ..search import DerivedError
 from ..session.numbered_lines import file_records
 from ..session.session import Session
 from ..session.withdrawn import withdrawn_lines
@@ -263,7 +263,7 @@ def _best_line(ctx: ActionContext, effort: Effort) -> int | None:
         return None
     try:
         hits = ctx.search(query, 8)
-    except (SearchIndexError, StoreError):
+    except (DerivedError, StoreError):
         return None
     lines = next((h.lines for h in hits if h.source == "effort" and h.id == effort.id and h.lines), None)
     return (lines[0] + lines[1]) // 2 if lines else None

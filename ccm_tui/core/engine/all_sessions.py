@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config import Settings
-from ..search import SearchHit, SearchIndexError
+from ..search import DerivedError, SearchHit
 from ..session.sessions_folder import CAPTURE_PREFIX, capture_of, session_paths
 from ..storage.durable import StoreError
 from .reader import SessionReader
@@ -84,7 +84,7 @@ def search_all_sessions(
                     capture = capture_of(view.source if view is not None else None)
                     if where.keeps(capture):
                         answer.hits.append(SessionHit(directory.name, hit, capture))
-        except (StoreError, SearchIndexError, OSError) as exc:
+        except (StoreError, DerivedError, OSError) as exc:
             answer.skipped.append(f"session {directory.name} skipped: {' '.join(str(exc).split())}")
     answer.hits.sort(key=lambda h: -h.hit.score)
     del answer.hits[limit:]

@@ -27,7 +27,7 @@ from ..efforts.states import EDIT_ACTIONS, Action, ActionRefused
 from ..efforts.working_context import WorkingContext
 from ..manifest.effort import Effort
 from ..models.client_setup import resolve_budget
-from ..search import EffortIndex, SearchHit, SearchIndexError
+from ..search import EffortIndex, SearchHit
 from ..search.sync import IndexWatch, sync_log
 from ..session.chat_line import LoggedLine
 from ..session.numbered_lines import LogLines
@@ -66,7 +66,7 @@ from ..views.status import (
     status_data,
 )
 from . import _notes as notes
-from ._take_back import CannotRetract, LastExchange, last_exchange, retract
+from ._withdraw import CannotWithdraw, LastExchange, last_exchange, withdraw_exchange
 from ._work_failures import SessionWriteError, check_text, failed_outcome
 from .forget import ForgetRequest, forget_locked
 from .reader import SessionReader
@@ -246,18 +246,18 @@ class Engine:
         result = {"occurrences": report.occurrences, "files": report.files, "done": not dry_run}
         return Outcome(turn=self.turn, work=Work.ACTION, status=DONE, text=what, reply=reply, result=result)
 
-    async def take_back(self, why: Work, emit: Emit | None = None) -> Outcome:
-        """Withdraw the last exchange (``why``: regenerate or edit; see :mod:`.retraction`). The
+    async def withdraw(self, why: Work, emit: Emit | None = None) -> Outcome:
+        """Withdraw the last exchange (``why``: regenerate or edit; see :mod:`._withdraw`). The
         outcome's ``text`` is the user's message; refused in plain words when it cannot be done."""
 
-        async def withdraw() -> LastExchange:
+        async def withdrawn() -> LastExchange:
             exchange = last_exchange(self._session)
-            retract(self._session, exchange, why)
+            withdraw_exchange(self._session, exchange, why)
             if self._index is not None:  # the index records the marker (recall leaves it out)
                 sync_log(self._index, self._session, exchange.log)
             return exchange
 
-        exchange = await self._locked(withdraw, emit, why, refusals=(CannotRetract,))
+        exchange = await self._locked(withdrawn, emit, why, refusals=(CannotWithdraw,))
         if isinstance(exchange, Outcome):
             return exchange
         if emit is not None:
@@ -278,7 +278,7 @@ class Engine:
                 return await folding.assist(
                     self._session, self._index, tools_enabled=self.tools_enabled, emit=self._emit_through(emit)
                 )
-        except (OSError, StoreError, SearchIndexError, SessionLocked, ActionRefused, EffortNotFound):
+        except (OSError, StoreError, DerivedError, SessionLocked, ActionRefused, EffortNotFound):
             return []
 
     def settle(self, *, busy: bool = False) -> None:
@@ -298,7 +298,7 @@ class Engine:
             return  # another process is writing: it writes the manifest when it is done
         try:
             session.flush_manifest()
-        except (OSError, StoreError, SearchIndexError):  # (the derived rows could not catch up: later)
+        except (OSError, StoreError, DerivedError):  # (the derived rows could not catch up: later)
             pass
         finally:
             if not held:
@@ -440,7 +440,7 @@ class Engine:
             self._index.sync_efforts()
             if effort_id in self._session.efforts:
                 self._index.sync_effort_log(effort_id, self._session.effort_path(effort_id))
-        except SearchIndexError:
+        except DerivedError:
             pass
 
     # ------------------------------------------------------------------ imports
@@ -622,6 +622,6 @@ class Engine:
         """Ranked search over every effort and the ambient chat.
 
         Raises:
-            SearchIndexError: the index cannot be used.
+            DerivedError: the index cannot be used.
         """
         return self._reader.search(query, limit).hits

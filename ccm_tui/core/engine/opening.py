@@ -20,7 +20,7 @@ from typing import Any
 from ...config import Settings, retry_base_seconds
 from ..models.client_setup import model_client, resolve_budget
 from ..models.interface import ChatModel
-from ..search import EffortIndex, RecallHit, SearchHit, SearchIndexError
+from ..search import DerivedError, EffortIndex, RecallHit, SearchHit
 from ..search.sync import sync_index, sync_log
 from ..session.session import OPEN_LOCK_WAIT, Session, SessionLocked
 from ..storage.long_lines import READ_BYTES
@@ -51,19 +51,19 @@ class IndexHooks:
     def search(self, query: str, limit: int) -> list[SearchHit]:
         try:
             return self.index.search(query, limit=limit)
-        except SearchIndexError as exc:
+        except DerivedError as exc:
             raise ToolError(f"the search index is unavailable right now ({exc}); try again") from None
 
     def read_ambient(self, first: int, last: int) -> list[tuple[int, Any]]:
         try:
             return self.index.read_ambient_lines(self.session.raw_path, first, last, READ_BYTES)
-        except SearchIndexError as exc:
+        except DerivedError as exc:
             raise ToolError(f"the search index is unavailable right now ({exc}); try again") from None
 
     def recall(self, message: str, skip: Any) -> list[RecallHit]:
         try:
             return self.index.recall(message, skip=skip)
-        except SearchIndexError:
+        except DerivedError:
             return []
 
     def on_logged(self, to: str, records: list[dict[str, Any]]) -> None:
@@ -229,7 +229,7 @@ def search_session(session_dir: Path, query: str, limit: int = 10) -> list[Searc
     :class:`~.reader.SessionReader`, as every search. Never imports litellm.
 
     Raises:
-        SearchIndexError: the index cannot be opened or read.
+        DerivedError: the index cannot be opened or read.
         StoreError: the session cannot be read.
     """
     with SessionReader(Path(session_dir), Settings()) as reader:

@@ -25,7 +25,7 @@ from typing import Any
 from ...config import Settings, default_budget
 from ..efforts.working_context import message_cap
 from ..manifest.effort import Effort
-from ..search import EffortIndex, SearchHit, SearchIndexBusy, SearchIndexError, without_folded
+from ..search import DerivedBusy, DerivedError, EffortIndex, SearchHit, without_folded
 from ..search.sync import sync_index
 from ..session.numbered_lines import AMBIENT, LogLines, read_log_lines
 from ..session.session import Session
@@ -130,7 +130,7 @@ class SessionReader:
         try:
             with index.waiting_at_most(0):
                 sync_index(index, session)  # one query when the index already holds the session
-        except SearchIndexBusy:
+        except DerivedBusy:
             return index, True
         self._synced = not self._shared  # (an engine's session moves: its stand-in index syncs each time)
         return index, False
@@ -141,7 +141,7 @@ class SessionReader:
         efforts (the efforts holding it are found instead).
 
         Raises:
-            SearchIndexError: the index cannot be opened or read.
+            DerivedError: the index cannot be opened or read.
         """
         with self._lock:
             index, stale = self._synced_index()
@@ -158,12 +158,12 @@ class SessionReader:
         and verifies them).
 
         Raises:
-            SearchIndexError: the index cannot be opened or read (or another process is writing it).
+            DerivedError: the index cannot be opened or read (or another process is writing it).
         """
         with self._lock:
             index, stale = self._synced_index()
             if stale:
-                raise SearchIndexBusy("the search index is being written by another process")
+                raise DerivedBusy("the search index is being written by another process")
             with index.waiting_at_most(READ_WAIT):
                 index.sync_session(self.dir)
                 return index.logs_holding(words, on_disk)
@@ -185,7 +185,7 @@ class SessionReader:
                 return read_log_lines(session, log, first, last, asked=line, index=self._index)
             try:
                 index, _ = self._synced_index()
-            except SearchIndexError:
+            except DerivedError:
                 return read_log_lines(session, log, first, last, asked=line)
             read = partial(index.read_ambient_lines, session.raw_path, cap=READ_BYTES)
             return read_log_lines(

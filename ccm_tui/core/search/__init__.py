@@ -13,7 +13,7 @@ measurements behind it are in ``docs/SEARCH.md``. Imports :mod:`..session` and b
 
 from __future__ import annotations
 
-from ._database import IN_MEMORY, SearchIndexBusy, SearchIndexError
+from ._database import IN_MEMORY, DerivedBusy, DerivedError
 from ._index import EffortIndex
 from ._query import query_terms
 from ._rare_words import BEFORE as RECALL_BEFORE
@@ -29,8 +29,8 @@ __all__ = [
     "Marked",
     "RecallHit",
     "SearchHit",
-    "SearchIndexBusy",
-    "SearchIndexError",
+    "DerivedBusy",
+    "DerivedError",
     "Span",
     "Weights",
     "query_terms",

@@ -14,8 +14,6 @@ from typing import Concatenate, ParamSpec, Protocol, TypeVar
 from ..storage.derived import IN_MEMORY, DerivedBusy, DerivedDB, DerivedError
 
 IndexDatabase = DerivedDB
-SearchIndexError = DerivedError  # the index cannot be used (unwritable directory, no FTS5, I/O error)
-SearchIndexBusy = DerivedBusy  # another connection held the lock for longer than this one waits
 
 _LINE_BITS = 32
 _LINE_MASK = (1 << _LINE_BITS) - 1
@@ -45,4 +43,4 @@ def recovering(method: Callable[Concatenate[_PartT, _P], _R]) -> Callable[Concat
     return wrapper
 
 
-__all__ = ["IN_MEMORY", "IndexDatabase", "SearchIndexBusy", "SearchIndexError", "recovering"]
+__all__ = ["IN_MEMORY", "IndexDatabase", "DerivedBusy", "DerivedError", "recovering"]

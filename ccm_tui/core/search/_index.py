@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from ._ambient import AmbientLog
-from ._database import _LINE_BITS, IndexDatabase, SearchIndexError
+from ._database import _LINE_BITS, DerivedError, IndexDatabase
 from ._ingest import Ingest
 from ._ranking import Ranking
 from ._rare_words import EVIDENCE, MAX_HITS, Evidence, RareWordRecall, RecallHit
@@ -90,7 +90,7 @@ class EffortIndex:
 
     def waiting_at_most(self, seconds: float) -> AbstractContextManager[None]:
         """Statements inside wait at most ``seconds`` for another connection's lock (0: not at all),
-        then raise ``SearchIndexBusy`` (see :meth:`.IndexDatabase.waiting_at_most`)."""
+        then raise ``DerivedBusy`` (see :meth:`.IndexDatabase.waiting_at_most`)."""
         return self._database.waiting_at_most(seconds)
 
     def optimize(self) -> None:
@@ -211,5 +211,5 @@ class EffortIndex:
         reads the markers from the log instead (:class:`..session.withdrawn.IndexedWithdrawals`)."""
         try:
             return self._recall.withdrawals_read(log, first, last)
-        except (SearchIndexError, sqlite3.ProgrammingError):  # (closed)
+        except (DerivedError, sqlite3.ProgrammingError):  # (closed)
             return None

@@ -368,7 +368,7 @@ class Results:
 
 
 def _speaker(role: str | None, withdrawn: bool) -> str:
-    """A passage line's prefix: its role, and whether it was taken back."""
+    """A passage line's prefix: its role, and whether it was withdrawn."""
     said = " (withdrawn)" if withdrawn else ""
     return f"{role}{said}: " if role else (f"{said.strip()}: " if said else "")
 

@@ -15,7 +15,7 @@ import contextlib
 from collections.abc import Iterator
 
 from ..session.session import Session
-from . import EffortIndex, SearchIndexError
+from . import DerivedError, EffortIndex
 
 
 def sync_log(index: EffortIndex, session: Session, log: str) -> None:
@@ -26,12 +26,12 @@ def sync_log(index: EffortIndex, session: Session, log: str) -> None:
             index.sync_ambient_log(session.raw_path)
         elif session.efforts.get(log) is not None:
             index.sync_effort_log(log, session.effort_path(log))
-    except SearchIndexError:
+    except DerivedError:
         pass
 
 
 def sync_index(index: EffortIndex, session: Session) -> None:
-    """Bring ``index`` up to date with ``session`` (raises SearchIndexError)."""
+    """Bring ``index`` up to date with ``session`` (raises DerivedError)."""
     if index.synced_marker() == session.index_marker():
         return
     session.refuse_symlinks()  # the sync reads every log: none may lead out of the session
@@ -58,7 +58,7 @@ class IndexWatch:
     def begin(self) -> None:
         try:
             self._in_step = self.index.synced_marker() == self.session.index_marker()
-        except SearchIndexError:
+        except DerivedError:
             self._in_step = False
         self._failures = self.index.failures
 
@@ -67,7 +67,7 @@ class IndexWatch:
             return
         try:
             self.index.mark_synced(self.session.index_marker())
-        except SearchIndexError:
+        except DerivedError:
             pass
 
     @contextlib.contextmanager

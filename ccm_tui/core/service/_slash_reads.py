@@ -10,7 +10,7 @@ indent, text, spans), for the chat to style.
 from __future__ import annotations
 
 from ..engine.engine import Engine
-from ..search import SearchIndexError
+from ..search import DerivedError
 from ..turn.events import DONE, FAILED, Cause, Outcome, Work
 from ..views.reports import hit_json, search_report, status_text
 from .run_state import SlashCommand
@@ -24,7 +24,7 @@ def answer(engine: Engine, command: SlashCommand) -> Outcome:
     if command.name == "search":
         try:
             hits = engine.search(command.argument, SEARCH_LIMIT)
-        except SearchIndexError as exc:
+        except DerivedError as exc:
             return Outcome(
                 turn=turn, work=Work.COMMAND, status=FAILED, reason=str(exc), cause=Cause.SEARCH, text=command.line
             )

@@ -79,7 +79,7 @@ from .run_state import (
     SnapshotChanged,
     StateChanged,
     Suggestion,
-    TakeBack,
+    Withdraw,
     WrittenElsewhere,
     one_line,
     unrun_outcome,
@@ -304,9 +304,9 @@ class SessionController:
             if orphan is None:
                 return unrun_outcome(intent, FAILED, no_orphan_reason(engine.recovery), cause=Cause.REFUSED)
             intent = SendMessage(orphan.text)
-        if isinstance(intent, TakeBack):  # withdraw the last exchange; regenerate then asks again
+        if isinstance(intent, Withdraw):  # withdraw the last exchange; regenerate then asks again
             self._set_state(phase=Phase.ACTION, work=Work.ACTION, detail=f"{intent.why} the last exchange")
-            taken = await engine.take_back(intent.why, self._during("action"))
+            taken = await engine.withdraw(intent.why, self._during("action"))
             if not taken.ok or intent.why != "regenerate":
                 return taken
             intent = SendMessage(taken.text)
@@ -473,7 +473,7 @@ class SessionController:
         """Ranked search over the session.
 
         Raises:
-            SearchIndexError: the index cannot be used.
+            DerivedError: the index cannot be used.
         """
         return await self._query(lambda engine: engine.search(query, limit))
 

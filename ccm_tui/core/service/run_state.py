@@ -130,14 +130,14 @@ class RetryOrphan:
 
 
 @dataclass(frozen=True)
-class TakeBack:
+class Withdraw:
     """Withdraw the last exchange (core/session/withdrawn.py): ``regenerate`` asks the model again for the
     same message; ``edit`` gives the message back to be changed and sent anew."""
 
     why: Work  # Work.REGENERATE or Work.EDIT
 
 
-Intent = SendMessage | EffortAction | SlashCommand | Remember | Cancel | RetryOrphan | TakeBack
+Intent = SendMessage | EffortAction | SlashCommand | Remember | Cancel | RetryOrphan | Withdraw
 
 
 # ----------------------------------------------------------------------------- session events
@@ -226,7 +226,7 @@ def unrun_outcome(
         return Outcome(turn=0, work=Work.COMMAND, status=status, reason=reason, cause=cause, text=intent.line)
     if isinstance(intent, Remember):
         return Outcome(turn=0, work=Work.NOTE, status=status, reason=reason, cause=cause, text=intent.text)
-    if isinstance(intent, TakeBack):
+    if isinstance(intent, Withdraw):
         return Outcome(turn=0, work=intent.why, status=status, reason=reason, cause=cause)
     text = intent.text if isinstance(intent, SendMessage) else ""
     return Outcome(turn=0, work=Work.TURN, status=status, reason=reason, cause=cause, text=text, given_back=given_back)

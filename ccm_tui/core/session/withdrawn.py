@@ -18,7 +18,7 @@ Every reader asks here (issue 32):
   log itself — so a marker is seen the moment it is appended;
 * :func:`window_lines`: which file lines the ambient window holds.
 
-Appending a marker (taking back the newest exchange) is the engine's (``engine/_take_back.py``).
+Appending a marker (taking back the newest exchange) is the engine's (``engine/_withdraw.py``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ It holds the effort list's rows (``entries``, kept by :mod:`ccm_tui.core.manifes
 search index (``efforts``, ``ambient_log``, ``meta_fts``, ``msg_fts``, kept by :mod:`ccm_tui.core.search`,
 which reads an effort's status, summary and name from ``entries``: ``fts_stale`` and ``entries_gone``
 tell it which meta documents to write again or drop),
-the lines withdrawal markers take back (``withdrawn``) and ``meta`` (how far each part has read the
+the lines withdrawal markers withdraw (``withdrawn``) and ``meta`` (how far each part has read the
 record: the manifest's stamp, the journal offset, the logs marker). Deleting it loses nothing: the next
 open rebuilds it from ``manifest.yaml``, ``events.jsonl`` and the logs (see docs/TRUTH.md).
 

@@ -41,9 +41,9 @@ RECOVERED = "recovered"
 SESSION_MIGRATED = "session_migrated"  # a session of an older schema was brought up to date
 MODEL_WITHOUT_TOOLS = "model_without_tools"  # the model cannot use tools: the chat goes on without them
 EFFORTS_SAVED = "efforts_saved"  # manifest entries that changed (the journal: see manifest/effort_list.py)
-EXCHANGE_RETRACTED = (
-    "exchange_retracted"  # the last exchange was withdrawn (regenerate, edit): core/engine/_take_back.py
-)
+# the last exchange was withdrawn (regenerate, edit: core/engine/_withdraw.py); the name on disk is the
+# one older sessions hold ("retract" was an earlier word for it)
+EXCHANGE_WITHDRAWN = "exchange_retracted"
 NOTE_ADDED = "note_added"  # another agent left a note in an effort's log (ccm-tui mcp's remember)
 RECALL_REVISED = "recall_revised"  # a compaction mid-turn moved lines: the turn's recall was looked for again
 EFFORT_RENAMED = "effort_renamed"  # the user gave an effort another name (its id stays)

@@ -40,7 +40,7 @@ _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 bytes that only continue a cha
 
 
 @dataclass(frozen=True)
-class Line:
+class LineSpan:
     """Bytes ``start``..``end`` of a file (the newline excluded); ``data``: them, when the scan held
     them in one chunk (else they are read again, as much of them as is wanted)."""
 
@@ -54,7 +54,7 @@ class Line:
         return self.end - self.start
 
 
-def lines_backwards(fh: IO[bytes], end: int | None = None, *, chunk: int = CHUNK) -> Iterator[Line]:
+def lines_backwards(fh: IO[bytes], end: int | None = None, *, chunk: int = CHUNK) -> Iterator[LineSpan]:
     """The non-empty lines of ``fh`` from its last (the one ending at byte ``end``, a line's start;
     default: the end of the file) towards its first."""
     size = fh.seek(0, os.SEEK_END)
@@ -74,13 +74,13 @@ def lines_backwards(fh: IO[bytes], end: int | None = None, *, chunk: int = CHUNK
             start = pos + nl + 1
             if start < line_end:
                 inside = line_end <= pos + len(data)
-                yield Line(start, line_end, data[nl + 1 : line_end - pos] if inside else None, complete)
+                yield LineSpan(start, line_end, data[nl + 1 : line_end - pos] if inside else None, complete)
             complete, line_end, cut = True, pos + nl, nl
     if line_end > 0:
-        yield Line(0, line_end, None, complete)
+        yield LineSpan(0, line_end, None, complete)
 
 
-def lines_forward(fh: IO[bytes], start: int = 0, *, chunk: int = CHUNK) -> Iterator[Line]:
+def lines_forward(fh: IO[bytes], start: int = 0, *, chunk: int = CHUNK) -> Iterator[LineSpan]:
     """The lines of ``fh`` from byte ``start`` on, empty ones included (they have numbers too); the
     last one not ended by a newline says so (``complete``)."""
     fh.seek(start)
@@ -90,11 +90,11 @@ def lines_forward(fh: IO[bytes], start: int = 0, *, chunk: int = CHUNK) -> Itera
         at = 0
         while (nl := data.find(b"\n", at)) >= 0:
             inside = line_start >= pos
-            yield Line(line_start, pos + nl, data[line_start - pos : nl] if inside else None)
+            yield LineSpan(line_start, pos + nl, data[line_start - pos : nl] if inside else None)
             line_start, at = pos + nl + 1, nl + 1
         pos += len(data)
     if line_start < pos:
-        yield Line(line_start, pos, None, complete=False)
+        yield LineSpan(line_start, pos, None, complete=False)
 
 
 @dataclass
@@ -111,13 +111,13 @@ class LineTable:
         """Lines of the file (``size`` bytes): the complete ones and a last one not ended yet."""
         return len(self.starts) + (size > self.end)
 
-    def line(self, number: int, size: int) -> Line:
+    def line(self, number: int, size: int) -> LineSpan:
         """1-based line ``number`` (at most :meth:`count`)."""
         if number <= len(self.starts):
             start = self.starts[number - 1]
             end = self.starts[number] - 1 if number < len(self.starts) else self.end - 1
-            return Line(start, end)
-        return Line(self.end, size, complete=False)
+            return LineSpan(start, end)
+        return LineSpan(self.end, size, complete=False)
 
 
 _tables: OrderedDict[tuple[int, int], LineTable] = OrderedDict()
@@ -179,7 +179,7 @@ def parse(raw: bytes) -> Any:
         return None
 
 
-def read_record(fh: IO[bytes], line: Line, cap: int | None = None) -> Any:
+def read_record(fh: IO[bytes], line: LineSpan, cap: int | None = None) -> Any:
     """The value of ``line``: parsed whole, or — longer than ``cap`` bytes — from its head (see
     :func:`head_record`)."""
     if cap is None or line.size <= cap:

@@ -48,7 +48,7 @@ class Banner(TurnEvent):
 
 @dataclass(frozen=True)
 class ExchangeWithdrawn(TurnEvent):
-    """The last exchange was taken back (``why``: regenerate or edit): the chat removes it."""
+    """The last exchange was withdrawn (``why``: regenerate or edit): the chat removes it."""
 
     user: str
     reply: str

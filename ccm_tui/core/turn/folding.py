@@ -24,7 +24,7 @@ from ..efforts.proposals import (
     propose_switch,
 )
 from ..efforts.summaries import offline_summary
-from ..search import EffortIndex, SearchIndexError
+from ..search import DerivedError, EffortIndex
 from ..session.numbered_lines import read_log_lines
 from ..session.session import Session
 from ..session.withdrawn import window_lines, withdrawn_lines
@@ -95,7 +95,7 @@ def _fold(session: Session, index: EffortIndex, fold: Proposal, emit: Emit) -> N
     try:
         index.sync_efforts()  # (land_imported saved it: its row is in the list)
         index.sync_effort_log(effort.id, session.effort_path(effort.id))
-    except SearchIndexError:
+    except DerivedError:
         pass  # the index is derived data: the next sync catches up
     text = f"--- Folded ambient chat (lines {first}-{last}) into effort: {effort.id} ---"
     emit(Banner(turn=session.state.turn, text=text, kind="effort"))

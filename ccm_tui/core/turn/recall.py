@@ -179,7 +179,7 @@ def skip_rule(
         if which not in gone:
             gone[which] = withdrawn_lines(session, which, 1, MAX_LINE)
         if line in gone[which]:
-            return True  # taken back by the user (regenerate, edit): never put back
+            return True  # withdrawn by the user (regenerate, edit): never put back
         if source == "ambient":
             if line <= folded_upto:
                 return True

@@ -16,7 +16,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import EffortNotFound, Refused
+from ...errors import NotFound, ToolError
 from ..efforts import operations as ops
 from ..efforts.operations import ActionContext, find_effort
 from ..efforts.states import ActionRefused
@@ -25,11 +25,6 @@ from ..session.numbered_lines import AMBIENT, MAX_LINES, LineRangeError, LogLine
 from ..storage import eventlog as ev
 from ..storage.durable import StoreError
 from ..text.tokens import cap_tokens
-
-
-class ToolError(Refused):
-    """A tool call the model got wrong; the message is returned to it."""
-
 
 Handler = Callable[[ActionContext, dict[str, Any]], Awaitable[dict[str, Any]]]
 READ_OVERHEAD_TOKENS = 60  # a read's result beside its messages: status, id, line numbers, note
@@ -126,7 +121,7 @@ async def _run(ctx: ActionContext, name: str, raw_arguments: str | dict[str, Any
     try:
         _validate(t, args)
         return ToolOutcome(name, args, await t.handler(ctx, args), True)
-    except (ToolError, ActionRefused, EffortNotFound) as exc:
+    except (ToolError, ActionRefused, NotFound) as exc:
         return ToolOutcome(name, args, {"error": f"{name}: {exc}"}, False)
     except LLMError as exc:
         return ToolOutcome(name, args, {"error": f"{name}: the summary model failed: {exc}"}, False)

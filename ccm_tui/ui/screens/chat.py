@@ -305,7 +305,7 @@ class ChatScreen(Screen[None]):
         elif phase in (Phase.IDLE, Phase.CLOSED):
             status.stop()
 
-    async def on_session_opened(self, message: msg.SessionOpened) -> None:
+    async def on_session_ready(self, message: msg.SessionReady) -> None:
         log = self.chat_log
         if message.history:  # above what was drawn meanwhile (a command asked for as the session opened)
             present = log.children[0] if log.children else None
@@ -366,7 +366,7 @@ class ChatScreen(Screen[None]):
             return
         await self.chat_log.show_newest(list(page.lines))
 
-    async def on_written_elsewhere(self, message: msg.WrittenElsewhere) -> None:
+    async def on_changed_elsewhere(self, message: msg.ChangedElsewhere) -> None:
         """Another process wrote (the controller has re-read the session): show what it added. An offer
         made before no longer describes the conversation."""
         self.offers.drop_suggestion()
@@ -395,7 +395,7 @@ class ChatScreen(Screen[None]):
         return True
 
     # ----------------------------------------------------------------- sidebar
-    async def on_snapshot_changed(self, message: msg.SnapshotChanged) -> None:
+    async def on_snapshot_arrived(self, message: msg.SnapshotArrived) -> None:
         """Efforts, header and meter from the controller's newest snapshot."""
         snapshot = message.snapshot
         status = snapshot.status
@@ -722,7 +722,7 @@ class ChatScreen(Screen[None]):
     def action_regenerate(self) -> None:
         """Ask the model again for the last message: the last reply is withdrawn and written anew."""
         if self.efforts.ready("regenerate the reply"):
-            self.link.take_back("regenerate")
+            self.link.withdraw("regenerate")
 
     def action_edit_last(self) -> None:
         """The last message back in the input, its exchange withdrawn: change it and send it again."""
@@ -730,7 +730,7 @@ class ChatScreen(Screen[None]):
             self.notify("Empty the input first (Ctrl+L): the last message comes back into it", severity="warning")
             return
         if self.efforts.ready("edit the last message"):
-            self.link.take_back("edit")
+            self.link.withdraw("edit")
             self.prompt.focus()
 
     def action_demo_autoplay(self) -> None:

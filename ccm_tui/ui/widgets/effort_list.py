@@ -222,7 +222,7 @@ EMPTY_TEXT = (
 )
 
 
-class EffortList(VerticalScroll):
+class SidebarEffortList(VerticalScroll):
     """The three sections of efforts; redrawn only when something visible changed."""
 
     can_focus = False

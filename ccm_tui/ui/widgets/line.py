@@ -1,7 +1,7 @@
 """A line of text that changes often (a spinner, a hint under the input) without laying the screen out.
 
 ``Static.update`` asks for a new layout of the whole screen every time, which costs as much as the chat
-holds widgets: ten spinner frames a second, or one per key typed, over a long chat. A :class:`Line` has a
+holds widgets: ten spinner frames a second, or one per key typed, over a long chat. A :class:`StatusLine` has a
 fixed height (one row, set here) and its width from its container, so a new text only repaints it.
 """
 
@@ -11,11 +11,11 @@ from textual.content import Content
 from textual.widget import Widget
 
 
-class Line(Widget):
+class StatusLine(Widget):
     """One row of plain text (never parsed as markup); :meth:`set_text` changes it with a repaint only."""
 
     DEFAULT_CSS = """
-    Line {
+    StatusLine {
         height: 1;
         width: 1fr;
     }

@@ -4,7 +4,7 @@ or the keys — with the sidebar's key when it is hidden and a note when the mod
 from __future__ import annotations
 
 from ...core.api import COMMANDS
-from .line import Line
+from .line import StatusLine
 
 HINT = "Enter send · Alt+Enter or Ctrl+J newline · F1 keys · Ctrl+P all commands"
 CANCEL_HINT = "Esc cancels the reply"  # said only while there is one to cancel
@@ -26,8 +26,8 @@ def command_hint(typed: str) -> str | None:
     return " · ".join(c.usage for c in matching) + " · Tab completes"
 
 
-class PromptHint(Line):
-    """Redrawn on every key typed: a :class:`Line`, whose changes cost a repaint, never a layout."""
+class PromptHint(StatusLine):
+    """Redrawn on every key typed: a :class:`StatusLine`, whose changes cost a repaint, never a layout."""
 
     def __init__(self, *, demo: bool, id: str | None = None) -> None:
         super().__init__(DEMO_HINT if demo else HINT, id=id)

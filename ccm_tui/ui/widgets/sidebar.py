@@ -12,7 +12,7 @@ from textual.widgets import Static
 from ...core.api import EffortView
 from ..messages import EffortSelected
 from .effort_detail import EffortDetail
-from .effort_list import EffortItem, EffortList
+from .effort_list import EffortItem, SidebarEffortList
 from .token_meter import TokenMeter
 
 
@@ -26,7 +26,7 @@ class Sidebar(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("EFFORTS", classes="sidebar-title")
-        yield EffortList(id="effort-list")
+        yield SidebarEffortList(id="effort-list")
         yield EffortDetail(id="effort-detail")
         yield Static("", classes="sidebar-spacer")
         yield Static("CONTEXT", classes="sidebar-title")
@@ -43,7 +43,7 @@ class Sidebar(Vertical):
         meter); ``unlisted``: concluded efforts the session holds beyond those given."""
         self.efforts = {e.id: e for e in efforts}
         self.decay_threshold = decay_threshold
-        await self.query_one(EffortList).show(efforts, decay_threshold, in_context, unlisted)
+        await self.query_one(SidebarEffortList).show(efforts, decay_threshold, in_context, unlisted)
         detail = self.query_one(EffortDetail)
         detail.display = bool(efforts)
         focused = self.app.focused

@@ -6,14 +6,14 @@ import time
 
 from textual.timer import Timer
 
-from .line import Line
+from .line import StatusLine
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
-class TurnStatus(Line):
+class TurnStatus(StatusLine):
     """Hidden when idle; ``start(label)`` shows a spinner until ``stop()`` (ten frames a second: a
-    :class:`Line`, repainted, never laid out again)."""
+    :class:`StatusLine`, repainted, never laid out again)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)

@@ -10,7 +10,7 @@ import pytest
 
 from ccm_tui.config import Settings
 from ccm_tui.core.api import SessionReader, StoreError
-from ccm_tui.core.search import EffortIndex, SearchIndexBusy
+from ccm_tui.core.search import DerivedBusy, EffortIndex
 from ccm_tui.core.session.lock import SessionLock
 from ccm_tui.core.session.numbered_lines import LineRangeError, page
 from ccm_tui.errors import EffortNotFound
@@ -42,7 +42,7 @@ def test_a_sync_that_would_wait_for_another_writer_raises_busy_at_once(session_d
     try:
         with EffortIndex(session_dir / "derived.sqlite") as index:
             append_ambient(session_dir, "a brand new exchange")
-            with pytest.raises(SearchIndexBusy), index.waiting_at_most(0):
+            with pytest.raises(DerivedBusy), index.waiting_at_most(0):
                 index.sync_ambient_log(session_dir / "raw.jsonl")
             assert index.search("axolotl")  # reading waits for nobody
     finally:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ccm_tui.core.search import EffortIndex, SearchHit, SearchIndexError, query_terms
+from ccm_tui.core.search import DerivedError, EffortIndex, SearchHit, query_terms
 from ccm_tui.core.search import _query as search_query
 from ccm_tui.core.search import _ranking as search_mod
 from ccm_tui.core.search import _records as search_records
@@ -516,7 +516,7 @@ def test_corruption_found_later_is_recovered(session: Session) -> None:
 def test_unwritable_location_raises_search_index_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(SearchIndexError):
+    with pytest.raises(DerivedError):
         EffortIndex(blocker / "sub" / "derived.sqlite")
 
 
@@ -526,7 +526,7 @@ def test_read_only_directory_raises_search_index_error(tmp_path: Path) -> None:
     ro.mkdir()
     ro.chmod(0o500)
     try:
-        with pytest.raises(SearchIndexError, match="not writable"):
+        with pytest.raises(DerivedError, match="not writable"):
             EffortIndex(ro / "derived.sqlite")
     finally:
         ro.chmod(0o700)
@@ -536,13 +536,13 @@ def test_closed_index_raises(tmp_path: Path) -> None:
     idx = EffortIndex(tmp_path / "i.sqlite")
     idx.close()
     idx.close()
-    with pytest.raises(SearchIndexError):
+    with pytest.raises(DerivedError):
         idx.search("x")
 
 
 def test_missing_fts5_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(derived_database, "_has_fts5", lambda conn: False)
-    with pytest.raises(SearchIndexError, match="FTS5"):
+    with pytest.raises(DerivedError, match="FTS5"):
         EffortIndex(tmp_path / "i.sqlite")
 
 
@@ -578,5 +578,5 @@ def test_other_sqlite_errors_surface_as_search_index_error(index: EffortIndex, m
         raise sqlite3.OperationalError("database is locked")
 
     monkeypatch.setattr(Ranking, "_search", locked)
-    with pytest.raises(SearchIndexError, match="locked"):
+    with pytest.raises(DerivedError, match="locked"):
         index.search("anything")

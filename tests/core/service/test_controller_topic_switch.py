@@ -58,12 +58,12 @@ async def test_a_withdrawn_exchange_is_not_moved_even_once_the_session_state_for
     the session state still remembers (it keeps the newest withdrawals only, and can be rebuilt)."""
     import json
 
-    from ccm_tui.core.service.run_state import TakeBack
+    from ccm_tui.core.service.run_state import Withdraw
 
     directory = tmp_path / "s"
     c = await trip_with_a_new_topic(llm_server, directory)
     try:
-        assert (await c.run(TakeBack("edit"))).ok  # "And the tax deadline?" taken back
+        assert (await c.run(Withdraw("edit"))).ok  # "And the tax deadline?" taken back
     finally:
         await c.close()
     state_file = directory / "session_state.json"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ccm_tui.core.engine.opening import open_engine
 from ccm_tui.core.service.controller import SessionController
-from ccm_tui.core.service.run_state import SendMessage, SlashCommand, TakeBack
+from ccm_tui.core.service.run_state import SendMessage, SlashCommand, Withdraw
 from ccm_tui.core.turn.events import ExchangeWithdrawn
 from tests.helpers.openai_server import call, text, tool_calls
 from tests.helpers.sessionkit import jsonl, settings_for
@@ -41,7 +41,7 @@ async def test_regenerate_asks_again_without_the_withdrawn_reply_and_the_raw_log
         llm_server.push(text("Lyon, sorry."))
         await c.run(SendMessage("And its second city?"))
         llm_server.push(text("Marseille."))
-        outcome = await c.run(TakeBack("regenerate"))
+        outcome = await c.run(Withdraw("regenerate"))
         assert outcome.ok and outcome.work == "turn" and outcome.reply == "Marseille."
         again = request_text(llm_server.chat_requests()[-1])
         assert again.count("And its second city?") == 1 and "Lyon, sorry." not in again and "Paris." in again
@@ -71,7 +71,7 @@ async def test_edit_gives_the_message_back_and_a_new_one_replaces_it_in_an_effor
         llm_server.push(text("Kyoto then."))
         await c.run(SendMessage("We go to Kyoto in Aprl"))
         before = c.snapshot.status.active.raw_tokens if c.snapshot and c.snapshot.status.active else 0
-        outcome = await c.run(TakeBack("edit"))
+        outcome = await c.run(Withdraw("edit"))
         assert outcome.ok and outcome.given_back and outcome.text == "We go to Kyoto in Aprl"
         llm_server.push(text("April it is."))
         await c.run(SendMessage("We go to Kyoto in April"))
@@ -87,12 +87,12 @@ async def test_edit_gives_the_message_back_and_a_new_one_replaces_it_in_an_effor
 async def test_a_turn_that_opened_an_effort_or_nothing_at_all_is_not_taken_back(tmp_path, llm_server):
     c = await controller(llm_server, tmp_path / "s")
     try:
-        nothing = await c.run(TakeBack("regenerate"))
+        nothing = await c.run(Withdraw("regenerate"))
         assert nothing.failed and "no exchange" in nothing.reason
         llm_server.push(tool_calls(call("open_effort", {"name": "Garden"})))
         llm_server.push(text("Opened."))
         await c.run(SendMessage("Start an effort for the garden"))
-        refused = await c.run(TakeBack("edit"))
+        refused = await c.run(Withdraw("edit"))
         assert refused.failed and "changed efforts (opened)" in refused.reason and not refused.given_back
     finally:
         await c.close()
@@ -112,10 +112,10 @@ async def test_counts_read_again_from_the_logs_agree_with_the_counts_a_withdrawa
     c = await controller(llm_server, directory)
     try:
         await say(c, llm_server, ("Capital of France?", "Noted, Paris."), ("And its second city?", "Lyon, sorry."))
-        assert (await c.run(TakeBack("edit"))).ok
+        assert (await c.run(Withdraw("edit"))).ok
         await c.command(SlashCommand("open", "Trip"))
         await say(c, llm_server, ("We go to Kyoto in Aprl", "Kyoto then."))
-        assert (await c.run(TakeBack("edit"))).ok
+        assert (await c.run(Withdraw("edit"))).ok
         active = c.snapshot.status.active if c.snapshot else None
         assert active is not None and active.id == "trip"
         trip_tokens = active.raw_tokens  # as the withdrawal left it
@@ -138,7 +138,7 @@ async def test_counts_read_again_from_the_logs_agree_with_the_counts_a_withdrawa
             ("We go to Kyoto in April", "Kyoto in April, then."),
             ("How long in Osaka, a week?", "Two nights."),
         )
-        assert (await c.run(TakeBack("edit"))).ok
+        assert (await c.run(Withdraw("edit"))).ok
     finally:
         await c.close()
     session = Session.open(directory, readonly=True)
@@ -163,7 +163,7 @@ async def test_a_withdrawn_exchange_is_never_recalled_even_once_the_session_stat
     c = await controller(llm_server, directory)
     try:
         await say(c, llm_server, ("My locker code at the climbing gym is 4729.", "Noted, 4729."))
-        assert (await c.run(TakeBack("edit"))).ok
+        assert (await c.run(Withdraw("edit"))).ok
         await say(c, llm_server, *((f"small talk {i}: the weather and the tea", "Indeed.") for i in range(12)))
     finally:
         await c.close()
@@ -187,7 +187,7 @@ async def test_a_withdrawal_is_in_the_search_index_as_soon_as_it_is_made(tmp_pat
     c = await controller(llm_server, directory)
     try:
         await say(c, llm_server, ("My locker code at the climbing gym is 4729.", "Noted, 4729."))
-        assert (await c.run(TakeBack("edit"))).ok
+        assert (await c.run(Withdraw("edit"))).ok
     finally:
         await c.close()
     with EffortIndex(directory / "derived.sqlite") as index:
@@ -214,7 +214,7 @@ async def test_lines_are_file_lines(tmp_path, llm_server):
     c = await controller(llm_server, directory)
     try:
         await say(c, llm_server, ("And its second city?", "Lyon, sorry."))
-        assert (await c.run(TakeBack("edit"))).ok
+        assert (await c.run(Withdraw("edit"))).ok
     finally:
         await c.close()
     lines = (directory / "raw.jsonl").read_text().splitlines()

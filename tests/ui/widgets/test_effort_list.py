@@ -4,7 +4,7 @@ their decay counters."""
 from __future__ import annotations
 
 from ccm_tui.core.views.status import EffortState, EffortView
-from ccm_tui.ui.widgets.effort_list import EffortItem, EffortList
+from ccm_tui.ui.widgets.effort_list import EffortItem, SidebarEffortList
 from tests.helpers.tui import WidgetHost
 
 
@@ -20,7 +20,7 @@ async def test_effort_list_groups_open_expanded_and_concluded_with_decay_counter
         ),
         view("old", EffortState.EVICTED, summary="an old topic", in_memory=False),
     )
-    listing = EffortList()
+    listing = SidebarEffortList()
     async with WidgetHost(listing).run_test() as pilot:
         await listing.show(efforts, 3)
         await pilot.pause()

@@ -10,7 +10,7 @@ import pytest
 from textual import events
 
 from ccm_tui.ui import messages as msg
-from ccm_tui.ui.widgets.effort_list import EffortItem, EffortList
+from ccm_tui.ui.widgets.effort_list import EffortItem, SidebarEffortList
 from ccm_tui.ui.widgets.prompt_input import PromptInput
 from tests.helpers.tui import SIZE, build, idle, ready, server_app, state_of, wait_until
 
@@ -52,11 +52,11 @@ async def test_keys_that_arrive_while_the_list_redraws_stay_in_it(tmp_path, llm_
         screen.prompt.remind("an earlier message")
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: focused_row(pilot) is not None, what="the list to take the focus")
-        listing = screen.query_one(EffortList)
+        listing = screen.query_one(SidebarEffortList)
         before = listing.item("flaky-login-test")
         for key in ["c", "down", "x", "up", "up"]:  # c: not valid for an open effort; x: export (a dialog)
             listing._shown = ()  # the next snapshot redraws every row
-            screen.post_message(msg.SnapshotChanged(screen.snapshot))
+            screen.post_message(msg.SnapshotArrived(screen.snapshot))
             await asyncio.sleep(0)  # the redraw has begun when the key arrives
             pilot.app.post_message(events.Key(key, key if len(key) == 1 else None))
             await pilot.pause()

@@ -29,7 +29,7 @@ async def test_the_sidebar_brings_the_active_effort_into_view_and_drops_stale_de
     from textual.widgets import TextArea
 
     from ccm_tui.ui.widgets.effort_detail import HINT, EffortDetail
-    from ccm_tui.ui.widgets.effort_list import EffortList
+    from ccm_tui.ui.widgets.effort_list import SidebarEffortList
     from ccm_tui.ui.widgets.sidebar import Sidebar
     from tests.helpers.tui import WidgetHost
 
@@ -42,7 +42,7 @@ async def test_the_sidebar_brings_the_active_effort_into_view_and_drops_stale_de
     async with Host(sidebar).run_test(size=(60, 30)) as pilot:
         await sidebar.show_efforts(efforts_view("alpha", 25), 3)
         await pilot.pause()
-        efforts = sidebar.query_one(EffortList)
+        efforts = sidebar.query_one(SidebarEffortList)
         efforts.scroll_end(animate=False)
         await pilot.pause()
         await sidebar.show_efforts(efforts_view("beta", 25), 3)  # the model switched efforts

@@ -76,7 +76,7 @@ async def test_a_failed_turn_keeps_what_streamed_marked():
 # --------------------------------------------------------------------------- TokenMeter
 
 
-# --------------------------------------------------------------------------- EffortList
+# --------------------------------------------------------------------------- SidebarEffortList
 
 
 async def test_a_hostile_reply_is_drawn_without_its_control_sequences():

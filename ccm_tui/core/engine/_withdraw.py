@@ -33,7 +33,7 @@ EFFECTS = {
 WORDS = {"regenerate": "the reply is written again", "edit": "the message is edited and sent again"}
 
 
-class CannotRetract(Refused):
+class CannotWithdraw(Refused):
     """Why the last exchange cannot be withdrawn, in plain words."""
 
 
@@ -52,38 +52,38 @@ class LastExchange:
 
 
 def last_exchange(session: Session) -> LastExchange:
-    """The newest exchange, if it can be withdrawn (else :class:`CannotRetract`)."""
+    """The newest exchange, if it can be withdrawn (else :class:`CannotWithdraw`)."""
     events = read_jsonl_tail(session.events.path, EVENTS_READ)
     start = max((i for i, e in enumerate(events) if e.get("event") == ev.TURN_START), default=None)
     if start is None:
-        raise CannotRetract("there is no exchange to take back yet")
+        raise CannotWithdraw("there is no exchange to withdraw yet")
     turn = events[start:]
     kinds = [str(e.get("event")) for e in turn]
     if ev.TURN_DONE not in kinds:
-        raise CannotRetract("the last turn did not end with a reply (send the message again instead)")
+        raise CannotWithdraw("the last turn did not end with a reply (send the message again instead)")
     changed = sorted({k.removeprefix("effort_") for k in kinds if k in EFFECTS})
     if changed:
-        raise CannotRetract(
+        raise CannotWithdraw(
             f"the last turn changed efforts ({', '.join(changed)}); taking it back would leave that done: "
             "send a new message instead"
         )
     logged = [e for e in turn if e.get("event") == ev.MESSAGE_LOGGED]
     if not logged or not isinstance(logged[-1].get("to"), str) or not isinstance(logged[-1].get("count"), int):
-        raise CannotRetract("the last exchange was not logged")
+        raise CannotWithdraw("the last exchange was not logged")
     to, count = logged[-1]["to"], int(logged[-1]["count"])
     path = session.raw_path if to == "ambient" else session.effort_path(to)
     if to != "ambient" and session.efforts.get(to) is None:
-        raise CannotRetract(f"effort {to} is gone")
+        raise CannotWithdraw(f"effort {to} is gone")
     tail = read_jsonl_tail(path, count)
     said = turn[0].get("user")
     if len(tail) != count or not tail or tail[0].get("role") != "user" or any(is_marker(r) for r in tail):
-        raise CannotRetract("the last exchange is not the newest thing in its log")
+        raise CannotWithdraw("the last exchange is not the newest thing in its log")
     if isinstance(said, str) and tail[0].get("content") != said:
-        raise CannotRetract("the last exchange is not the newest thing in its log")
+        raise CannotWithdraw("the last exchange is not the newest thing in its log")
     return LastExchange(to, tuple(tail))
 
 
-def retract(session: Session, exchange: LastExchange, why: str) -> None:
+def withdraw_exchange(session: Session, exchange: LastExchange, why: str) -> None:
     """Withdraw ``exchange`` (see the module doc): its marker appended to its log (fsynced: from then
     on every reader leaves the exchange out), the session's counts without it, an
     ``exchange_retracted`` event."""
@@ -106,5 +106,5 @@ def retract(session: Session, exchange: LastExchange, why: str) -> None:
         effort.raw_tokens = max(0, effort.raw_tokens - tokens)
         session.forget_log(effort.id)  # read again without it when the context needs it
         session.save_manifest()
-    session.log_event(ev.EXCHANGE_RETRACTED, to=exchange.log, count=len(exchange.records), why=why)
+    session.log_event(ev.EXCHANGE_WITHDRAWN, to=exchange.log, count=len(exchange.records), why=why)
     session.save_state()
