@@ -163,7 +163,7 @@ class ModelCalls:
             emit(Asking(turn=turn, attempt=attempt + 1))
             counted = _Counted(on_delta, self.reply_cap, self._encoding())
             try:
-                completion = await self.llm.stream_chat(messages, tools, counted)
+                completion = await self.llm.stream_chat(self._hinted(messages), tools, counted)
             except ReplyCapped:
                 completion = counted.completion()
             except LLMError as exc:
@@ -184,6 +184,16 @@ class ModelCalls:
                 self._say_cut(turn, emit, banners)
                 completion.tool_calls = []  # cut in the middle: not run
             return completion
+
+    def _hinted(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The request with prompt-cache hints where the provider needs them (Anthropic's ``cache_control``:
+        the stable prefix and the conversation so far); as it is for every other provider."""
+        if not getattr(self.llm, "cache_hints", False):
+            return messages
+        from ..efforts.working_context import cache_breakpoints
+        from ..models.litellm_client import with_cache_hints
+
+        return with_cache_hints(messages, cache_breakpoints(messages))
 
     def _say_cut(self, turn: int, emit: Emit, banners: list[str]) -> None:
         """The reply stopped at its cap: the user is told, with the way out."""
@@ -241,6 +251,9 @@ class ModelCalls:
             counts["requests"] = int(counts.get("requests", 0)) + 1
             for key in ("prompt_tokens", "completion_tokens"):
                 counts[key] = int(counts.get(key, 0)) + int(usage.get(key, 0) or 0)
+            for key in ("cached_tokens", "cache_write_tokens"):  # only when the provider reports them
+                if usage.get(key):
+                    counts[key] = int(counts.get(key, 0)) + int(usage[key])
         if "total_tokens" in usage:
             self.usage_total["total_tokens"] = self.usage_total.get("total_tokens", 0) + usage["total_tokens"]
         if usage and self.llm is not None:
