@@ -152,7 +152,7 @@ def efforts_block(session: Session) -> str:
     efforts are open and which is active, which are expanded, how many summaries left memory)."""
     open_efforts = session.efforts.open_efforts()
     evicted = session.evicted_count
-    lines = ["## Effort state"]
+    lines = [STATE_HEAD]
     if open_efforts:
         for e in open_efforts:
             lines.append(f"- open: {e.id}{' (ACTIVE: new messages go here)' if e.active else ' (backgrounded)'}")
@@ -185,6 +185,19 @@ def is_note(message: dict[str, Any]) -> bool:
     return message.get("role") == "user" and isinstance(content, str) and content.startswith(NOTE_HEAD)
 
 
+STATE_HEAD = "## Effort state"
+
+
+def system_split(messages: list[dict[str, Any]]) -> int | None:
+    """Where the system message's stable head (the prompt, the same in every request) ends and the effort
+    state begins: a provider that caches by breakpoint keeps the head cached when an effort changes state."""
+    content = messages[0].get("content") if messages and messages[0].get("role") == "system" else None
+    if not isinstance(content, str):
+        return None
+    at = content.find("\n\n" + STATE_HEAD)
+    return at + 2 if at > 0 else None
+
+
 def cache_breakpoints(messages: list[dict[str, Any]]) -> list[int]:
     """Where a provider that takes ``cache_control`` hints should mark the request (indices, at most 3
     of the 4 a request may carry): the system message (the tool definitions and the stable prompt before
@@ -192,7 +205,7 @@ def cache_breakpoints(messages: list[dict[str, Any]]) -> list[int]:
     request reads back), and the request's last message when the turn already has tool rounds (the
     next round reads it). System messages after the first are left unmarked: some providers move them
     into the system prompt."""
-    marks: list[int] = []
+    marks: list[int] = []  # (the system message's hint goes on its stable head: system_split)
     if messages and messages[0].get("role") == "system":
         marks.append(0)
     note = next((i for i in range(len(messages) - 1, -1, -1) if is_note(messages[i])), None)

@@ -399,13 +399,25 @@ def takes_cache_hints(model: str | None) -> bool:
     return route in _HINT_ROUTES and ("claude" in name or "anthropic" in name)
 
 
-def with_cache_hints(messages: list[dict[str, Any]], marks: list[int]) -> list[dict[str, Any]]:
+def with_cache_hints(
+    messages: list[dict[str, Any]], marks: list[int], split: int | None = None
+) -> list[dict[str, Any]]:
     """The messages with a ``cache_control`` hint on those at ``marks`` (at most 4: the provider's limit).
-    litellm carries a message's hint onto its last content block; the text is unchanged. The
-    messages given are not modified."""
+    litellm carries a message's hint onto its last content block; the text is unchanged. With
+    ``split``, the first message goes as two text blocks cut there, the hint on the first (its stable
+    head stays cached when the rest changes). The messages given are not modified."""
     out = list(messages)
     for index in sorted(set(marks))[:4]:
-        if 0 <= index < len(out):
+        if not 0 <= index < len(out):
+            continue
+        content = out[index].get("content")
+        if index == 0 and split and isinstance(content, str) and 0 < split < len(content):
+            blocks = [
+                {"type": "text", "text": content[:split], "cache_control": dict(CACHE_HINT)},
+                {"type": "text", "text": content[split:]},
+            ]
+            out[index] = {**out[index], "content": blocks}
+        else:
             out[index] = {**out[index], "cache_control": dict(CACHE_HINT)}
     return out
 

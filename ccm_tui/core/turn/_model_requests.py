@@ -190,10 +190,10 @@ class ModelCalls:
         the stable prefix and the conversation so far); as it is for every other provider."""
         if not getattr(self.llm, "cache_hints", False):
             return messages
-        from ..efforts.working_context import cache_breakpoints
+        from ..efforts.working_context import cache_breakpoints, system_split
         from ..models.litellm_client import with_cache_hints
 
-        return with_cache_hints(messages, cache_breakpoints(messages))
+        return with_cache_hints(messages, cache_breakpoints(messages), system_split(messages))
 
     def _say_cut(self, turn: int, emit: Emit, banners: list[str]) -> None:
         """The reply stopped at its cap: the user is told, with the way out."""
