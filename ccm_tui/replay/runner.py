@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
+from ..core.efforts.working_context import cache_breakpoints, system_split
 from ..core.engine.engine import Engine
 from ..core.engine.opening import open_engine
 from ..core.models.client_setup import resolve_budget
@@ -46,7 +47,6 @@ from ..core.turn.events import savings_share
 from ..core.turn.orchestrator import clean_user_text
 from ..errors import CcmError
 from ..restore.turns import ParsedTranscript
-from ..core.efforts.working_context import cache_breakpoints, system_split
 from . import billing
 from .boundaries import EffortSpan, turn_plan
 from .capping import Caps, CapStats, cap_text
