@@ -16,6 +16,13 @@ The tables are printed as markdown and written to ``<out>/results.md``.
 Done-when check (issue 7): on every transcript over 100K naive tokens, the
 working context once the last effort is concluded is ≤ 5,000 tokens and
 savings ≥ 95%; no turn ever exceeds the budget. Exit status 1 if not.
+
+Billed comparison (issue 39, a second table per boundary source, ``ccm_tui/replay/billing.py``):
+what ccm and a naive chat would pay in input-price units with no prompt cache, OpenAI's automatic
+cache and Anthropic's 5-minute cache (ccm/naive, below 1× ccm is cheaper), and the share of ccm's
+input that is the previous request's prefix on turns without / with an effort change. Targets,
+published either way: prefix share ≥ 95% on turns without a change; ccm ≤ 0.5× naive under the
+Anthropic rule on transcripts over 50,000 naive tokens (the exit status does not depend on them).
 """
 
 from __future__ import annotations
@@ -40,6 +47,21 @@ from ccm_tui.replay.report import to_json  # noqa: E402
 DEFAULT_CORPUS = Path(os.environ.get("CCM_CORPUS", "/work/shared/corpus"))
 BOUNDARIES = ROOT / "benchmarks" / "boundaries"
 BIG = 100_000
+BILLED_BIG = 50_000
+BILLED_TARGET = 0.5
+BILLED_HEADER = (
+    "file",
+    "turns",
+    "naive end",
+    "ccm/naive, no cache",
+    "OpenAI cache",
+    "Anthropic cache",
+    "prefix kept, stable turns (of carried)",
+    "naive prefix kept",
+    "prefix kept, effort changes",
+    "timestamps",
+    "target",
+)
 TARGET_CCM = 5_000
 TARGET_SAVINGS = 0.95
 
@@ -88,11 +110,36 @@ def row(path: Path, result) -> tuple[str, ...]:
     )
 
 
-def markdown(rows: list[tuple[str, ...]]) -> str:
-    right = {2, 3, 4, 5, 6, 7, 8, 10}
+def billed_row(path: Path, result) -> tuple[str, ...]:
+    stable, n_stable = result.prefix_share(False)
+    carried, _ = result.prefix_share(False, of="carried")
+    naive, _ = result.prefix_share(False, side="naive")
+    change, n_change = result.prefix_share(True)
+    ratio = result.billed_ratio("anthropic")
+    if result.end_naive > BILLED_BIG:
+        target = "✓" if ratio <= BILLED_TARGET else "✗"
+    else:
+        target = "(short)"
+    return (
+        f"{path.parent.name}/{path.name}",
+        str(len(result.turns)),
+        f"{result.end_naive:,}",
+        f"{result.billed_ratio('none'):.2f}×",
+        f"{result.billed_ratio('openai'):.2f}×",
+        f"{ratio:.2f}×",
+        f"{100 * stable:.1f}% ({100 * carried:.1f}%) on {n_stable}",
+        f"{100 * naive:.1f}%",
+        f"{100 * change:.1f}% on {n_change}",
+        "yes" if result.timed else "no",
+        target,
+    )
+
+
+def markdown(rows: list[tuple[str, ...]], header: tuple[str, ...] = HEADER) -> str:
+    right = {2, 3, 4, 5, 6, 7, 8, 10} if header is HEADER else {1, 2, 3, 4, 5}
     lines = [
-        "| " + " | ".join(HEADER) + " |",
-        "|" + "|".join("---:" if i in right else "---" for i in range(len(HEADER))) + "|",
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---:" if i in right else "---" for i in range(len(header))) + "|",
     ]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
@@ -119,6 +166,8 @@ async def main() -> int:
     settings = Settings()
     hand_rows: list[tuple[str, ...]] = []
     offline_rows: list[tuple[str, ...]] = []
+    hand_billed: list[tuple[str, ...]] = []
+    offline_billed: list[tuple[str, ...]] = []
     dump: dict[str, dict] = {}
     ok = True
     started = time.monotonic()
@@ -135,17 +184,24 @@ async def main() -> int:
             else:
                 write_plot(result, args.out / f"{stem}.svg")
                 hand_rows.append(row(path, result))
+                hand_billed.append(billed_row(path, result))
                 dump[f"{stem}:file"] = to_json(result)
                 ok &= passes(result)
         result = await replay_file(path, settings=settings)
         write_plot(result, args.out / (f"{stem}.offline.svg" if hand.is_file() else f"{stem}.svg"))
         offline_rows.append(row(path, result))
+        offline_billed.append(billed_row(path, result))
         dump[f"{stem}:offline"] = to_json(result)
         ok &= passes(result)
         print(f"replayed {path.name} in {time.monotonic() - t0:.1f} s", file=sys.stderr)
     tables = (
         "### Hand-placed effort boundaries (`benchmarks/boundaries/`)\n\n" + markdown(hand_rows) + "\n\n"
-        "### Offline segmenter (TextTiling, no model)\n\n" + markdown(offline_rows) + "\n"
+        "### Offline segmenter (TextTiling, no model)\n\n" + markdown(offline_rows) + "\n\n"
+        "### Billed, hand-placed boundaries (input-price units, ccm/naive; `replay/billing.py`)\n\n"
+        + markdown(hand_billed, BILLED_HEADER)
+        + "\n\n### Billed, offline segmenter\n\n"
+        + markdown(offline_billed, BILLED_HEADER)
+        + "\n"
     )
     print(tables)
     results_md = (

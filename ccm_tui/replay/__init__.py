@@ -3,8 +3,9 @@
 Pipeline: parse the transcript (restore parsers) → effort boundaries (a YAML
 file, else a model when one is configured, else the offline TextTiling
 segmenter) → every human turn through the real orchestrator with the replay
-model (:mod:`.model`) → per-turn naive vs ccm token figures → table / JSON /
-plot. See :mod:`.runner` for what is measured and :mod:`.capping` for how
+model (:mod:`.model`) → per-turn naive vs ccm token figures, and what each side
+would be billed with and without providers' prompt caches (:mod:`.billing`) →
+table / JSON / plot. See :mod:`.runner` for what is measured and :mod:`.capping` for how
 giant agent responses are handled.
 """
 
@@ -77,6 +78,7 @@ async def replay_file(
     from ..config import Settings
     from ..core.models.client_setup import model_client
     from ..restore.parse import parse_transcript
+    from .billing import turn_times
     from .runner import replay
 
     settings = settings or Settings()
@@ -94,6 +96,7 @@ async def replay_file(
         summarizer=llm,
         session_dir=session_dir,
         progress=progress,
+        times=turn_times(Path(transcript), [t.start_line for t in parsed.turns]),
     )
     if choice.note:
         result.notes.append(choice.note)

@@ -79,6 +79,9 @@ class ReplayModel(InProcessChatModel):
         self.plan: TurnPlan | None = None
         self._tools_sent = False
         self.stats = ModelStats()
+        # what was asked of the model since the runner last took it (the billed comparison, billing.py)
+        self.requests: list[tuple[list[dict[str, Any]], list[dict[str, Any]] | None]] = []
+        self.side_tokens = 0  # summaries' and checkpoints' input tokens
         self._checkpoint_head = paths.prompt("checkpoint").strip().splitlines()[0][:60]
 
     def start_turn(self, plan: TurnPlan) -> None:
@@ -105,6 +108,7 @@ class ReplayModel(InProcessChatModel):
         if plan is None:
             raise LLMError(ProviderFailure.OTHER, "replay model: no turn planned")
         self._check_tool_results(messages)
+        self.requests.append((list(messages), tools))
         calls = plan.tool_calls()
         if calls and tools and not self._tools_sent:
             self._tools_sent = True
@@ -140,6 +144,7 @@ class ReplayModel(InProcessChatModel):
     async def complete(
         self, messages: list[dict[str, Any]], *, max_tokens: int | None = None, summary: bool = True
     ) -> Completion:
+        self.side_tokens += sum(self.counter.count_message(m) for m in messages)
         instructions = str(messages[0].get("content") or "") if messages else ""
         checkpoint = instructions.strip().startswith(self._checkpoint_head)
         if checkpoint:

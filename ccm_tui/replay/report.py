@@ -35,6 +35,35 @@ def to_json(result: ReplayResult) -> dict[str, Any]:
         "compactions": result.compactions,
         "checkpoints": result.checkpoints,
         "notes": list(result.notes),
+        "billing": billing_json(result),
+    }
+
+
+def billing_json(result: ReplayResult) -> dict[str, Any]:
+    """The billed comparison: each side's cost per rule (input-price units), ccm/naive per rule, and the
+    share of ccm's input that was the previous request's prefix on turns with and without an effort change."""
+    from .billing import RULES
+
+    stable, stable_turns = result.prefix_share(False)
+    change, change_turns = result.prefix_share(True)
+    kept, _ = result.prefix_share(False, of="carried")
+    kept_change, _ = result.prefix_share(True, of="carried")
+    naive, _ = result.prefix_share(False, side="naive")
+    return {
+        "units": "input-price units (1 = one uncached input token)",
+        "ccm": {rule: round(result.billed.get("ccm", {}).get(rule, 0.0), 1) for rule in RULES},
+        "naive": {rule: round(result.billed.get("naive", {}).get(rule, 0.0), 1) for rule in RULES},
+        "ratio": {rule: round(result.billed_ratio(rule), 4) for rule in RULES},
+        "prefix_share": {
+            "stable": round(stable, 4),
+            "stable_turns": stable_turns,
+            "state_change": round(change, 4),
+            "state_change_turns": change_turns,
+            "stable_of_carried": round(kept, 4),
+            "state_change_of_carried": round(kept_change, 4),
+            "naive_stable": round(naive, 4),
+        },
+        "timestamps": result.timed,
     }
 
 
@@ -62,6 +91,22 @@ def summary_lines(result: ReplayResult) -> list[str]:
             f"and {stats.user_capped} user message(s) at {result.caps.user:,} "
             f"({stats.tokens_cut:,} tokens left out of the replayed log; naive counts them). "
             f"Against the capped log's naive {result.end_naive_logged:,}: savings {_pct(result.savings_logged)}"
+        )
+    if result.billed:
+        ratio = {rule: result.billed_ratio(rule) for rule in ("none", "openai", "anthropic")}
+        stable, n_stable = result.prefix_share(False)
+        change, n_change = result.prefix_share(True)
+        lines.append(
+            f"billed (input-price units, ccm/naive): no cache {ratio['none']:.2f}×, "
+            f"OpenAI automatic cache {ratio['openai']:.2f}×, Anthropic 5-minute cache {ratio['anthropic']:.2f}×"
+            + ("" if result.timed else " (no timestamps: the cache never expires)")
+        )
+        kept, _ = result.prefix_share(False, of="carried")
+        naive, _ = result.prefix_share(False, side="naive")
+        lines.append(
+            f"prefix shared with the previous request: {_pct(stable)} of ccm's input on {n_stable} turns without "
+            f"an effort change ({_pct(kept)} of what that request had too; naive: {_pct(naive)}), "
+            f"{_pct(change)} on {n_change} turns with one"
         )
     if result.compactions:
         lines.append(f"auto-compactions: {result.compactions} ({result.checkpoints} checkpoint summaries)")

@@ -16,7 +16,12 @@ salience, budget and compaction code as a live chat. It records per turn:
   tool plumbing;
 * ``open`` / ``concluded`` / ``evicted``: effort counts after the turn;
 * ``after``: the working context between turns (what the next request starts
-  from); the end figure ``ccm`` is this value after the last turn.
+  from); the end figure ``ccm`` is this value after the last turn;
+* the billed comparison (:mod:`.billing`): per turn the tokens each side sent, the prefix each
+  shares with its previous request, and the cost in input-price units under no caching, OpenAI's
+  automatic caching and Anthropic's 5-minute caching (``sent``, ``shared``, ``cost`` per side), and
+  whether an effort changed state (``state_change``: the system message differs from the previous
+  request's, or a compaction ran).
 
 Nothing is estimated: every count is the session's tiktoken counter.
 """
@@ -32,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
+from ..core.efforts.working_context import cache_breakpoints, system_split
 from ..core.engine.engine import Engine
 from ..core.engine.opening import open_engine
 from ..core.models.client_setup import resolve_budget
@@ -41,6 +47,7 @@ from ..core.turn.events import savings_share
 from ..core.turn.orchestrator import clean_user_text
 from ..errors import CcmError
 from ..restore.turns import ParsedTranscript
+from . import billing
 from .boundaries import EffortSpan, turn_plan
 from .capping import Caps, CapStats, cap_text
 from .model import ReplayModel, TurnPlan
@@ -66,6 +73,12 @@ class TurnFigures:
     logged_to: str
     effort: str | None = None
     compactions: int = 0
+    # the billed comparison: tokens sent this turn, prefix shared with the previous request, cost per rule
+    sent: dict[str, int] = field(default_factory=dict)  # {"ccm", "naive"}
+    shared: dict[str, int] = field(default_factory=dict)
+    carried: dict[str, int] = field(default_factory=dict)  # tokens the previous request had too, wherever
+    cost: dict[str, dict[str, float]] = field(default_factory=dict)  # side → rule → input-price units
+    state_change: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +91,11 @@ class TurnFigures:
             "after": self.after,
             "naive_logged": self.naive_logged,
             "logged_to": self.logged_to,
+            "sent": dict(self.sent),
+            "shared": dict(self.shared),
+            "carried": dict(self.carried),
+            "cost": {side: {r: round(v, 1) for r, v in rules.items()} for side, rules in self.cost.items()},
+            "state_change": self.state_change,
         }
 
 
@@ -102,6 +120,21 @@ class ReplayResult:
     checkpoints: int = 0
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    billed: dict[str, dict[str, float]] = field(default_factory=dict)  # side → rule → input-price units
+    timed: bool = False  # the transcript had timestamps: the Anthropic cache expired in its time
+
+    def prefix_share(self, state_change: bool, side: str = "ccm", of: str = "sent") -> tuple[float, int]:
+        """Share of a side's input tokens that were the previous request's prefix, over the turns where an
+        effort changed state (or not), and how many such turns there were. ``of="carried"``: the share
+        of what the previous request had too (new lines aside: what the layout keeps or loses)."""
+        turns = [t for t in self.turns if t.state_change == state_change and t.sent]
+        whole = sum(getattr(t, of).get(side, 0) for t in turns)
+        return (sum(t.shared.get(side, 0) for t in turns) / whole if whole else 0.0), len(turns)
+
+    def billed_ratio(self, rule: str) -> float:
+        """ccm's cost over the naive chat's under a rule (below 1: ccm is cheaper)."""
+        naive = self.billed.get("naive", {}).get(rule, 0.0)
+        return self.billed.get("ccm", {}).get(rule, 0.0) / naive if naive else 0.0
 
     @property
     def savings(self) -> float:
@@ -141,6 +174,7 @@ async def replay(
     summarizer: ChatModel | None = None,
     session_dir: Path | None = None,
     progress: Progress | None = None,
+    times: list[float | None] | None = None,
 ) -> ReplayResult:
     """Replay ``parsed`` with efforts at ``spans``; ``summarizer`` writes the summaries (None: offline)."""
     started = time.monotonic()
@@ -175,6 +209,13 @@ async def replay(
         # naive = system prompt + tool definitions (as sent on an empty session) + every message so far
         naive_base = fixed
         history = 0
+        ccm_side, naive_side = billing.Side(counter), billing.Side(counter)
+        naive_blocks = [
+            billing.Block("naive:tools", figures.layers.get("tools", 0)),
+            billing.Block("naive:system", figures.layers.get("system", 0), system=True),
+        ]
+        result.timed = times is not None
+        previous_system = ""
         total = len(parsed.turns)
         for index, turn in enumerate(parsed.turns, 1):
             user = clean_user_text(turn.user) or EMPTY_USER
@@ -198,6 +239,8 @@ async def replay(
                 close="close" in step,
             )
             model.start_turn(plan)
+            model.requests.clear()
+            side_before = model.side_tokens
             compactions_before = engine.compactions
             outcome = await engine.run_turn(user_sent)
             if not outcome.ok:
@@ -211,6 +254,42 @@ async def replay(
             user_tokens = counter.count_message({"role": "user", "content": clean_user_text(user_sent)})
             naive_request = request.naive - request.layers.get("turn", 0) + user_tokens
             user_full = counter.count_message({"role": "user", "content": user})
+            now = times[index - 1] if times is not None and index - 1 < len(times) else None
+            sent = {"ccm": 0, "naive": 0}
+            shared = {"ccm": 0, "naive": 0}
+            carried = {"ccm": 0, "naive": 0}
+            cost = {"ccm": dict.fromkeys(billing.RULES, 0.0), "naive": dict.fromkeys(billing.RULES, 0.0)}
+            state_change = engine.compactions > compactions_before
+            for messages, tools in model.requests:
+                split = system_split(messages)
+                blocks = billing.message_blocks(messages, tools, counter, split)
+                system = str(messages[0].get("content")) if messages else ""
+                state_change |= bool(previous_system) and system != previous_system
+                previous_system = system
+                # block indices: after the tool definitions' block, and the system message's two halves
+                marks = [i + 1 if i == 0 or not split else i + 2 for i in cache_breakpoints(messages)]
+                bill = ccm_side.bill(billing.Request(blocks, marks), now)
+                sent["ccm"] += bill.tokens
+                shared["ccm"] += bill.shared
+                carried["ccm"] += bill.carried
+                for rule in billing.RULES:
+                    cost["ccm"][rule] += bill.cost[rule]
+            side = model.side_tokens - side_before
+            if side:
+                ccm_side.bill_plain(side)
+                for rule in billing.RULES:
+                    cost["ccm"][rule] += side
+            user_block = billing.Block(f"naive:user:{index}", user_full)
+            request_blocks = [*naive_blocks, user_block]
+            bill = naive_side.bill(billing.Request(request_blocks, [1, len(request_blocks) - 1]), now)
+            sent["naive"], shared["naive"], cost["naive"] = bill.tokens, bill.shared, dict(bill.cost)
+            carried["naive"] = bill.carried
+            naive_blocks += [
+                user_block,
+                billing.Block(
+                    f"naive:reply:{index}", counter.count_message({"role": "assistant", "content": reply_full})
+                ),
+            ]
             result.turns.append(
                 TurnFigures(
                     turn=index,
@@ -224,6 +303,11 @@ async def replay(
                     logged_to=outcome.logged_to or "",
                     effort=effort_at.get(index),
                     compactions=engine.compactions - compactions_before,
+                    sent=sent,
+                    shared=shared,
+                    carried=carried,
+                    cost=cost,
+                    state_change=state_change,
                 )
             )
             history += user_full + counter.count_message({"role": "assistant", "content": reply_full})
@@ -236,6 +320,7 @@ async def replay(
         result.end_naive = naive_base + history
         result.compactions = engine.compactions
         result.checkpoints = model.stats.checkpoints
+        result.billed = {"ccm": dict(ccm_side.totals), "naive": dict(naive_side.totals)}
         status = engine.full_status()
         first_turn: dict[str, int] = {}
         last_turn: dict[str, int] = {}

@@ -93,7 +93,12 @@ class TurnPresenter:
         if outcome.ok:
             spent = outcome.turn_usage
             usage = (
-                (int(spent.get("prompt_tokens", 0)), int(spent.get("completion_tokens", 0)), outcome.turn_cost)
+                (
+                    int(spent.get("prompt_tokens", 0)),
+                    int(spent.get("completion_tokens", 0)),
+                    outcome.turn_cost,
+                    te.cache_words(spent),
+                )
                 if spent
                 else None
             )

@@ -94,8 +94,9 @@ def test_without_tools_the_user_opens_and_concludes_by_hand_and_the_model_writes
 def test_the_model_is_told_its_budget_and_what_the_context_uses(ccm):
     ccm.server.push(text("Hi."))
     ccm.send("hello", "--wait", "1")
-    system = ccm.chat_requests()[-1]["messages"][0]["content"]
-    assert "of a 16,000-token budget" in system
+    messages = ccm.chat_requests()[-1]["messages"]
+    system = messages[-2]["content"]  # the context note, just before the user's message
+    assert "of a 16,000-token budget" in system and "budget" not in messages[0]["content"].split("## Effort state")[1]
     used = int(system.split("uses about ")[1].split(" of a")[0].replace(",", ""))
     assert used % 500 == 0 and 0 < used < 16_000
 

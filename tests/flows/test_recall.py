@@ -29,7 +29,7 @@ def test_a_fact_that_left_the_window_is_recalled_into_the_request(ccm):
         chat(ccm, f"small talk {i}: the weather and the tea")
     assert "4729" not in ccm.last_context_text()
     out = chat(ccm, "What was my locker code at the climbing gym?")
-    system = ccm.chat_requests()[-1]["messages"][0]["content"]
+    system = ccm.chat_requests()[-1]["messages"][-2]["content"]  # the context note
     assert "4729" in system and "Recalled for this message" in system
     assert any(b.startswith("Recalled: ambient chat line") for b in out["banners"])
     request = out["request"]
@@ -41,7 +41,7 @@ def test_a_fact_that_left_the_window_is_recalled_into_the_request(ccm):
 def test_a_detail_of_a_concluded_effort_is_recalled_and_open_ones_are_not(ccm):
     concluded(ccm, "Japan trip", "We stay at the Hanaya ryokan in Kyoto, room 204.", "Japan trip: a ryokan in Kyoto.")
     out = chat(ccm, "Which room number did we get at Hanaya?")
-    assert "room 204" in ccm.chat_requests()[-1]["messages"][0]["content"]
+    assert "room 204" in ccm.chat_requests()[-1]["messages"][-2]["content"]
     assert "Recalled: japan-trip lines" in " ".join(out["banners"])
     ccm.send("/reopen japan-trip")  # open again: its log is in the context, nothing to recall
     out = chat(ccm, "Which room number did we get at Hanaya?")
@@ -63,7 +63,7 @@ def test_recall_off_leaves_it_out(ccm, monkeypatch, tmp_path):
     for i in range(12):
         chat(ccm, f"small talk {i}")
     out = chat(ccm, "What was my locker code at the climbing gym?")
-    assert "4729" not in ccm.chat_requests()[-1]["messages"][0]["content"]
+    assert "4729" not in ccm.chat_requests()[-1]["messages"][-2]["content"]
     assert out["request"]["layers"]["recall"] == 0
 
 
@@ -80,7 +80,11 @@ def last_chat_request(ccm) -> dict:
 
 
 def last_chat_system(ccm) -> str:
-    return str(last_chat_request(ccm)["messages"][0]["content"])
+    """The system message and the context note (where the recalled lines are) of the last chat request."""
+    messages = last_chat_request(ccm)["messages"]
+    return "\n".join(
+        str(m["content"]) for m in messages if m["role"] == "system" or "[Context note" in str(m["content"])
+    )
 
 
 def test_the_checkpointed_part_of_an_open_effort_is_recalled(ccm, monkeypatch):

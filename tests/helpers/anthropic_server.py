@@ -12,7 +12,13 @@ wire format differs:
   ``input_json_delta`` with ``partial_json``) / ``content_block_stop``, then
   ``message_delta`` (stop_reason, output usage) and ``message_stop``; a ``ping`` after
   the start, as the real API sends;
-* errors are ``{"type": "error", "error": {"type": ..., "message": ...}}``.
+* errors are ``{"type": "error", "error": {"type": ..., "message": ...}}``;
+* a prompt cache as the API keeps one: every ``cache_control`` breakpoint stores the prefix up to
+  it (tools, system blocks, message blocks — the hints themselves aside); a request reads the longest
+  stored prefix ending at one of its breakpoints or up to 20 blocks before one, and writes the rest up
+  to its last breakpoint. ``usage`` then has ``cache_read_input_tokens`` / ``cache_creation_input_tokens``
+  (sizes estimated at 4 characters a token) and ``input_tokens`` is what follows. ``cache_hits``
+  records the read counts of each request.
 
     python -m tests.helpers.anthropic_server --port 0 --script FILE.json
 """
@@ -130,7 +136,12 @@ class _AnthropicHandler(_Handler):
             1, _estimate_tokens(json.dumps(body.get("messages", [])) + json.dumps(body.get("system") or ""))
         )
         completion = given.get("completion_tokens") or _estimate_tokens(json.dumps(blocks))
-        return {"input_tokens": int(prompt), "output_tokens": int(completion)}
+        usage = {"input_tokens": int(prompt), "output_tokens": int(completion)}
+        cached = self.server.fake.prompt_cache_usage(body)
+        if cached is not None and not given.get("prompt_tokens"):
+            read, written, rest = cached
+            usage.update(input_tokens=rest, cache_read_input_tokens=read, cache_creation_input_tokens=written)
+        return usage
 
     def _message(
         self,
@@ -204,12 +215,57 @@ def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
     return {"type": "content_block_delta", "index": index, "delta": delta}
 
 
+def _cache_blocks(body: dict[str, Any]) -> list[tuple[str, bool]]:
+    """The request as the prompt cache sees it: (block without its hint, whether it carries one), in the
+    API's order — tools, system, messages."""
+    out: list[tuple[str, bool]] = []
+
+    def add(block: Any, role: str = "") -> None:
+        hinted = isinstance(block, dict) and "cache_control" in block
+        plain = {k: v for k, v in block.items() if k != "cache_control"} if isinstance(block, dict) else block
+        out.append((role + json.dumps(plain, sort_keys=True), hinted))
+
+    for tool in body.get("tools") or []:
+        add(tool)
+    system = body.get("system") or []
+    for block in [system] if isinstance(system, str) else system:
+        add(block, "system:")
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        for block in [content] if isinstance(content, str) else content or []:
+            add(block, f"{message.get('role')}:")
+    return out
+
+
 class FakeAnthropicServer(FakeLLMServer):
     """Scripted Anthropic Messages API; ``base_url`` is the server root (litellm adds ``/v1/messages``)."""
 
     handler_class = _AnthropicHandler
     chat_path = "/v1/messages"
     url_path = ""
+    LOOKBACK = 20  # blocks before a breakpoint the API looks back for a stored prefix
+
+    def prompt_cache_usage(self, body: dict[str, Any]) -> tuple[int, int, int] | None:
+        """(read, written, rest) input tokens of a request with ``cache_control`` hints; None without."""
+        blocks = _cache_blocks(body)
+        marks = [i for i, (_, hinted) in enumerate(blocks) if hinted]
+        if not marks:
+            return None
+        sizes = [_estimate_tokens(text) for text, _ in blocks]
+        keys = [hash(tuple(text for text, _ in blocks[: i + 1])) for i in range(len(blocks))]
+        with self._lock:
+            store: set[int] = self.__dict__.setdefault("_prompt_cache", set())
+            hit = -1
+            for mark in marks:
+                for i in range(mark, max(-1, mark - self.LOOKBACK), -1):
+                    if keys[i] in store:
+                        hit = max(hit, i)
+                        break
+            store.update(keys[i] for i in marks)
+            read = sum(sizes[: hit + 1])
+            written = sum(sizes[hit + 1 : marks[-1] + 1])
+            self.__dict__.setdefault("cache_hits", []).append(read)
+        return read, written, sum(sizes[marks[-1] + 1 :])
 
 
 def main(argv: list[str] | None = None) -> int:

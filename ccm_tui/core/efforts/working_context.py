@@ -1,9 +1,18 @@
 """Assembling the working context: exactly the messages sent to the model this turn.
 
-Order: system prompt (+ tool guidance, open efforts, the
-in-memory concluded summaries, a line saying older summaries are searchable)
-→ ambient window → expanded efforts' raw logs → backgrounded open efforts'
-raw logs → active effort's raw log → this turn's messages.
+Order (DESIGN §5, laid out for providers' prefix caches): system prompt (+ tool guidance, the
+effort state, the in-memory concluded summaries in the order they entered memory, a line saying
+older summaries are searchable) → ambient window → expanded efforts' raw logs → backgrounded open
+efforts' raw logs → active effort's raw log → the *context note* → this turn's messages.
+
+Everything before the context note changes only when the effort state changes (an effort opens,
+concludes, is expanded, collapsed or evicted, a summary is rewritten) or the conversation grows at
+its end, so a request is byte for byte the previous one's prefix up to where the previous turn's
+note stood. What changes every turn (the budget line, how long ago each expansion was used, the
+recalled lines) is in the note, a user-role message (providers that take one system message hoist
+every system message into it: a changing system line would re-read the whole request) framed as
+the app's, never as the user's words. :func:`cache_breakpoints` says where a provider that takes
+``cache_control`` hints should put them.
 
 Every section is counted with the session's token counter (cached per message),
 and the figures are reported per layer together with the *naive* figure: the
@@ -142,16 +151,18 @@ def summaries_block(session: Session) -> str:
 
 
 def efforts_block(session: Session) -> str:
+    """The effort state as the system message gives it: what changes only with the state itself (which
+    efforts are open and which is active, which are expanded, how many summaries left memory)."""
     open_efforts = session.efforts.open_efforts()
     evicted = session.evicted_count
-    lines = ["## Effort state"]
+    lines = [STATE_HEAD]
     if open_efforts:
         for e in open_efforts:
             lines.append(f"- open: {e.id}{' (ACTIVE: new messages go here)' if e.active else ' (backgrounded)'}")
     else:
         lines.append("- no open effort: messages go to the ambient log")
-    for eid, idle in session.view.expanded.items():
-        lines.append(f"- expanded (read-only): {eid}, {idle} turn(s) since last reference")
+    for eid in session.view.expanded:
+        lines.append(f"- expanded (read-only): {eid}")
     if evicted:
         lines.append(f"- {evicted} older concluded effort(s) are not shown here; find them with search_efforts.")
     else:
@@ -159,8 +170,60 @@ def efforts_block(session: Session) -> str:
     return "\n".join(lines)
 
 
+NOTE_TITLE = "Context note (changes every turn)"
+NOTE_HEAD = "[Context note from ccm-tui, not written by the user: the current state of your working context]"
+
+
+def note_lines(session: Session) -> list[str]:
+    """The lines of the context note that change from turn to turn (the budget line comes after)."""
+    return [
+        f"- expanded {eid}: {idle} turn(s) since last reference (collapses by itself after a few more)"
+        for eid, idle in session.view.expanded.items()
+    ]
+
+
+def is_note(message: dict[str, Any]) -> bool:
+    """The context note (a user-role message the app writes), recognised by its first line."""
+    content = message.get("content")
+    return message.get("role") == "user" and isinstance(content, str) and content.startswith(NOTE_HEAD)
+
+
+STATE_HEAD = "## Effort state"
+
+
+def system_split(messages: list[dict[str, Any]]) -> int | None:
+    """Where the system message's stable head (the prompt, the same in every request) ends and the effort
+    state begins: a provider that caches by breakpoint keeps the head cached when an effort changes state."""
+    content = messages[0].get("content") if messages and messages[0].get("role") == "system" else None
+    if not isinstance(content, str):
+        return None
+    at = content.find("\n\n" + STATE_HEAD)
+    return at + 2 if at > 0 else None
+
+
+def cache_breakpoints(messages: list[dict[str, Any]]) -> list[int]:
+    """Where a provider that takes ``cache_control`` hints should mark the request (indices, at most 3
+    of the 4 a request may carry): the system message (the tool definitions and the stable prompt before
+    it), the last conversation message before the context note (the stable prefix, which the next
+    request reads back), and the request's last message when the turn already has tool rounds (the
+    next round reads it). System messages after the first are left unmarked: some providers move them
+    into the system prompt."""
+    marks: list[int] = []  # (the system message's hint goes on its stable head: system_split)
+    if messages and messages[0].get("role") == "system":
+        marks.append(0)
+    note = next((i for i in range(len(messages) - 1, -1, -1) if is_note(messages[i])), None)
+    end = note if note is not None else len(messages) - 1
+    history = next((i for i in range(end - 1, 0, -1) if messages[i].get("role") != "system"), None)
+    if history is not None:
+        marks.append(history)
+    last = len(messages) - 1
+    if note is not None and last > note + 1 and messages[last].get("role") == "tool" and last not in marks:
+        marks.append(last)
+    return marks
+
+
 def budget_step(budget: int) -> int:
-    """How coarsely the budget line rounds: the system message changes rarely (stable caches)."""
+    """How coarsely the budget line rounds (the note it is in changes rarely within a turn)."""
     return 100 if budget < 10_000 else 500
 
 
@@ -187,31 +250,34 @@ def assemble(
 
     ``message_cap`` bounds how many tokens one *logged* message may take in the context
     (a giant pasted log or agent reply would otherwise crowd out everything else and
-    could not be compacted away while its effort is open). With ``budget`` the effort state
-    ends with a line giving the budget and what the context uses of it (rounded); ``notes``
-    are further lines for that block (e.g. that this model has no tools). ``recalled`` (logged lines
-    that answer this turn's message, :mod:`.recall`) closes the system message, as its own layer.
+    could not be compacted away while its effort is open). ``notes`` are further lines for the
+    effort state (e.g. that this model has no tools: they change rarely). With ``budget`` the
+    context note gives the budget and what the context uses of it (rounded); ``recalled`` (logged
+    lines that answer this turn's message, :mod:`.recall`) closes the note, as its own layer.
+    The note stands just before this turn's messages (at the end when there are none).
     """
     counter = counter or session.counter
     state_text = "\n".join([efforts_block(session), *notes])
     summaries_text = summaries_block(session)
+    text = system_prompt.rstrip() + "\n\n" + state_text
+    text += f"\n\n{summaries_text}" if summaries_text else ""
+    system = {"role": "system", "content": text}
 
     recall_part = f"\n\n{recalled}" if recalled else ""
+    volatile = note_lines(session)
 
-    def system_message(budget_note: str = "") -> dict[str, Any]:
-        """Prompt, effort state (+ the budget line, once the context is counted), summaries."""
-        text = system_prompt.rstrip() + "\n\n" + state_text + (f"\n{budget_note}" if budget_note else "")
-        text += f"\n\n{summaries_text}" if summaries_text else ""
-        return {"role": "system", "content": text + recall_part}
+    def note_message(budget_note: str = "") -> dict[str, Any]:
+        lines = [NOTE_HEAD, *volatile, *([budget_note] if budget_note else [])]
+        return {"role": "user", "content": "\n".join(lines) + recall_part}
 
-    def count_system(message: dict[str, Any]) -> int:
-        """Its text and the recalled lines counted apart: the text is the same turn after turn (its count
-        is cached), the recall new each time (one more token at most than counted whole)."""
+    def count_note(message: dict[str, Any]) -> int:
+        """Its text and the recalled lines counted apart: the text repeats turn after turn (its count
+        is cached), the recall is new each time (one more token at most than counted whole)."""
         content = str(message["content"])
         own = {**message, "content": content[: len(content) - len(recall_part)]} if recall_part else message
         return counter.count_message(own) + counter.count_text(recall_part)
 
-    sections = [Section("system", "System prompt", [system_message()])]
+    sections = [Section("system", "System prompt", [system])]
     ambient = [fit_message(_clean(m), message_cap, counter) for m in session.ambient_messages()]
     if ambient:
         sections.append(Section("ambient", f"Ambient window (last {session.ambient_window} exchanges)", ambient))
@@ -235,18 +301,20 @@ def assemble(
                 effort_id=effort.id,
             )
         )
+    note = Section("system", NOTE_TITLE, [note_message()])
+    sections.append(note)
     if turn_messages:
         sections.append(Section("turn", "This turn", [_clean(m) for m in turn_messages]))
 
-    for section in sections[1:]:
-        section.tokens = sum(counter.count_message(m) for m in section.messages)
-    sections[0].tokens = count_system(sections[0].messages[0])
+    for section in sections:
+        if section is not note:
+            section.tokens = sum(counter.count_message(m) for m in section.messages)
+    note.tokens = count_note(note.messages[0])
     tools_tokens = counter.count_json(tools) if tools else 0
     if budget:
-        system = sections[0]
         used = sum(section.tokens for section in sections) + tools_tokens + REPLY_PRIMING
-        system.messages[0] = system_message(budget_line(used, budget))
-        system.tokens = count_system(system.messages[0])
+        note.messages[0] = note_message(budget_line(used, budget))
+        note.tokens = count_note(note.messages[0])
 
     # The few tokens that prime the reply are part of every request: the system section carries
     # them, so that the sections add up to the meter's total (less the tool definitions).
@@ -255,7 +323,8 @@ def assemble(
     layers = {name: 0 for name in LAYERS}
     for section in sections:
         layers[section.layer] += section.tokens
-    # The summaries are inside the system message; report them as their own layer.
+    # The summaries are inside the system message, the recalled lines in the note: both are reported
+    # as their own layers.
     summaries_tokens = counter.count_text(summaries_text) if summaries_text else 0
     layers["summaries"] = summaries_tokens
     layers["recall"] = counter.count_text(recalled) if recalled else 0

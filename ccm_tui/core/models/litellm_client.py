@@ -47,7 +47,9 @@ __all__ = [
     "ToolCall",
     "import_litellm",
     "parse_arguments",
+    "takes_cache_hints",
     "usage_cost",
+    "with_cache_hints",
 ]
 
 _litellm = None
@@ -204,6 +206,11 @@ class LLMClient:
         self.extra = dict(extra or {})
 
     @property
+    def cache_hints(self) -> bool:
+        """The provider caches only what ``cache_control`` hints mark (see :func:`takes_cache_hints`)."""
+        return takes_cache_hints(self.model)
+
+    @property
     def loaded(self) -> bool:
         """litellm is imported: a request starts at once."""
         return _litellm is not None
@@ -309,32 +316,110 @@ async def _close(response: Any) -> None:
         await close()
 
 
+def _field(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
+
 def _usage_dict(usage: Any) -> dict[str, int]:
+    """The provider's usage as plain counts. ``prompt_tokens`` is every input token (litellm adds
+    Anthropic's cache reads and writes to it); ``cached_tokens`` those read from the provider's prompt
+    cache (OpenAI's ``prompt_tokens_details.cached_tokens``, Anthropic's ``cache_read_input_tokens``),
+    ``cache_write_tokens`` those written to it (Anthropic's ``cache_creation_input_tokens``), when
+    the provider reports them."""
     if not usage:
         return {}
     out = {}
     for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
-        value = getattr(usage, key, None) if not isinstance(usage, dict) else usage.get(key)
+        value = _field(usage, key)
         if isinstance(value, int):
             out[key] = value
+    details = _field(usage, "prompt_tokens_details")
+    read = _field(details, "cached_tokens") if details is not None else None
+    if not isinstance(read, int) or not read:
+        read = _field(usage, "cache_read_input_tokens")
+    if isinstance(read, int) and read > 0:
+        out["cached_tokens"] = read
+    written = _field(usage, "cache_creation_input_tokens")
+    if isinstance(written, int) and written > 0:
+        out["cache_write_tokens"] = written
     return out
 
 
 def usage_cost(model: str | None, usage: dict[str, int]) -> float | None:
-    """Dollar cost of a request when litellm knows the model's price."""
+    """Dollar cost of a request when litellm knows the model's price: tokens read from the provider's
+    cache at its cache-read price and tokens written to it at its cache-write price, when the model map
+    has them (else at the input price)."""
     if not model or not usage:
         return None
     try:
         litellm = import_litellm()
-        prompt, completion = litellm.cost_per_token(
-            model=model,
-            prompt_tokens=usage.get("prompt_tokens", 0),
-            completion_tokens=usage.get("completion_tokens", 0),
-        )
-        total = float(prompt) + float(completion)
+        prompt = int(usage.get("prompt_tokens", 0))
+        read = min(prompt, int(usage.get("cached_tokens", 0)))
+        written = min(prompt - read, int(usage.get("cache_write_tokens", 0)))
+        total = _priced(litellm, model, prompt - read - written, read, written, int(usage.get("completion_tokens", 0)))
+        if total is None:
+            cost_in, cost_out = litellm.cost_per_token(
+                model=model, prompt_tokens=prompt, completion_tokens=usage.get("completion_tokens", 0)
+            )
+            total = float(cost_in) + float(cost_out)
     except Exception:  # noqa: BLE001
         return None
     return total if total > 0 else None
+
+
+def _priced(litellm: Any, model: str, uncached: int, read: int, written: int, completion: int) -> float | None:
+    """The cost from the model map's per-token prices (None: the map has no input price for it)."""
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # noqa: BLE001 - a model the map does not know
+        return None
+    price_in = info.get("input_cost_per_token")
+    if not price_in:
+        return None
+    price_read = info.get("cache_read_input_token_cost") or price_in
+    price_write = info.get("cache_creation_input_token_cost") or price_in
+    price_out = info.get("output_cost_per_token") or 0.0
+    return uncached * price_in + read * price_read + written * price_write + completion * price_out
+
+
+CACHE_HINT = {"type": "ephemeral"}  # Anthropic's 5-minute prompt cache
+_HINT_ROUTES = ("bedrock", "vertex_ai", "vertex_ai_beta", "openrouter", "databricks", "snowflake")
+
+
+def takes_cache_hints(model: str | None) -> bool:
+    """Whether the provider caches only what ``cache_control`` marks: Anthropic, and Claude models on the
+    routes litellm passes the hints through (Bedrock, Vertex AI, OpenRouter, ...). Others (OpenAI,
+    Gemini, DeepSeek, local servers) cache a shared prefix by themselves and get no hint."""
+    if not model:
+        return False
+    name = model.lower()
+    route = name.split("/", 1)[0] if "/" in name else ""
+    if route == "anthropic" or (not route and name.startswith("claude")):
+        return True
+    return route in _HINT_ROUTES and ("claude" in name or "anthropic" in name)
+
+
+def with_cache_hints(
+    messages: list[dict[str, Any]], marks: list[int], split: int | None = None
+) -> list[dict[str, Any]]:
+    """The messages with a ``cache_control`` hint on those at ``marks`` (at most 4: the provider's limit).
+    litellm carries a message's hint onto its last content block; the text is unchanged. With
+    ``split``, the first message goes as two text blocks cut there, the hint on the first (its stable
+    head stays cached when the rest changes). The messages given are not modified."""
+    out = list(messages)
+    for index in sorted(set(marks))[:4]:
+        if not 0 <= index < len(out):
+            continue
+        content = out[index].get("content")
+        if index == 0 and split and isinstance(content, str) and 0 < split < len(content):
+            blocks = [
+                {"type": "text", "text": content[:split], "cache_control": dict(CACHE_HINT)},
+                {"type": "text", "text": content[split:]},
+            ]
+            out[index] = {**out[index], "content": blocks}
+        else:
+            out[index] = {**out[index], "cache_control": dict(CACHE_HINT)}
+    return out
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:

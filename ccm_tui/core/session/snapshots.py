@@ -78,7 +78,15 @@ def migrated(data: dict[str, Any], *, where: str = "session_state.json") -> tupl
     return data, steps
 
 
-USAGE_KEYS = ("prompt_tokens", "completion_tokens", "requests", "cost")
+USAGE_KEYS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "requests",
+    "cost",
+    "cached_tokens",  # read from the provider's prompt cache, when it says so
+    "cache_write_tokens",
+    "cached_estimate",  # a repeated prefix, when it does not
+)
 
 
 @dataclass

@@ -16,6 +16,7 @@ asks for no more, and its tokens are counted as they stream in, so a model that 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from collections.abc import Callable
@@ -102,6 +103,7 @@ class ModelCalls:
         self._tools_enabled: bool | None = None  # looked up on first use
         self._tell_no_tools = False
         self._reply_cap: int | None = None  # looked up on first use (the model map)
+        self._sent: list[int] = []  # the previous request's messages, fingerprinted (the prefix estimate)
 
     @property
     def reply_cap(self) -> int:
@@ -163,7 +165,7 @@ class ModelCalls:
             emit(Asking(turn=turn, attempt=attempt + 1))
             counted = _Counted(on_delta, self.reply_cap, self._encoding())
             try:
-                completion = await self.llm.stream_chat(messages, tools, counted)
+                completion = await self.llm.stream_chat(self._hinted(messages), tools, counted)
             except ReplyCapped:
                 completion = counted.completion()
             except LLMError as exc:
@@ -179,11 +181,38 @@ class ModelCalls:
                     emit(Waiting(turn=turn, reason=f"retrying in {delay:.1f} s", cause=WaitingFor.RETRY))
                     await self._sleep(delay)
                 continue
-            self._add_usage(completion.usage)
+            usage = completion.usage
+            shared = self._repeated_prefix(messages)
+            if usage and shared and not usage.get("cached_tokens") and not usage.get("cache_write_tokens"):
+                usage = {**usage, "cached_estimate": shared}  # the provider said nothing of its cache
+            self._add_usage(usage)
             if completion.finish_reason == CUT:
                 self._say_cut(turn, emit, banners)
                 completion.tool_calls = []  # cut in the middle: not run
             return completion
+
+    def _repeated_prefix(self, messages: list[dict[str, Any]]) -> int:
+        """Tokens of the messages this request repeats, in order, from the start of the previous one (what
+        a provider's prefix cache could serve; counted with the session's counter, cached per message)."""
+        keys = [hash(json.dumps(m, sort_keys=True, default=str)) for m in messages]
+        shared = 0
+        counter = self.session.counter if self.session is not None else None
+        for n, (a, b) in enumerate(zip(self._sent, keys, strict=False)):
+            if a != b or counter is None:
+                break
+            shared += counter.count_message(messages[n])
+        self._sent = keys
+        return shared
+
+    def _hinted(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The request with prompt-cache hints where the provider needs them (Anthropic's ``cache_control``:
+        the stable prefix and the conversation so far); as it is for every other provider."""
+        if not getattr(self.llm, "cache_hints", False):
+            return messages
+        from ..efforts.working_context import cache_breakpoints, system_split
+        from ..models.litellm_client import with_cache_hints
+
+        return with_cache_hints(messages, cache_breakpoints(messages), system_split(messages))
 
     def _say_cut(self, turn: int, emit: Emit, banners: list[str]) -> None:
         """The reply stopped at its cap: the user is told, with the way out."""
@@ -241,6 +270,9 @@ class ModelCalls:
             counts["requests"] = int(counts.get("requests", 0)) + 1
             for key in ("prompt_tokens", "completion_tokens"):
                 counts[key] = int(counts.get(key, 0)) + int(usage.get(key, 0) or 0)
+            for key in ("cached_tokens", "cache_write_tokens", "cached_estimate"):  # when there are any
+                if usage.get(key):
+                    counts[key] = int(counts.get(key, 0)) + int(usage[key])
         if "total_tokens" in usage:
             self.usage_total["total_tokens"] = self.usage_total.get("total_tokens", 0) + usage["total_tokens"]
         if usage and self.llm is not None:

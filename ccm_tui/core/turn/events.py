@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -242,3 +243,18 @@ class Outcome(TurnEvent):
     @property
     def failed(self) -> bool:
         return self.status == FAILED
+
+
+def cache_words(usage: Mapping[str, Any]) -> str:
+    """How much of a turn's input the provider's prompt cache served, in words for the tokens line:
+    ``(9,800 cached · 1,200 uncached)`` from the provider's own usage (``cached_tokens`` read,
+    ``cache_write_tokens`` written); ``(≈9,800 a repeated prefix, estimate)`` when it reported none
+    (``cached_estimate``: what the request shared with the one before); empty when there is neither."""
+    sent = int(usage.get("prompt_tokens") or 0)
+    read = int(usage.get("cached_tokens") or 0)
+    written = int(usage.get("cache_write_tokens") or 0)
+    if read or written:
+        parts = [f"{read:,} cached"] + ([f"{written:,} written to the cache"] if written else [])
+        return "(" + " · ".join([*parts, f"{max(0, sent - read - written):,} uncached"]) + ")"
+    estimate = int(usage.get("cached_estimate") or 0)
+    return f"(≈{estimate:,} a repeated prefix, estimate)" if estimate else ""

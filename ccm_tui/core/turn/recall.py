@@ -5,7 +5,7 @@ searched (:meth:`~.search.EffortIndex.recall`: its rare words only, so it costs 
 a millisecond) over everything said that this request does not hold word for word —
 concluded efforts, chat beyond the ambient window, the checkpointed part of an open
 effort, a line the context cuts to the message cap (:func:`skip_rule`) — and a strong
-hit's passage, labelled with where it comes from, closes the system message for this
+hit's passage, labelled with where it comes from, closes the context note of this
 turn's requests, within ``recall_share`` of the budget. It is counted as its own layer
 ("recall"), shown in the inspector, and announced with a banner (``Recalled: trip lines
 12-14``). A request that would pass the budget with it is compacted to make room for it
@@ -62,7 +62,7 @@ class RecallSource:
 @dataclass(frozen=True)
 class Recalled:
     hits: tuple[RecallHit, ...]
-    text: str  # what closes the system message
+    text: str  # what closes the context note (working_context.assemble)
 
     @property
     def hit(self) -> RecallHit:

@@ -41,7 +41,7 @@ def recall_text(recalled: tuple[RecallSource, ...], last: tuple[RecallSource, ..
         return [f"  {s.label} — found by: {', '.join(s.terms) or '(no word recorded)'}" for s in sources]
 
     if recalled:
-        parts = ["Recalled for your draft (at the end of the system message):", *passages(recalled)]
+        parts = ["Recalled for your draft (at the end of the context note):", *passages(recalled)]
     elif draft:
         parts = ["Your draft recalls nothing."]
     else:
@@ -51,8 +51,12 @@ def recall_text(recalled: tuple[RecallSource, ...], last: tuple[RecallSource, ..
     return "\n".join(parts)
 
 
-def _layer_label(layer: str) -> str:
-    return "system + summaries" if layer == "system" else layer
+def _layer_label(layer: str, first: bool) -> str:
+    """The system prompt's section holds the summaries; the other system section, the context note
+    just before the turn, holds the recalled lines."""
+    if layer == "system":
+        return "system + summaries" if first else "system + recall"
+    return layer
 
 
 class InspectorScreen(Screen[None]):
@@ -93,7 +97,10 @@ class InspectorScreen(Screen[None]):
             ),
             "\nLayers, as on the meter: ",
             (" · ".join(f"{name} {tokens:,}" for name, tokens in wc.layers.items() if tokens), "bold"),
-            (" (the system prompt's section holds the summaries layer too)", "$foreground-muted"),
+            (
+                " (the system prompt's section holds the summaries layer too, the context note the recall layer)",
+                "$foreground-muted",
+            ),
         )
         options: list[Option | None] = []
         for section in wc.sections:
@@ -105,7 +112,7 @@ class InspectorScreen(Screen[None]):
                         (section.title, "bold"),
                         "\n",
                         (
-                            f"{_layer_label(section.layer)} · {section.tokens:,} tokens · {len(section.messages)} msg",
+                            f"{_layer_label(section.layer, section is wc.sections[0])} · {section.tokens:,} tokens · {len(section.messages)} msg",
                             "$foreground-muted",
                         ),
                     ),
@@ -113,7 +120,7 @@ class InspectorScreen(Screen[None]):
                 )
             )
             self.texts.append(section_text(section.messages, self.counter.count_message))
-            if section.layer == "system" and (self.recalled or self.last_recalled):
+            if section.layer == "system" and section is not wc.sections[0] and (self.recalled or self.last_recalled):
                 options += [None, self._recall_option()]
         if self.tools:
             options.append(None)

@@ -155,7 +155,8 @@ class ChatMessage(Vertical):
         self._unwritten: list[str] = []  # streamed, not yet written to the Markdown stream
         self._written_at = 0.0  # when it last was
         self._write_timer: Timer | None = None
-        self.usage: tuple[int, int, float | None] | None = None  # its turn's tokens in, out and cost
+        # its turn's tokens in, out, cost (and, live, how much of the input the provider's cache served)
+        self.usage: tuple[int, int, float | None] | tuple[int, int, float | None, str] | None = None
         # a user message's parts, large pastes folded: (text, None) typed, (text, title) folded
         typed = role in PLAIN_ROLES
         self.shown = shown if shown is not None or not typed else long_message(self.text)
@@ -213,11 +214,12 @@ class ChatMessage(Vertical):
     def _usage_line(self) -> Content:
         if self.usage is None:
             return Content("")
-        sent, received, cost = self.usage
-        text = f"{sent:,} tokens sent · {received:,} received" + (f" · ${cost:,.4f}" if cost else "")
+        sent, received, cost = self.usage[:3]
+        cache = f" {self.usage[3]}" if len(self.usage) > 3 and self.usage[3] else ""  # (cached · uncached)
+        text = f"{sent:,} tokens sent{cache} · {received:,} received" + (f" · ${cost:,.4f}" if cost else "")
         return Content.assemble((text, "$foreground-muted"))
 
-    def set_usage(self, usage: tuple[int, int, float | None] | None) -> None:
+    def set_usage(self, usage: tuple[int, int, float | None] | tuple[int, int, float | None, str] | None) -> None:
         """What this reply's turn cost (shown with the chat's tokens-per-message view, Ctrl+T)."""
         self.usage = usage
         self._state(usage is not None, "-has-usage")

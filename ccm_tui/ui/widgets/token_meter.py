@@ -150,6 +150,8 @@ def usage_content(usage: dict[str, Any], run_cost: float | None) -> Content | No
         ("session ", "$foreground-muted"),
         (f"{short(sent)} sent · {short(received)} received", ""),
     ]
+    if usage.get("cached_tokens"):  # the provider's prompt cache (the cost below has its discount)
+        parts.insert(2, (f" ({short(usage['cached_tokens'])} cached)", "$foreground-muted"))
     cost = usage.get("cost")
     if cost:
         parts += [(" · ", "$foreground-muted"), (f"${cost:,.4f}", "")]

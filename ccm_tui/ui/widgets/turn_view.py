@@ -93,7 +93,7 @@ class TurnView(Vertical):
         self,
         reply: str,
         logged_to: str | None,
-        usage: tuple[int, int, float | None] | None = None,
+        usage: tuple[int, int, float | None] | tuple[int, int, float | None, str] | None = None,
         *,
         cut: bool = False,
     ) -> None:

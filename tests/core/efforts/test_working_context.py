@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ccm_tui.core.efforts.working_context import assemble, fit_message
+from ccm_tui.core.efforts.working_context import NOTE_HEAD, NOTE_TITLE, assemble, fit_message
 from ccm_tui.core.manifest.effort import CONCLUDED, Effort
 from ccm_tui.core.text.tokens import TokenCounter
 from tests.helpers.sessionkit import make_session
@@ -11,7 +11,8 @@ from tests.helpers.sessionkit import make_session
 def test_sections_come_in_the_specified_order_with_layer_totals(tmp_path):
     session = make_session(tmp_path)
     wc = assemble(session, "SYSTEM", [{"role": "user", "content": "new message"}], tools=[{"x": 1}])
-    assert [s.layer for s in wc.sections] == ["system", "ambient", "expanded", "open", "open", "turn"]
+    assert [s.layer for s in wc.sections] == ["system", "ambient", "expanded", "open", "open", "system", "turn"]
+    assert wc.sections[-2].title == NOTE_TITLE and wc.messages[-2]["content"].startswith(NOTE_HEAD)
     assert [s.title for s in wc.sections][3:5] == ["Open: alpha", "Active: beta"]
     contents = [m["content"] for m in wc.messages]
     assert contents[0].startswith("SYSTEM") and "db-pool: Database pool raised" in contents[0]

@@ -102,7 +102,7 @@ async def test_the_inspection_carries_the_draft_recall_and_the_last_ones_words(c
     (source,) = asked.recalled
     assert source.log == "postgres-pool" and source.label.startswith("postgres-pool line")
     assert set(source.terms) <= {"pgbouncer", "pool_size", "pool", "size"} and "pgbouncer" in source.terms
-    assert asked.context.layers["recall"] > 0 and "pgbouncer pool_size is 20" in asked.context.messages[0]["content"]
+    assert asked.context.layers["recall"] > 0 and "pgbouncer pool_size is 20" in asked.context.messages[-2]["content"]
     llm_server.push(text("San Marzano."))
     await controller.run(SendMessage("which tomato variety do I grow?"))
     after = await controller.inspect()
