@@ -121,6 +121,7 @@ if TYPE_CHECKING:  # for mypy; tests/core/test_api.py checks these name exactly 
     from .turn.events import TurnStarted as TurnStarted
     from .turn.events import Waiting as Waiting
     from .turn.events import Work as Work
+    from .turn.events import cache_words as cache_words
     from .turn.recall import RecallSource as RecallSource
     from .views.data_export import export_session as export_session
     from .views.data_export import export_text as export_text
@@ -142,6 +143,7 @@ _LAZY = {
     "Asking": ".turn.events",
     "asking_server": ".models.choices",
     "Banner": ".turn.events",
+    "cache_words": ".turn.events",
     "capture_of": ".session.sessions_folder",
     "CaptureFilter": ".engine.all_sessions",
     "CatalogEntry": ".models.choices",
@@ -157,6 +159,7 @@ _LAZY = {
     "ControllerEvent": ".service.run_state",
     "create_session": ".session.sessions_folder",
     "delete_session": ".session.sessions_folder",
+    "DerivedError": ".storage.derived",
     "disk_full": ".storage.durable",
     "DONE": ".turn.events",
     "effort_markdown": ".views.markdown_export",
@@ -218,7 +221,6 @@ _LAZY = {
     "search_session": ".engine.opening",
     "SearchAnswer": ".engine.reader",
     "SearchHit": ".search",
-    "DerivedError": ".storage.derived",
     "SendMessage": ".service.run_state",
     "sent_now": ".session.chat_line",
     "server_group": ".models.choices",
@@ -239,7 +241,6 @@ _LAZY = {
     "StoreError": ".storage.durable",
     "StreamCleaner": ".text.terminal",
     "Suggestion": ".service.run_state",
-    "Withdraw": ".service.run_state",
     "terminal_safe": ".text.terminal",
     "TextDelta": ".turn.events",
     "ToolCalled": ".turn.events",
@@ -247,6 +248,7 @@ _LAZY = {
     "TurnStarted": ".turn.events",
     "Waiting": ".turn.events",
     "with_interrupted_end": ".session.chat_line",
+    "Withdraw": ".service.run_state",
     "Work": ".turn.events",
     "WrittenElsewhere": ".service.run_state",
 }

@@ -14,7 +14,7 @@ import asyncio
 from collections import deque
 from collections.abc import Callable
 
-from ..core.api import Asking, Banner, ExchangeWithdrawn, Outcome, TurnEvent, TurnStarted, Waiting
+from ..core.api import Asking, Banner, ExchangeWithdrawn, Outcome, TurnEvent, TurnStarted, Waiting, cache_words
 from .widgets.chat_log import ChatLog
 from .widgets.turn_view import TurnView
 
@@ -97,7 +97,7 @@ class TurnPresenter:
                     int(spent.get("prompt_tokens", 0)),
                     int(spent.get("completion_tokens", 0)),
                     outcome.turn_cost,
-                    te.cache_words(spent),
+                    cache_words(spent),
                 )
                 if spent
                 else None
