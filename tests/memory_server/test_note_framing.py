@@ -49,7 +49,7 @@ def test_a_note_in_the_active_effort_reaches_the_model_framed_and_the_chat_label
     finally:
         engine.close()
     notes = [line for line in lines if line.content in (ORDER, "An older note.")]
-    assert sorted((n.role, n.author) for n in notes) == [(NOTE, "an agent"), (NOTE, 'agent "t"')]
+    assert sorted((n.role, n.author) for n in notes) == [(NOTE, 'agent "t"'), (NOTE, "an agent")]
     assert '### Note from agent "t"' in effort_markdown(view, records)
     assert f'NOTE (left by agent "t" via ccm-tui mcp): {ORDER}' in transcript_text(records)
     assert "Traceback" not in errors

@@ -72,7 +72,8 @@ async def test_click_expand_then_reopen_in_the_sidebar(tmp_path):
 
         await pilot.click(item(screen, "japan-trip"))
         dialog = await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog) and pilot.app.screen)
-        assert [c.id for c in dialog.choices] == ["expand", "reopen", "log", "export", "start"]
+        views, edits = ["expand", "reopen", "log", "export", "start"], ["rename", "summary", "pin", "merge"]
+        assert [c.id for c in dialog.choices] == [*views, *edits, "forget"]
         await pilot.press("e")
         await idle(pilot)
         row = item(screen, "japan-trip")
@@ -82,7 +83,7 @@ async def test_click_expand_then_reopen_in_the_sidebar(tmp_path):
 
         await pilot.click(item(screen, "japan-trip"))
         dialog = await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog) and pilot.app.screen)
-        assert [c.id for c in dialog.choices] == ["collapse", "reopen", "log", "export", "start"]
+        assert [c.id for c in dialog.choices] == ["collapse", "reopen", "log", "export", "start", *edits, "forget"]
         await pilot.press("r")
         await idle(pilot)
         row = item(screen, "japan-trip")

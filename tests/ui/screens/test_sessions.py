@@ -210,21 +210,23 @@ def _made_by_hand(root: Path, name: str, *, age: float, size: int, efforts: int 
     import sqlite3
     import time
 
-    from ccm_tui.core.storage.derived import APPLICATION_ID, DERIVED_FILE, SCHEMA_VERSION
+    from ccm_tui.core.storage.derived import DERIVED_FILE, DerivedDB
 
     path = root / name
     (path / "efforts").mkdir(parents=True)
     (path / "session_state.json").write_text(json.dumps({"schema": 2, "turn": turns}))
-    if efforts is not None:
-        db = sqlite3.connect(path / DERIVED_FILE)  # just what the listing reads: the effort rows' count
-        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        db.execute("CREATE TABLE entries (id TEXT)")
-        db.executemany("INSERT INTO entries VALUES (?)", [(f"effort-{i}",) for i in range(efforts)])
+    if efforts is not None:  # our schema exactly (the listing reads no other), with the effort rows it counts
+        DerivedDB.for_session(path).close()
+        db = sqlite3.connect(path / DERIVED_FILE)
+        rows = [(f"effort-{i}", i, "concluded", 0, "{}", 0) for i in range(efforts)]
+        db.executemany(
+            "INSERT INTO entries (id, ord, status, raw_tokens, entry, dirty) VALUES (?, ?, ?, ?, ?, ?)", rows
+        )
         db.commit()
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         db.close()
-    taken = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    (path / "raw.jsonl").write_bytes(b"x" * (size - taken))
+    taken = sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.name.startswith(DERIVED_FILE))
+    (path / "raw.jsonl").write_bytes(b"x" * (size - taken))  # the record's size (the derived file is apart)
     stamp = time.time() - age
     os.utime(path / "raw.jsonl", (stamp, stamp))
 
