@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import EffortNotFound
+from ..manifest.effort import Effort
 from ..session.chat_line import note_author
 from ..session.session import Session
 from ..session.withdrawn import live
@@ -37,6 +38,14 @@ EXPORT_FORMAT = "ccm-tui-export"
 EXPORT_VERSION = 1
 FORMATS = ("md", "json", "jsonl")
 _EFFORT_KEYS = ("id", "name", "status", "summary", "created", "concluded_at", "reopen_count", "source")
+
+
+def _effort(session: Session, effort_id: str, directory: Path) -> Effort:
+    """The effort ``effort_id`` of the open session, else :class:`EffortNotFound` naming the session."""
+    effort = session.efforts.get(effort_id)
+    if effort is None:
+        raise EffortNotFound(f"there is no effort {effort_id!r} in {directory}")
+    return effort
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
@@ -55,9 +64,7 @@ def session_data(directory: Path, effort_id: str | None = None) -> dict[str, Any
     directory = Path(directory)
     with Session.open(directory, readonly=True) as session:
         if effort_id is not None:
-            effort = session.efforts.get(effort_id)
-            if effort is None:
-                raise EffortNotFound(f"there is no effort {effort_id!r} in {directory}")
+            effort = _effort(session, effort_id, directory)
             chosen = [effort]
         else:
             chosen = list(session.efforts)
@@ -106,9 +113,7 @@ def session_markdown(directory: Path, effort_id: str | None = None) -> str:
     directory = Path(directory)
     with Session.open(directory, readonly=True) as session:
         if effort_id is not None:
-            effort = session.efforts.get(effort_id)
-            if effort is None:
-                raise EffortNotFound(f"there is no effort {effort_id!r} in {directory}")
+            effort = _effort(session, effort_id, directory)
             view = effort_view(session, effort, in_context=False)
             return effort_markdown(view, _records(session.effort_path(effort_id)))
         places = {"ambient": _records(session.raw_path)}
