@@ -7,6 +7,7 @@ import pytest
 from ccm_tui.core.efforts.proposals import Exchange, exchanges_of, propose_folds, propose_open, propose_switch
 from ccm_tui.core.text.topics import TurnText, sustained
 from tests.helpers import labelled_chats
+from tests.helpers.topic_chat import TOPICS
 
 JAPAN = [
     "Let's plan a trip to Japan in April",
@@ -190,19 +191,5 @@ def test_the_same_topics_next_part_is_no_switch():
     assert propose_switch("sourdough", exchanges([*TOPIC_SOURDOUGH, *TAXES])) is not None
 
 
-TOPIC_SOURDOUGH = [
-    "My sourdough starter smells like acetone",
-    "How often should I feed the sourdough starter?",
-    "What flour is best for a sourdough starter, rye?",
-    "The sourdough loaf came out flat, why?",
-    "Sourdough bulk fermentation time at 22 degrees?",
-    "Should I use a banneton for sourdough?",
-    "How long to bake sourdough in a dutch oven?",
-    "Sourdough crumb is gummy inside",
-]
-TAXES = [
-    "I need to file my tax return, self-employed",
-    "Which tax deductions apply to a home office?",
-    "Tax deadline for freelancers this year?",
-    "Can I deduct my laptop on the tax return?",
-]
+TOPIC_SOURDOUGH = TOPICS["sourdough"]
+TAXES = TOPICS["taxes"][:4]
