@@ -220,8 +220,7 @@ def rename(session: Session, effort: Effort, name: str) -> str:
     if clean == previous:
         return previous
     effort.name = clean
-    session.save_manifest()
-    session.log_event(ev.EFFORT_RENAMED, effort_id=effort.id, name=clean, previous=previous)
+    session.save_manifest((ev.EFFORT_RENAMED, {"effort_id": effort.id, "name": clean, "previous": previous}))
     return previous
 
 
