@@ -9,12 +9,17 @@ For each size (2.5, 10 and 40 KB by default) and run, the two apps alternately, 
   times the server's delay between them) and to the bare app's;
 * **echo** — during the stream a key is typed every ``--key-every`` seconds (the next one once the
   previous one showed): key → the character in the input (median and worst);
-* **CPU** — the app process's user+system time from Enter to the last line shown (``/proc/PID/stat``).
+* **CPU** — the app process's user+system time from Enter to the last line shown (``/proc/PID/stat``),
+  and its main thread's (the event loop's: ccm-tui's other threads are the session's and litellm's).
+
+``--profile DIR`` samples each app over that window with py-spy (``PY_SPY``: its path, e.g. installed in a
+venv of its own; ``--gil``: only the thread holding the GIL, so the samples are CPU, not waits) into
+collapsed stacks, one file per app, size and run.
 
 Targets: shown ≤ 1.2× the stream and ≤ 1.1× the bare app; echo ≤ 1.5× the bare app's, none over 1 s;
 CPU ≤ 1.5× the bare app's. The machine may be loaded: the ratios within one run are what count.
 
-    python benchmarks/bench_stream.py [--sizes 2500,10000,40000] [--runs 2] [--rate 2000] [--chunk 10]
+    python benchmarks/bench_stream.py [--sizes 2500,10000,40000] [--runs 2] [--rate 2000] [--chunk 10] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -47,9 +53,11 @@ def tmux(socket: str, *args: str, check: bool = True) -> str:
     return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, check=check).stdout
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime (all threads)
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """The process's user+system time (all threads), or one thread's (the main thread: ``thread=pid``)."""
+    stat = Path(f"/proc/{pid}/task/{thread}/stat" if thread else f"/proc/{pid}/stat")
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
 
 
 def python_pid(pid: int) -> int:
@@ -75,6 +83,7 @@ def _ppid(proc: Path) -> int | None:
 class Figures:
     shown: float
     cpu: float
+    loop_cpu: float  # the main thread's (the event loop's): the rest is the session's and litellm's threads
     echoes: list[float] = field(default_factory=list)
 
 
@@ -106,9 +115,10 @@ class Pane:
         tmux(self.socket, "kill-server", check=False)
 
 
-def measure(command: str, key_every: float, warm_up: bool) -> Figures:
-    """Launch, wait until ready (``warm_up``: after a first short turn), send a message, then type a key every ``key_every`` s until the
-    reply's last line shows."""
+def measure(command: str, key_every: float, warm_up: bool, profile: Path | None = None) -> Figures:
+    """Launch, wait until ready (``warm_up``: after a first short turn), send a message, then type a key every
+    ``key_every`` s until the reply's last line shows (``profile``: py-spy samples the app's threads over
+    that window into this file, as collapsed stacks)."""
     pane = Pane(command)
     try:
         pane.wait("of budget")
@@ -116,7 +126,13 @@ def measure(command: str, key_every: float, warm_up: bool) -> Figures:
             pane.keys("hello", "Enter")
             pane.wait(WARM)
         time.sleep(1.0)  # the start-up's own work settles
-        cpu0 = cpu_seconds(pane.pid)
+        cpu0, loop0 = cpu_seconds(pane.pid), cpu_seconds(pane.pid, pane.pid)
+        spy = None
+        if profile is not None:
+            profile.parent.mkdir(parents=True, exist_ok=True)
+            spy = subprocess.Popen([os.environ.get("PY_SPY", "py-spy"), "record", "--pid", str(pane.pid), "--rate", "250",
+                                    "--format", "raw", "--threads", "--gil", "--output", str(profile)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
         pane.keys("tune the pool", "Enter")
         start = time.perf_counter()
         typed, sent, echoes = "", None, []
@@ -137,7 +153,11 @@ def measure(command: str, key_every: float, warm_up: bool) -> Figures:
                 next_key = max(sent + key_every, seen)
                 sent = None
             if LAST_LINE in screen:
-                return Figures(shown=seen - start, cpu=cpu_seconds(pane.pid) - cpu0, echoes=echoes)
+                cpu, loop = cpu_seconds(pane.pid) - cpu0, cpu_seconds(pane.pid, pane.pid) - loop0
+                if spy is not None:
+                    spy.send_signal(signal.SIGINT)
+                    spy.wait(timeout=30)
+                return Figures(shown=seen - start, cpu=cpu, loop_cpu=loop, echoes=echoes)
             time.sleep(0.01)
     finally:
         pane.close()
@@ -161,6 +181,9 @@ def main() -> int:
     parser.add_argument("--chunk", type=int, default=10, help="characters per streamed piece")
     parser.add_argument("--key-every", type=float, default=0.5)
     parser.add_argument("--only", choices=("ccm", "bare"), help="measure one app only")
+    parser.add_argument(
+        "--profile", type=Path, help="sample each app with py-spy (PY_SPY: its path) over the window measured, into DIR"
+    )
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("tmux is needed")
@@ -171,7 +194,7 @@ def main() -> int:
         "XDG_DATA_HOME": str(scratch / "data"),
         "OPENAI_API_KEY": "sk-bench-fake",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
     }
     config = scratch / "config" / "ccm-tui" / "config.toml"
     config.parent.mkdir(parents=True)
@@ -205,7 +228,8 @@ def main() -> int:
                     else:
                         command = (f"env -u COLUMNS -u LINES {exports} {program} --session-dir "
                                    f"{scratch / f'session-{size}-{run}'} --model openai/fake-model --api-base {base}")  # fmt: skip
-                    got[app].append(measure(command, args.key_every, warm_up=app == "ccm"))
+                    profile = args.profile / f"{app}-{size}-{run}.txt" if args.profile else None
+                    got[app].append(measure(command, args.key_every, warm_up=app == "ccm", profile=profile))
                 finally:
                     proc.terminate()
                     proc.wait(timeout=10)
@@ -224,6 +248,7 @@ def report(row: tuple[int, int, float, dict[str, list[Figures]]]) -> None:
             f"  {app:5} shown {med(f.shown for f in figures):6.2f} s = {med(f.shown for f in figures) / stream:4.2f}x the stream"
             f" · echo median {med(echoes) if echoes else float('nan'):.3f} s, worst {max(echoes, default=float('nan')):.3f} s"
             f" ({len(echoes)} keys) · CPU {med(f.cpu for f in figures):6.2f} s"
+            f" (event loop {med(f.loop_cpu for f in figures):.2f} s)"
         )
     if len(got) == 2:
         bare, ccm = got["bare"], got["ccm"]

@@ -12,12 +12,13 @@ its own: the controller's state and snapshot are the truth.
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import on, work
 from textual.widget import Widget
 
 from ..config import Settings
@@ -25,6 +26,7 @@ from ..core.api import (
     Action,
     ControllerEvent,
     EffortAction,
+    Outcome,
     RetryOrphan,
     RunState,
     SendMessage,
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
     from ..core.api import ChatModel, SessionController
 
 CONTROLLER = "ccm_tui.core.service.controller"  # the whole core: loaded after the first paint
+TIDY_AFTER = 1.0  # seconds after a piece of work ends: its garbage collected, what lives frozen (_tidy_heap)
+FULL_EVERY = 100  # young collections between two full ones while the app runs (Python's default: 10)
 
 
 class SessionLink(Widget):
@@ -68,6 +72,8 @@ class SessionLink(Widget):
         self._controller: SessionController | None = None
         self._batch_lock = threading.Lock()
         self._batch: msg.StreamedText | None = None  # the streamed text not read by the screen yet
+        self._frozen_for: int | None = None  # the turn whose first streamed piece froze the heap (see _post)
+        self._thresholds: tuple[int, int, int] | None = None  # the collector's, before on_mount set ours
 
     @property
     def controller(self) -> SessionController:
@@ -92,8 +98,18 @@ class SessionLink(Widget):
         Streamed text is batched: a piece joins the :class:`~.messages.StreamedText` still waiting in
         the queue, so the screen handles one message per time it is free, not one per piece (a reply
         of thousands of pieces cost as many trips through the DOM). Any other event closes the batch:
-        what follows it comes after it."""
+        what follows it comes after it.
+
+        The first piece of a turn also freezes the heap (``gc.freeze``): what lives then (the core,
+        litellm's ~400,000 objects, the chat so far) is left out of every later garbage collection.
+        Without it, each full collection during a stream walked all of them and held the event loop
+        0.3–1.4 s, several times a reply: the frozen frames and the late key echoes of issue 38. The
+        garbage of a turn is collected once it has ended (:meth:`_tidy_heap`), and the app's close
+        unfreezes all (:meth:`on_unmount`): what was frozen is not kept for ever."""
         if isinstance(event, TextDelta):
+            if event.turn != self._frozen_for:
+                self._frozen_for = event.turn
+                gc.freeze()
             with self._batch_lock:
                 batch = self._batch
                 if batch is not None and batch.add(event):
@@ -187,6 +203,31 @@ class SessionLink(Widget):
         cancelled first: it would start the session's thread again after the close."""
         self.workers.cancel_node(self)
         await self.close()
+        gc.unfreeze()  # what the turns froze (see _post) is the collector's again
+        if self._thresholds is not None:
+            gc.set_threshold(*self._thresholds)
+
+    # ------------------------------------------------------------ the heap
+    def on_mount(self) -> None:
+        """Full collections ten times rarer while the app runs (the young ones as usual): a stream
+        allocates fast, and the full ones, however small the heap left to them, came several times a
+        reply; a turn's garbage is collected when it ends (:meth:`_tidy_heap`)."""
+        self._thresholds = young, middle, full = gc.get_threshold()
+        gc.set_threshold(young, middle, max(full, FULL_EVERY))
+
+    @on(msg.TurnMessage)
+    def _work_ended(self, message: msg.TurnMessage) -> None:
+        """A piece of work ended (a turn, an action): its garbage is collected a moment later (the
+        message goes on to the screen, which draws it)."""
+        if not isinstance(message, msg.StreamedText) and isinstance(message.event, Outcome):
+            self.set_timer(TIDY_AFTER, self._tidy_heap)
+
+    def _tidy_heap(self) -> None:
+        """Collect what the last turn left (only what is not frozen: the turn's own objects, a few
+        tens of milliseconds) and freeze what lives: the next reply streams over a collector with
+        nothing to walk."""
+        gc.collect()
+        gc.freeze()
 
     async def close(self) -> None:
         """Cancel running work (it writes its partial reply first) and close the session."""

@@ -1,12 +1,15 @@
 """The TUI's link to its session controller: a turn waiting for a session held elsewhere says who holds it,
-then runs, or gives advice when the wait runs out."""
+then runs, or gives advice when the wait runs out; a streamed turn runs over a frozen heap, collected after
+it, and the app's close gives the collector back what it froze."""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import os
 
+from ccm_tui.ui import controller_link
 from ccm_tui.ui.widgets.chat_log import ChatLog
 from tests.helpers.openai_server import text
 from tests.helpers.tui import SIZE, ready, server_app, wait_until
@@ -59,3 +62,32 @@ async def test_a_session_held_through_the_whole_wait_gives_tui_advice(tmp_path, 
         banners = " ".join(str(b.render()) for b in screen.query(".banner"))
         assert "still in use by pid" in banners and "send again once it is done" in banners
         assert "--session" not in banners  # command-line advice has no place in the TUI
+
+
+async def test_a_streamed_turn_runs_over_a_frozen_heap_and_the_close_gives_it_back(tmp_path, llm_server, monkeypatch):
+    """Issue 38: the collector's full passes walked litellm and the core (~400,000 objects) several times a
+    reply, holding the event loop up to a second each. The first piece of a turn freezes the heap, full
+    passes are rarer while the app runs, the turn's garbage is collected once it ends, and the close
+    unfreezes all and puts the thresholds back (a test process runs many apps: nothing stays frozen)."""
+    gc.unfreeze()  # (whatever an earlier test left)
+    thresholds = gc.get_threshold()
+    monkeypatch.setattr(controller_link, "TIDY_AFTER", 0.05)
+    calls: list[str] = []
+    freeze, collect = gc.freeze, gc.collect
+    monkeypatch.setattr(gc, "freeze", lambda: (calls.append("freeze"), freeze())[1])
+    monkeypatch.setattr(gc, "collect", lambda *a: (calls.append("collect"), collect(*a))[1])
+    llm_server.chunk_chars = 8
+    llm_server.push(text("A reply in **several** pieces, streamed over a frozen heap."))
+    async with server_app(tmp_path / "s", llm_server.base_url).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert gc.get_threshold()[2] >= controller_link.FULL_EVERY
+        screen.prompt.set_text("hello")
+        await pilot.press("enter")
+        await wait_until(
+            pilot, lambda: calls[-2:] == ["collect", "freeze"], timeout=120, what="the tidy after the turn"
+        )
+        assert calls.count("freeze") == 2  # the first piece, then the tidy (not once a piece)
+        assert gc.get_freeze_count() > 0
+        reply = screen.query_one(ChatLog).messages("assistant")[-1]
+        assert reply.text == "A reply in **several** pieces, streamed over a frozen heap."
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds
