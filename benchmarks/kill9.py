@@ -61,9 +61,16 @@ def send_campaign(tmp: Path, kills: int, seed: int, *, fold: bool = False, slow_
         print(f"  folds               {result.folds}")
         print(f"  folded twice        {len(result.folded_twice)}")
     if slow_summary:
-        print(f"  kills in a summary  {result.summary_hits} (a summary call waiting {slow_summary:g} s)")
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(result.hits_by_kind.items()))
+        print(f"  kills in a summary  {result.summary_hits} ({kinds}; the server held the call {slow_summary:g} s)")
+        what = "folds" if fold else "/conclude actions"
+        print(f"  interrupted         {result.interrupted} {what}, {len(result.not_redone)} not done after a restart")
+        if not fold:
+            print(f"  acknowledged /conclude {result.concluded}, concluded twice {len(result.duplicated_conclusions)}")
+        print(f"  rebuilt differently {len(result.rebuilt_differently)} (derived.sqlite deleted: status, search)")
     print(f"  violations          {len(result.violations)}")
-    for v in (result.folded_twice + result.violations)[:10]:
+    found = result.duplicated_conclusions + result.not_redone + result.rebuilt_differently
+    for v in (result.folded_twice + found + result.violations)[:10]:
         print(f"    - {v}")
 
 
