@@ -307,7 +307,7 @@ def run_restore_campaign(
             session = workdir / f"restore-{k}"
             slow.delay = summary_delay
             if summary_delay > 0:
-                killed = _kill_in_summary(restore(session), slow, rng.randint(1, turn_calls), summary_delay * 0.9, rng)
+                killed = _kill_in_summary(restore(session), slow, rng.randint(1, turn_calls), summary_delay * 0.5, rng)
                 if killed:
                     report.summary_hits += 1
                 elif killed is False:

@@ -253,11 +253,11 @@ def run_campaign(
                 result.violations.append(f"driver died by itself: {proc.stderr.read()[-500:]}")
                 break
             # (aimed: at the first, second or third summary call begun after that ACK, so that runs get
-            # further; one in four at the run's first summary call, which may be an interrupted one done again)
-            since, nth = (started, 1) if rng.random() < 0.25 else (time.monotonic(), rng.randint(1, 3))
+            # further; one in four at any call of the run in flight, which may be an interrupted one done again)
+            since, nth = (started, None) if rng.random() < 0.25 else (time.monotonic(), rng.randint(1, 3))
             call = slow.wait_for_one(since, 30, proc=proc, nth=nth) if aimed else None
             if call is not None:
-                time.sleep(max(0.0, call.start + rng.uniform(0.0, summary_delay * 0.9) - time.monotonic()))
+                time.sleep(max(0.0, call.start + rng.uniform(0.0, summary_delay * 0.5) - time.monotonic()))
                 hit = slow.kill_inside(proc, since)
                 if hit == "conclusion":  # whose: the user's /conclude under way, else the model's close_effort
                     reader.join(timeout=5)
