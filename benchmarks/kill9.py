@@ -96,7 +96,8 @@ def repair_campaign(tmp: Path, kills: int, seed: int, events_mb: float) -> None:
 
 def restore_campaign(tmp: Path, kills: int, seed: int, slow_summary: float = 0.0) -> None:
     report = run_restore_campaign(tmp, kills, seed, log=progress, summary_delay=slow_summary)
-    print("restore (kill at 0–1.1 × an unkilled run, then import the same transcript again)")
+    when = "inside one of its turn-by-turn summary calls" if slow_summary else "at 0–1.1 × an unkilled run"
+    print(f"restore (kill {when}, then import the same transcript again: whole, every turn summarized)")
     print(f"  kills               {report.kills} ({report.finished_first} ended before their kill moment)")
     print(f"  duplicated imports  {report.duplicated}")
     print(f"  lost imports        {len(report.lost)}")
