@@ -21,9 +21,17 @@ left in the input / swallowed / mangled / crashes / unwanted resends (want N / N
 again; prints kills / unopenable / half done after the re-run / unrelated lines lost / corrupt lines
 (want N / 0 / 0 / 0 / 0).
 
-``--slow-summary SECONDS`` (send, fold, restore): a slow summary model — each summary call (a
-``/conclude``, a fold, a restored turn) waits that long — and each kill waits for one to be in flight
-and lands inside it; prints the kills that hit a summary call (issue 42: with fast summaries none did).
+``--slow-summary SECONDS`` (send, fold, restore; issue 42 item 9: with fast summaries no kill landed in
+one): the scripted server holds each summary call that long — ``send``: conclusions (the turns cycle
+open, chat, conclude; ``/conclude`` by the user and ``close_effort`` by the model); ``fold``: a fold's
+summary step (extracted without a model: the campaign's driver asks the server from it); ``restore``:
+the turn-by-turn summaries — and each kill waits for one (the first, second or third of the run, at
+random) and lands in the first half of its wait. A kill counts as *in a summary* only if the server had
+received the call before the kill and not answered it once the process was dead (logged, with the
+calls, in the campaign's ``summary_calls.jsonl``). After each kill it also checks that ``derived.sqlite``
+rebuilds to the same ``status`` and ``search`` answers, and that a restart does the interrupted summary
+again (a last unkilled run redoes interrupted ``/conclude`` actions and folds; a restore run again has
+every turn summarized).
 """
 
 from __future__ import annotations
@@ -61,9 +69,16 @@ def send_campaign(tmp: Path, kills: int, seed: int, *, fold: bool = False, slow_
         print(f"  folds               {result.folds}")
         print(f"  folded twice        {len(result.folded_twice)}")
     if slow_summary:
-        print(f"  kills in a summary  {result.summary_hits} (a summary call waiting {slow_summary:g} s)")
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(result.hits_by_kind.items()))
+        print(f"  kills in a summary  {result.summary_hits} ({kinds}; the server held the call {slow_summary:g} s)")
+        what = "folds" if fold else "/conclude actions"
+        print(f"  interrupted         {result.interrupted} {what}, {len(result.not_redone)} not done after a restart")
+        if not fold:
+            print(f"  acknowledged /conclude {result.concluded}, concluded twice {len(result.duplicated_conclusions)}")
+        print(f"  rebuilt differently {len(result.rebuilt_differently)} (derived.sqlite deleted: status, search)")
     print(f"  violations          {len(result.violations)}")
-    for v in (result.folded_twice + result.violations)[:10]:
+    found = result.duplicated_conclusions + result.not_redone + result.rebuilt_differently
+    for v in (result.folded_twice + found + result.violations)[:10]:
         print(f"    - {v}")
 
 
@@ -81,12 +96,13 @@ def repair_campaign(tmp: Path, kills: int, seed: int, events_mb: float) -> None:
 
 def restore_campaign(tmp: Path, kills: int, seed: int, slow_summary: float = 0.0) -> None:
     report = run_restore_campaign(tmp, kills, seed, log=progress, summary_delay=slow_summary)
-    print("restore (kill at 0–1.1 × an unkilled run, then import the same transcript again)")
+    when = "inside one of its turn-by-turn summary calls" if slow_summary else "at 0–1.1 × an unkilled run"
+    print(f"restore (kill {when}, then import the same transcript again: whole, every turn summarized)")
     print(f"  kills               {report.kills} ({report.finished_first} ended before their kill moment)")
     print(f"  duplicated imports  {report.duplicated}")
     print(f"  lost imports        {len(report.lost)}")
     if slow_summary:
-        print(f"  kills in a summary  {report.summary_hits} (a summary call waiting {slow_summary:g} s)")
+        print(f"  kills in a summary  {report.summary_hits} (turn-by-turn summary calls held {slow_summary:g} s)")
     print(f"  corrupt lines       {len(report.corrupt_files)}")
     print(f"  violations          {len(report.violations)}")
     for v in report.violations[:10]:

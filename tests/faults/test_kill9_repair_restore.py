@@ -29,8 +29,9 @@ def test_killing_restore_corrupts_nothing_and_a_rerun_imports_once(tmp_path):
 
 @pytest.mark.slow
 def test_kills_inside_a_slow_restore_summary_import_once(tmp_path):
-    """Issue 42, item 9: each kill lands while one of the restore's summary calls is waiting."""
+    """Issue 42, item 9: each kill lands while one of the restore's turn-by-turn summary calls is held by
+    the server; the run again imports once, every turn summarized (the interrupted one done again)."""
     report = run_restore_campaign(tmp_path, kills=3, seed=4, log=lambda *_: None, summary_delay=1.0)
     assert report.kills == 3 and report.summary_hits == 3
-    assert report.violations == [] and report.corrupt_files == []
+    assert report.violations == [] and report.corrupt_files == []  # (a partial import is a violation)
     assert report.lost == [] and report.duplicated == 0

@@ -88,21 +88,21 @@ def _kill_at(cmd: list[str], delay: float) -> int | None:
         return None
 
 
-def _kill_in_summary(cmd: list[str], slow: Any, within: float, rng: random.Random) -> bool | None:
-    """Run ``cmd``; once one of its summary calls is waiting, kill -9 it at a random moment inside
-    that wait. True: the kill landed in a summary call; False: killed, not in one; None: it ended first."""
+def _kill_in_summary(cmd: list[str], slow: Any, nth: int, within: float, rng: random.Random) -> str | None | bool:
+    """Run ``cmd``; once the server holds its ``nth`` summary call, kill -9 it at a random moment of the
+    call's first ``within`` seconds. The kind of call the kill landed in (:meth:`.SlowSummaries.kill_inside`:
+    the server had it and had not answered), None when the kill missed, False when the run ended first
+    (or the call was answered before it was seen: then the run is killed at once, and it is a miss)."""
     started = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env(), cwd=ROOT)
     try:
-        while not slow.in_flight(started):
+        call = slow.wait_for_one(started, 120, proc=proc, nth=nth)
+        if call is None:
             if proc.poll() is not None:
-                return None
-            time.sleep(0.01)
-        time.sleep(rng.uniform(0.0, within))
-        hit = slow.in_flight(started)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        return hit
+                return False
+            return slow.kill_inside(proc, started)
+        time.sleep(max(0.0, call.start + rng.uniform(0.0, within) - time.monotonic()))
+        return slow.kill_inside(proc, started)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -222,19 +222,64 @@ def _effort_log_lengths(session: Path) -> dict[str, int]:
     }
 
 
+TURN_ANSWER = """TURN SUMMARY
+Turn number: {turn}
+User request summary: the user asked for the next step of the upgrade.
+Agent response summary: the agent made the change and ran the checks.
+Key outcomes: the step is done; the checks pass.
+State changes: none
+Artifacts modified: none
+Constraints/assumptions added: none
+Open questions after this turn: none"""
+SESSION_ANSWER = """SESSION SUMMARY
+Summary: the upgrade was carried out step by step, each step checked (restored by the model).
+Goal: upgrade the project.
+Outcome: done, the checks pass."""
+
+
+def _restore_responder(body: dict) -> Any:
+    """Turn summaries and the SESSION SUMMARY, as a model following the prompts would write them."""
+    from tests.helpers.campaigns.slow_summary import summary_kind
+    from tests.helpers.openai_server import text
+
+    if summary_kind(body) == "restore-session":
+        return text(SESSION_ANSWER)
+    current = [m for m in str(body["messages"][-1].get("content") or "").split("CURRENT TURN ")[1:]]
+    return text("\n\n".join(TURN_ANSWER.format(turn=part.split(":", 1)[0]) for part in current) or "?")
+
+
+def _restored_whole(data: dict, reference: dict) -> str | None:
+    """Why the session's import is not the reference's (None: the same turns, every one summarized, the
+    model's SESSION SUMMARY): a restart must do the interrupted turn summaries again, not skip them."""
+    efforts = data.get("efforts") or []
+    if len(efforts) != 1:
+        return None  # (counted as lost or duplicated)
+    got, want = efforts[0], reference["efforts"][0]
+    source, wanted = got.get("source") or {}, want.get("source") or {}
+    if source.get("skipped_turns"):
+        return f"turns {source['skipped_turns']} left unsummarized"
+    if (source.get("turns"), got.get("messages")) != (wanted.get("turns"), want.get("messages")):
+        return f"{source.get('turns')} turns, {got.get('messages')} messages (want {wanted.get('turns')}, {want.get('messages')})"
+    if got.get("summary") != want.get("summary"):
+        return f"summary {str(got.get('summary'))[:60]!r} is not the model's"
+    return None
+
+
 def run_restore_campaign(
     workdir: Path, kills: int, seed: int = 1, *, log=print, summary_delay: float = 0.0
 ) -> CampaignReport:
-    """``summary_delay``: a slow summary model (each of the restore's calls waits that long); each kill
-    then lands inside one of them (``report.summary_hits`` counts those that did)."""
+    """``summary_delay``: a slow summary model (each of the restore's turn-by-turn summary calls waits that
+    long); each kill then lands inside one of them, the first, second … last at random
+    (``report.summary_hits`` counts the kills the server saw land in one), and the run again must give
+    the whole import (:func:`_restored_whole`) and a derived index that rebuilds the same."""
+    from tests.helpers.campaigns.rebuild_check import rebuilt_differs
     from tests.helpers.campaigns.slow_summary import SlowSummaries
-    from tests.helpers.openai_server import FakeLLMServer, text
+    from tests.helpers.openai_server import FakeLLMServer
 
     rng = random.Random(seed)
     report = CampaignReport()
     with FakeLLMServer(chunk_chars=16, stream_delay=0.002) as server:
-        answer = text("A summary of this part of the work: upgrade steps and checks.")
-        slow = SlowSummaries(lambda body: answer, summary_delay, lambda body: True)  # (every call summarizes)
+        slow = SlowSummaries(_restore_responder, 0.0, ("restore-turn",), log=workdir / "summary_calls.jsonl")
         server.responder = slow
 
         def restore(session: Path) -> list[str]:
@@ -250,26 +295,28 @@ def run_restore_campaign(
                 str(TRANSCRIPT),
             )
 
-        slow.delay = 0.0  # (the reference run: at full speed)
+        begun = time.monotonic()  # (the reference run: at full speed)
         rc, report.reference_seconds, err = _timed(restore(workdir / "reference"))
-        slow.delay = summary_delay
-        if rc != 0:
-            report.violations.append(f"reference restore failed: {err.strip()[-300:]}")
+        turn_calls = len(slow.calls(begun))
+        if rc != 0 or not turn_calls:
+            report.violations.append(f"reference restore failed ({turn_calls} turn calls): {err.strip()[-300:]}")
             return report
+        reference = status(workdir / "reference")[1]
         reference_messages = _effort_log_lengths(workdir / "reference")
         for k in range(kills):
             session = workdir / f"restore-{k}"
+            slow.delay = summary_delay
             if summary_delay > 0:
-                killed = _kill_in_summary(restore(session), slow, summary_delay * 0.9, rng)
-                report.summary_hits += killed is True
-                if killed is None:
+                killed = _kill_in_summary(restore(session), slow, rng.randint(1, turn_calls), summary_delay * 0.5, rng)
+                if killed:
+                    report.summary_hits += 1
+                elif killed is False:
                     report.finished_first += 1
             elif _kill_at(restore(session), rng.uniform(0.0, report.reference_seconds * 1.1)) is not None:
                 report.finished_first += 1
             report.kills += 1
             slow.delay = 0.0  # (the run again: at full speed)
             rc, _, err = _timed(restore(session))  # the user runs it again
-            slow.delay = summary_delay
             if rc != 0 and "already imported" not in err:
                 report.violations.append(f"restore after kill {k + 1} failed: {err.strip()[-300:]}")
             rc, data, err = status(session)
@@ -282,13 +329,22 @@ def run_restore_campaign(
                 report.duplicated += 1
             elif not data["efforts"]:
                 report.lost.append(f"restore-{k}")
+            partial = _restored_whole(data, reference)
+            if partial:
+                report.violations.append(f"kill {k + 1}: the run again gave a partial import: {partial}")
             leftovers = (
                 sorted(p.name for p in (session / "efforts").glob(".*")) if (session / "efforts").is_dir() else []
             )
             unnamed = sorted(set(logs) - named)
             if leftovers or unnamed:
                 report.violations.append(f"kill {k + 1}: files left behind {leftovers + unnamed}")
+            differs = rebuilt_differs(session, ("upgrade", "checks"))
+            if differs:
+                report.violations.append(f"kill {k + 1}: {differs}")
             report.corrupt_files.extend(corrupt_lines(session))
-            hits = f", kills in a summary call {report.summary_hits}" if summary_delay > 0 else ""
-            log(f"restore kill {k + 1}/{kills}: duplicated {report.duplicated}, lost {len(report.lost)}{hits}")
+            hits = f", kills in a turn summary call {report.summary_hits}" if summary_delay > 0 else ""
+            log(
+                f"restore kill {k + 1}/{kills}: duplicated {report.duplicated}, lost {len(report.lost)}, "
+                f"violations {len(report.violations)}{hits}"
+            )
     return report
