@@ -2,7 +2,10 @@
 
     # 1. with the project's environment: replay a transcript, write both sides' requests
     python benchmarks/bench_prefix_cache.py dump [--transcript FILE] [--turns N] [--budget B] -o requests.json
-    # 2. with llama-cpp-python (its own venv: ~/.cache/llama-venv), measure them on a GGUF model
+    # 2. with llama-cpp-python (its own venv: ~/.cache/llama-venv), measure them on a GGUF model, either
+    #    through llama.cpp's OpenAI-compatible server (started here, once per side, on --port) ...
+    ~/.cache/llama-venv/bin/python benchmarks/bench_prefix_cache.py server requests.json --model SMOLLM2.gguf
+    #    ... or in-process (one ``Llama`` per side)
     ~/.cache/llama-venv/bin/python benchmarks/bench_prefix_cache.py measure requests.json --model SMOLLM2.gguf
 
 Step 1 replays the transcript through the real engine (the replay model stands in for the chat model, as
@@ -13,6 +16,15 @@ with the ChatML template (SmolLM2's), tokenizes it with the model, and evaluates
 re-evaluates only what follows the longest prefix shared with the previous prompt. Printed per turn and in
 total: tokens re-evaluated and seconds, ccm against naive, and their ratio (same run, same machine).
 
+``server`` is the real thing: ``python -m llama_cpp.server --model GGUF --port P`` (one slot, its KV cache
+kept between requests), started afresh for each side so neither inherits the other's cache; each request
+goes to ``/v1/chat/completions`` as ccm-tui would send it (the server applies the model's chat template;
+tool calls and tool results as text, the same for both sides), ``max_tokens=1``. What the server
+reports is read back: ``usage.prompt_tokens`` (the whole prompt) and, from its log (``--verbose``), the
+tokens its prompt evaluation processed (``prompt eval time = … / N tokens``: what followed the prefix
+it kept) — the figure compared. Seconds are the client's wall time per request (a loaded machine makes
+them noisy; the token counts are not).
+
 This is a benchmark, never a test: it needs the model and takes minutes.
 """
 
@@ -21,8 +33,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -132,6 +148,132 @@ def measure(args: argparse.Namespace) -> int:
     return 0
 
 
+def _chat_messages(messages: list[dict]) -> list[dict]:
+    """A request's messages as the server's chat endpoint takes them: role and text (tool calls as text)."""
+    out = []
+    for m in messages:
+        content = m.get("content") or ""
+        if not isinstance(content, str):
+            content = json.dumps(content, ensure_ascii=False)
+        if m.get("tool_calls"):
+            content += "\n" + json.dumps(m["tool_calls"], ensure_ascii=False)
+        out.append({"role": m["role"], "content": content})
+        if m["role"] == "tool":
+            out[-1]["tool_call_id"] = m.get("tool_call_id") or "call"
+    return out
+
+
+_EVAL = re.compile(r"prompt eval time =\s*[\d.]+ ms /\s*(\d+) tokens")
+
+
+class _Server:
+    """``python -m llama_cpp.server`` on ``port``, its log in a file (read for the prompt-eval counts)."""
+
+    def __init__(self, model: str, port: int, n_ctx: int, log: Path) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+        self.log_path = log
+        self.log = log.open("w", encoding="utf-8")
+        command = [sys.executable, "-m", "llama_cpp.server", "--model", model, "--port", str(port)]
+        command += ["--host", "127.0.0.1", "--n_ctx", str(n_ctx), "--verbose", "True"]
+        command += ["--n_threads", "1", "--n_threads_batch", "1"]  # a shared machine: no thread spinning
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT)
+        self.seen = 0
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(self.url + "/v1/models", timeout=2).read()
+                return
+            except OSError:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"the server exited: see {log}") from None
+                time.sleep(0.5)
+        raise RuntimeError(f"the server did not start in 120 s: see {log}")
+
+    def ask(self, messages: list[dict]) -> tuple[int, int | None, float]:
+        """(prompt tokens, tokens evaluated as the server's log says, seconds) of one request."""
+        body = json.dumps({"messages": _chat_messages(messages), "max_tokens": 1, "temperature": 0.0}).encode()
+        request = urllib.request.Request(
+            self.url + "/v1/chat/completions", data=body, headers={"Content-Type": "application/json"}
+        )
+        started = time.perf_counter()
+        with urllib.request.urlopen(request, timeout=3600) as response:
+            answer = json.loads(response.read())
+        seconds = time.perf_counter() - started
+        evaluated = None
+        for _ in range(50):  # the log line is written as the reply goes out: wait for it briefly
+            self.log.flush()
+            counts = _EVAL.findall(self.log_path.read_text(encoding="utf-8", errors="replace"))
+            if len(counts) > self.seen:
+                evaluated = int(counts[self.seen])
+                self.seen = len(counts)
+                break
+            time.sleep(0.1)
+        return int(answer["usage"]["prompt_tokens"]), evaluated, seconds
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Send both sides' requests to llama.cpp's OpenAI-compatible server, a fresh server per side."""
+    data = json.loads(Path(args.requests).read_text(encoding="utf-8"))
+    turns = data["turns"][: args.turns] if args.turns else data["turns"]
+    rows: dict[str, list[tuple[int, int, float]]] = {}
+    for name in args.sides.split(","):
+        server = _Server(args.model, args.port, args.n_ctx, Path(args.log_dir) / f"llama-server-{name}.log")
+        rows[name] = []
+        try:
+            for turn in turns:
+                requests = turn["ccm"] if name == "ccm" else [turn["naive"]] if turn["naive"] else []
+                sent = evaluated = 0
+                seconds = 0.0
+                try:
+                    for messages in requests:
+                        prompt, count, took = server.ask(messages)
+                        sent += prompt
+                        evaluated += count if count is not None else prompt
+                        seconds += took
+                except urllib.error.HTTPError as exc:  # past the context window: this side stops here
+                    print(f"{name}: turn {len(rows[name]) + 1} refused ({exc.code}): stopped", file=sys.stderr)
+                    break
+                rows[name].append((sent, evaluated, seconds))
+                print(
+                    f"{name} turn {len(rows[name])}: {sent:,} sent, {evaluated:,} evaluated, {seconds:.1f} s",
+                    file=sys.stderr,
+                )
+        finally:
+            server.stop()
+    if len(rows) < 2:  # one side only (run the other elsewhere, on another port): its per-turn lines above
+        return 0
+    common = min(len(rows["ccm"]), len(rows["naive"]))
+    print(f"llama.cpp server ({Path(args.model).name}), {common} turns of {data['transcript']}\n")
+    print("| turn | ccm sent | ccm re-evaluated | ccm s | naive sent | naive re-evaluated | naive s |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    totals = {name: [0, 0, 0.0] for name in rows}
+    for index in range(common):
+        cells = []
+        for name in ("ccm", "naive"):
+            sent, evaluated, seconds = rows[name][index]
+            totals[name][0] += sent
+            totals[name][1] += evaluated
+            totals[name][2] += seconds
+            cells += [f"{sent:,}", f"{evaluated:,}", f"{seconds:.1f}"]
+        print(f"| {index + 1} | " + " | ".join(cells) + " |")
+    c, n = totals["ccm"], totals["naive"]
+    print(
+        f"\nsent: ccm {c[0]:,} vs naive {n[0]:,} tokens ({c[0] / max(1, n[0]):.2f}×)\n"
+        f"re-evaluated (the server's prompt-eval count): ccm {c[1]:,} vs naive {n[1]:,} tokens "
+        f"({c[1] / max(1, n[1]):.2f}×)\n"
+        f"wall time: ccm {c[2]:.1f} s vs naive {n[2]:.1f} s ({c[2] / max(1e-9, n[2]):.2f}×)"
+    )
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="step", required=True)
@@ -144,8 +286,16 @@ def main() -> int:
     m.add_argument("requests")
     m.add_argument("--model", required=True)
     m.add_argument("--n-ctx", type=int, default=8192)
+    v = sub.add_parser("server")
+    v.add_argument("requests")
+    v.add_argument("--model", required=True)
+    v.add_argument("--n-ctx", type=int, default=8192)
+    v.add_argument("--port", type=int, default=8089)
+    v.add_argument("--turns", type=int, default=0, help="only the first N turns of the file")
+    v.add_argument("--log-dir", default=".", help="where the servers' logs go")
+    v.add_argument("--sides", default="ccm,naive", help="ccm, naive or both (one after the other)")
     args = ap.parse_args()
-    return dump(args) if args.step == "dump" else measure(args)
+    return {"dump": dump, "measure": measure, "server": serve}[args.step](args)
 
 
 if __name__ == "__main__":

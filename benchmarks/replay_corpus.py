@@ -56,7 +56,8 @@ BILLED_HEADER = (
     "ccm/naive, no cache",
     "OpenAI cache",
     "Anthropic cache",
-    "prefix kept, stable turns (of carried)",
+    "Anthropic floor",
+    "prefix kept, stable turns: of input (of previous request)",
     "naive prefix kept",
     "prefix kept, effort changes",
     "timestamps",
@@ -112,7 +113,7 @@ def row(path: Path, result) -> tuple[str, ...]:
 
 def billed_row(path: Path, result) -> tuple[str, ...]:
     stable, n_stable = result.prefix_share(False)
-    carried, _ = result.prefix_share(False, of="carried")
+    held, _ = result.prefix_share(False, of="held")
     naive, _ = result.prefix_share(False, side="naive")
     change, n_change = result.prefix_share(True)
     ratio = result.billed_ratio("anthropic")
@@ -127,7 +128,8 @@ def billed_row(path: Path, result) -> tuple[str, ...]:
         f"{result.billed_ratio('none'):.2f}×",
         f"{result.billed_ratio('openai'):.2f}×",
         f"{ratio:.2f}×",
-        f"{100 * stable:.1f}% ({100 * carried:.1f}%) on {n_stable}",
+        f"{result.floor_ratio:.2f}×",
+        f"{100 * stable:.1f}% ({100 * held:.1f}%) on {n_stable}",
         f"{100 * naive:.1f}%",
         f"{100 * change:.1f}% on {n_change}",
         "yes" if result.timed else "no",
@@ -136,7 +138,7 @@ def billed_row(path: Path, result) -> tuple[str, ...]:
 
 
 def markdown(rows: list[tuple[str, ...]], header: tuple[str, ...] = HEADER) -> str:
-    right = {2, 3, 4, 5, 6, 7, 8, 10} if header is HEADER else {1, 2, 3, 4, 5}
+    right = {2, 3, 4, 5, 6, 7, 8, 10} if header is HEADER else {1, 2, 3, 4, 5, 6}
     lines = [
         "| " + " | ".join(header) + " |",
         "|" + "|".join("---:" if i in right else "---" for i in range(len(header))) + "|",
@@ -215,7 +217,13 @@ async def main() -> int:
         "*capped msgs*: messages cut to the per-message cap (tokens left out in brackets; the naive "
         "figure still counts them); *savings vs capped log*: the same end figure against a naive chat of the "
         "capped messages, i.e. with the caps' share of the savings taken out. *target*: over 100K naive tokens, ccm end ≤ 5,000 and savings ≥ 95%; "
-        "every transcript: no request over the budget.\n\n" + tables
+        "every transcript: no request over the budget. *Billed* tables: ccm's cost over the naive chat's in "
+        "input-price units under each caching rule (`ccm_tui/replay/billing.py`); *Anthropic floor*: ccm's "
+        "requests at best under that rule (every block sent before read at 0.1×, every new one once at 1×, "
+        "summaries at 1×) over the naive chat's Anthropic bill; *prefix kept*: on turns where no effort changes "
+        "state, the share of ccm's input that repeats the previous request's start (in brackets: the share "
+        "of that previous request repeated), the naive chat's share, and the share on turns with an effort "
+        "change.\n\n" + tables
     )
     (args.out / "results.md").write_text(results_md, encoding="utf-8")
     if args.json:

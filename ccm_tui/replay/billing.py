@@ -19,6 +19,11 @@ shares with the same side's previous chat request (in tokens), and its cost in *
   well-configured client does: on the system prompt and on its last message.
 
 The summaries and compaction checkpoints ccm asks for are requests too: billed at 1× under every rule.
+
+``floor`` (beside the rules): what the same requests would cost were every block a side sent before read
+at the cache price and every new one paid once at the input price, with no write premium and no expiry
+— no placement of breakpoints does better under the Anthropic rule with these blocks; what it leaves is
+the new text (each exchange once, the context note each turn) and the summaries.
 """
 
 from __future__ import annotations
@@ -77,6 +82,7 @@ class Bill:
     shared: int
     cost: dict[str, float]
     carried: int = 0  # tokens of the blocks the previous request had too (wherever they stood)
+    held: int = 0  # tokens of the previous request (the share of it this one repeats as its prefix)
 
 
 def shared_prefix(a: Sequence[Block], b: Sequence[Block], count=None) -> int:
@@ -114,12 +120,18 @@ class Side:
         self.store: dict[str, float] = {}  # Anthropic: prefix fingerprint → when it expires
         self.totals: dict[str, float] = {rule: 0.0 for rule in RULES}
         self.tokens = 0
+        self.seen: set[str] = set()  # every block sent so far (the floor)
+        self.floor = 0.0
 
     def bill(self, request: Request, now: float | None) -> Bill:
         shared = shared_prefix(self.previous, request.blocks, self.count)
         seen = {b.key for b in self.previous}
         carried = sum(b.tokens for b in request.blocks if b.key in seen)
+        held = sum(b.tokens for b in self.previous)
         self.previous = list(request.blocks)
+        for block in request.blocks:
+            self.floor += block.tokens * (ANTHROPIC_READ if block.key in self.seen else 1.0)
+            self.seen.add(block.key)
         total = request.tokens
         cost = {
             "none": float(total),
@@ -129,13 +141,14 @@ class Side:
         for rule in RULES:
             self.totals[rule] += cost[rule]
         self.tokens += total
-        return Bill(tokens=total, shared=shared, cost=cost, carried=max(carried, shared))
+        return Bill(tokens=total, shared=shared, cost=cost, carried=max(carried, shared), held=held)
 
     def bill_plain(self, tokens: int) -> None:
         """A side request that no cache helps (a summary): 1× under every rule."""
         for rule in RULES:
             self.totals[rule] += tokens
         self.tokens += tokens
+        self.floor += tokens
 
     def _anthropic(self, request: Request, now: float | None) -> float:
         order = sorted(range(len(request.blocks)), key=lambda i: (not request.blocks[i].system, i))

@@ -22,6 +22,7 @@ the resolution, so the replay adds it to the summary request.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,6 +82,8 @@ class ReplayModel(InProcessChatModel):
         self.stats = ModelStats()
         # what was asked of the model since the runner last took it (the billed comparison, billing.py)
         self.requests: list[tuple[list[dict[str, Any]], list[dict[str, Any]] | None]] = []
+        self.states: list[Any] = []  # with each request, what ``observe`` said of the session then
+        self.observe: Callable[[], Any] | None = None
         self.side_tokens = 0  # summaries' and checkpoints' input tokens
         self._checkpoint_head = paths.prompt("checkpoint").strip().splitlines()[0][:60]
 
@@ -109,6 +112,7 @@ class ReplayModel(InProcessChatModel):
             raise LLMError(ProviderFailure.OTHER, "replay model: no turn planned")
         self._check_tool_results(messages)
         self.requests.append((list(messages), tools))
+        self.states.append(self.observe() if self.observe is not None else None)
         calls = plan.tool_calls()
         if calls and tools and not self._tools_sent:
             self._tools_sent = True

@@ -48,18 +48,21 @@ def billing_json(result: ReplayResult) -> dict[str, Any]:
     change, change_turns = result.prefix_share(True)
     kept, _ = result.prefix_share(False, of="carried")
     kept_change, _ = result.prefix_share(True, of="carried")
+    held, _ = result.prefix_share(False, of="held")
     naive, _ = result.prefix_share(False, side="naive")
     return {
         "units": "input-price units (1 = one uncached input token)",
         "ccm": {rule: round(result.billed.get("ccm", {}).get(rule, 0.0), 1) for rule in RULES},
         "naive": {rule: round(result.billed.get("naive", {}).get(rule, 0.0), 1) for rule in RULES},
         "ratio": {rule: round(result.billed_ratio(rule), 4) for rule in RULES},
+        "anthropic_floor_ratio": round(result.floor_ratio, 4),
         "prefix_share": {
             "stable": round(stable, 4),
             "stable_turns": stable_turns,
             "state_change": round(change, 4),
             "state_change_turns": change_turns,
             "stable_of_carried": round(kept, 4),
+            "stable_of_previous_request": round(held, 4),
             "state_change_of_carried": round(kept_change, 4),
             "naive_stable": round(naive, 4),
         },
@@ -101,11 +104,11 @@ def summary_lines(result: ReplayResult) -> list[str]:
             f"OpenAI automatic cache {ratio['openai']:.2f}×, Anthropic 5-minute cache {ratio['anthropic']:.2f}×"
             + ("" if result.timed else " (no timestamps: the cache never expires)")
         )
-        kept, _ = result.prefix_share(False, of="carried")
+        held, _ = result.prefix_share(False, of="held")
         naive, _ = result.prefix_share(False, side="naive")
         lines.append(
             f"prefix shared with the previous request: {_pct(stable)} of ccm's input on {n_stable} turns without "
-            f"an effort change ({_pct(kept)} of what that request had too; naive: {_pct(naive)}), "
+            f"an effort change ({_pct(held)} of that previous request; naive: {_pct(naive)} of its input), "
             f"{_pct(change)} on {n_change} turns with one"
         )
     if result.compactions:

@@ -20,8 +20,8 @@ salience, budget and compaction code as a live chat. It records per turn:
 * the billed comparison (:mod:`.billing`): per turn the tokens each side sent, the prefix each
   shares with its previous request, and the cost in input-price units under no caching, OpenAI's
   automatic caching and Anthropic's 5-minute caching (``sent``, ``shared``, ``cost`` per side), and
-  whether an effort changed state (``state_change``: the system message differs from the previous
-  request's, or a compaction ran).
+  whether an effort changed state (``state_change``: an effort opened, concluded, was expanded,
+  collapsed, evicted or switched, a summary was rewritten, or a compaction ran).
 
 Nothing is estimated: every count is the session's tiktoken counter.
 """
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..core.efforts.working_context import cache_breakpoints, system_split
+from ..core.efforts.working_context import cache_breakpoints
 from ..core.engine.engine import Engine
 from ..core.engine.opening import open_engine
 from ..core.models.client_setup import resolve_budget
@@ -77,6 +77,7 @@ class TurnFigures:
     sent: dict[str, int] = field(default_factory=dict)  # {"ccm", "naive"}
     shared: dict[str, int] = field(default_factory=dict)
     carried: dict[str, int] = field(default_factory=dict)  # tokens the previous request had too, wherever
+    held: dict[str, int] = field(default_factory=dict)  # tokens of the previous request
     cost: dict[str, dict[str, float]] = field(default_factory=dict)  # side → rule → input-price units
     state_change: bool = False
 
@@ -94,6 +95,7 @@ class TurnFigures:
             "sent": dict(self.sent),
             "shared": dict(self.shared),
             "carried": dict(self.carried),
+            "held": dict(self.held),
             "cost": {side: {r: round(v, 1) for r, v in rules.items()} for side, rules in self.cost.items()},
             "state_change": self.state_change,
         }
@@ -122,14 +124,22 @@ class ReplayResult:
     seconds: float = 0.0
     billed: dict[str, dict[str, float]] = field(default_factory=dict)  # side → rule → input-price units
     timed: bool = False  # the transcript had timestamps: the Anthropic cache expired in its time
+    floor: float = 0.0  # ccm's requests under the Anthropic rule at best (billing.Side.floor)
 
     def prefix_share(self, state_change: bool, side: str = "ccm", of: str = "sent") -> tuple[float, int]:
         """Share of a side's input tokens that were the previous request's prefix, over the turns where an
         effort changed state (or not), and how many such turns there were. ``of="carried"``: the share
-        of what the previous request had too (new lines aside: what the layout keeps or loses)."""
+        of what the previous request had too (new lines aside: what the layout keeps or loses);
+        ``of="held"``: the share of the previous request this one repeats as its prefix."""
         turns = [t for t in self.turns if t.state_change == state_change and t.sent]
         whole = sum(getattr(t, of).get(side, 0) for t in turns)
         return (sum(t.shared.get(side, 0) for t in turns) / whole if whole else 0.0), len(turns)
+
+    @property
+    def floor_ratio(self) -> float:
+        """ccm's floor under the Anthropic rule over the naive chat's Anthropic bill (:mod:`.billing`)."""
+        naive = self.billed.get("naive", {}).get("anthropic", 0.0)
+        return self.floor / naive if naive else 0.0
 
     def billed_ratio(self, rule: str) -> float:
         """ccm's cost over the naive chat's under a rule (below 1: ccm is cheaper)."""
@@ -154,6 +164,12 @@ class ReplayResult:
 
 
 Progress = Callable[[int, int], None]
+
+
+def _state(engine: Engine) -> tuple[Any, ...]:
+    """The effort state a request shows (which efforts are open, active, concluded, expanded, in memory,
+    with which summary): a turn that changes it is a turn with an effort change."""
+    return tuple((e.id, e.state, e.in_memory, e.summary) for e in engine.full_status().efforts)
 
 
 def _counts(engine: Engine) -> tuple[int, int, int]:
@@ -215,7 +231,8 @@ async def replay(
             billing.Block("naive:system", figures.layers.get("system", 0), system=True),
         ]
         result.timed = times is not None
-        previous_system = ""
+        model.observe = lambda: (_state(engine), engine.compactions)
+        previous_state: Any = None
         total = len(parsed.turns)
         for index, turn in enumerate(parsed.turns, 1):
             user = clean_user_text(turn.user) or EMPTY_USER
@@ -240,6 +257,7 @@ async def replay(
             )
             model.start_turn(plan)
             model.requests.clear()
+            model.states.clear()
             side_before = model.side_tokens
             compactions_before = engine.compactions
             outcome = await engine.run_turn(user_sent)
@@ -258,20 +276,20 @@ async def replay(
             sent = {"ccm": 0, "naive": 0}
             shared = {"ccm": 0, "naive": 0}
             carried = {"ccm": 0, "naive": 0}
+            held = {"ccm": 0, "naive": 0}
             cost = {"ccm": dict.fromkeys(billing.RULES, 0.0), "naive": dict.fromkeys(billing.RULES, 0.0)}
-            state_change = engine.compactions > compactions_before
-            for messages, tools in model.requests:
-                split = system_split(messages)
-                blocks = billing.message_blocks(messages, tools, counter, split)
-                system = str(messages[0].get("content")) if messages else ""
-                state_change |= bool(previous_system) and system != previous_system
-                previous_system = system
-                # block indices: after the tool definitions' block, and the system message's two halves
-                marks = [i + 1 if i == 0 or not split else i + 2 for i in cache_breakpoints(messages)]
+            # an effort changed state, or a compaction ran, since the side's previous request
+            state_change = False
+            for (messages, tools), state in zip(model.requests, model.states, strict=True):
+                state_change |= previous_state is not None and state != previous_state
+                previous_state = state
+                blocks = billing.message_blocks(messages, tools, counter)
+                marks = [i + 1 for i in cache_breakpoints(messages)]  # (block 0: the tool definitions)
                 bill = ccm_side.bill(billing.Request(blocks, marks), now)
                 sent["ccm"] += bill.tokens
                 shared["ccm"] += bill.shared
                 carried["ccm"] += bill.carried
+                held["ccm"] += bill.held
                 for rule in billing.RULES:
                     cost["ccm"][rule] += bill.cost[rule]
             side = model.side_tokens - side_before
@@ -283,7 +301,7 @@ async def replay(
             request_blocks = [*naive_blocks, user_block]
             bill = naive_side.bill(billing.Request(request_blocks, [1, len(request_blocks) - 1]), now)
             sent["naive"], shared["naive"], cost["naive"] = bill.tokens, bill.shared, dict(bill.cost)
-            carried["naive"] = bill.carried
+            carried["naive"], held["naive"] = bill.carried, bill.held
             naive_blocks += [
                 user_block,
                 billing.Block(
@@ -306,6 +324,7 @@ async def replay(
                     sent=sent,
                     shared=shared,
                     carried=carried,
+                    held=held,
                     cost=cost,
                     state_change=state_change,
                 )
@@ -321,6 +340,7 @@ async def replay(
         result.compactions = engine.compactions
         result.checkpoints = model.stats.checkpoints
         result.billed = {"ccm": dict(ccm_side.totals), "naive": dict(naive_side.totals)}
+        result.floor = ccm_side.floor
         status = engine.full_status()
         first_turn: dict[str, int] = {}
         last_turn: dict[str, int] = {}

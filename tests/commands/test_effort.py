@@ -51,7 +51,8 @@ def send(capsys, server: FakeLLMServer, directory: Path, message: str, *replies)
 
 
 def system_text(server: FakeLLMServer) -> str:
-    return str(server.chat_requests()[-1]["messages"][0]["content"])
+    """The request's context before the turn: the system prompt and the layers (the summaries among them)."""
+    return "\n".join(str(m["content"]) for m in server.chat_requests()[-1]["messages"][:-1])
 
 
 async def test_rename_keeps_the_id_and_every_reader_shows_the_name(session_dir, capsys):

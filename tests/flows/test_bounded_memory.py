@@ -72,7 +72,7 @@ def test_multiple_open_efforts_and_switching(ccm):
     assert "--- Switched to effort: alpha ---" in out["banners"]
     assert out["logged_to"] == "alpha" and out["active_effort"] == "alpha"
     messages = ccm.chat_requests()[-1]["messages"]
-    heads = [m["content"] for m in messages if m["role"] == "system" and m["content"].startswith("[")]
+    heads = [m["content"] for m in messages if m["role"] == "user" and "effort '" in m["content"][:40]]
     assert heads[-1].startswith("[Active effort 'alpha'") and any("Backgrounded open effort 'beta'" in h for h in heads)
 
 

@@ -69,7 +69,7 @@ def test_open_aside_conclude_expand(provider):
     out = open_auth_bug(p)
     assert out["active_effort"] == "auth-bug" and "--- Opened effort: auth-bug ---" in out["banners"]
     first, second = p.chat_requests()[-2:]
-    assert first.get("tools") and "Effort state" in p.system_text(first)
+    assert first.get("tools") and "Effort state" in json.dumps(first["messages"])  # (in the context note)
     # the tool result went back in the provider's own shape
     if p.name == "anthropic":
         results = [b for m in second["messages"] if isinstance(m["content"], list) for b in m["content"]]
@@ -116,7 +116,7 @@ def test_streaming_prints_the_reply_as_it_arrives(provider):
 
 def test_system_prompt_and_consecutive_same_role_messages(provider):
     p = provider
-    open_auth_bug(p)  # the effort's head line is a second system message after the ambient window
+    open_auth_bug(p)  # the effort's head line, a user-role line, then its log's first user message
     p.server.push(text("Noted."))
     p.send("more details")
     body = p.chat_requests()[-1]

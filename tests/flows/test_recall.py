@@ -67,16 +67,21 @@ def test_recall_off_leaves_it_out(ccm, monkeypatch, tmp_path):
     assert out["request"]["layers"]["recall"] == 0
 
 
+def is_chat(body: dict) -> bool:
+    """A request for a reply: it carries the context note (a summary's or a checkpoint's does not)."""
+    return any("[Context note" in str(m.get("content")) for m in body["messages"])
+
+
 def rambling(body: dict):
     """A small local model that never calls a tool and answers at length; its summaries are short."""
-    if "## Effort state" not in str(body["messages"][0]["content"]):  # a summary or a checkpoint
+    if not is_chat(body):  # a summary or a checkpoint
         return text("Checkpoint: talk about the garden.")
     return text("Gardening is a wonderful hobby. " + "Plants need sun and care. " * 20)
 
 
 def last_chat_request(ccm) -> dict:
     """The last request for a reply (not a summary's or a checkpoint's)."""
-    return [b for b in ccm.server.chat_requests() if "## Effort state" in str(b["messages"][0]["content"])][-1]
+    return [b for b in ccm.server.chat_requests() if is_chat(b)][-1]
 
 
 def last_chat_system(ccm) -> str:
@@ -88,7 +93,7 @@ def last_chat_system(ccm) -> str:
 
 
 def test_the_checkpointed_part_of_an_open_effort_is_recalled(ccm, monkeypatch):
-    monkeypatch.setenv("CCM_TOKEN_BUDGET", "2400")
+    monkeypatch.setenv("CCM_TOKEN_BUDGET", "2450")
     ccm.server.responder = rambling
     ccm.send("/open garden")
     ccm.send("My tomato plants: I grow San Marzano this year.")
@@ -129,7 +134,7 @@ def test_a_long_line_of_the_ambient_window_cut_to_the_message_cap_is_recalled(cc
 
 @pytest.mark.parametrize("where", ["a concluded effort", "the open effort"])
 def test_a_fact_is_in_every_request_that_asks_for_it_while_the_context_is_compacted(ccm, monkeypatch, where):
-    monkeypatch.setenv("CCM_TOKEN_BUDGET", "3000")
+    monkeypatch.setenv("CCM_TOKEN_BUDGET", "2900")
     ccm.server.responder = rambling
     if where == "a concluded effort":
         ccm.send("/open taxes")
@@ -219,7 +224,7 @@ TOOLLESS_SESSION = [
 def echoing_rambler(body: dict):
     """Never calls a tool; answers at length, repeating the user's words (as small models do)."""
     messages = body["messages"]
-    if "## Effort state" not in str(messages[0]["content"]):  # a summary or a checkpoint
+    if not is_chat(body):  # a summary or a checkpoint
         return text("Brief: the conversation so far, in general terms.")
     asked = str(messages[-1]["content"]).rstrip("?.")
     return text(f"About {asked.lower()}: " + "there are many things to consider here, and it depends. " * 18)

@@ -84,3 +84,14 @@ def test_turn_times_come_from_the_transcripts_own_lines(tmp_path):
     first, second = turn_times(path, [1, 4])
     assert second - first == 480
     assert turn_times(path, [3, 3, 4]) is None  # too few turns have a time
+
+
+def test_the_floor_pays_each_new_block_once_and_reads_every_repeated_one_and_held_is_the_previous_request():
+    side = Side()
+    first = side.bill(Request(blocks(2000, 300), [0, 1]), 0.0)
+    moved = [Block("new", 100), *blocks(2000, 300)]  # the same blocks behind a new one: no prefix at all
+    second = side.bill(Request(moved, [0, 2]), 0.0)
+    side.bill_plain(50)  # a summary request: 1× at best too
+    assert side.floor == pytest.approx(2300 + 100 + 0.1 * 2300 + 50)
+    assert side.floor < side.totals["anthropic"]
+    assert first.held == 0 and second.held == 2300 and second.shared == 0 and second.carried == 2300

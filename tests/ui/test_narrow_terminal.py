@@ -39,7 +39,7 @@ async def test_at_80_columns_the_inspector_leaves_the_text_room_for_its_headers(
         assert header.startswith("── [1] system")
         assert len(header) <= text.content_size.width  # on one line, not wrapped over three
         rows = screen_rows(pilot.app)
-        assert any("system + summaries" in row for row in rows)
+        assert any("system · " in row for row in rows)  # the prompt alone: the summaries are a section of their own
 
 
 async def test_at_80_columns_the_keys_help_indents_wrapped_descriptions(tmp_path):

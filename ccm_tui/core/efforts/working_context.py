@@ -1,18 +1,20 @@
 """Assembling the working context: exactly the messages sent to the model this turn.
 
-Order (DESIGN §5, laid out for providers' prefix caches): system prompt (+ tool guidance, the
-effort state, the in-memory concluded summaries in the order they entered memory, a line saying
-older summaries are searchable) → ambient window → expanded efforts' raw logs → backgrounded open
-efforts' raw logs → active effort's raw log → the *context note* → this turn's messages.
+Order (DESIGN §5's layers, laid out for providers' prefix caches: what changes least first): the
+system prompt (the prompt alone: the same in every request) → backgrounded open efforts' raw logs →
+the in-memory concluded summaries, in the order they entered memory (a new one is appended) →
+expanded efforts' raw logs → the ambient window (sliding in steps, :func:`stepped_ambient`) → the
+active effort's raw log → this turn's messages → the *context note*.
 
-Everything before the context note changes only when the effort state changes (an effort opens,
-concludes, is expanded, collapsed or evicted, a summary is rewritten) or the conversation grows at
-its end, so a request is byte for byte the previous one's prefix up to where the previous turn's
-note stood. What changes every turn (the budget line, how long ago each expansion was used, the
-recalled lines) is in the note, a user-role message (providers that take one system message hoist
-every system message into it: a changing system line would re-read the whole request) framed as
-the app's, never as the user's words. :func:`cache_breakpoints` says where a provider that takes
-``cache_control`` hints should put them.
+Each part after the system prompt is headed by a bracketed line from the app, in a user-role message
+(providers that take one system prompt hoist every system message into it: a line that changes
+there would re-read the whole request). A turn in which no effort changes state only appends: the
+request is byte for byte the previous one up to where the previous turn's note stood. What changes
+every turn (the effort state, the budget line, how long ago each expansion was used, the recalled
+lines) is in the note, last, framed as the app's, never as the user's words. A change of state
+re-writes from the layer it touches (a conclusion: from the summaries on; an open: from the new
+active effort on), never the system prompt or the tool definitions. :func:`cache_breakpoints` says
+where a provider that takes ``cache_control`` hints should put them.
 
 Every section is counted with the session's token counter (cached per message),
 and the figures are reported per layer together with the *naive* figure: the
@@ -30,6 +32,7 @@ from ..session.session import Session
 from ..text.terminal import drop_invisible
 from ..text.tokens import REPLY_PRIMING, TokenCounter, keep_head_and_tail
 
+ACTIVE_HEAD = "[Active effort '"
 LAYERS = ("system", "tools", "summaries", "recall", "ambient", "expanded", "open", "turn")
 
 
@@ -112,16 +115,16 @@ def effort_messages(
     if read_only:
         head = f"[Expanded concluded effort '{effort.id}' — raw log, read-only. Summary: {effort.summary or '—'}]"
     elif effort.active:
-        head = f"[Active effort '{effort.id}' — its conversation so far]"
+        head = f"{ACTIVE_HEAD}{effort.id}' — its conversation so far]"
     else:
         head = f"[Backgrounded open effort '{effort.id}' — its conversation so far]"
-    messages = [{"role": "system", "content": head}]
+    messages = [{"role": "user", "content": head}]  # (a system line: some providers hoist it to the top)
     start = 0
     if effort.checkpoint and 0 < effort.checkpoint_upto <= len(log):
         start = effort.checkpoint_upto
         messages.append(
             {
-                "role": "system",
+                "role": "user",
                 "content": f"[Checkpoint summary of the first {start} messages of '{effort.id}': {effort.checkpoint}]",
             }
         )
@@ -141,18 +144,25 @@ def effort_context_tokens(session: Session, effort: Effort, message_cap: int | N
     return sum(session.counter.count_message(m) for m in messages)
 
 
+SUMMARIES_HEAD = "[Concluded efforts in working memory — their summaries; expand_effort reads one's whole log]"
+AMBIENT_HEAD = "[Ambient chat — the latest exchanges that belong to no effort]"
+
+
 def summaries_block(session: Session) -> str:
+    """The in-memory summaries, in the order they entered memory (a new one comes last: the text before
+    it stays byte for byte what the previous request sent)."""
     summaries = session.summaries_in_memory()
     if not summaries:
         return ""
-    lines = ["## Concluded efforts in working memory (summaries)"]
+    lines = [SUMMARIES_HEAD]
     lines += [f"- {e.id}: {e.summary}" for e in summaries]
     return "\n".join(lines)
 
 
 def efforts_block(session: Session) -> str:
-    """The effort state as the system message gives it: what changes only with the state itself (which
-    efforts are open and which is active, which are expanded, how many summaries left memory)."""
+    """The effort state as the context note gives it (which efforts are open and which is active, which
+    are expanded, how many summaries left memory): it changes only with the state itself, but sits in the
+    note, last, so that a change of state breaks nothing before it."""
     open_efforts = session.efforts.open_efforts()
     evicted = session.evicted_count
     lines = [STATE_HEAD]
@@ -188,38 +198,67 @@ def is_note(message: dict[str, Any]) -> bool:
     return message.get("role") == "user" and isinstance(content, str) and content.startswith(NOTE_HEAD)
 
 
-STATE_HEAD = "## Effort state"
-
-
-def system_split(messages: list[dict[str, Any]]) -> int | None:
-    """Where the system message's stable head (the prompt, the same in every request) ends and the effort
-    state begins: a provider that caches by breakpoint keeps the head cached when an effort changes state."""
-    content = messages[0].get("content") if messages and messages[0].get("role") == "system" else None
-    if not isinstance(content, str):
-        return None
-    at = content.find("\n\n" + STATE_HEAD)
-    return at + 2 if at > 0 else None
+STATE_HEAD = "Effort state:"
 
 
 def cache_breakpoints(messages: list[dict[str, Any]]) -> list[int]:
-    """Where a provider that takes ``cache_control`` hints should mark the request (indices, at most 3
-    of the 4 a request may carry): the system message (the tool definitions and the stable prompt before
-    it), the last conversation message before the context note (the stable prefix, which the next
-    request reads back), and the request's last message when the turn already has tool rounds (the
-    next round reads it). System messages after the first are left unmarked: some providers move them
-    into the system prompt."""
-    marks: list[int] = []  # (the system message's hint goes on its stable head: system_split)
-    if messages and messages[0].get("role") == "system":
-        marks.append(0)
-    note = next((i for i in range(len(messages) - 1, -1, -1) if is_note(messages[i])), None)
-    end = note if note is not None else len(messages) - 1
-    history = next((i for i in range(end - 1, 0, -1) if messages[i].get("role") != "system"), None)
-    if history is not None:
-        marks.append(history)
+    """Where a provider that takes ``cache_control`` hints should mark the request (indices, at most the
+    4 a request may carry): the system message (the tool definitions and the prompt before it), the
+    last message before the context note (the history, which the next request reads back), the
+    request's last message when the turn already has tool rounds (the next round reads it), and the
+    ends of the layers before those a change of effort state rewrites first (the summaries, the
+    ambient window, the active effort: found by their head lines), so that a change re-writes from
+    there and not from the top. System messages after the first are never marked: some providers move
+    them into the system prompt."""
+    if not messages:
+        return []
     last = len(messages) - 1
-    if note is not None and last > note + 1 and messages[last].get("role") == "tool" and last not in marks:
-        marks.append(last)
-    return marks
+    note = next((i for i in range(last, -1, -1) if is_note(messages[i])), None)
+    end = note - 1 if note is not None else last
+    heads = [i for i in range(1, end + 1) if _is_layer_head(messages[i])]
+    rounds = [last] if note is not None and last > note + 1 and messages[last].get("role") == "tool" else []
+    marks: list[int] = [0] if messages[0].get("role") == "system" else []
+    for index in [end, *rounds, *(head - 1 for head in reversed(heads))]:
+        if len(marks) >= 4:
+            break
+        if 0 < index <= last and index not in marks and messages[index].get("role") != "system":
+            marks.append(index)
+    return sorted(marks)
+
+
+def _is_layer_head(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    return (
+        message.get("role") == "user"
+        and isinstance(content, str)
+        and content.startswith((SUMMARIES_HEAD, AMBIENT_HEAD, ACTIVE_HEAD))
+    )
+
+
+def ambient_steps(window: int) -> int:
+    """How many exchanges the ambient window drops at once when it is full (a third of it, at least
+    one): it slides in steps, so that most turns only append to it (see :func:`stepped_ambient`)."""
+    return max(1, window // 3)
+
+
+def stepped_ambient(numbered: list[tuple[int, dict[str, Any]]], window: int) -> list[tuple[int, dict[str, Any]]]:
+    """The ambient window as the request shows it. ``numbered``: the session's window (its last ``window``
+    exchanges, each message with its log line). While the window is not full, all of it; once it is, the
+    exchanges from the first whose line is on a fixed grid (a step of :func:`ambient_steps` exchanges,
+    counted as two log lines each) at or after the window's start. So the start stays put while
+    exchanges are appended and jumps a step at a time: most turns re-read nothing before their new
+    exchange (a window that slid by one exchange a turn would re-read itself every turn). It shows at
+    most ``window`` exchanges and about ``window - ambient_steps(window)`` at least."""
+    starts = [n for n, (_line, m) in enumerate(numbered) if m.get("role") == "user"]
+    if len(starts) < window or window <= 1:
+        return numbered
+    step = 2 * ambient_steps(window)  # in log lines
+    first = numbered[starts[0]][0]
+    floor = -(-(first - 1) // step) * step + 1  # the first line of the grid at or after the window's start
+    for index in starts:
+        if numbered[index][0] >= floor:
+            return numbered[index:]
+    return numbered[starts[-1] :]
 
 
 def budget_step(budget: int) -> int:
@@ -251,23 +290,20 @@ def assemble(
     ``message_cap`` bounds how many tokens one *logged* message may take in the context
     (a giant pasted log or agent reply would otherwise crowd out everything else and
     could not be compacted away while its effort is open). ``notes`` are further lines for the
-    effort state (e.g. that this model has no tools: they change rarely). With ``budget`` the
-    context note gives the budget and what the context uses of it (rounded); ``recalled`` (logged
-    lines that answer this turn's message, :mod:`.recall`) closes the note, as its own layer.
-    The note stands just before this turn's messages (at the end when there are none).
+    effort state (e.g. that this model has no tools). The context note, last, gives the effort state,
+    how long ago each expansion was used and, with ``budget``, the budget and what the context uses of
+    it (rounded); ``recalled`` (logged lines that answer this turn's message, :mod:`.recall`) closes
+    it, as its own layer.
     """
     counter = counter or session.counter
     state_text = "\n".join([efforts_block(session), *notes])
-    summaries_text = summaries_block(session)
-    text = system_prompt.rstrip() + "\n\n" + state_text
-    text += f"\n\n{summaries_text}" if summaries_text else ""
-    system = {"role": "system", "content": text}
+    system = {"role": "system", "content": system_prompt.rstrip()}
 
     recall_part = f"\n\n{recalled}" if recalled else ""
     volatile = note_lines(session)
 
     def note_message(budget_note: str = "") -> dict[str, Any]:
-        lines = [NOTE_HEAD, *volatile, *([budget_note] if budget_note else [])]
+        lines = [NOTE_HEAD, state_text, *volatile, *([budget_note] if budget_note else [])]
         return {"role": "user", "content": "\n".join(lines) + recall_part}
 
     def count_note(message: dict[str, Any]) -> int:
@@ -278,9 +314,19 @@ def assemble(
         return counter.count_message(own) + counter.count_text(recall_part)
 
     sections = [Section("system", "System prompt", [system])]
-    ambient = [fit_message(_clean(m), message_cap, counter) for m in session.ambient_messages()]
-    if ambient:
-        sections.append(Section("ambient", f"Ambient window (last {session.ambient_window} exchanges)", ambient))
+    open_efforts = session.efforts.open_efforts()
+    for effort in (e for e in open_efforts if not e.active):
+        sections.append(
+            Section(
+                "open",
+                f"Open: {effort.id}",
+                effort_messages(session, effort, read_only=False, message_cap=message_cap),
+                effort_id=effort.id,
+            )
+        )
+    summaries_text = summaries_block(session)
+    if summaries_text:
+        sections.append(Section("summaries", "Summaries", [{"role": "user", "content": summaries_text}]))
     for effort in session.expanded_efforts():
         sections.append(
             Section(
@@ -290,13 +336,19 @@ def assemble(
                 effort_id=effort.id,
             )
         )
-    open_efforts = session.efforts.open_efforts()
-    for effort in sorted(open_efforts, key=lambda e: e.active):  # backgrounded first, active last
-        title = f"{'Active' if effort.active else 'Open'}: {effort.id}"
+    window = session.ambient_window
+    ambient = [
+        fit_message(_clean(m), message_cap, counter) for _line, m in stepped_ambient(session.ambient_numbered(), window)
+    ]
+    if ambient:
+        exchanges = sum(1 for m in ambient if m["role"] == "user")
+        title = f"Ambient window ({exchanges} of the last {window} exchanges)"
+        sections.append(Section("ambient", title, [{"role": "user", "content": AMBIENT_HEAD}, *ambient]))
+    for effort in (e for e in open_efforts if e.active):
         sections.append(
             Section(
                 "open",
-                title,
+                f"Active: {effort.id}",
                 effort_messages(session, effort, read_only=False, message_cap=message_cap),
                 effort_id=effort.id,
             )
@@ -323,12 +375,9 @@ def assemble(
     layers = {name: 0 for name in LAYERS}
     for section in sections:
         layers[section.layer] += section.tokens
-    # The summaries are inside the system message, the recalled lines in the note: both are reported
-    # as their own layers.
-    summaries_tokens = counter.count_text(summaries_text) if summaries_text else 0
-    layers["summaries"] = summaries_tokens
+    # The recalled lines are in the note: reported as their own layer.
     layers["recall"] = counter.count_text(recalled) if recalled else 0
-    layers["system"] -= summaries_tokens + layers["recall"]
+    layers["system"] -= layers["recall"]
     layers["tools"] = tools_tokens
 
     turn_tokens = layers["turn"]

@@ -206,13 +206,14 @@ class ModelCalls:
 
     def _hinted(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The request with prompt-cache hints where the provider needs them (Anthropic's ``cache_control``:
-        the stable prefix and the conversation so far); as it is for every other provider."""
+        the system prompt, the ends of the stable layers and the conversation so far); as it is for every
+        other provider."""
         if not getattr(self.llm, "cache_hints", False):
             return messages
-        from ..efforts.working_context import cache_breakpoints, system_split
+        from ..efforts.working_context import cache_breakpoints
         from ..models.litellm_client import with_cache_hints
 
-        return with_cache_hints(messages, cache_breakpoints(messages), system_split(messages))
+        return with_cache_hints(messages, cache_breakpoints(messages))
 
     def _say_cut(self, turn: int, emit: Emit, banners: list[str]) -> None:
         """The reply stopped at its cap: the user is told, with the way out."""

@@ -52,10 +52,10 @@ def recall_text(recalled: tuple[RecallSource, ...], last: tuple[RecallSource, ..
 
 
 def _layer_label(layer: str, first: bool) -> str:
-    """The system prompt's section holds the summaries; the other system section, the context note
-    just before the turn, holds the recalled lines."""
+    """The other system section than the prompt, the context note after the turn, holds the recalled
+    lines."""
     if layer == "system":
-        return "system + summaries" if first else "system + recall"
+        return "system" if first else "system + recall"
     return layer
 
 
@@ -98,7 +98,7 @@ class InspectorScreen(Screen[None]):
             "\nLayers, as on the meter: ",
             (" · ".join(f"{name} {tokens:,}" for name, tokens in wc.layers.items() if tokens), "bold"),
             (
-                " (the system prompt's section holds the summaries layer too, the context note the recall layer)",
+                " (the context note, last, holds the recall layer)",
                 "$foreground-muted",
             ),
         )

@@ -3,7 +3,13 @@ where the hints go, and how a provider's cached tokens are read, priced and said
 
 from __future__ import annotations
 
-from ccm_tui.core.efforts.working_context import NOTE_HEAD, cache_breakpoints, system_split
+from ccm_tui.core.efforts.working_context import (
+    ACTIVE_HEAD,
+    AMBIENT_HEAD,
+    NOTE_HEAD,
+    SUMMARIES_HEAD,
+    cache_breakpoints,
+)
 from ccm_tui.core.models.litellm_client import _usage_dict, takes_cache_hints, usage_cost, with_cache_hints
 from ccm_tui.core.turn.events import cache_words
 
@@ -21,7 +27,7 @@ def test_only_the_routes_that_cache_by_hint_take_hints():
         assert not takes_cache_hints(model), model
 
 
-def test_the_breakpoints_are_the_system_message_the_history_before_the_note_and_a_tool_round():
+def test_the_breakpoints_are_the_system_message_the_ends_of_the_stable_layers_and_the_history_before_the_note():
     history = [SYSTEM, {"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     turn = [NOTE, {"role": "user", "content": "next"}]
     assert cache_breakpoints([*history, *turn]) == [0, 2]
@@ -30,14 +36,21 @@ def test_the_breakpoints_are_the_system_message_the_history_before_the_note_and_
         {"role": "assistant", "content": "", "tool_calls": [{"id": "1"}]},
         {"role": "tool", "content": "{}"},
     ]
-    assert cache_breakpoints([*history, *rounds]) == [0, 2, 6]
-    # an effort's head line (a system message) is never the history mark: providers hoist it
-    assert cache_breakpoints([SYSTEM, {"role": "system", "content": "[Active effort 'x']"}, *turn]) == [0]
+    assert cache_breakpoints([*history, *rounds]) == [0, 2, 6]  # the next round reads the tool result back
+    # the message before each layer head a change of effort state rewrites from
+    layered = [SYSTEM, {"role": "user", "content": SUMMARIES_HEAD + "\n- a: A."}, {"role": "user", "content": AMBIENT_HEAD},
+               *history[1:], {"role": "user", "content": ACTIVE_HEAD + "x' — its conversation so far]"},
+               {"role": "user", "content": "q"}, {"role": "assistant", "content": "r"}, *turn]  # fmt: skip
+    assert cache_breakpoints(layered) == [0, 1, 4, 7]
+    # at most four; a system message after the first is never marked (providers hoist it)
+    assert cache_breakpoints(
+        [SYSTEM, {"role": "system", "content": "x"}, {"role": "user", "content": AMBIENT_HEAD}, *turn]
+    ) == [0, 2]
 
 
 def test_hints_split_the_system_message_at_its_stable_head_and_leave_the_messages_given_alone():
     messages = [SYSTEM, {"role": "user", "content": "hi"}, NOTE]
-    hinted = with_cache_hints(messages, [0, 1], system_split(messages))
+    hinted = with_cache_hints(messages, [0, 1], len("You are ccm.\n\n"))
     head, rest = hinted[0]["content"]
     assert head == {"type": "text", "text": "You are ccm.\n\n", "cache_control": {"type": "ephemeral"}}
     assert rest == {"type": "text", "text": "## Effort state\n- no open effort"}

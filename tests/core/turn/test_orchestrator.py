@@ -377,7 +377,11 @@ async def test_a_done_outcome_carries_reply_banners_figures_and_usage(session, l
     assert outcome.ok and outcome.work == "turn" and outcome.turn == 1 and outcome.text == "a trip"
     assert outcome.reply == "Opened." and outcome.logged_to == "trip"
     assert outcome.banners == ("--- Opened effort: trip ---",)
+    # the second request repeats the first's system prompt (stable across the effort change: the state is
+    # in the context note): the provider said nothing of its cache, so the repeated prefix is estimated
+    estimate = outcome.usage.pop("cached_estimate")
     assert outcome.usage == {"prompt_tokens": 220, "completion_tokens": 8, "total_tokens": 228, "requests": 2}
+    assert estimate > 0 and outcome.turn_usage.pop("cached_estimate") == session.state.usage.pop("cached_estimate")
     assert outcome.turn_usage == {"prompt_tokens": 220, "completion_tokens": 8, "requests": 2}
     assert session.state.usage == {"prompt_tokens": 220, "completion_tokens": 8, "requests": 2}
     assert isinstance(outcome.context, ContextFigures) and outcome.context.budget == 9_000
