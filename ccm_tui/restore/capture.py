@@ -42,7 +42,7 @@ from ccm_tui.core.storage.eventlog import now_iso
 from ccm_tui.core.text.terminal import clean_name
 from ccm_tui.restore.landing import NO_RESPONSE
 from ccm_tui.restore.parse import MAX_TRANSCRIPT_BYTES, SNIFF_BYTES, parse_transcript
-from ccm_tui.restore.redaction import redact_text
+from ccm_tui.restore.redaction import redact_text, redact_texts
 from ccm_tui.restore.stores import AgentSession, capture_session_name, describe
 from ccm_tui.restore.turns import ParsedTranscript, TranscriptError, UnknownTranscriptFormat
 
@@ -211,7 +211,9 @@ class Capturer:
         from ccm_tui.core.engine.opening import NO_MODEL, start_engine
 
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return start_engine(directory, self.settings, llm=NO_MODEL, lock_wait=LOCK_WAIT, probe_model_window=False)
+        engine = start_engine(directory, self.settings, llm=NO_MODEL, lock_wait=LOCK_WAIT, probe_model_window=False)
+        engine.count_roughly()  # a capture's token figures: no tokenizer loaded, no text encoded
+        return engine
 
     # ------------------------------------------------------------------ capture
     def capture(self, paths: Iterable[Path], on_result: Callable[[FileResult], None] | None = None) -> list[FileResult]:
@@ -345,7 +347,7 @@ class Capturer:
     def _write_one(self, engine: Any, name: str, item: _Pending, forgotten: set[str]) -> FileResult:
         who, parsed = item.who, item.parsed
         size = item.stat.st_size
-        turns = [(self._safe(t.user), self._safe(_reply(t.agent_responses))) for t in parsed.turns]
+        turns = self._safe_turns(parsed)
         known = self.by_key.get(who.key)
         moved = None
         if known is None and (moved := self._moved(name, item.head_sha)) is not None:
@@ -379,6 +381,13 @@ class Capturer:
             self.by_head[item.head_sha].remove(moved)
             outcome, note = (outcome if messages else CaptureOutcome.MOVED), f"moved from {moved.source}"
         return FileResult(item.path, outcome, added, size, who.key, name, known.effort_id, note)
+
+    def _safe_turns(self, parsed: ParsedTranscript) -> list[tuple[str, str]]:
+        """The file's turns (request, answer), redacted in one pass when ``capture_redact``."""
+        texts = [text for t in parsed.turns for text in (t.user, _reply(t.agent_responses))]
+        if self.options.redact:
+            texts = redact_texts(texts)
+        return list(zip(texts[0::2], texts[1::2], strict=True))
 
     def _safe(self, text: str) -> str:
         return redact_text(text) if self.options.redact and text else text

@@ -463,6 +463,11 @@ class Engine:
             self._reindex_effort(effort.id)
         return effort
 
+    def count_roughly(self) -> None:
+        """Count this engine's tokens as figures only (:attr:`TokenCounter.rough`: no tokenizer loaded,
+        no text encoded): for a writer that never builds a request (``watch``'s capture)."""
+        self._session.counter.rough = True
+
     def efforts_of_kind(self, kind: str) -> list[Effort]:
         """The efforts whose ``source.kind`` is ``kind`` (captured agent sessions: ``capture``)."""
         return self._session.efforts.by_source_kind(kind)
