@@ -161,12 +161,7 @@ class Session:
         ``events.jsonl``; a hand edit changes ``raw.jsonl``, the ``efforts/`` directory, or the
         manifest (taken into the effort rows under a new id)."""
         assert self.derived is not None
-        return [
-            file_size(self.events.path),
-            file_stamp(self.raw_path),
-            file_stamp(self.dir / EFFORTS_DIR),
-            self.derived.run(self.derived.meta, "taken_in"),
-        ]
+        return index_marker_of(self.dir, self.derived)
 
     def changed_on_disk(self) -> bool:
         """True when another process wrote to the session since we last looked.
@@ -536,3 +531,14 @@ __all__ = [
     "ViewState",
     "file_size",
 ]
+
+
+def index_marker_of(directory: Path, derived: DerivedDB) -> list[Any]:
+    """:meth:`Session.index_marker` of the session in ``directory`` without opening it (a search of
+    every session asks each index whether it holds all of its session before reading it alone)."""
+    return [
+        file_size(directory / EVENTS_FILE),
+        file_stamp(directory / RAW_FILE),
+        file_stamp(directory / EFFORTS_DIR),
+        derived.run(derived.meta, "taken_in"),
+    ]
