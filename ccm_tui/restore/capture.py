@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ccm_tui.config import Settings
+from ccm_tui.core.efforts.lifecycle import Landing
 from ccm_tui.core.storage.durable import StoreError
 from ccm_tui.core.storage.eventlog import now_iso
 from ccm_tui.core.text.terminal import clean_name
@@ -139,6 +140,16 @@ class _Pending:
     who: AgentSession
     stat: os.stat_result
     head_sha: str
+
+
+@dataclass
+class _Landing:
+    """A file never captured: the effort it lands as, with the others of its batch."""
+
+    item: _Pending
+    landing: Landing
+    turns: int
+    at: str
 
 
 @dataclass
@@ -330,21 +341,46 @@ class Capturer:
                 if self._marks.get(name) != _written_mark(directory):  # written by another process meanwhile
                     self._reload(engine, name)
                 forgotten = forgotten_keys(directory)
-                while left and (time.monotonic() - taken < LOCK_HOLD or not results):
+                landing: list[_Landing] = []  # new captures, landed together: one durable point
+                while left and (time.monotonic() - taken < LOCK_HOLD or not (results or landing)):
                     item = left.pop(0)
+                    if any(item.who.key == other.item.who.key for other in landing):
+                        results += self._land(engine, name, landing)  # (the same session twice: once)
                     try:
-                        results.append(self._write_one(engine, name, item, forgotten))
+                        done = self._write_one(engine, name, item, forgotten)
                     except (CcmError, OSError) as exc:
-                        results.append(
-                            FileResult(item.path, CaptureOutcome.FAILED, size=item.stat.st_size, note=_why(exc))
-                        )
+                        done = FileResult(item.path, CaptureOutcome.FAILED, size=item.stat.st_size, note=_why(exc))
+                    if isinstance(done, _Landing):
+                        landing.append(done)
+                    else:
+                        results.append(done)
+                results += self._land(engine, name, landing)
                 clean = True
             finally:
                 engine.close(clean=clean)
                 self._marks[name] = _written_mark(directory)
         return results
 
-    def _write_one(self, engine: Any, name: str, item: _Pending, forgotten: set[str]) -> FileResult:
+    def _land(self, engine: Any, name: str, landing: list[_Landing]) -> list[FileResult]:
+        """Land the new captures queued (emptying the list): their logs, then one manifest save."""
+        if not landing:
+            return []
+        batch = list(landing)
+        landing.clear()
+        try:
+            efforts = engine.land_imports([one.landing for one in batch], restored_at=batch[0].at)
+        except (CcmError, OSError) as exc:
+            return [FileResult(one.item.path, CaptureOutcome.FAILED, size=one.item.stat.st_size, note=_why(exc))
+                    for one in batch]  # fmt: skip
+        results = []
+        for one, effort in zip(batch, efforts, strict=True):
+            self._remember(name, effort.id, one.landing.source["capture"])
+            item = one.item
+            results.append(FileResult(item.path, CaptureOutcome.NEW, one.turns, item.stat.st_size, item.who.key, name,
+                                      effort.id))  # fmt: skip
+        return results
+
+    def _write_one(self, engine: Any, name: str, item: _Pending, forgotten: set[str]) -> FileResult | _Landing:
         who, parsed = item.who, item.parsed
         size = item.stat.st_size
         turns = self._safe_turns(parsed)
@@ -359,13 +395,11 @@ class Capturer:
                     item.path, CaptureOutcome.FORGOTTEN, size=size, key=who.key, note="forgotten; not captured"
                 )
             now = now_iso()
-            messages = _pairs(turns, 1, now)
-            source = self._source(item, len(turns))
-            effort = engine.land_import(
-                self._name(who, turns), messages, self._summary(who, parsed, turns), source, restored_at=now
-            )
-            self._remember(name, effort.id, source["capture"])
-            return FileResult(item.path, CaptureOutcome.NEW, len(turns), size, who.key, name, effort.id)
+            landing = Landing(
+                self._name(who, turns), _pairs(turns, 1, now), self._summary(who, parsed, turns),
+                self._source(item, len(turns)),
+            )  # fmt: skip
+            return _Landing(item, landing, len(turns), now)
         logged = _logged_turns(records)
         messages, rewritten = new_records(logged, turns, now_iso())
         added = sum(1 for m in messages if m["role"] == "user")

@@ -448,16 +448,20 @@ class Session:
             self._logs[effort.id].extend(messages)
         self._count_logged(effort, messages)
 
-    def publish_effort_log(self, effort: Effort, messages: list[dict[str, Any]], temporary_name: str) -> None:
+    def publish_effort_log(
+        self, effort: Effort, messages: list[dict[str, Any]], temporary_name: str, *, durable_dir: bool = True
+    ) -> None:
         """A new effort's whole log, written under ``temporary_name`` (fsynced) and renamed into
-        place: a kill leaves at most the temporary file, never a half-written log."""
+        place: a kill leaves at most the temporary file, never a half-written log. ``durable_dir``
+        False: the caller fsyncs ``efforts/`` once for several logs, before anything names them."""
         self._require_writer()
         final = self.effort_path(effort.id)
         temporary = final.with_name(temporary_name)
         temporary.unlink(missing_ok=True)  # left by a failed attempt: never append to it
         append_jsonl(temporary, messages)
         os.replace(temporary, final)
-        fsync_dir(final.parent)
+        if durable_dir:
+            fsync_dir(final.parent)
         self.forget_log(effort.id)
         self._count_logged(effort, messages)
 
