@@ -58,7 +58,7 @@ def real_files() -> list[Path]:
     return files
 
 
-def real_transcripts(tmp: Path) -> list[tuple[str, str]]:
+def real_transcripts(tmp: Path, *, measure: bool = True) -> list[tuple[str, str]]:
     """1: capture against parse-only. Returns the turns (request, answer) met, for building files."""
     files = real_files()
     started = time.perf_counter()
@@ -72,6 +72,8 @@ def real_transcripts(tmp: Path) -> list[tuple[str, str]]:
         expected[path] = len(parsed.turns)
         pool += [(t.user, "\n\n".join(t.agent_responses)) for t in parsed.turns]
     parse_seconds = time.perf_counter() - started
+    if not measure:
+        return pool
 
     import ccm_tui.core.engine.opening  # noqa: F401  (the modules a process imports once: not the backfill's time)
 
@@ -132,7 +134,7 @@ def build_files(root: Path, pool: list[tuple[str, str]], count: int, file_kb: in
     return total
 
 
-def scale(tmp: Path, pool: list[tuple[str, str]], files: int, file_kb: int) -> None:
+def scale(tmp: Path, pool: list[tuple[str, str]], files: int, file_kb: int, send_runs: int = 0) -> None:
     root = tmp / "scale"
     total = build_files(root, pool, files, file_kb)
     env = dict(os.environ, CCM_HOME=str(tmp / "scale-data"), HOME=str(tmp / "home"), PYTHONPATH=str(ROOT),
@@ -176,6 +178,42 @@ def scale(tmp: Path, pool: list[tuple[str, str]], files: int, file_kb: int) -> N
     a, o = statistics.median(all_times), statistics.median(one_times)
     print(f"   search --all-sessions {a * 1000:.1f} ms · one session of the same efforts {o * 1000:.1f} ms · "
           f"ratio {a / o:.2f}× (want ≤ 1.5×)")  # fmt: skip
+    if send_runs:
+        send_unchanged(tmp, env, root, send_runs)
+
+
+def send_unchanged(tmp: Path, env: dict[str, str], root: Path, runs: int) -> None:
+    """``send`` in the user's own session of the data directory holding the captures, with ``watch``
+    following them, against ``send`` in a data directory without captures (the scripted server)."""
+    from tests.helpers.openai_server import FakeLLMServer, text
+
+    bare = dict(env, CCM_HOME=str(tmp / "bare-data"))
+    server = FakeLLMServer(responder=lambda body: text("ok")).start()
+    watcher = subprocess.Popen([sys.executable, "-c", CLI, "watch", "--no-home", "--quiet", "--root", str(root)],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+    try:
+
+        def send(home_env: dict[str, str]) -> float:
+            argv = [sys.executable, "-c", CLI, "send", "--session-dir", str(Path(home_env["CCM_HOME"]) / "mine"),
+                    "--model", "openai/bench", "--api-base", server.base_url, "hello"]  # fmt: skip
+            started = time.perf_counter()
+            done = subprocess.run(argv, env=dict(home_env, OPENAI_API_KEY="sk-bench-fake"), capture_output=True)
+            if done.returncode != 0:
+                raise SystemExit(f"send failed: {done.stderr.decode(errors='replace')[-300:]}")
+            return time.perf_counter() - started
+
+        send(env), send(bare)  # warm both
+        with_captures, without = [], []
+        for _ in range(runs):
+            with_captures.append(send(env))
+            without.append(send(bare))
+        w, b = statistics.median(with_captures), statistics.median(without)
+        print(f"   send in your own session, captures beside it and watch following them {w:.2f} s · "
+              f"without captures {b:.2f} s · ratio {w / b:.2f}× (want ≤ 1.1×; medians of {runs})")  # fmt: skip
+    finally:
+        watcher.terminate()
+        watcher.wait(timeout=60)
+        server.stop()
 
 
 def cpu_seconds(pid: int) -> float:
@@ -247,12 +285,17 @@ def main() -> None:
     parser.add_argument("--file-kb", type=int, default=100)
     parser.add_argument("--appends", type=int, default=20)
     parser.add_argument("--idle", type=float, default=10.0)
+    parser.add_argument("--send-runs", type=int, default=5, help="send with and without captures (0: not measured)")
+    parser.add_argument("--parts", default="real,scale,follow", help="which of real, scale, follow to run")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     tmp = Path(tempfile.mkdtemp(prefix="ccm-bench-capture-"))
     try:
-        pool = real_transcripts(tmp)
-        scale(tmp, pool, args.files, args.file_kb)
-        follow(tmp, args.appends, args.idle)
+        pool = real_transcripts(tmp, measure="real" in parts)
+        if "scale" in parts:
+            scale(tmp, pool, args.files, args.file_kb, args.send_runs)
+        if "follow" in parts:
+            follow(tmp, args.appends, args.idle)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
