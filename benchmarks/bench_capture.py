@@ -134,31 +134,30 @@ def build_files(root: Path, pool: list[tuple[str, str]], count: int, file_kb: in
     return total
 
 
-def scale(tmp: Path, pool: list[tuple[str, str]], files: int, file_kb: int, send_runs: int = 0) -> None:
+def scale(
+    tmp: Path, pool: list[tuple[str, str]], files: int, file_kb: int, send_runs: int = 0, together: bool = False
+) -> None:
+    """``together``: the reference session is built while ``watch --once`` runs (half the wall time for
+    a big run; the throughput then shares the machine with it)."""
     root = tmp / "scale"
     total = build_files(root, pool, files, file_kb)
     env = dict(os.environ, CCM_HOME=str(tmp / "scale-data"), HOME=str(tmp / "home"), PYTHONPATH=str(ROOT),
                LITELLM_LOCAL_MODEL_COST_MAP="True")  # fmt: skip
+    print(f"2. scale: {files} files, {total / 2**20:,.0f} MB", flush=True)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", CLI, "watch", "--once", "--no-home", "--quiet", "--root", str(root)],
-                          env=env, capture_output=True, text=True, timeout=24 * 3600)  # fmt: skip
+    watch = subprocess.Popen([sys.executable, "-c", CLI, "watch", "--once", "--no-home", "--quiet", "--root", str(root)],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    one_root = tmp / "one" / "sessions"
+    if together:
+        reference_session(root, one_root)
+    out, err = watch.communicate(timeout=24 * 3600)
     seconds = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"2. scale: {files} files, {total / 2**20:,.0f} MB")
-    print(f"   watch --once: exit {done.returncode}, {seconds:.1f} s, {total / 2**20 / seconds:.1f} MB/s, "
-          f"peak memory {peak_mb:,.0f} MB")  # fmt: skip
-    print(f"   {done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]}")
-
-    # the same efforts in one session, for the reference search
-    import ccm_tui.restore.capture as capture_module
-
-    one_root = tmp / "one" / "sessions"
-    original = capture_module.capture_session_name
-    capture_module.capture_session_name = lambda agent: "one"  # type: ignore[assignment]
-    try:
-        Capturer(one_root, Settings(), CaptureOptions()).capture(candidate_files(root).files)
-    finally:
-        capture_module.capture_session_name = original  # type: ignore[assignment]
+    print(f"   watch --once: exit {watch.returncode}, {seconds:.1f} s, {total / 2**20 / seconds:.2f} MB/s, "
+          f"peak memory {peak_mb:,.0f} MB" + (" (the reference session built at the same time)" if together else ""))  # fmt: skip
+    print(f"   {out.strip().splitlines()[-1] if out.strip() else err[-300:]}", flush=True)
+    if not together:
+        reference_session(root, one_root)
     from ccm_tui.core.api import search_all_sessions, search_session
 
     queries = ["database migration", "test failure", "refactor the parser", "session 3 turn 2", "README"]
@@ -180,6 +179,18 @@ def scale(tmp: Path, pool: list[tuple[str, str]], files: int, file_kb: int, send
           f"ratio {a / o:.2f}× (want ≤ 1.5×)")  # fmt: skip
     if send_runs:
         send_unchanged(tmp, env, root, send_runs)
+
+
+def reference_session(root: Path, one_root: Path) -> None:
+    """The same efforts in one session, for the reference search."""
+    import ccm_tui.restore.capture as capture_module
+
+    original = capture_module.capture_session_name
+    capture_module.capture_session_name = lambda agent: "one"  # type: ignore[assignment]
+    try:
+        Capturer(one_root, Settings(), CaptureOptions()).capture(candidate_files(root).files)
+    finally:
+        capture_module.capture_session_name = original  # type: ignore[assignment]
 
 
 def send_unchanged(tmp: Path, env: dict[str, str], root: Path, runs: int) -> None:
@@ -286,6 +297,7 @@ def main() -> None:
     parser.add_argument("--appends", type=int, default=20)
     parser.add_argument("--idle", type=float, default=10.0)
     parser.add_argument("--send-runs", type=int, default=5, help="send with and without captures (0: not measured)")
+    parser.add_argument("--together", action="store_true", help="build the reference session during watch --once")
     parser.add_argument("--parts", default="real,scale,follow", help="which of real, scale, follow to run")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
@@ -293,7 +305,7 @@ def main() -> None:
     try:
         pool = real_transcripts(tmp, measure="real" in parts)
         if "scale" in parts:
-            scale(tmp, pool, args.files, args.file_kb, args.send_runs)
+            scale(tmp, pool, args.files, args.file_kb, args.send_runs, args.together)
         if "follow" in parts:
             follow(tmp, args.appends, args.idle)
     finally:
