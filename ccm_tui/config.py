@@ -262,6 +262,7 @@ class Settings:
     watch_exclude_agents: str = ""
     watch_exclude_projects: str = ""
     capture_redact: bool = True  # secret-looking values in captured sessions become [redacted]
+    capture_max_mb: int = _setting(128, ge=1)  # a bigger session file is not captured (one line says so)
     watch_in_tui: bool = False  # the TUI runs the watcher as a worker while it is open
     # model summaries of captured sessions (newest first): at most this many calls per hour / per day
     capture_summary_calls_per_hour: int = _setting(0, ge=0)

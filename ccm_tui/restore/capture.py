@@ -103,6 +103,7 @@ class CaptureOptions:
     exclude_agents: frozenset[str] = frozenset()
     exclude_projects: frozenset[str] = frozenset()
     recapture: bool = False  # capture again what ``forget`` removed
+    max_bytes: int = MAX_TRANSCRIPT_BYTES  # a bigger file is not captured (``capture_max_mb``)
 
     @classmethod
     def from_settings(cls, settings: Settings, *, recapture: bool = False) -> CaptureOptions:
@@ -111,6 +112,7 @@ class CaptureOptions:
             exclude_agents=frozenset(split_list(settings.watch_exclude_agents)),
             exclude_projects=frozenset(split_list(settings.watch_exclude_projects)),
             recapture=recapture,
+            max_bytes=settings.capture_max_mb * 2**20,
         )
 
 
@@ -269,16 +271,16 @@ class Capturer:
                               effort_id=known.effort_id)  # fmt: skip
         if self.skipped.get(absolute) == (stat.st_size, stat.st_mtime_ns):
             return FileResult(path, CaptureOutcome.NOT_TRANSCRIPT, size=stat.st_size)
-        if stat.st_size > MAX_TRANSCRIPT_BYTES:
+        if stat.st_size > self.options.max_bytes:
             return FileResult(
                 path, CaptureOutcome.FAILED, size=stat.st_size,
-                note=f"{stat.st_size / 2**20:,.0f} MiB, over the {MAX_TRANSCRIPT_BYTES // 2**20} MiB a transcript "
-                "may have; not captured",
+                note=f"{stat.st_size / 2**20:,.0f} MiB, over the {self.options.max_bytes // 2**20} MiB a transcript "
+                "may have (capture_max_mb: it is read whole, at about ten times its size in memory); not captured",
             )  # fmt: skip
         try:
             with path.open("rb") as handle:
                 head_bytes = handle.read(SNIFF_BYTES)
-            parsed = parse_transcript(path)
+            parsed = parse_transcript(path, max_bytes=self.options.max_bytes)
         except UnknownTranscriptFormat:
             self.skipped[absolute] = (stat.st_size, stat.st_mtime_ns)
             return FileResult(path, CaptureOutcome.NOT_TRANSCRIPT, size=stat.st_size)
