@@ -39,10 +39,11 @@ class CaptureFilter:
     project: str | None = None
     since: str | None = None  # ISO dates, inclusive
     until: str | None = None
+    captures_only: bool = False  # only the captured agents' sessions (``search_captures``)
 
     @property
     def active(self) -> bool:
-        return any((self.agent, self.project, self.since, self.until))
+        return any((self.agent, self.project, self.since, self.until, self.captures_only))
 
     def keeps(self, capture: dict[str, Any] | None) -> bool:
         if not self.active:
@@ -82,7 +83,7 @@ def search_all_sessions(
     depth = min(MAX_DEPTH, limit * FILTERED_DEPTH) if where.active else limit
     answer = AllSessionsAnswer([])
     for directory in session_paths(root, links=False) if root.is_dir() else []:
-        if where.agent and not directory.name.startswith(CAPTURE_PREFIX):
+        if (where.agent or where.captures_only) and not directory.name.startswith(CAPTURE_PREFIX):
             continue
         try:
             found = _index_alone(directory, query, depth)
