@@ -193,8 +193,7 @@ def _flags_and_lines(text: str) -> str:
         text = _KEY_VALUE_ATTR.sub(
             lambda m: m.group(1) + (m.group(2) if _keeps(m.group(2), "") else MARK) + m.group(3), text
         )
-    if any(hint in low for hint in _DIRECTIVE_HINTS):
-        text = _DIRECTIVE.sub(lambda m: m.group(1) + (m.group(2) if _keeps(m.group(2), "") else MARK), text)
+    text = _directives(text, low)
     if ":" in text:
         if _PGPASS_HINT.search(text):
             text = _PGPASS_LINE.sub(lambda m: m.group(1) + MARK, text)
@@ -202,6 +201,34 @@ def _flags_and_lines(text: str) -> str:
     if _MACHINE_HINT.search(text) or _default_line(text):
         text = _NETRC_LINE.sub(lambda m: _NETRC_FIELD.sub(lambda f: f.group(1) + f.group(2) + MARK, m.group(0)), text)
     return text
+
+
+def _directive(match: re.Match[str]) -> str:
+    return match.group(1) + (match.group(2) if _keeps(match.group(2), "") else MARK)
+
+
+def _directives(text: str, low: str) -> str:
+    """:data:`_DIRECTIVE` applied to the lines that hold one of its words (a line-anchored regex
+    tried over a whole text costs a match at every position)."""
+    if len(low) != len(text):  # a character whose case-folded form is longer: positions would not match
+        return _DIRECTIVE.sub(_directive, text) if any(hint in low for hint in _DIRECTIVE_HINTS) else text
+    lines: set[tuple[int, int]] = set()
+    for word in _DIRECTIVE_HINTS:
+        at = low.find(word)
+        while at >= 0:
+            end = low.find("\n", at)
+            end = len(low) if end < 0 else end
+            lines.add((low.rfind("\n", 0, at) + 1, end))
+            at = low.find(word, end)
+    if not lines:
+        return text
+    parts: list[str] = []
+    done = 0
+    for start, end in sorted(lines):
+        parts += [text[done:start], _DIRECTIVE.sub(_directive, text[start:end])]
+        done = end
+    parts.append(text[done:])
+    return "".join(parts)
 
 
 def _default_line(text: str) -> bool:
