@@ -22,7 +22,7 @@ def capture_a_claude_session(tmp_path: Path) -> None:
     Capturer(config.sessions_dir(), Settings(), CaptureOptions()).capture([agent_file])
 
 
-def test_search_lists_captured_sessions_only_when_the_setting_is_on(ccm, tmp_path: Path) -> None:
+def test_search_lists_captured_sessions_only_when_the_setting_is_on(ccm, tmp_path: Path) -> None:  # noqa: F811
     capture_a_claude_session(tmp_path)
     ccm.server.push(text("noted"))
     ccm.send("hello")
