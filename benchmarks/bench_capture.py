@@ -8,7 +8,8 @@
    --file-kb 500`` is the ~1 GB of the issue) built from the real transcripts' turns, half Claude Code
    sessions and half aider histories: ``watch --once`` in a child process (its peak memory, its
    throughput), then ``search --all-sessions`` against a search of one session holding the same
-   efforts (want ≤ 1.5×).
+   efforts (want ≤ 1.5×), then ``send`` in the user's own session of that data directory, with
+   ``watch`` following the files, against ``send`` without captures (want ≤ 1.1×; ``--send-runs``).
 3. **Append to searchable** — ``watch`` following a Claude Code file; ``--appends`` turns appended
    one at a time, each timed until ``search --all-sessions`` finds it (p50/p95, and one search's own
    time; want p95 ≤ 2 s beyond the search).
@@ -18,6 +19,10 @@
 Usage::
 
     python benchmarks/bench_capture.py [--files 200] [--file-kb 100] [--appends 20] [--idle 10]
+        [--send-runs 5] [--parts real,scale,follow] [--together]
+
+The ~1 GB run: ``--files 2000 --file-kb 500 --parts scale --send-runs 3 --together`` (about an hour
+on two shared cores; ~5 GB of disk under the temporary directory, deleted at the end).
 """
 
 from __future__ import annotations
