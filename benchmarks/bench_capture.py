@@ -8,7 +8,8 @@
    --file-kb 500`` is the ~1 GB of the issue) built from the real transcripts' turns, half Claude Code
    sessions and half aider histories: ``watch --once`` in a child process (its peak memory, its
    throughput), then ``search --all-sessions`` against a search of one session holding the same
-   efforts (want ≤ 1.5×).
+   efforts (want ≤ 1.5×), then ``send`` in the user's own session of that data directory, with
+   ``watch`` following the files, against ``send`` without captures (want ≤ 1.1×; ``--send-runs``).
 3. **Append to searchable** — ``watch`` following a Claude Code file; ``--appends`` turns appended
    one at a time, each timed until ``search --all-sessions`` finds it (p50/p95, and one search's own
    time; want p95 ≤ 2 s beyond the search).
@@ -18,6 +19,10 @@
 Usage::
 
     python benchmarks/bench_capture.py [--files 200] [--file-kb 100] [--appends 20] [--idle 10]
+        [--send-runs 5] [--parts real,scale,follow] [--together]
+
+The ~1 GB run: ``--files 2000 --file-kb 500 --parts scale --send-runs 3 --together`` (about an hour
+on two shared cores; ~5 GB of disk under the temporary directory, deleted at the end).
 """
 
 from __future__ import annotations
@@ -58,7 +63,7 @@ def real_files() -> list[Path]:
     return files
 
 
-def real_transcripts(tmp: Path) -> list[tuple[str, str]]:
+def real_transcripts(tmp: Path, *, measure: bool = True) -> list[tuple[str, str]]:
     """1: capture against parse-only. Returns the turns (request, answer) met, for building files."""
     files = real_files()
     started = time.perf_counter()
@@ -72,6 +77,10 @@ def real_transcripts(tmp: Path) -> list[tuple[str, str]]:
         expected[path] = len(parsed.turns)
         pool += [(t.user, "\n\n".join(t.agent_responses)) for t in parsed.turns]
     parse_seconds = time.perf_counter() - started
+    if not measure:
+        return pool
+
+    import ccm_tui.core.engine.opening  # noqa: F401  (the modules a process imports once: not the backfill's time)
 
     capturer = Capturer(tmp / "real" / "sessions", Settings(), CaptureOptions())
     started = time.perf_counter()
@@ -130,31 +139,30 @@ def build_files(root: Path, pool: list[tuple[str, str]], count: int, file_kb: in
     return total
 
 
-def scale(tmp: Path, pool: list[tuple[str, str]], files: int, file_kb: int) -> None:
+def scale(
+    tmp: Path, pool: list[tuple[str, str]], files: int, file_kb: int, send_runs: int = 0, together: bool = False
+) -> None:
+    """``together``: the reference session is built while ``watch --once`` runs (half the wall time for
+    a big run; the throughput then shares the machine with it)."""
     root = tmp / "scale"
     total = build_files(root, pool, files, file_kb)
     env = dict(os.environ, CCM_HOME=str(tmp / "scale-data"), HOME=str(tmp / "home"), PYTHONPATH=str(ROOT),
                LITELLM_LOCAL_MODEL_COST_MAP="True")  # fmt: skip
+    print(f"2. scale: {files} files, {total / 2**20:,.0f} MB", flush=True)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", CLI, "watch", "--once", "--no-home", "--quiet", "--root", str(root)],
-                          env=env, capture_output=True, text=True, timeout=24 * 3600)  # fmt: skip
+    watch = subprocess.Popen([sys.executable, "-c", CLI, "watch", "--once", "--no-home", "--quiet", "--root", str(root)],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    one_root = tmp / "one" / "sessions"
+    if together:
+        reference_session(root, one_root)
+    out, err = watch.communicate(timeout=24 * 3600)
     seconds = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"2. scale: {files} files, {total / 2**20:,.0f} MB")
-    print(f"   watch --once: exit {done.returncode}, {seconds:.1f} s, {total / 2**20 / seconds:.1f} MB/s, "
-          f"peak memory {peak_mb:,.0f} MB")  # fmt: skip
-    print(f"   {done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]}")
-
-    # the same efforts in one session, for the reference search
-    import ccm_tui.restore.capture as capture_module
-
-    one_root = tmp / "one" / "sessions"
-    original = capture_module.capture_session_name
-    capture_module.capture_session_name = lambda agent: "one"  # type: ignore[assignment]
-    try:
-        Capturer(one_root, Settings(), CaptureOptions()).capture(candidate_files(root).files)
-    finally:
-        capture_module.capture_session_name = original  # type: ignore[assignment]
+    print(f"   watch --once: exit {watch.returncode}, {seconds:.1f} s, {total / 2**20 / seconds:.2f} MB/s, "
+          f"peak memory {peak_mb:,.0f} MB" + (" (the reference session built at the same time)" if together else ""))  # fmt: skip
+    print(f"   {out.strip().splitlines()[-1] if out.strip() else err[-300:]}", flush=True)
+    if not together:
+        reference_session(root, one_root)
     from ccm_tui.core.api import search_all_sessions, search_session
 
     queries = ["database migration", "test failure", "refactor the parser", "session 3 turn 2", "README"]
@@ -174,6 +182,54 @@ def scale(tmp: Path, pool: list[tuple[str, str]], files: int, file_kb: int) -> N
     a, o = statistics.median(all_times), statistics.median(one_times)
     print(f"   search --all-sessions {a * 1000:.1f} ms · one session of the same efforts {o * 1000:.1f} ms · "
           f"ratio {a / o:.2f}× (want ≤ 1.5×)")  # fmt: skip
+    if send_runs:
+        send_unchanged(tmp, env, root, send_runs)
+
+
+def reference_session(root: Path, one_root: Path) -> None:
+    """The same efforts in one session, for the reference search."""
+    import ccm_tui.restore.capture as capture_module
+
+    original = capture_module.capture_session_name
+    capture_module.capture_session_name = lambda agent: "one"  # type: ignore[assignment]
+    try:
+        Capturer(one_root, Settings(), CaptureOptions()).capture(candidate_files(root).files)
+    finally:
+        capture_module.capture_session_name = original  # type: ignore[assignment]
+
+
+def send_unchanged(tmp: Path, env: dict[str, str], root: Path, runs: int) -> None:
+    """``send`` in the user's own session of the data directory holding the captures, with ``watch``
+    following them, against ``send`` in a data directory without captures (the scripted server)."""
+    from tests.helpers.openai_server import FakeLLMServer, text
+
+    bare = dict(env, CCM_HOME=str(tmp / "bare-data"))
+    server = FakeLLMServer(responder=lambda body: text("ok")).start()
+    watcher = subprocess.Popen([sys.executable, "-c", CLI, "watch", "--no-home", "--quiet", "--root", str(root)],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+    try:
+
+        def send(home_env: dict[str, str]) -> float:
+            argv = [sys.executable, "-c", CLI, "send", "--session-dir", str(Path(home_env["CCM_HOME"]) / "mine"),
+                    "--model", "openai/bench", "--api-base", server.base_url, "hello"]  # fmt: skip
+            started = time.perf_counter()
+            done = subprocess.run(argv, env=dict(home_env, OPENAI_API_KEY="sk-bench-fake"), capture_output=True)
+            if done.returncode != 0:
+                raise SystemExit(f"send failed: {done.stderr.decode(errors='replace')[-300:]}")
+            return time.perf_counter() - started
+
+        send(env), send(bare)  # warm both
+        with_captures, without = [], []
+        for _ in range(runs):
+            with_captures.append(send(env))
+            without.append(send(bare))
+        w, b = statistics.median(with_captures), statistics.median(without)
+        print(f"   send in your own session, captures beside it and watch following them {w:.2f} s · "
+              f"without captures {b:.2f} s · ratio {w / b:.2f}× (want ≤ 1.1×; medians of {runs})")  # fmt: skip
+    finally:
+        watcher.terminate()
+        watcher.wait(timeout=60)
+        server.stop()
 
 
 def cpu_seconds(pid: int) -> float:
@@ -245,12 +301,18 @@ def main() -> None:
     parser.add_argument("--file-kb", type=int, default=100)
     parser.add_argument("--appends", type=int, default=20)
     parser.add_argument("--idle", type=float, default=10.0)
+    parser.add_argument("--send-runs", type=int, default=5, help="send with and without captures (0: not measured)")
+    parser.add_argument("--together", action="store_true", help="build the reference session during watch --once")
+    parser.add_argument("--parts", default="real,scale,follow", help="which of real, scale, follow to run")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     tmp = Path(tempfile.mkdtemp(prefix="ccm-bench-capture-"))
     try:
-        pool = real_transcripts(tmp)
-        scale(tmp, pool, args.files, args.file_kb)
-        follow(tmp, args.appends, args.idle)
+        pool = real_transcripts(tmp, measure="real" in parts)
+        if "scale" in parts:
+            scale(tmp, pool, args.files, args.file_kb, args.send_runs, args.together)
+        if "follow" in parts:
+            follow(tmp, args.appends, args.idle)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -262,7 +262,9 @@ class Settings:
     watch_exclude_agents: str = ""
     watch_exclude_projects: str = ""
     capture_redact: bool = True  # secret-looking values in captured sessions become [redacted]
+    capture_max_mb: int = _setting(128, ge=1)  # a bigger session file is not captured (one line says so)
     watch_in_tui: bool = False  # the TUI runs the watcher as a worker while it is open
+    search_captures: bool = False  # /search lists hits in the captured agents' sessions too (after this session's)
     # model summaries of captured sessions (newest first): at most this many calls per hour / per day
     capture_summary_calls_per_hour: int = _setting(0, ge=0)
     capture_summary_calls_per_day: int = _setting(0, ge=0)

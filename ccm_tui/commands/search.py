@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _all_sessions(args: argparse.Namespace) -> int:
     from .. import config
-    from ..core.api import CaptureFilter, hit_json, search_all_sessions
+    from ..core.api import CaptureFilter, captured_json, search_all_sessions
 
     if getattr(args, "session", None) or getattr(args, "session_dir", None):
         raise UsageError("--all-sessions searches every session: leave out --session and --session-dir")
@@ -101,14 +101,7 @@ def _all_sessions(args: argparse.Namespace) -> int:
     answer = search_all_sessions(config.sessions_dir(), args.query, args.limit, where=where)
     for line in answer.skipped:
         sys.stderr.write(f"ccm-tui search: {line}\n")
-    results = []
-    for found in answer.hits:
-        result = {"session": found.session, **hit_json(found.hit)}
-        capture = found.capture or {}
-        result.update({key: capture.get(key) for key in ("agent", "project", "started", "resume")})
-        if capture.get("source_gone"):
-            result["source_gone"] = True
-        results.append(result)
+    results = [captured_json(found) for found in answer.hits]
     if args.json:
         print_json({"results": results})
         return EXIT_OK

@@ -127,6 +127,7 @@ if TYPE_CHECKING:  # for mypy; tests/core/test_api.py checks these name exactly 
     from .views.data_export import export_text as export_text
     from .views.markdown_export import ROLE_TITLES as ROLE_TITLES
     from .views.markdown_export import effort_markdown as effort_markdown
+    from .views.reports import captured_json as captured_json
     from .views.reports import hit_json as hit_json
     from .views.reports import render_report as render_report
     from .views.reports import search_report as search_report
@@ -177,6 +178,7 @@ _LAZY = {
     "ForgetRequest": ".engine.forget",
     "fork_session": ".session.fork",
     "hit_json": ".views.reports",
+    "captured_json": ".views.reports",
     "json_safe": ".text.terminal",
     "last_used_ago": ".session.sessions_folder",
     "line_range": ".session.numbered_lines",

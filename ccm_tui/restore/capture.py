@@ -37,12 +37,13 @@ from pathlib import Path
 from typing import Any
 
 from ccm_tui.config import Settings
+from ccm_tui.core.efforts.lifecycle import Landing
 from ccm_tui.core.storage.durable import StoreError
 from ccm_tui.core.storage.eventlog import now_iso
 from ccm_tui.core.text.terminal import clean_name
 from ccm_tui.restore.landing import NO_RESPONSE
 from ccm_tui.restore.parse import MAX_TRANSCRIPT_BYTES, SNIFF_BYTES, parse_transcript
-from ccm_tui.restore.redaction import redact_text
+from ccm_tui.restore.redaction import redact_text, redact_texts
 from ccm_tui.restore.stores import AgentSession, capture_session_name, describe
 from ccm_tui.restore.turns import ParsedTranscript, TranscriptError, UnknownTranscriptFormat
 
@@ -102,6 +103,7 @@ class CaptureOptions:
     exclude_agents: frozenset[str] = frozenset()
     exclude_projects: frozenset[str] = frozenset()
     recapture: bool = False  # capture again what ``forget`` removed
+    max_bytes: int = MAX_TRANSCRIPT_BYTES  # a bigger file is not captured (``capture_max_mb``)
 
     @classmethod
     def from_settings(cls, settings: Settings, *, recapture: bool = False) -> CaptureOptions:
@@ -110,6 +112,7 @@ class CaptureOptions:
             exclude_agents=frozenset(split_list(settings.watch_exclude_agents)),
             exclude_projects=frozenset(split_list(settings.watch_exclude_projects)),
             recapture=recapture,
+            max_bytes=settings.capture_max_mb * 2**20,
         )
 
 
@@ -139,6 +142,16 @@ class _Pending:
     who: AgentSession
     stat: os.stat_result
     head_sha: str
+
+
+@dataclass
+class _Landing:
+    """A file never captured: the effort it lands as, with the others of its batch."""
+
+    item: _Pending
+    landing: Landing
+    turns: int
+    at: str
 
 
 @dataclass
@@ -211,7 +224,9 @@ class Capturer:
         from ccm_tui.core.engine.opening import NO_MODEL, start_engine
 
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return start_engine(directory, self.settings, llm=NO_MODEL, lock_wait=LOCK_WAIT, probe_model_window=False)
+        engine = start_engine(directory, self.settings, llm=NO_MODEL, lock_wait=LOCK_WAIT, probe_model_window=False)
+        engine.count_roughly()  # a capture's token figures: no tokenizer loaded, no text encoded
+        return engine
 
     # ------------------------------------------------------------------ capture
     def capture(self, paths: Iterable[Path], on_result: Callable[[FileResult], None] | None = None) -> list[FileResult]:
@@ -256,16 +271,16 @@ class Capturer:
                               effort_id=known.effort_id)  # fmt: skip
         if self.skipped.get(absolute) == (stat.st_size, stat.st_mtime_ns):
             return FileResult(path, CaptureOutcome.NOT_TRANSCRIPT, size=stat.st_size)
-        if stat.st_size > MAX_TRANSCRIPT_BYTES:
+        if stat.st_size > self.options.max_bytes:
             return FileResult(
                 path, CaptureOutcome.FAILED, size=stat.st_size,
-                note=f"{stat.st_size / 2**20:,.0f} MiB, over the {MAX_TRANSCRIPT_BYTES // 2**20} MiB a transcript "
-                "may have; not captured",
+                note=f"{stat.st_size / 2**20:,.0f} MiB, over the {self.options.max_bytes // 2**20} MiB a transcript "
+                "may have (capture_max_mb: it is read whole, at about ten times its size in memory); not captured",
             )  # fmt: skip
         try:
             with path.open("rb") as handle:
                 head_bytes = handle.read(SNIFF_BYTES)
-            parsed = parse_transcript(path)
+            parsed = parse_transcript(path, max_bytes=self.options.max_bytes)
         except UnknownTranscriptFormat:
             self.skipped[absolute] = (stat.st_size, stat.st_mtime_ns)
             return FileResult(path, CaptureOutcome.NOT_TRANSCRIPT, size=stat.st_size)
@@ -328,24 +343,49 @@ class Capturer:
                 if self._marks.get(name) != _written_mark(directory):  # written by another process meanwhile
                     self._reload(engine, name)
                 forgotten = forgotten_keys(directory)
-                while left and (time.monotonic() - taken < LOCK_HOLD or not results):
+                landing: list[_Landing] = []  # new captures, landed together: one durable point
+                while left and (time.monotonic() - taken < LOCK_HOLD or not (results or landing)):
                     item = left.pop(0)
+                    if any(item.who.key == other.item.who.key for other in landing):
+                        results += self._land(engine, name, landing)  # (the same session twice: once)
                     try:
-                        results.append(self._write_one(engine, name, item, forgotten))
+                        done = self._write_one(engine, name, item, forgotten)
                     except (CcmError, OSError) as exc:
-                        results.append(
-                            FileResult(item.path, CaptureOutcome.FAILED, size=item.stat.st_size, note=_why(exc))
-                        )
+                        done = FileResult(item.path, CaptureOutcome.FAILED, size=item.stat.st_size, note=_why(exc))
+                    if isinstance(done, _Landing):
+                        landing.append(done)
+                    else:
+                        results.append(done)
+                results += self._land(engine, name, landing)
                 clean = True
             finally:
                 engine.close(clean=clean)
                 self._marks[name] = _written_mark(directory)
         return results
 
-    def _write_one(self, engine: Any, name: str, item: _Pending, forgotten: set[str]) -> FileResult:
+    def _land(self, engine: Any, name: str, landing: list[_Landing]) -> list[FileResult]:
+        """Land the new captures queued (emptying the list): their logs, then one manifest save."""
+        if not landing:
+            return []
+        batch = list(landing)
+        landing.clear()
+        try:
+            efforts = engine.land_imports([one.landing for one in batch], restored_at=batch[0].at)
+        except (CcmError, OSError) as exc:
+            return [FileResult(one.item.path, CaptureOutcome.FAILED, size=one.item.stat.st_size, note=_why(exc))
+                    for one in batch]  # fmt: skip
+        results = []
+        for one, effort in zip(batch, efforts, strict=True):
+            self._remember(name, effort.id, one.landing.source["capture"])
+            item = one.item
+            results.append(FileResult(item.path, CaptureOutcome.NEW, one.turns, item.stat.st_size, item.who.key, name,
+                                      effort.id))  # fmt: skip
+        return results
+
+    def _write_one(self, engine: Any, name: str, item: _Pending, forgotten: set[str]) -> FileResult | _Landing:
         who, parsed = item.who, item.parsed
         size = item.stat.st_size
-        turns = [(self._safe(t.user), self._safe(_reply(t.agent_responses))) for t in parsed.turns]
+        turns = self._safe_turns(parsed)
         known = self.by_key.get(who.key)
         moved = None
         if known is None and (moved := self._moved(name, item.head_sha)) is not None:
@@ -357,13 +397,11 @@ class Capturer:
                     item.path, CaptureOutcome.FORGOTTEN, size=size, key=who.key, note="forgotten; not captured"
                 )
             now = now_iso()
-            messages = _pairs(turns, 1, now)
-            source = self._source(item, len(turns))
-            effort = engine.land_import(
-                self._name(who, turns), messages, self._summary(who, parsed, turns), source, restored_at=now
-            )
-            self._remember(name, effort.id, source["capture"])
-            return FileResult(item.path, CaptureOutcome.NEW, len(turns), size, who.key, name, effort.id)
+            landing = Landing(
+                self._name(who, turns), _pairs(turns, 1, now), self._summary(who, parsed, turns),
+                self._source(item, len(turns)),
+            )  # fmt: skip
+            return _Landing(item, landing, len(turns), now)
         logged = _logged_turns(records)
         messages, rewritten = new_records(logged, turns, now_iso())
         added = sum(1 for m in messages if m["role"] == "user")
@@ -379,6 +417,13 @@ class Capturer:
             self.by_head[item.head_sha].remove(moved)
             outcome, note = (outcome if messages else CaptureOutcome.MOVED), f"moved from {moved.source}"
         return FileResult(item.path, outcome, added, size, who.key, name, known.effort_id, note)
+
+    def _safe_turns(self, parsed: ParsedTranscript) -> list[tuple[str, str]]:
+        """The file's turns (request, answer), redacted in one pass when ``capture_redact``."""
+        texts = [text for t in parsed.turns for text in (t.user, _reply(t.agent_responses))]
+        if self.options.redact:
+            texts = redact_texts(texts)
+        return list(zip(texts[0::2], texts[1::2], strict=True))
 
     def _safe(self, text: str) -> str:
         return redact_text(text) if self.options.redact and text else text

@@ -104,10 +104,13 @@ def detect_format(path: Path | str) -> str:
     return _detect(head, path)
 
 
-def parse_transcript(path: Path | str, fmt: str = "auto", max_turns: int | None = None) -> ParsedTranscript:
+def parse_transcript(
+    path: Path | str, fmt: str = "auto", max_turns: int | None = None, *, max_bytes: int | None = None
+) -> ParsedTranscript:
     """Parse the transcript at ``path`` (format ``fmt`` or auto-detected).
 
-    ``max_turns`` keeps only the first N turns.
+    ``max_turns`` keeps only the first N turns; ``max_bytes``: a bigger file is refused (it is read
+    whole, at about ten times its size in memory; None: :data:`MAX_TRANSCRIPT_BYTES`).
 
     Raises:
         TranscriptError: an unreadable or too large file, an unknown format name, a negative
@@ -117,7 +120,7 @@ def parse_transcript(path: Path | str, fmt: str = "auto", max_turns: int | None 
     path = Path(path)
     if max_turns is not None and max_turns < 0:
         raise TranscriptError(f"max_turns must be zero or more, not {max_turns}")
-    data = _read_bytes(path)
+    data = _read_bytes(path, max_bytes=max_bytes)
     text, notes = _decode(data)
     name = _detect(text[:SNIFF_BYTES], path) if fmt == "auto" else fmt
     module = FORMATS.get(name)
@@ -166,13 +169,14 @@ def _replace_lone_surrogates(parsed: ParsedTranscript) -> int:
     return replaced
 
 
-def _read_bytes(path: Path, limit: int = -1) -> bytes:
+def _read_bytes(path: Path, limit: int = -1, *, max_bytes: int | None = None) -> bytes:
+    max_bytes = MAX_TRANSCRIPT_BYTES if max_bytes is None else max_bytes
     try:
         with path.open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
-            if limit < 0 and size > MAX_TRANSCRIPT_BYTES:
+            if limit < 0 and size > max_bytes:
                 raise TranscriptError(
-                    f"{path.name} is {size / 2**20:,.0f} MiB, over the {MAX_TRANSCRIPT_BYTES // 2**20} MiB a "
+                    f"{path.name} is {size / 2**20:,.0f} MiB, over the {max_bytes // 2**20} MiB a "
                     "transcript may have (it is read whole, at about ten times its size in memory): split it"
                 )
             return handle.read(limit)

@@ -21,6 +21,7 @@ import json
 import re
 from typing import Any
 
+from ccm_tui.config import secret_values
 from ccm_tui.core.storage.eventlog import redact as redact_credentials
 
 MARK = "[redacted]"
@@ -121,14 +122,41 @@ def redact_text(text: str) -> str:
     """``text`` with every secret-looking value replaced by ``[redacted]`` (line count kept). A line
     that is a JSON object (a transcript's record) is also redacted decoded: its strings read as the
     agent saw them (``\\"`` a quote, ``\\n`` a line break), then encoded again."""
-    if not text:
-        return text
-    if '{"' in text or '{ "' in text:
-        text = _json_lines(text)
-    return _redact_plain(text)
+    return redact_texts([text])[0]
 
 
-def _redact_plain(text: str) -> str:
+def redact_texts(texts: list[str]) -> list[str]:
+    """:func:`redact_text` of each of ``texts``, the environment's credentials read once for all."""
+    values = secret_values()
+    out = []
+    for text in texts:
+        if text and ('{"' in text or '{ "' in text):
+            text = _json_lines(text, values)
+        out.append(_redact_plain(text, values) if text else text)
+    return out
+
+
+# Each pattern runs only where a cheap test says it may match: ``in`` over the text (or its
+# case-folded copy for the case-insensitive ones) and regexes that begin with a literal, which the
+# regex engine finds by a scan, not a match tried at every position. Most of a transcript holds none.
+_TOKEN_HINTS = tuple(
+    re.compile(hint)
+    for hint in (
+        r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA|Iza|C[0-9a-f]{32})", r"gh(?:[pousr]_|ithub_pat_)",
+        r"gl(?:pat|dt|rt|ptt|cbt|oas|ft|imt|soat)-", r"x(?:ox[abposre]|app)-", r"_(?:live|test)_", "whsec_", "sk-",
+        r"ya29\.", "GOCSPX-", "hf_", "npm_", "pypi-", r"hv[sbr]\.", "dop_v1_", r"shp(?:at|ss|ca|pa)_", r"SG\.",
+        r"SK[0-9a-f]{32}", "eyJ", r"hooks\.slack\.com/", "key-", ":AA",
+    )
+)  # fmt: skip
+_BLOCK_HINT = re.compile(r":[ \t]*[|>]")
+_PGPASS_HINT = re.compile(r":(?:\d+|\*):[^\s:]+:[^\s:]+:\S")
+_CLI_USER_HINT = re.compile(r"-u(?:ser)?(?:=|\s+)[^\s:\"']+:")
+_MACHINE_HINT = re.compile(r"machine[ \t]+\S")
+_CLI_FLAG_HINTS = ("--pass", "--token", "--api", "--secret", "--client", "--access")
+_DIRECTIVE_HINTS = ("pass", "rootpw", "bindpw", "masterauth", "psk", "secret", "api_key", "token")
+
+
+def _redact_plain(text: str, values: list[str] | None = None) -> str:
     if "PRIVATE KEY" in text:
         text = _PRIVATE_KEY.sub(_private_key_block, text)
     if "OpenVPN Static key" in text:
@@ -136,16 +164,27 @@ def _redact_plain(text: str) -> str:
     if "Private-" in text:
         text = _PUTTY.sub(lambda m: m.group(1) + _each_line(m.group(2)), text)
         text = _PUTTY_MAC.sub(lambda m: m.group(1) + MARK, text)
-    if "|" in text or ">" in text:
+    if ("|" in text or ">" in text) and _BLOCK_HINT.search(text):
         text = _BLOCK_SCALAR.sub(lambda m: m.group(1) + m.group(2) + _each_line(m.group(3)), text)
-    text = redact_credentials(text)
-    text = _TOKENS.sub(MARK, text)
-    text = _CALL.sub(lambda m: m.group(1) + _quoted_mark(m.group(2)), text)
-    text = _assignments(text)
-    text = _XML_ELEMENT.sub(lambda m: m.group(1) + MARK + m.group(4), text)
-    text = _CLI_FLAG.sub(lambda m: m.group(1) + MARK, text)
-    text = _CLI_USER_PASSWORD.sub(lambda m: m.group(1) + MARK, text)
-    text = _MYSQL_PASSWORD.sub(lambda m: m.group(1) + MARK, text)
+    text = redact_credentials(text, values)
+    if any(hint.search(text) for hint in _TOKEN_HINTS):
+        text = _TOKENS.sub(MARK, text)
+    if "(" in text:
+        text = _CALL.sub(lambda m: m.group(1) + _quoted_mark(m.group(2)), text)
+    return _flags_and_lines(_assignments(text))
+
+
+def _flags_and_lines(text: str) -> str:
+    """The second half of :func:`_redact_plain`: elements, command-line flags, directives, key-file lines."""
+    low = text.casefold()
+    if "<" in text:
+        text = _XML_ELEMENT.sub(lambda m: m.group(1) + MARK + m.group(4), text)
+    if "--" in text and any(hint in low for hint in _CLI_FLAG_HINTS):
+        text = _CLI_FLAG.sub(lambda m: m.group(1) + MARK, text)
+    if "-u" in text and _CLI_USER_HINT.search(text):
+        text = _CLI_USER_PASSWORD.sub(lambda m: m.group(1) + MARK, text)
+    if "mysql" in text:
+        text = _MYSQL_PASSWORD.sub(lambda m: m.group(1) + MARK, text)
     if "sshpass" in text:
         text = _SSHPASS.sub(lambda m: m.group(1) + MARK, text)
     if "set -" in text:
@@ -154,10 +193,53 @@ def _redact_plain(text: str) -> str:
         text = _KEY_VALUE_ATTR.sub(
             lambda m: m.group(1) + (m.group(2) if _keeps(m.group(2), "") else MARK) + m.group(3), text
         )
-    text = _DIRECTIVE.sub(lambda m: m.group(1) + (m.group(2) if _keeps(m.group(2), "") else MARK), text)
-    text = _PGPASS_LINE.sub(lambda m: m.group(1) + MARK, text)
-    text = _HTPASSWD_LINE.sub(lambda m: m.group(1) + MARK, text)
-    return _NETRC_LINE.sub(lambda m: _NETRC_FIELD.sub(lambda f: f.group(1) + f.group(2) + MARK, m.group(0)), text)
+    text = _directives(text, low)
+    if ":" in text:
+        if _PGPASS_HINT.search(text):
+            text = _PGPASS_LINE.sub(lambda m: m.group(1) + MARK, text)
+        text = _HTPASSWD_LINE.sub(lambda m: m.group(1) + MARK, text)
+    if _MACHINE_HINT.search(text) or _default_line(text):
+        text = _NETRC_LINE.sub(lambda m: _NETRC_FIELD.sub(lambda f: f.group(1) + f.group(2) + MARK, m.group(0)), text)
+    return text
+
+
+def _directive(match: re.Match[str]) -> str:
+    return match.group(1) + (match.group(2) if _keeps(match.group(2), "") else MARK)
+
+
+def _directives(text: str, low: str) -> str:
+    """:data:`_DIRECTIVE` applied to the lines that hold one of its words (a line-anchored regex
+    tried over a whole text costs a match at every position)."""
+    if len(low) != len(text):  # a character whose case-folded form is longer: positions would not match
+        return _DIRECTIVE.sub(_directive, text) if any(hint in low for hint in _DIRECTIVE_HINTS) else text
+    lines: set[tuple[int, int]] = set()
+    for word in _DIRECTIVE_HINTS:
+        at = low.find(word)
+        while at >= 0:
+            end = low.find("\n", at)
+            end = len(low) if end < 0 else end
+            lines.add((low.rfind("\n", 0, at) + 1, end))
+            at = low.find(word, end)
+    if not lines:
+        return text
+    parts: list[str] = []
+    done = 0
+    for start, end in sorted(lines):
+        parts += [text[done:start], _DIRECTIVE.sub(_directive, text[start:end])]
+        done = end
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+def _default_line(text: str) -> bool:
+    """Whether a line of ``text`` begins with ``default`` (a .netrc's default entry)."""
+    at = text.find("default")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        if not text[start:at].strip(" \t"):
+            return True
+        at = text.find("default", at + 7)
+    return False
 
 
 def _each_line(block: str) -> str:
@@ -172,7 +254,7 @@ def _quoted_mark(value: str) -> str:
     return MARK
 
 
-def _json_lines(text: str) -> str:
+def _json_lines(text: str, values: list[str] | None = None) -> str:
     """The lines of ``text`` that are JSON objects, redacted as decoded values (the others as they are)."""
     lines = text.split("\n")
     for i, line in enumerate(lines):
@@ -183,7 +265,7 @@ def _json_lines(text: str) -> str:
             record = json.loads(stripped)
         except ValueError:
             continue
-        redacted = _redact_decoded(record)
+        redacted = _redact_decoded(record, values)
         if redacted != record:
             lines[i] = line[: len(line) - len(line.lstrip())] + json.dumps(redacted, ensure_ascii=False)
     return "\n".join(lines)
@@ -202,13 +284,13 @@ def _hinted(text: str) -> bool:
     return any(word in low for word in _HINT_WORDS)
 
 
-def _redact_decoded(value: Any) -> Any:
+def _redact_decoded(value: Any, values: list[str] | None = None) -> Any:
     if isinstance(value, str):
-        return _redact_plain(value) if len(value) > 6 and _hinted(value) else value
+        return _redact_plain(value, values) if len(value) > 6 and _hinted(value) else value
     if isinstance(value, dict):
-        return {key: _redact_decoded(item) for key, item in value.items()}
+        return {key: _redact_decoded(item, values) for key, item in value.items()}
     if isinstance(value, list):
-        return [_redact_decoded(item) for item in value]
+        return [_redact_decoded(item, values) for item in value]
     return value
 
 

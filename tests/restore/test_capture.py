@@ -206,13 +206,33 @@ def test_an_answer_still_being_written_is_completed_not_logged_twice() -> None:
     assert [r["content"] for r in records[1:]] == ["q2", "a2"]
 
 
-def test_a_file_over_the_transcript_limit_is_said_not_read(tmp_path: Path, agent_file: Path) -> None:
+def test_a_file_over_the_capture_limit_is_said_not_read(tmp_path: Path, agent_file: Path) -> None:
+    limit = Settings().capture_max_mb * 2**20
+    with agent_file.open("wb") as handle:
+        handle.truncate(limit + 1)  # sparse: its size only
+    [result] = capturer(tmp_path, max_bytes=limit).capture([agent_file])
+    assert result.outcome is CaptureOutcome.FAILED
+    assert f"over the {limit // 2**20} MiB a transcript may have (capture_max_mb" in result.line()
+
+
+@pytest.mark.slow
+def test_a_session_file_over_64_mib_is_captured_whole(tmp_path: Path, agent_file: Path) -> None:
+    """A transcript bigger than ``restore`` reads (64 MiB) is captured up to ``capture_max_mb``: every turn."""
     from ccm_tui.restore.parse import MAX_TRANSCRIPT_BYTES
 
-    with agent_file.open("wb") as handle:
-        handle.truncate(MAX_TRANSCRIPT_BYTES + 1)  # sparse: its size only
-    [result] = capturer(tmp_path).capture([agent_file])
-    assert result.outcome is CaptureOutcome.FAILED and "over the 64 MiB a transcript may have" in result.line()
+    big_answer = "the quokka compiler pass " * 4_000  # ~100 KB an answer
+    turns = 0
+    with agent_file.open("w", encoding="utf-8") as handle:
+        while handle.tell() <= MAX_TRANSCRIPT_BYTES + 2**20:
+            turns += 1
+            records = turn_records(turns)
+            records[1]["message"]["content"] = [{"type": "text", "text": f"{big_answer} {turns}"}]
+            handle.write("".join(json.dumps(r) + "\n" for r in records))
+    cap = capturer(tmp_path, max_bytes=Settings().capture_max_mb * 2**20)
+    [result] = cap.capture([agent_file])
+    assert result.outcome is CaptureOutcome.NEW and result.turns == turns > 600
+    assert list(logged_turns(tmp_path).values()) == [[request(n) for n in range(1, turns + 1)]]
+    assert cap.capture([agent_file])[0].outcome is CaptureOutcome.UNCHANGED
 
 
 def test_a_moved_file_whose_id_is_its_path_stays_one_capture(tmp_path: Path) -> None:

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...atomic_file import fsync_dir
 from ..manifest.effort import CONCLUDED, OPEN, SLUG_RE, Effort, ManifestError, effort_from_dict
-from ..session.session import Session
+from ..session.session import EFFORTS_DIR, Session
 from ..session.withdrawn import live
 from ..storage import eventlog as ev
 from ..storage.durable import StoreError, read_jsonl
@@ -333,7 +334,74 @@ def land_imported(
     is replaced by the next import of the same messages, never appended to or
     duplicated; a different file under the chosen id is never touched. A reserved id is not taken
     (the next one is) unless it is ``reserved``: the notes effort's own."""
+    effort, adopted = _import_effort(session, name, messages, summary, source, restored_at or now_iso(), reserved)
+    if adopted is None:
+        session.publish_effort_log(effort, messages, f"{UNPUBLISHED_IMPORT_PREFIX}{effort.id}.tmp")
+        session.efforts.add(effort)
+    session.save_manifest()  # the import is stored once its entry is journaled: what follows may fail
+    session.view.summaries[effort.id] = session.state.turn  # the usual grace period
+    try:
+        _restored(session, effort)
+    except (OSError, StoreError) as exc:  # a full disk: noted, caught up at the next start, not a failed import
+        session.mark_unclean(f"the import of {effort.id} is stored; its view and event were not written ({exc})")
+    return effort
+
+
+@dataclass(frozen=True)
+class Landing:
+    """One transcript of :func:`land_imported_many`: what :func:`land_imported` takes."""
+
+    name: str
+    messages: list[dict[str, Any]]
+    summary: str
+    source: dict[str, Any]
+
+
+def land_imported_many(session: Session, landings: list[Landing], *, restored_at: str | None = None) -> list[Effort]:
+    """Several transcripts become concluded efforts at once (``watch``'s backfill), each as
+    :func:`land_imported` lands it, with one durable point for them all: every log is written under a
+    temporary name (fsynced) and renamed into place, the directory fsynced once, then one manifest
+    save journals every entry, one view save and one append their events. A kill before the manifest
+    save leaves published logs without entries, which the next import of the same messages takes back
+    (:func:`_import_id`): nothing twice, nothing half-written."""
     restored_at = restored_at or now_iso()
+    efforts: list[Effort] = []
+    published = False
+    for landing in landings:
+        effort, adopted = _import_effort(
+            session, landing.name, landing.messages, landing.summary, landing.source, restored_at, ""
+        )
+        if adopted is None:
+            temporary = f"{UNPUBLISHED_IMPORT_PREFIX}{effort.id}.tmp"
+            session.publish_effort_log(effort, landing.messages, temporary, durable_dir=False)
+            session.efforts.add(effort)
+            published = True
+        efforts.append(effort)
+    if published:
+        fsync_dir(session.dir / EFFORTS_DIR)  # every rename durable before the manifest names them
+    if not efforts:
+        return efforts
+    session.save_manifest()
+    for effort in efforts:
+        session.view.summaries[effort.id] = session.state.turn
+    try:
+        session.save_view()
+        session.log_events(*(_restored_event(effort) for effort in efforts))
+    except (OSError, StoreError) as exc:
+        session.mark_unclean(f"{len(efforts)} imports are stored; their view and events were not written ({exc})")
+    return efforts
+
+
+def _import_effort(
+    session: Session,
+    name: str,
+    messages: list[dict[str, Any]],
+    summary: str,
+    source: dict[str, Any],
+    restored_at: str,
+    reserved: str,
+) -> tuple[Effort, Effort | None]:
+    """The effort an import lands as, and the effort ``repair`` rebuilt that it completes (None: a new one)."""
     name = clean_name(name) or "imported"
     adopted = _adopted_by_repair(session, name, messages)
     if adopted is not None:
@@ -352,33 +420,28 @@ def land_imported(
             source=source,
         )
     effort.summary_tokens = session.counter.count_text(summary)
-    if adopted is None:
-        session.publish_effort_log(effort, messages, f"{UNPUBLISHED_IMPORT_PREFIX}{effort.id}.tmp")
-        session.efforts.add(effort)
-    session.save_manifest()  # the import is stored once its entry is journaled: what follows may fail
-    session.view.summaries[effort.id] = session.state.turn  # the usual grace period
-    try:
-        _restored(session, effort, name, summary, source)
-    except (OSError, StoreError) as exc:  # a full disk: noted, caught up at the next start, not a failed import
-        session.mark_unclean(f"the import of {effort.id} is stored; its view and event were not written ({exc})")
-    return effort
+    return effort, adopted
 
 
-def _restored(session: Session, effort: Effort, name: str, summary: str, source: dict[str, Any]) -> None:
+def _restored(session: Session, effort: Effort) -> None:
     session.save_view()
-    session.log_event(
-        ev.EFFORT_RESTORED,
-        effort_id=effort.id,
-        name=name,
-        summary=summary,
-        source=source.get("file"),
-        format=source.get("format"),
-        sha256=source.get("sha256"),
-        turns=source.get("turns"),
-        max_turns=source.get("max_turns"),
-        summary_tokens=effort.summary_tokens,
-        raw_tokens=effort.raw_tokens,
-    )
+    session.log_events(_restored_event(effort))
+
+
+def _restored_event(effort: Effort) -> tuple[str, dict[str, Any]]:
+    source = effort.source or {}
+    return ev.EFFORT_RESTORED, {
+        "effort_id": effort.id,
+        "name": effort.name,
+        "summary": effort.summary,
+        "source": source.get("file"),
+        "format": source.get("format"),
+        "sha256": source.get("sha256"),
+        "turns": source.get("turns"),
+        "max_turns": source.get("max_turns"),
+        "summary_tokens": effort.summary_tokens,
+        "raw_tokens": effort.raw_tokens,
+    }
 
 
 LOST_SUMMARY = "(summary lost in a repair; the raw log is intact — expand to read it)"

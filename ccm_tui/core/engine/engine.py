@@ -463,6 +463,26 @@ class Engine:
             self._reindex_effort(effort.id)
         return effort
 
+    def land_imports(self, landings: list[lifecycle.Landing], *, restored_at: str) -> list[Effort]:
+        """Several transcripts land as concluded efforts with one durable point for them all (see
+        :func:`.lifecycle.land_imported_many`), indexed for search at once.
+
+        Raises:
+            StoreError: a log or the manifest cannot be written (what was journaled is stored).
+        """
+        if self._index is None:
+            return lifecycle.land_imported_many(self._session, landings, restored_at=restored_at)
+        with IndexWatch(self._index, self._session).kept():
+            efforts = lifecycle.land_imported_many(self._session, landings, restored_at=restored_at)
+            for effort in efforts:
+                self._reindex_effort(effort.id)
+        return efforts
+
+    def count_roughly(self) -> None:
+        """Count this engine's tokens as figures only (:attr:`TokenCounter.rough`: no tokenizer loaded,
+        no text encoded): for a writer that never builds a request (``watch``'s capture)."""
+        self._session.counter.rough = True
+
     def efforts_of_kind(self, kind: str) -> list[Effort]:
         """The efforts whose ``source.kind`` is ``kind`` (captured agent sessions: ``capture``)."""
         return self._session.efforts.by_source_kind(kind)

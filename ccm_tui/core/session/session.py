@@ -161,12 +161,7 @@ class Session:
         ``events.jsonl``; a hand edit changes ``raw.jsonl``, the ``efforts/`` directory, or the
         manifest (taken into the effort rows under a new id)."""
         assert self.derived is not None
-        return [
-            file_size(self.events.path),
-            file_stamp(self.raw_path),
-            file_stamp(self.dir / EFFORTS_DIR),
-            self.derived.run(self.derived.meta, "taken_in"),
-        ]
+        return index_marker_of(self.dir, self.derived)
 
     def changed_on_disk(self) -> bool:
         """True when another process wrote to the session since we last looked.
@@ -453,16 +448,20 @@ class Session:
             self._logs[effort.id].extend(messages)
         self._count_logged(effort, messages)
 
-    def publish_effort_log(self, effort: Effort, messages: list[dict[str, Any]], temporary_name: str) -> None:
+    def publish_effort_log(
+        self, effort: Effort, messages: list[dict[str, Any]], temporary_name: str, *, durable_dir: bool = True
+    ) -> None:
         """A new effort's whole log, written under ``temporary_name`` (fsynced) and renamed into
-        place: a kill leaves at most the temporary file, never a half-written log."""
+        place: a kill leaves at most the temporary file, never a half-written log. ``durable_dir``
+        False: the caller fsyncs ``efforts/`` once for several logs, before anything names them."""
         self._require_writer()
         final = self.effort_path(effort.id)
         temporary = final.with_name(temporary_name)
         temporary.unlink(missing_ok=True)  # left by a failed attempt: never append to it
         append_jsonl(temporary, messages)
         os.replace(temporary, final)
-        fsync_dir(final.parent)
+        if durable_dir:
+            fsync_dir(final.parent)
         self.forget_log(effort.id)
         self._count_logged(effort, messages)
 
@@ -536,3 +535,14 @@ __all__ = [
     "ViewState",
     "file_size",
 ]
+
+
+def index_marker_of(directory: Path, derived: DerivedDB) -> list[Any]:
+    """:meth:`Session.index_marker` of the session in ``directory`` without opening it (a search of
+    every session asks each index whether it holds all of its session before reading it alone)."""
+    return [
+        file_size(directory / EVENTS_FILE),
+        file_stamp(directory / RAW_FILE),
+        file_stamp(directory / EFFORTS_DIR),
+        derived.run(derived.meta, "taken_in"),
+    ]

@@ -77,21 +77,38 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def redact(text: str) -> str:
+def redact(text: str, values: list[str] | None = None) -> str:
     """Remove the configured credentials (the actual values of every ``*_API_KEY``, ``*_TOKEN``,
-    ``*_SECRET`` … variable) and anything that looks like an API key or auth header from text
-    bound for the screen or the disk."""
-    for value in secret_values():
+    ``*_SECRET`` … variable; ``values``: those already read) and anything that looks like an API key
+    or auth header from text bound for the screen or the disk. Each pattern runs only where a cheap
+    test (its literal words) says it may match."""
+    for value in secret_values() if values is None else values:
         if value not in text:
             continue
         if len(value) >= MIN_SECRET_CHARS:
             text = text.replace(value, "[redacted]")
         else:  # a short key: only as a whole word, so that "abcd" does not eat "abcdef"
             text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])", "[redacted]", text)
-    text = _URL_USERINFO_RE.sub(r"\1[redacted]@", text)
-    text = _QUERY_SECRET_RE.sub(r"\1[redacted]", text)
-    text = _AUTH_SCHEME_RE.sub(r"\1 [redacted]", text)
-    return _SECRET_RE.sub("[redacted]", text)
+    if "://" in text and _USERINFO_HINT.search(text):
+        text = _URL_USERINFO_RE.sub(r"\1[redacted]@", text)
+    if "=" in text:
+        text = _QUERY_SECRET_RE.sub(r"\1[redacted]", text)
+    low = text.casefold()
+    if _AUTH_HINTS[0].search(low) or _AUTH_HINTS[1].search(low):
+        text = _AUTH_SCHEME_RE.sub(r"\1 [redacted]", text)
+    if "sk-" in low or "aiza" in low or any(hint.search(low) for hint in _SECRET_HINTS):
+        text = _SECRET_RE.sub("[redacted]", text)
+    return text
+
+
+# What each pattern needs, as regexes that begin with a literal (found by a scan), over the text or its
+# case-folded copy: most text holds none, and the patterns themselves try a match at every position.
+_USERINFO_HINT = re.compile(r"://[^/\s@\"'<>]+@")
+_AUTH_HINTS = tuple(re.compile(word + r"\s+[a-z0-9+/=_\-.~]{6,}") for word in ("basic", "bearer"))
+_SECRET_HINTS = tuple(
+    re.compile(word + r"(?:\s*[:=]\s*|\s+)[\"']?[a-z0-9_\-.]{16,}")
+    for word in ("api_key", "api-key", "apikey", "authorization", "bearer", "token")
+)
 
 
 REDACTED_FIELDS = ("error", "reason", "partial")  # provider text that may echo a credential

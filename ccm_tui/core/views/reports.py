@@ -91,6 +91,34 @@ def hit_lines(hit: SearchHit) -> list[ReportLine]:
 
 
 NO_HITS = "no matching efforts or ambient chat"
+CAPTURES_HEADER = "In the captured agents' sessions:"
+
+
+def captured_json(found: Any) -> dict[str, Any]:
+    """A hit in a captured agent session (an ``all_sessions.SessionHit``) as ``search --all-sessions
+    --json`` gives it: ``session``, the hit's keys, ``agent``, ``project``, ``started``, ``resume``."""
+    capture = found.capture or {}
+    result = {"session": found.session, **hit_json(found.hit)}
+    result.update({key: capture.get(key) for key in ("agent", "project", "started", "resume")})
+    if capture.get("source_gone"):
+        result["source_gone"] = True
+    return result
+
+
+def captured_report(found: list[Any]) -> list[ReportLine]:
+    """The hits in captured agent sessions (``/search`` with ``search_captures``): each says where it
+    comes from and how to resume it, then its lines as :func:`hit_lines` gives them (none: nothing)."""
+    if not found:
+        return []
+    out = [ReportLine(0, ""), ReportLine(0, CAPTURES_HEADER)]
+    for one in found:
+        capture = one.capture or {}
+        where = " · ".join(str(capture[k]) for k in ("agent", "project", "started") if capture.get(k))
+        out.append(ReportLine.of(0, f"{one.session}  ({where})" if where else one.session))
+        out += hit_lines(one.hit)
+        if capture.get("resume"):
+            out.append(ReportLine.of(9, f"resume: {capture['resume']}"))
+    return out
 
 
 def search_report(hits: list[SearchHit]) -> list[ReportLine]:
