@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..text.words import COMMON_WORDS, is_control_word
@@ -125,25 +125,40 @@ def _specific(word: str, message: str) -> bool:
     return bool(_SPECIFIC.search(word))
 
 
-def clustered(text: str, worth: dict[str, float], need: float, width: int = CLUSTER_CHARS) -> bool:
-    """Whether words of ``worth`` (found by their stems, as the index matches them) weighing ``need``
-    stand within ``width`` characters of each other in ``text`` (lower-case): a short line always."""
-    if len(text) <= width:
-        return True
+def word_places(text: str, words: Iterable[str], most: int = MAX_PLACES) -> list[tuple[int, str]]:
+    """Where each of ``words`` stands in ``text`` (lower-case), by its stem as the index matches it
+    ("tomatoes" for "tomato": the word less its last two letters, at least four kept), at most ``most``
+    places a word; (where, word), in order."""
     places: list[tuple[int, str]] = []
-    for word in worth:
+    for word in words:
         stem, start = word[: max(4, len(word) - 2)], 0
-        for _ in range(MAX_PLACES):
+        for _ in range(most):
             if (found := text.find(stem, start)) < 0:
                 break
             places.append((found, word))
             start = found + len(stem)
     places.sort()
+    return places
+
+
+def standing_together(text: str, worth: dict[str, float], width: int = CLUSTER_CHARS) -> set[str]:
+    """The words of ``worth`` that stand within ``width`` characters of each other in ``text``
+    (lower-case) at the place where they weigh the most: all of them in a short line."""
+    if len(text) <= width:
+        return set(worth)
+    places = word_places(text, worth)
+    best: set[str] = set()
     for i, (at, _word) in enumerate(places):
         near = {w for where, w in places[i:] if where - at <= width}
-        if sum(worth[w] for w in near) >= need:
-            return True
-    return False
+        if sum(worth[w] for w in near) > sum(worth[w] for w in best):
+            best = near
+    return best
+
+
+def clustered(text: str, worth: dict[str, float], need: float, width: int = CLUSTER_CHARS) -> bool:
+    """Whether words of ``worth`` weighing ``need`` stand within ``width`` characters of each other in
+    ``text`` (lower-case): a short line always."""
+    return len(text) <= width or sum(worth[w] for w in standing_together(text, worth, width)) >= need
 
 
 @dataclass(frozen=True)
