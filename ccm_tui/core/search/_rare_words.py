@@ -25,10 +25,10 @@ the scheme and host boilerplate of a URL (``www``, ``com``) nothing. A line is r
 it holds weigh :attr:`Evidence.words` (two words, one of them plain), or for one word alone when that
 word is a code or a number in very few lines, or a plain word in one line only of a long session. In a long line (an agent's dump) the words must
 stand together (:func:`clustered`); one word alone counts only as written (:func:`stands_as_written`:
-the index's stemmer joins "political leaning" and "people to lean on"). A plain word of the message that
-no logged line holds (:data:`UNSEEN_WEIGHT`) says it asks about something this session never spoke of:
-"a plan for learning Rust in a month" recalled a line about learning something else this month; each
-such word asks more of a line. A log
+the index's stemmer joins "political leaning" and "people to lean on"). A name in the message (capitalized
+inside a sentence, or quoted: :func:`named`) that no logged line holds (:data:`UNSEEN_WEIGHT`) says it
+asks about something this session never spoke of: "a plan for learning Rust in a month" recalled a line
+about learning something else this month; each such name asks more of a line. A log
 the caller's ``skip`` says comes from an imported agent session (``words_needed``) needs more
 (:attr:`Evidence.imported`: three words).
 :data:`BEFORE` is the rule as it was, for the benchmark (``benchmarks/bench_recall.py``).
@@ -85,7 +85,7 @@ PART_WEIGHT = 0.5  # a part of a URL or of a code identifier
 _URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)+/\S*", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"[\w$]+(?:(?:\.|::|/|->)[\w$]+)+|\w*[a-z][A-Z]\w*|\w+_\w+")
 _SPECIFIC = re.compile(r"\d")  # a word holding a digit names one thing (a code, a room, a date)
-UNSEEN_WEIGHT = 0.5  # a plain word of the message no logged line holds asks this much more of a line
+UNSEEN_WEIGHT = 0.5  # a name in the message (:func:`named`) no logged line holds asks this much more of a line
 UNIQUE_DOCS = 1  # a plain word in this few lines is evidence alone ("museum": the one line about it) …
 UNIQUE_MIN_LINES = 200  # … in a session of this many lines (in a short one every word is in one line)
 
@@ -128,6 +128,20 @@ def _specific(word: str, message: str) -> bool:
     """A word that names one thing alone: a code or a number ("4729", "px-4410"). A name or a topic
     word ("Japan", "identity") in two lines or more alone recalled lines that did not answer."""
     return bool(_SPECIFIC.search(word))
+
+
+_WORD_AFTER = re.compile(r"(?<=[^\s.!?:;\"'(\[])\s+[\"'(]?([A-Z][\w-]*)")
+
+
+_QUOTED = re.compile(r"\"([^\"]{1,80})\"|“([^”]{1,80})”")
+
+
+def named(message: str) -> set[str]:
+    """The words ``message`` names things by (lower-cased): written capitalized inside a sentence
+    ("Rust", "August", "Kyoto"; not a sentence's first word), or quoted (a title: "nothing is
+    impossible")."""
+    quoted = " ".join(a or b for a, b in _QUOTED.findall(message))
+    return {w.lower() for w in _WORD_AFTER.findall(message)} | set(parse_query(quoted, stop_words=False)[0])
 
 
 def stem(word: str) -> str:
@@ -233,9 +247,11 @@ class RareWordRecall:
         if not rare:
             return []
         worth = {w: weights.get(w, 1.0) for w in rare}
-        # a plain word no logged line holds: the message asks about something this session never spoke
-        # of ("learning Rust": lines about learning something else) — each asks one more word of a line
-        unseen = UNSEEN_WEIGHT * sum(1 for i, w in enumerate(words) if i not in found and weights.get(w, 1.0) >= 1)
+        # a name no logged line holds: the message asks about something this session never spoke of
+        # ("learning Rust": lines about learning something else) — each asks more of a line; a plain
+        # word is not enough ("what is my tax id? I need it for the forms": the forms are new, not the id)
+        names = named(message)
+        unseen = UNSEEN_WEIGHT * sum(1 for i, w in enumerate(words) if i not in found and w in names)
         unique = UNIQUE_DOCS if evidence.weighted and self._lines() >= UNIQUE_MIN_LINES else 0
         single = {
             w

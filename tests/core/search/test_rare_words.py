@@ -112,11 +112,22 @@ def test_words_scattered_over_a_long_line_are_no_passage() -> None:
     assert clustered("router kernel", {"router": 1.0, "kernel": 1.0, "version": 1.0}, 2.5)  # a short line: whole
 
 
-def test_a_word_no_line_holds_asks_more_of_the_line(index: EffortIndex) -> None:
-    """ "a plan for a hike in Patagonia": the session never spoke of Patagonia, so the Takao hike's line
-    (hike, and the generic plan) does not answer it; asked about that hike, it still does."""
+def test_a_name_no_line_holds_asks_more_of_the_line(index: EffortIndex) -> None:
+    """A plan for a hike in Patagonia: the session never named Patagonia, so the Takao hike's line (hike,
+    and the generic plan) does not answer it; asked about that hike, it still does, and a plain word the
+    session never used is no such sign (the boots are new, the hike is not)."""
+    from ccm_tui.core.search._rare_words import named
+
     assert index.recall("what's the plan for a hike in Patagonia?", evidence=Evidence(words=1.5)) == []
     assert index.recall("what's the plan for the hike on Saturday?")
+    assert index.recall("what's the plan for the hike? I need boots")
+    assert named('Plans. Learning Rust in "Nothing Is Impossible" with KMC') == {
+        "rust",
+        "nothing",
+        "is",
+        "impossible",
+        "kmc",
+    }
     assert index.recall("what was my locker code at the gym in Lisbon?")  # three words: strong enough still
 
 
