@@ -133,6 +133,7 @@ if TYPE_CHECKING:  # for mypy; tests/core/test_api.py checks these name exactly 
     from .views.reports import search_report as search_report
     from .views.reports import status_text as status_text
     from .views.status import EffortView as EffortView
+    from .views.status import listing_order as listing_order
 
 # The one list of what the core offers: name -> the module it lives in (under the same name), imported when
 # first asked for. tests/core/test_api.py checks that ui/, commands/ and memory_server/ together use every
@@ -170,6 +171,7 @@ _LAZY = {
     "EffortNotFound": "..errors",
     "EffortState": ".efforts.states",
     "EffortView": ".views.status",
+    "listing_order": ".views.status",
     "END_OF_CHAT": ".session.chat_line",
     "ExchangeWithdrawn": ".turn.events",
     "export_session": ".views.data_export",

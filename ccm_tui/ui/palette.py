@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from ..core.api import listing_order
 from .action_looks import edit_looks_for, looks_for
 from .keys import key_for
 from .plain_text import highlighted, lines, plain
@@ -89,7 +90,7 @@ def app_commands(chat: ChatScreen) -> Iterator[tuple[str, Callable[[], object], 
 
 
 def effort_commands(chat: ChatScreen) -> Iterator[tuple[str, Callable[[], object], str]]:
-    for effort in chat.query_one(Sidebar).efforts.values():
+    for effort in listing_order(chat.query_one(Sidebar).efforts.values()):
         for look in looks_for(effort):
             label = f"{look.label}: {effort.id}"
             yield label, partial(chat.efforts.run, effort.id, look.action), look.help

@@ -29,6 +29,7 @@ class TurnPresenter:
         self.notify = notify
         self.pending: deque[TurnView] = deque()  # sent and not ended yet; the first one runs
         self._mounting: dict[int, asyncio.Task[object]] = {}
+        self.failed: TurnView | None = None  # a failed turn nothing of which was kept (its message given back)
 
     @property
     def current(self) -> TurnView | None:
@@ -38,6 +39,9 @@ class TurnPresenter:
         self, text: str, *, queued: bool = False, typed: str | None = None, pastes: dict[int, str] | None = None
     ) -> None:
         """A sent message, on screen at once (mounted in the background: its events wait for it)."""
+        failed, self.failed = self.failed, None
+        if failed is not None and failed.text == text:  # sent again: the discarded attempt leaves the chat
+            failed.remove()  # (nothing of it was logged: a relaunch would not show it either)
         view = TurnView(text, typed=typed, pastes=pastes)
         if queued:
             view.queued()
@@ -112,9 +116,15 @@ class TurnPresenter:
         elif outcome.cancelled:
             await view.interrupted(outcome.partial)
         else:
-            await view.fail(outcome.partial)
-            self.give_back(view.text, view.typed, view.pastes)
+            await view.fail(outcome.partial, kept=not outcome.given_back)
+            back = self.give_back(view.text, view.typed, view.pastes)
+            discarded = (
+                f"; the {len(outcome.partial):,} characters that came were discarded (not logged, not sent to the model)"
+                if outcome.given_back and outcome.partial
+                else ""
+            )
+            self.failed = view if outcome.given_back and back else None  # (sent again, it leaves the chat)
             await self.chat_log.add_banner(
-                f"The reply failed: {outcome.reason} — your message is back in the input.", "error"
+                f"The reply failed: {outcome.reason}{discarded} — your message is back in the input.", "error"
             )
             self.notify(outcome.reason, title="The reply failed", severity="error", timeout=10)

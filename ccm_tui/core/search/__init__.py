@@ -17,7 +17,7 @@ from ._database import IN_MEMORY, DerivedBusy, DerivedError
 from ._index import EffortIndex
 from ._query import query_terms
 from ._rare_words import BEFORE as RECALL_BEFORE
-from ._rare_words import Evidence, RecallHit
+from ._rare_words import Evidence, RecallHit, word_places
 from ._results import Marked, SearchHit, Span, without_folded
 from ._scoring import Weights
 
@@ -35,4 +35,5 @@ __all__ = [
     "Weights",
     "query_terms",
     "without_folded",
+    "word_places",
 ]

@@ -24,7 +24,11 @@ word of the message weighs (:func:`word_weights`): a word any chat about code or
 the scheme and host boilerplate of a URL (``www``, ``com``) nothing. A line is recalled when the words
 it holds weigh :attr:`Evidence.words` (two words, one of them plain), or for one word alone when that
 word is a code or a number in very few lines, or a plain word in one line only of a long session. In a long line (an agent's dump) the words must
-stand together (:func:`clustered`). A log
+stand together (:func:`clustered`); one word alone counts only as written (:func:`stands_as_written`:
+the index's stemmer joins "political leaning" and "people to lean on"). A name in the message (capitalized
+inside a sentence, or quoted: :func:`named`) that no logged line holds (:data:`UNSEEN_WEIGHT`) says it
+asks about something this session never spoke of: "a plan for learning Rust in a month" recalled a line
+about learning something else this month; each such name asks more of a line. A log
 the caller's ``skip`` says comes from an imported agent session (``words_needed``) needs more
 (:attr:`Evidence.imported`: three words).
 :data:`BEFORE` is the rule as it was, for the benchmark (``benchmarks/bench_recall.py``).
@@ -35,7 +39,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..text.words import COMMON_WORDS, is_control_word
@@ -81,6 +85,7 @@ PART_WEIGHT = 0.5  # a part of a URL or of a code identifier
 _URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)+/\S*", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"[\w$]+(?:(?:\.|::|/|->)[\w$]+)+|\w*[a-z][A-Z]\w*|\w+_\w+")
 _SPECIFIC = re.compile(r"\d")  # a word holding a digit names one thing (a code, a room, a date)
+UNSEEN_WEIGHT = 0.5  # a name in the message (:func:`named`) no logged line holds asks this much more of a line
 UNIQUE_DOCS = 1  # a plain word in this few lines is evidence alone ("museum": the one line about it) …
 UNIQUE_MIN_LINES = 200  # … in a session of this many lines (in a short one every word is in one line)
 
@@ -125,25 +130,65 @@ def _specific(word: str, message: str) -> bool:
     return bool(_SPECIFIC.search(word))
 
 
-def clustered(text: str, worth: dict[str, float], need: float, width: int = CLUSTER_CHARS) -> bool:
-    """Whether words of ``worth`` (found by their stems, as the index matches them) weighing ``need``
-    stand within ``width`` characters of each other in ``text`` (lower-case): a short line always."""
-    if len(text) <= width:
-        return True
+_WORD_AFTER = re.compile(r"(?<=[^\s.!?:;\"'(\[])\s+[\"'(]?([A-Z][\w-]*)")
+
+
+_QUOTED = re.compile(r"\"([^\"]{1,80})\"|“([^”]{1,80})”")
+
+
+def named(message: str) -> set[str]:
+    """The words ``message`` names things by (lower-cased): written capitalized inside a sentence
+    ("Rust", "August", "Kyoto"; not a sentence's first word), or quoted (a title: "nothing is
+    impossible")."""
+    quoted = " ".join(a or b for a, b in _QUOTED.findall(message))
+    return {w.lower() for w in _WORD_AFTER.findall(message)} | set(parse_query(quoted, stop_words=False)[0])
+
+
+def stem(word: str) -> str:
+    """What of ``word`` its other forms begin with, as the places of a word are found: the word less its
+    last two letters, at least four kept ("tomato" of "tomatoes")."""
+    return word[: max(4, len(word) - 2)]
+
+
+def stands_as_written(text: str, word: str) -> bool:
+    """Whether ``text`` (lower-case) holds ``word`` or a form of it (:func:`stem`) at the start of a word."""
+    return re.search(r"(?<!\w)" + re.escape(stem(word)), text) is not None
+
+
+def word_places(text: str, words: Iterable[str], most: int = MAX_PLACES) -> list[tuple[int, str]]:
+    """Where each of ``words`` stands in ``text`` (lower-case), by its stem as the index matches it
+    ("tomatoes" for "tomato": the word less its last two letters, at least four kept), at most ``most``
+    places a word; (where, word), in order."""
     places: list[tuple[int, str]] = []
-    for word in worth:
-        stem, start = word[: max(4, len(word) - 2)], 0
-        for _ in range(MAX_PLACES):
-            if (found := text.find(stem, start)) < 0:
+    for word in words:
+        part, start = stem(word), 0
+        for _ in range(most):
+            if (found := text.find(part, start)) < 0:
                 break
             places.append((found, word))
-            start = found + len(stem)
+            start = found + len(part)
     places.sort()
+    return places
+
+
+def standing_together(text: str, worth: dict[str, float], width: int = CLUSTER_CHARS) -> set[str]:
+    """The words of ``worth`` that stand within ``width`` characters of each other in ``text``
+    (lower-case) at the place where they weigh the most: all of them in a short line."""
+    if len(text) <= width:
+        return set(worth)
+    places = word_places(text, worth)
+    best: set[str] = set()
     for i, (at, _word) in enumerate(places):
         near = {w for where, w in places[i:] if where - at <= width}
-        if sum(worth[w] for w in near) >= need:
-            return True
-    return False
+        if sum(worth[w] for w in near) > sum(worth[w] for w in best):
+            best = near
+    return best
+
+
+def clustered(text: str, worth: dict[str, float], need: float, width: int = CLUSTER_CHARS) -> bool:
+    """Whether words of ``worth`` weighing ``need`` stand within ``width`` characters of each other in
+    ``text`` (lower-case): a short line always."""
+    return len(text) <= width or sum(worth[w] for w in standing_together(text, worth, width)) >= need
 
 
 @dataclass(frozen=True)
@@ -202,6 +247,11 @@ class RareWordRecall:
         if not rare:
             return []
         worth = {w: weights.get(w, 1.0) for w in rare}
+        # a name no logged line holds: the message asks about something this session never spoke of
+        # ("learning Rust": lines about learning something else) — each asks more of a line; a plain
+        # word is not enough ("what is my tax id? I need it for the forms": the forms are new, not the id)
+        names = named(message)
+        unseen = UNSEEN_WEIGHT * sum(1 for i, w in enumerate(words) if i not in found and w in names)
         unique = UNIQUE_DOCS if evidence.weighted and self._lines() >= UNIQUE_MIN_LINES else 0
         single = {
             w
@@ -213,17 +263,27 @@ class RareWordRecall:
         def strong(source: str, log: str, rowid: int, words: set[str], user: bool) -> float | None:
             """The weight the words must reach together in one place of the line (0: no such need),
             or None: not evidence enough."""
-            need = evidence.words if needed is None else max(evidence.words, needed(source, log, evidence))
+            base = evidence.words if needed is None else max(evidence.words, needed(source, log, evidence))
+            need = base + unseen if evidence.weighted else base
             if sum(worth[w] for w in words) >= need:
                 return need if evidence.weighted else 0.0
-            if len(words) > 1 or need > evidence.words or (evidence.weighted and not words <= single):
+            if len(words) > 1 or base > evidence.words or (evidence.weighted and not words <= single):
                 return None
             return 0.0 if min(len(rare[w]) for w in words) <= (USER_RARE_DOCS if user else VERY_RARE_DOCS) else None
 
         def close(rowid: int, words: set[str], need: float) -> bool:
-            return need <= 0 or clustered(self._content(rowid).lower(), {w: worth[w] for w in words}, need)
+            """Whether the words count in the line: one word alone only where it stands as written (the
+            index's stemmer joins "political leaning" and "people to lean on"); in a long line, words of
+            ``need`` standing near each other (an agent's dump holds every word somewhere)."""
+            if not evidence.weighted:
+                return True
+            text = self._content(rowid).lower()
+            if need <= 0:
+                return all(stands_as_written(text, w) for w in words)
+            return clustered(text, {w: worth[w] for w in words}, need)
 
-        return self._best_passages(rare, skip, limit, strong, close, evidence.words if evidence.weighted else math.inf)
+        plain = evidence.words + unseen if evidence.weighted else math.inf
+        return self._best_passages(rare, skip, limit, strong, close, plain)
 
     def _best_passages(
         self,
@@ -264,7 +324,7 @@ class RareWordRecall:
             if len(hits) >= limit or (hits and score < NEAR_BEST * hits[0].score) or tried >= MAX_TRIED:
                 break
             if not close(rowid, holding[rowid], need):
-                continue  # the words are scattered over a long line (an agent's dump): no passage answers
+                continue  # the words are scattered over a long line (an agent's dump), or one is not as written
             num, line = rowid >> _LINE_BITS, rowid & _LINE_MASK
             first = line if user else max(0, line - 1)  # a user's line and the reply; a reply and its question
             if any(h.num == num and abs(h.first_index - first) < PASSAGE_LINES for h in hits):

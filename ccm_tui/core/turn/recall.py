@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from ..search import Evidence, RecallHit
+from ..search import Evidence, RecallHit, word_places
 from ..session.numbered_lines import file_records
 from ..session.session import Session
 from ..session.withdrawn import window_lines, withdrawn_lines
@@ -233,17 +233,9 @@ def excerpt(content: str, terms: tuple[str, ...], max_tokens: int, counter: Toke
 def _densest(lowered: str, terms: tuple[str, ...], width: int) -> int:
     """Where in ``lowered`` a passage of ``width`` characters starting a third of it before would
     hold the most of ``terms`` (by their stems: the index matches "tomatoes" for "tomato"), or -1."""
-    places: list[tuple[int, int]] = []  # (where, which term)
-    for i, term in enumerate(terms):
-        stem, start = term[: max(4, len(term) - 2)], 0
-        for _ in range(MAX_PLACES):
-            if (found := lowered.find(stem, start)) < 0:
-                break
-            places.append((found, i))
-            start = found + len(stem)
+    places = [(where, terms.index(term)) for where, term in word_places(lowered, terms, MAX_PLACES)]
     if not places:
         return -1
-    places.sort()
     wheres = [where for where, _ in places]
 
     def held(at: int) -> int:

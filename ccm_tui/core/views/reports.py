@@ -18,7 +18,7 @@ from typing import Any
 from ..efforts.states import EffortState
 from ..search import Marked, SearchHit, Span
 from ..text.terminal import terminal_safe
-from .status import SessionStatus
+from .status import SessionStatus, listing_order
 
 BOLD, NOT_BOLD = "\x1b[1m", "\x1b[22m"
 
@@ -200,7 +200,7 @@ def status_text(status: SessionStatus, data: dict[str, Any]) -> str:
     ctx = data["context"]
     lines = [f"session {data['session_dir']}  ·  turn {status.turn}"]
     groups: dict[str, list[str]] = {key: [] for key in GROUP_TITLES}
-    for e in status.efforts:
+    for e in listing_order(status.efforts):
         label = e.id if e.title == e.id else f"{e.id} — {e.title[:60]}"
         label += "  [pinned]" if e.pinned else ""
         tokens = f"{e.context_tokens if e.context_tokens is not None else e.raw_tokens:,}"

@@ -165,6 +165,10 @@ class ScrollBack:
             lines = sorted(with_usage(lines, seen) + banners, key=lambda line: line.order)
         else:
             self._before = boundary
+            if boundary == END_OF_CHAT.order:  # nothing said yet: what happened to the session still shows
+                # (a transcript restored into it while the app was closed: its banner, as a restore into
+                # the open chat shows it, not a blank chat; the event log was read to its start to know)
+                lines = banners_between(list(reversed(self._seen_events)), "")[-limit:]
         return HistoryPage(tuple(lines), more and bool(page))
 
     def _restart(self) -> None:

@@ -7,6 +7,7 @@ so they agree on what state an effort is in. :meth:`EffortView.as_json` is the
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -221,6 +222,27 @@ def full_status(session: Session, message_cap: int | None = None) -> SessionStat
 def concluded_views(session: Session, offset: int, limit: int) -> list[EffortView]:
     """A page of concluded efforts, the latest conclusion first (the sidebar's long list)."""
     return [effort_view(session, e) for e in session.efforts.concluded_page(offset, limit) if not e.merged_into]
+
+
+_GROUP = {
+    EffortState.ACTIVE: 0,
+    EffortState.BACKGROUND: 0,
+    EffortState.EXPANDED: 1,
+    EffortState.CONCLUDED: 2,
+    EffortState.EVICTED: 3,
+}
+
+
+def listing_order(efforts: Iterable[EffortView]) -> tuple[EffortView, ...]:
+    """``efforts`` in the one order every list shows them — the sidebar, the command palette's effort
+    entries, ``ccm-tui status`` (issue 38: three lists, three orders): open ones (the active first),
+    expanded ones, concluded ones whose summary is in working memory, then the ones out of it; the
+    concluded ones of each group the latest conclusion first (as :func:`concluded_views` pages them),
+    the rest as given."""
+    given = list(efforts)
+    in_use = sorted((e for e in given if _GROUP[e.state] < 2), key=lambda e: (_GROUP[e.state], not e.active))
+    done = sorted((e for e in given if _GROUP[e.state] >= 2), key=lambda e: e.concluded_at or "", reverse=True)
+    return (*in_use, *sorted(done, key=lambda e: _GROUP[e.state]))  # (sorts are stable: ties as given)
 
 
 def status_data(session: Session, status: SessionStatus, figures: ContextFigures) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...core.api import Action, EffortState, EffortView, terminal_safe
+from ...core.api import Action, EffortState, EffortView, listing_order, terminal_safe
 from ..action_looks import LOOKS, offered, parse_action
 from ..messages import EffortActionRequested, EffortActivated, EffortSelected, TypingRedirected
 from ..plain_text import plain
@@ -86,8 +86,8 @@ def build_rows(
                 "$warning",
             )
             rows.append(Row(e.id, "expanded", title, detail, e.summary, "effort -expanded"))
-    concluded = [e for e in reversed(efforts) if e.state in (EffortState.CONCLUDED, EffortState.EVICTED)]
-    concluded.sort(key=lambda e: e.evicted)  # in working memory first, newest first
+    # in working memory first, the latest conclusion first: the order of every list (core listing_order)
+    concluded = [e for e in listing_order(efforts) if e.state in (EffortState.CONCLUDED, EffortState.EVICTED)]
     for e in concluded[:MAX_CONCLUDED_ROWS]:
         summary = " ".join(terminal_safe(e.summary or "no summary").split())
         if e.evicted:

@@ -121,10 +121,14 @@ class TurnView(Vertical):
             self.pause.resolve(how)
             self.pause = None
 
-    async def fail(self, partial: str = "") -> None:
-        """The reply failed: keep what came back (a cut-off stream included), marked; else drop the empty reply."""
+    async def fail(self, partial: str = "", *, kept: bool = False) -> None:
+        """The reply failed: show what came back (a cut-off stream included), marked kept (logged) or
+        discarded (not logged, never sent to the model: the message went back to the input); else drop
+        the empty reply."""
         if partial.strip() and len(partial) >= len(self.assistant.text):
-            await self.assistant.finish(partial, note="(cut off: kept as it arrived)")
+            await self.assistant.finish(
+                partial, note="(cut off: kept as it arrived)" if kept else "(cut off: discarded)"
+            )
         elif self.assistant.text.strip():
             await self.assistant.finish(note="(failed)")
         else:

@@ -110,3 +110,43 @@ def test_words_scattered_over_a_long_line_are_no_passage() -> None:
     assert not clustered(dump, {"router": 1.0, "kernel": 1.0, "version": 1.0}, 2.5)
     assert clustered("the router reported kernel version 5.4 " + dump, {"router": 1, "kernel": 1, "version": 1}, 2.5)
     assert clustered("router kernel", {"router": 1.0, "kernel": 1.0, "version": 1.0}, 2.5)  # a short line: whole
+
+
+def test_a_name_no_line_holds_asks_more_of_the_line(index: EffortIndex) -> None:
+    """A plan for a hike in Patagonia: the session never named Patagonia, so the Takao hike's line (hike,
+    and the generic plan) does not answer it; asked about that hike, it still does, and a plain word the
+    session never used is no such sign (the boots are new, the hike is not)."""
+    from ccm_tui.core.search._rare_words import named
+
+    assert index.recall("what's the plan for a hike in Patagonia?", evidence=Evidence(words=1.5)) == []
+    assert index.recall("what's the plan for the hike on Saturday?")
+    assert index.recall("what's the plan for the hike? I need boots")
+    assert named('Plans. Learning Rust in "Nothing Is Impossible" with KMC') == {
+        "rust",
+        "nothing",
+        "is",
+        "impossible",
+        "kmc",
+    }
+    assert index.recall("what was my locker code at the gym in Lisbon?")  # three words: strong enough still
+
+
+def test_a_word_alone_recalls_only_as_written(tmp_path: Path) -> None:
+    """The index's stemmer joins "leaning" and "lean": one word alone is evidence only as written."""
+    root = tmp_path / "s"
+    (root / "efforts").mkdir(parents=True)
+    log(
+        root / "efforts" / "friends.jsonl",
+        "Glad you have people to lean on.",
+        "Thanks.",
+        "Yesterday: the museum!",
+        "Nice.",
+    )
+    filler = "".join(json.dumps({"role": "user", "content": f"weather {i}"}) + "\n" for i in range(200))
+    (root / "efforts" / "chat.jsonl").write_text(filler)  # a long session: a word in one line is rare
+    with EffortIndex(root / "derived.sqlite") as idx:
+        sync_listed(idx, root, [("friends", "concluded", "f"), ("chat", "concluded", "c")])
+        assert idx.recall("What would her leaning be?", evidence=RECALL_BEFORE)  # the stem: a false recall
+        assert idx.recall("What would her leaning be?") == []
+        museum = idx.recall("When did she go to the museum?")
+        assert museum and "museum" in museum[0].messages[0][2]

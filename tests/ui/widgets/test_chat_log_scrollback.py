@@ -59,3 +59,23 @@ async def test_history_after_a_relaunch_shows_the_effort_banners(tmp_path):
             assert banner in shown
         assert any(b.startswith("--- Expanded effort: japan-trip (") for b in shown)
         assert shown.index("--- Opened effort: japan-trip ---") < shown.index("--- Concluded effort: japan-trip ---")
+
+
+async def test_a_session_restored_into_while_closed_opens_with_the_import_banner(tmp_path):
+    """Issue 38: a session whose only news is a transcript restored into it while the TUI was closed
+    opened with a blank chat; it opens with the banner a restore into the open chat shows."""
+    from ccm_tui.core.efforts import lifecycle
+    from ccm_tui.core.session.session import Session
+    from ccm_tui.ui.widgets.banner import BannerLine
+
+    with Session.open(tmp_path / "s") as session:  # (as `ccm-tui restore` lands it, the TUI closed)
+        said = [
+            {"role": r, "content": f"imported {r} line", "ts": "2099-01-01T00:00:00.000Z"}
+            for r in ("user", "assistant")
+        ]
+        lifecycle.land_imported(session, "old aider session", said, "An imported session.", {"kind": "aider"})
+    async with demo_app(tmp_path / "s").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        shown = await wait_until(pilot, lambda: [str(b.render()) for b in screen.query(BannerLine)], what="a banner")
+        assert "--- Imported effort: old-aider-session ---" in shown
+        assert not screen.query_one(ChatLog).messages()  # the transcript's lines are not chat
