@@ -30,8 +30,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from tests.helpers import tui  # noqa: E402
 from tests.helpers.openai_server import FakeLLMServer, text  # noqa: E402
 from tests.helpers.tui import SIZE, chat, send, server_app  # noqa: E402
+
+_wait_until = tui.wait_until
+tui.wait_until = lambda pilot, condition, timeout=0.0, what="": _wait_until(pilot, condition, 600.0, what)  # traced: slow
 
 USER, REPLY = "zebra quince lantern", "kumquat reply marker"
 PACKAGE = f"{ROOT / 'ccm_tui'}/"
