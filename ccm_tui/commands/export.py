@@ -55,35 +55,28 @@ def sessions_of(args: argparse.Namespace) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.api import EffortNotFound, export_session, export_text, terminal_safe
+    from ..core.api import export_session, export_text, terminal_safe
 
     directories = sessions_of(args)
-    try:
-        if args.output is None:
-            text = export_text(directories, args.format, args.effort)
-            sys.stdout.write(terminal_safe(text) if sys.stdout.isatty() else text)
-            return EXIT_OK
-        written = export_session(directories, args.format, args.output, args.effort)  # (a str: keeps its "/")
-    except EffortNotFound as exc:
-        raise CliError(str(exc)) from None
+    if args.output is None:
+        text = export_text(directories, args.format, args.effort)
+        sys.stdout.write(terminal_safe(text) if sys.stdout.isatty() else text)
+        return EXIT_OK
+    written = export_session(directories, args.format, args.output, args.effort)  # (a str: keeps its "/")
     for path in written:
         print(f"wrote {path}")
     return EXIT_OK
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from ..core.api import StoreError
-    from ..restore.formats.ccm_export import ExportError, land_export
+    from ..restore.formats.ccm_export import land_export
 
     directory = session_dir_from(args)
     try:
         text = args.file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CliError(f"cannot read {args.file}: {exc}") from None
-    try:
-        landed = land_export(directory, text, args.file)
-    except (ExportError, StoreError) as exc:
-        raise CliError(str(exc)) from None
+    landed = land_export(directory, text, args.file)  # (what it raises is said by the CLI in one line)
     for line in landed.lines():
         print(line)
     return EXIT_OK

@@ -7,7 +7,6 @@ from typing import Any
 
 from .common import (
     EXIT_OK,
-    CliError,
     debug_option,
     require_session,
     session_dir_from,
@@ -27,14 +26,10 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.api import RepairNotNeeded, rebuild_manifest
+    from ..core.api import rebuild_manifest
 
     directory = session_dir_from(args)
     require_session(directory)
-    try:
-        report = rebuild_manifest(directory, force=args.force)
-    except RepairNotNeeded as exc:
-        raise CliError(str(exc)) from None
-    for line in report.lines():
+    for line in rebuild_manifest(directory, force=args.force).lines():
         print(line)
     return EXIT_OK

@@ -61,8 +61,8 @@ class _Progress:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..config import ConfigError, load_settings, prepare_offline_libraries
-    from ..replay import replay_errors, replay_file
+    from ..config import load_settings, prepare_offline_libraries
+    from ..replay import replay_file
     from ..replay.plot import write_plot
     from ..replay.report import render_text, to_json
 
@@ -78,10 +78,7 @@ def run(args: argparse.Namespace) -> int:
     keep = getattr(args, "keep_session", None)
     if keep is not None and Path(keep).exists() and any(Path(keep).iterdir()):
         raise UsageError(f"--keep-session {keep}: the directory must be new or empty")
-    try:
-        settings = load_settings(model=getattr(args, "model", None), api_base=getattr(args, "api_base", None))
-    except ConfigError as exc:
-        raise CliError(str(exc)) from None
+    settings = load_settings(model=getattr(args, "model", None), api_base=getattr(args, "api_base", None))
     prepare_offline_libraries()
     progress = _Progress()
     try:
@@ -95,15 +92,11 @@ def run(args: argparse.Namespace) -> int:
                 progress=progress,
             )
         )
-    except replay_errors() as exc:
-        raise CliError(str(exc)) from None
     finally:
         progress.finish()
     if plot is not None:
         try:
             write_plot(result, Path(plot))
-        except replay_errors() as exc:
-            raise CliError(str(exc)) from None
         except OSError as exc:
             raise CliError(f"cannot write {plot}: {exc.strerror or exc}") from None
     if getattr(args, "json", False):

@@ -20,29 +20,25 @@ def add_parser(sub: Any) -> None:
     listing = actions.add_parser("list", help="the sessions, most recently used first")
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.add_argument("--archived", action="store_true", help="archived sessions too (marked)")
-    debug_option(listing)
     rename = actions.add_parser("rename", help="rename a session (refused while it is in use)")
     rename.add_argument("name")
     rename.add_argument("new_name")
-    debug_option(rename)
     delete = actions.add_parser("delete", help="delete a session and every file it holds (asks first)")
     delete.add_argument("name")
     delete.add_argument("--yes", action="store_true", help="do not ask (scripts)")
-    debug_option(delete)
     archive = actions.add_parser("archive", help="keep a session out of the picker and of --all-sessions")
     archive.add_argument("name")
     archive.add_argument("--undo", action="store_true", help="bring it back (same as unarchive)")
-    debug_option(archive)
     unarchive = actions.add_parser("unarchive", help="bring an archived session back")
     unarchive.add_argument("name")
-    debug_option(unarchive)
     fork = actions.add_parser("fork", help="a new session holding what another held after a turn")
     fork.add_argument("name")
     fork.add_argument("new_name")
     fork.add_argument(
         "--turn", type=whole_number(0, 1 << 62), metavar="N", help="the last turn it keeps (default: every turn)"
     )
-    debug_option(fork)
+    for action in actions.choices.values():
+        debug_option(action)
 
 
 def _iso(seconds: float | None) -> str | None:

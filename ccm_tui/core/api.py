@@ -18,7 +18,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for mypy; tests/core/test_api.py checks these name exactly the table below
-    from ..errors import EffortNotFound as EffortNotFound
     from .efforts.names import name_key as name_key
     from .efforts.proposals import Proposal as Proposal
     from .efforts.states import Action as Action
@@ -35,7 +34,6 @@ if TYPE_CHECKING:  # for mypy; tests/core/test_api.py checks these name exactly 
     from .engine.reader import SearchAnswer as SearchAnswer
     from .engine.reader import SessionReader as SessionReader
     from .engine.reader import read_status as read_status
-    from .engine.repair import RepairNotNeeded as RepairNotNeeded
     from .engine.repair import rebuild_manifest as rebuild_manifest
     from .manifest.effort import ManifestError as ManifestError
     from .manifest.effort_list import check_manifest as check_manifest
@@ -168,7 +166,6 @@ _LAZY = {
     "EffortAction": ".service.run_state",
     "EffortChanged": ".turn.events",
     "EffortEntry": ".engine.reader",
-    "EffortNotFound": "..errors",
     "EffortState": ".efforts.states",
     "EffortView": ".views.status",
     "listing_order": ".views.status",
@@ -213,7 +210,6 @@ _LAZY = {
     "Remember": ".service.run_state",
     "rename_session": ".session.sessions_folder",
     "render_report": ".views.reports",
-    "RepairNotNeeded": ".engine.repair",
     "Resumed": ".turn.events",
     "RetryOrphan": ".service.run_state",
     "ROLE_TITLES": ".views.markdown_export",

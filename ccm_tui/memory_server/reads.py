@@ -164,10 +164,6 @@ class Reads:
             for directory in idle:
                 self._readers.pop(directory).reader.close()
 
-    @property
-    def open_readers(self) -> int:
-        return len(self._readers)
-
     def close(self) -> None:
         with self._free:
             readers = [entry.reader for entry in self._readers.values()]

@@ -18,19 +18,7 @@ from ..core.models.interface import ChatModel
 from ..core.text.topics import TurnText, segment
 from .boundaries import BoundaryError, EffortSpan, load_boundaries
 
-__all__ = ["replay_file", "choose_spans", "EffortSpan", "BoundaryError", "replay_errors"]
-
-
-def replay_errors() -> tuple[type[Exception], ...]:
-    """What a replay raises that is told to the user in one line (the command catches these)."""
-    from ..core.models.provider_errors import LLMError
-    from ..restore.turns import TranscriptError
-    from .capping import BudgetTooSmall
-    from .model import ReplayToolError
-    from .plot import PlotError
-    from .runner import ReplayFailed
-
-    return (TranscriptError, BoundaryError, ReplayFailed, BudgetTooSmall, LLMError, ReplayToolError, PlotError)
+__all__ = ["replay_file", "choose_spans", "EffortSpan", "BoundaryError"]
 
 
 @dataclass

@@ -37,6 +37,8 @@ UNPUBLISHED_IMPORT_PREFIX = ".import-"
 
 REOPEN_SEPARATOR = "--- Effort reopened ---"
 
+Event = tuple[str, dict[str, Any]]  # an event to log: its name and fields (Session.log_events)
+
 
 def require(session: Session, effort: Effort, action: Action) -> None:
     """Refuse (:class:`ActionRefused`) an action the state table does not allow for the effort now."""
@@ -197,15 +199,22 @@ def mark_referenced(session: Session, effort_id: str, turn: int) -> bool:
     """A turn referenced an effort: note when, and bring an evicted summary back.
 
     Returns True when the summary was evicted and is now back in working memory."""
+    restored = _referenced(session, effort_id, turn)
+    if restored:
+        session.log_events(*restored)
+    return bool(restored)
+
+
+def _referenced(session: Session, effort_id: str, turn: int) -> list[Event]:
+    """:func:`mark_referenced` in memory; the event it calls for (``summary_restored``, when the
+    summary was evicted), for the caller to log — an edit logs it in its own append, after its event."""
     session.view.last_referenced[effort_id] = turn
     effort = session.efforts.get(effort_id)
     if effort is None or not effort.is_concluded:
-        return False
+        return []
     restored = effort_id not in session.view.summaries
-    if restored:
-        session.log_event(ev.SUMMARY_RESTORED, effort_id=effort_id)
     session.view.summaries[effort_id] = turn
-    return restored
+    return [(ev.SUMMARY_RESTORED, {"effort_id": effort_id})] if restored else []
 
 
 # --------------------------------------------------------------------------- the user's edits
@@ -241,13 +250,12 @@ def edit_summary(session: Session, effort: Effort, summary: str, *, turn: int) -
     effort.summary = text
     effort.summary_tokens = session.counter.count_text(text)
     effort.summary_by = "user"
-    session.save_manifest()
+    edited = {"effort_id": effort.id, "summary": text, "replaced": replaced, "summary_tokens": effort.summary_tokens}
+    events: list[Event] = [(ev.SUMMARY_EDITED, edited)]
     if effort.id not in session.view.expanded:  # the corrected summary is in working memory at once
-        mark_referenced(session, effort.id, turn)
-        session.save_view()
-    session.log_event(
-        ev.SUMMARY_EDITED, effort_id=effort.id, summary=text, replaced=replaced, summary_tokens=effort.summary_tokens
-    )
+        events += _referenced(session, effort.id, turn)
+    session.save_manifest(*events)  # the entry, the edit and what it brought back: one append
+    session.save_view()
     return replaced
 
 
@@ -258,11 +266,11 @@ def set_pinned(session: Session, effort: Effort, pinned: bool, *, turn: int) -> 
     if effort.pinned == pinned:
         return False
     effort.pinned = pinned
-    session.save_manifest()
+    events: list[Event] = [(ev.EFFORT_PINNED if pinned else ev.EFFORT_UNPINNED, {"effort_id": effort.id})]
     if pinned and effort.is_concluded:
-        mark_referenced(session, effort.id, turn)
-        session.save_view()
-    session.log_event(ev.EFFORT_PINNED if pinned else ev.EFFORT_UNPINNED, effort_id=effort.id)
+        events += _referenced(session, effort.id, turn)
+    session.save_manifest(*events)
+    session.save_view()
     return True
 
 
@@ -307,11 +315,13 @@ def merge(session: Session, other: Effort, into: Effort, summary: str | None, *,
     session.view.summaries.pop(other.id, None)
     session.view.expanded.pop(other.id, None)
     session.forget_log(into.id)
-    session.save_manifest()
+    events: list[Event] = [
+        (ev.EFFORTS_MERGED, {"effort_id": other.id, "into": into.id, "lines": len(lines), "summary": summary})
+    ]
     if into.is_concluded and into.id not in session.view.expanded:
-        mark_referenced(session, into.id, turn)
+        events += _referenced(session, into.id, turn)
+    session.save_manifest(*events)  # the commit: the entries, the merge and what it brought back in one append
     session.save_view()
-    session.log_event(ev.EFFORTS_MERGED, effort_id=other.id, into=into.id, lines=len(lines), summary=summary)
     return len(lines)
 
 

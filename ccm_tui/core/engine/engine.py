@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ...config import Settings
-from ...errors import CcmError, EffortNotFound
+from ...errors import CcmError, EffortNotFound, NotFound
 from ..efforts import lifecycle
 from ..efforts.proposals import Proposal
 from ..efforts.states import EDIT_ACTIONS, Action, ActionRefused
@@ -30,11 +30,10 @@ from ..models.client_setup import resolve_budget
 from ..search import EffortIndex, SearchHit
 from ..search.sync import IndexWatch, sync_log
 from ..session.chat_line import LoggedLine
-from ..session.numbered_lines import LogLines
 from ..session.session import OPEN_LOCK_WAIT, STATE_FILE, Session, SessionLocked
 from ..session.snapshots import SCHEMA_VERSION
 from ..storage.derived import DerivedError
-from ..storage.durable import JsonlRead, StoreError, read_jsonl_tail
+from ..storage.durable import StoreError, disk_full, read_jsonl_tail
 from ..storage.eventlog import SESSION_MIGRATED, TURN_FAILED
 from ..text.tokens import TokenCounter
 from ..turn import folding
@@ -67,9 +66,8 @@ from ..views.status import (
 )
 from . import _notes as notes
 from ._withdraw import CannotWithdraw, LastExchange, last_exchange, withdraw_exchange
-from ._work_failures import SessionWriteError, check_text, failed_outcome
 from .forget import ForgetRequest, forget_locked
-from .reader import SessionReader
+from .reader import SessionReader, read_through_reader
 from .recovery import RecoveryReport, UnansweredTurn, effects_so_far, recover, turn_left_open, unanswered_turn
 
 T = TypeVar("T")  # what a piece of work under the writer lock returns
@@ -92,6 +90,53 @@ class ContextInspection:
     last_recalled: tuple[RecallSource, ...] = ()
 
 
+# ------------------------------------------------------------------ work that fails before the model's part
+class SessionWriteError(StoreError):
+    """A session file could not be written (disk full, I/O error); the run is marked unclean.
+    ``given_back``: the user's message goes back to the input (false once the turn's tools changed
+    efforts: the next start logs that turn, and sending it again would store it twice)."""
+
+    def __init__(self, message: str, *, given_back: bool = True, note: str = "") -> None:
+        super().__init__(message)
+        self.given_back = given_back
+        self.note = note  # said after the cause in any wording ("… an effort: do not send it again")
+
+
+def check_text(text: str) -> None:
+    """A message that cannot be stored as UTF-8 (undecodable bytes from a pipe or a terminal)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start].encode("utf-8", "surrogateescape")
+        raise UserInputError(
+            f"the message is not valid UTF-8 (byte 0x{bad.hex()} at character {exc.start + 1}); "
+            "convert it first, e.g. with iconv -f latin1 -t utf-8"
+        ) from None
+
+
+def still_locked(pid: int | None) -> str:
+    """Why a turn or an action could not start: another process kept the session through the wait."""
+    who = f"pid {pid}" if pid else "another process"
+    return (
+        f"the session is still in use by {who} (another ccm-tui or a ccm-tui send on this session); "
+        "send again once it is done"
+    )
+
+
+def failed_outcome(turn: int, work: Work, text: str, exc: Exception, *, given_back: bool) -> Outcome:
+    """The outcome of work that failed before (or outside) the model's part: invalid input, a
+    session locked elsewhere, a failed write."""
+    if isinstance(exc, SessionLocked):
+        reason, cause = still_locked(exc.pid), Cause.LOCKED
+    elif isinstance(exc, NotFound):
+        reason, cause = str(exc), Cause.NOT_FOUND
+    else:
+        reason, cause = disk_full(exc) or str(exc), Cause.INPUT if isinstance(exc, UserInputError) else Cause.IO
+        if isinstance(exc, SessionWriteError) and exc.note and exc.note not in reason:
+            reason = f"{reason} ({exc.note})"
+    return Outcome(turn=turn, work=work, status=FAILED, reason=reason, cause=cause, text=text, given_back=given_back)
+
+
 class Engine:
     """An open session (see :func:`.opening.open_engine`): it runs work (turns, actions, notes, withdrawals)
     and answers questions (figures, views, inspection, logs, exports, the chat said earlier, search)."""
@@ -104,7 +149,7 @@ class Engine:
         self._index = index
         self.settings = settings
         self._scrollback: ScrollBack | None = None  # scrolling back: made on the first page asked for
-        self._reader = SessionReader.over(session, index, settings)  # searches, lines, logs: the one reader
+        self.reader = SessionReader.over(session, index, settings)  # searches, lines, logs: the one reader
         self.recovery: RecoveryReport | None = None
         # seconds a turn or an action waits (and says so) for another process's writer lock
         self.lock_wait = TURN_LOCK_WAIT
@@ -600,27 +645,29 @@ class Engine:
             last_recalled=last.sources() if last else (),
         )
 
-    def effort_log(self, effort_id: str) -> JsonlRead:
-        """An effort's raw log as on disk, to show (a huge line by its head)."""
-        return self._reader.effort_log(effort_id)
-
-    def read_lines(self, log: str, first: int, last: int) -> LogLines:
-        """Lines ``first``..``last`` of an effort's log or of the ambient chat (``log="ambient"``),
-        read without loading anything into the context.
-
-        Raises:
-            EffortNotFound: ``log`` is not an effort of the session.
-        """
-        return self._reader.read_lines(log, first, last, strict=False)
+    # the reads of the session as on disk: the reader's, declared there
+    effort_log = read_through_reader(SessionReader.effort_log)
+    read_lines = read_through_reader(SessionReader.read_lines)
 
     def export_effort(self, effort_id: str, target: str | Path) -> Path:
+        """An effort as Markdown, written to ``target`` (a directory: a file named for it there; a path
+        as typed, so ``notes/`` is a directory to create).
+
+        Raises:
+            EffortNotFound: no effort has that id.
+            OSError: the file cannot be written.
+        """
         effort = self.effort(effort_id)
         if effort is None:
             raise EffortNotFound(f"there is no effort '{effort_id}'")
         return export_effort(effort, self._session.effort_path(effort_id), target)
 
     def export_conversation(self, target: str | Path) -> Path:
-        """The whole conversation (ambient chat and every effort's log, in order) as Markdown."""
+        """The whole conversation (ambient chat and every effort's log, in order) as one Markdown file.
+
+        Raises:
+            OSError: the file cannot be written.
+        """
         session = self._session
         logs = sorted(session.effort_path(e.id) for e in self.full_status().efforts)
         return export_conversation(session.dir.name, session.raw_path, [p for p in logs if p.is_file()], target)
@@ -630,7 +677,7 @@ class Engine:
         return recent_lines(self._session, limit)
 
     def older_lines(self, before: LoggedLine, limit: int = PAGE) -> HistoryPage:
-        """The chat said before ``before`` (the oldest line shown), a page: scrolling back."""
+        """The chat said before ``before`` (the oldest line the pane shows), a page: scrolling back."""
         if self._scrollback is None:
             self._scrollback = ScrollBack(self._session)
         return self._scrollback.page(before, limit)
@@ -639,9 +686,10 @@ class Engine:
         return unanswered_turn(self._session)
 
     def search(self, query: str, limit: int = 10) -> list[SearchHit]:
-        """Ranked search over every effort and the ambient chat.
+        """The reader's ranked search (:meth:`SessionReader.search`), its hits: the engine keeps its
+        index in step as it writes, so they are never stale.
 
         Raises:
             DerivedError: the index cannot be used.
         """
-        return self._reader.search(query, limit).hits
+        return self.reader.search(query, limit).hits

@@ -17,10 +17,11 @@ the engine keeps in step as it writes. Its methods are thread-safe.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import partial, wraps
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from ...config import Settings, default_budget
 from ..efforts.working_context import message_cap
@@ -36,6 +37,9 @@ from ..turn.orchestrator import figures_at_rest
 from ..views.status import EffortView, SessionStatus, effort_view, full_status, session_status, status_data
 
 READ_WAIT = 1.0  # seconds a search may wait for a lock SQLite takes briefly (a WAL reader rarely meets one)
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class ReadingSession(Session):
@@ -285,3 +289,22 @@ def read_status(
     """
     with SessionReader(Path(session_dir), settings) as reader:
         return reader.status(every_effort=every_effort)
+
+
+class HasReader(Protocol):
+    """What holds a reader (the engine: one over its open session)."""
+
+    @property
+    def reader(self) -> SessionReader: ...
+
+
+def read_through_reader(read: Callable[Concatenate[SessionReader, P], R]) -> Callable[Concatenate[HasReader, P], R]:
+    """A method that is ``read`` of the owner's ``reader``: same signature, same documentation (a
+    read is declared once, on :class:`SessionReader`; ``Engine.effort_log = read_through_reader(
+    SessionReader.effort_log)``)."""
+
+    @wraps(read)
+    def forward(owner: HasReader, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return read(owner.reader, *args, **kwargs)
+
+    return forward

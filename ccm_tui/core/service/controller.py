@@ -23,10 +23,11 @@ import asyncio
 import concurrent.futures
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
+from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ...config import Settings
 from ...errors import CcmError, Interruption
@@ -38,10 +39,7 @@ from ..engine.recovery import RecoveryReport, no_orphan_reason
 from ..models.client_setup import model_checks
 from ..models.interface import ChatModel
 from ..models.litellm_client import release_loop_clients
-from ..search import SearchHit
 from ..session.lock import Presence
-from ..session.numbered_lines import LogLines
-from ..storage.durable import JsonlRead
 from ..storage.eventlog import now_iso
 from ..turn.events import (
     CANCELLED,
@@ -57,8 +55,6 @@ from ..turn.events import (
     Work,
 )
 from ..turn.recall import RecallSource
-from ..views.scrollback import PAGE
-from ..views.scrollback import HistoryPage as HistoryPage  # what scrolling back returns (the UI draws it)
 from ._slash_reads import answer
 from ._thread import SessionThread
 from .run_state import (
@@ -66,7 +62,6 @@ from .run_state import (
     ControllerEvent,
     EffortAction,
     Intent,
-    LoggedLine,
     Notice,
     Phase,
     Remember,
@@ -87,11 +82,26 @@ from .run_state import (
 from .slash_commands import forget_request, spec_of
 
 T = TypeVar("T")
+P = ParamSpec("P")
+R = TypeVar("R")
 Listener = Callable[[ControllerEvent], None]
 
 
 class SessionClosed(Interruption, RuntimeError):
     """A query or work was asked of a session that is not open (yet, or any more)."""
+
+
+def on_session_thread(
+    read: Callable[Concatenate[Engine, P], R],
+) -> Callable[Concatenate[SessionController, P], Coroutine[Any, Any, R]]:
+    """A controller query that runs the engine's ``read`` on the session thread (awaited; same
+    arguments, same documentation; it raises :class:`SessionClosed` too, when the session is not open)."""
+
+    @wraps(read)
+    async def query(controller: SessionController, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return await controller._query(lambda engine: read(engine, *args, **kwargs))
+
+    return query
 
 
 class SessionController:
@@ -469,56 +479,14 @@ class SessionController:
             return await self.run(command)
         return await self._query(lambda engine: answer(engine, command))
 
-    async def search(self, query: str, limit: int = 10) -> list[SearchHit]:
-        """Ranked search over the session.
-
-        Raises:
-            DerivedError: the index cannot be used.
-        """
-        return await self._query(lambda engine: engine.search(query, limit))
-
-    async def effort_log(self, effort_id: str) -> JsonlRead:
-        """An effort's whole raw log (withdrawn exchanges included, as logged).
-
-        Raises:
-            EffortNotFound: no effort has that id.
-        """
-        return await self._query(lambda engine: engine.effort_log(effort_id))
-
-    async def read_lines(self, log: str, first: int, last: int) -> LogLines:
-        """A few lines of an effort's log or of the ambient chat (``"ambient"``), e.g. around a hit.
-
-        Raises:
-            EffortNotFound: no effort has that id.
-            LineRangeError: the lines asked for are not a range.
-        """
-        return await self._query(lambda engine: engine.read_lines(log, first, last))
-
-    async def older_lines(self, before: LoggedLine, limit: int = PAGE) -> HistoryPage:
-        """The chat said before ``before`` (the oldest line the pane shows), a page at a time."""
-        return await self._query(lambda engine: engine.older_lines(before, limit))
-
-    async def inspect(self, draft: str = "") -> ContextInspection:
-        """Exactly what the next request would carry (with ``draft`` as the message)."""
-        return await self._query(lambda engine: engine.inspect(draft))
-
-    async def export_effort(self, effort_id: str, target: str | Path) -> Path:
-        """An effort as Markdown, written to ``target`` (a directory: a file named for it there; a path
-        as typed, so ``notes/`` is a directory to create).
-
-        Raises:
-            EffortNotFound: no effort has that id.
-            OSError: the file cannot be written.
-        """
-        return await self._query(lambda engine: engine.export_effort(effort_id, target))
-
-    async def export_conversation(self, target: str | Path) -> Path:
-        """The whole conversation, ambient chat and efforts in the order said, as one Markdown file.
-
-        Raises:
-            OSError: the file cannot be written.
-        """
-        return await self._query(lambda engine: engine.export_conversation(target))
+    # the engine's reads, run on the session thread: same signatures, documented once, on the engine
+    search = on_session_thread(Engine.search)
+    effort_log = on_session_thread(Engine.effort_log)
+    read_lines = on_session_thread(Engine.read_lines)
+    older_lines = on_session_thread(Engine.older_lines)
+    inspect = on_session_thread(Engine.inspect)
+    export_effort = on_session_thread(Engine.export_effort)
+    export_conversation = on_session_thread(Engine.export_conversation)
 
     async def _query(self, ask: Callable[[Engine], T]) -> T:
         """Run ``ask(engine)`` on the session thread."""

@@ -42,11 +42,11 @@ from .sessions_folder import (
     DELETING_DIR,
     SessionCatalogError,
     SessionExists,
-    SessionInUse,
     _existing,
     _remove_tree,
-    _try_lock,
     check_name,
+    claim,
+    held,
 )
 
 
@@ -147,11 +147,7 @@ def fork_session(root: Path, name: str, new: str, turn: int | None = None) -> Fo
     target = root / clean
     if target.exists() or target.is_symlink():
         raise SessionExists(clean)
-    lock = SessionLock(source)
-    if not _try_lock(lock, name):
-        raise SessionInUse(name, lock.holder_pid())
-    work: Path | None = None
-    try:
+    with held(source, name, "fork"):
         events = _lines(source / EVENTS_FILE)
         kept_events, before, last = _cut_events(events, turn if turn is not None else 1 << 62)
         if turn is not None and (turn < 0 or turn > last):
@@ -168,45 +164,39 @@ def fork_session(root: Path, name: str, new: str, turn: int | None = None) -> Fo
         trash.mkdir(exist_ok=True)
         work = trash / f"{os.getpid()}-{time.monotonic_ns()}-fork"
         work.mkdir()
-        hold = SessionLock(work)  # a sweep leaves a fork being built alone
-        hold.try_acquire()
         try:
-            (work / EFFORTS_DIR).mkdir()
-            lines = 0
-            for relative in [RAW_FILE, *(f"{EFFORTS_DIR}/{i}.jsonl" for i in ids if SLUG_RE.fullmatch(i))]:
-                kept = _cut_log(_lines(source / relative), before)
-                if kept or relative == RAW_FILE:
-                    _write(work / relative, kept)
-                    lines += len(kept)
-            write_manifest(work / MANIFEST_FILE, legacy, mark=0)  # the whole journal applies on top
-            _write_state(source, work, at, set(ids), {**{e["id"]: e for e in legacy}, **journal})
-            ending = [
-                {"event": ev.SESSION_FORKED, "turn": at, "ts": now_iso(), "from": name, "at_turn": at},
-                {"event": ev.SESSION_END, "turn": at, "ts": now_iso(), "pid": os.getpid()},
-            ]
-            _write(work / EVENTS_FILE, kept_events + [_line(e) for e in ending])
-            fsync_dir(work / EFFORTS_DIR)
-            fsync_dir(work)
-        finally:
-            hold.release()
-            (work / ".lock").unlink(missing_ok=True)
-        try:
-            target.mkdir()  # claims the name: exclusive, so no other session is ever replaced
-        except FileExistsError:
-            raise SessionExists(clean) from None
-        os.rename(work, target)
-        work = None
+            hold = SessionLock(work)  # a sweep leaves a fork being built alone
+            hold.try_acquire()
+            try:
+                (work / EFFORTS_DIR).mkdir()
+                lines = 0
+                for relative in [RAW_FILE, *(f"{EFFORTS_DIR}/{i}.jsonl" for i in ids if SLUG_RE.fullmatch(i))]:
+                    kept = _cut_log(_lines(source / relative), before)
+                    if kept or relative == RAW_FILE:
+                        _write(work / relative, kept)
+                        lines += len(kept)
+                write_manifest(work / MANIFEST_FILE, legacy, mark=0)  # the whole journal applies on top
+                _write_state(source, work, at, set(ids), {**{e["id"]: e for e in legacy}, **journal})
+                ending = [
+                    {"event": ev.SESSION_FORKED, "turn": at, "ts": now_iso(), "from": name, "at_turn": at},
+                    {"event": ev.SESSION_END, "turn": at, "ts": now_iso(), "pid": os.getpid()},
+                ]
+                _write(work / EVENTS_FILE, kept_events + [_line(e) for e in ending])
+                fsync_dir(work / EFFORTS_DIR)
+                fsync_dir(work)
+            finally:
+                hold.release()
+                (work / ".lock").unlink(missing_ok=True)
+            claim(target, clean)
+            os.rename(work, target)
+        except BaseException:
+            _remove_tree(work)  # (in .deleting/: a kill leaves it to the next sweep)
+            raise
         fsync_dir(root)
         try:
             trash.rmdir()
         except OSError:
             pass  # another delete or fork is using it
-    except OSError as exc:
-        raise SessionCatalogError(f"cannot fork {name!r}: {exc.strerror or exc}") from None
-    finally:
-        lock.release()
-        if work is not None:
-            _remove_tree(work)
     return ForkReport(path=target, turn=at, efforts=len(ids), lines=lines)
 
 
@@ -221,29 +211,27 @@ def _write(path: Path, lines: list[bytes]) -> None:
         os.fsync(fh.fileno())
 
 
-def _write_state(source: Path, work: Path, turn: int, ids: set[str], entries: dict[str, dict[str, Any]]) -> None:
+def _json_object(path: Path) -> dict[str, Any]:
+    """A snapshot's fields (none when it is missing or not a JSON object: the first start rebuilds it)."""
     try:
-        state = json.loads(read_bytes(source / STATE_FILE))
+        value = json.loads(read_bytes(path))
     except (OSError, ValueError):
-        state = {}
-    if not isinstance(state, dict):
-        state = {}
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _write_state(source: Path, work: Path, turn: int, ids: set[str], entries: dict[str, dict[str, Any]]) -> None:
+    state = _json_object(source / STATE_FILE)
     state["turn"] = turn
     history = state.get("history")
     if isinstance(history, list):
         state["history"] = [h for h in history if isinstance(h, dict) and (_int(h.get("turn")) or 0) <= turn]
     state["ambient_bytes"] = -1  # recounted from the cut raw.jsonl on the first start
     state["clean_shutdown"] = True
-    for key in ("last_effort_tool_turn",):
-        if (_int(state.get(key)) or 0) > turn:
-            state[key] = turn
+    if (_int(state.get("last_effort_tool_turn")) or 0) > turn:
+        state["last_effort_tool_turn"] = turn
     atomic_write_json(work / STATE_FILE, state)
-    try:
-        view = json.loads(read_bytes(source / EXPANDED_FILE))
-    except (OSError, ValueError):
-        view = {}
-    if not isinstance(view, dict):
-        view = {}
+    view = _json_object(source / EXPANDED_FILE)
     concluded = {i for i, e in entries.items() if e.get("status") == "concluded"}
     out: dict[str, dict[str, int]] = {}
     for key in ("expanded", "summaries", "last_referenced"):

@@ -12,7 +12,7 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..storage.durable import StoreError, open_nofollow, read_bytes
@@ -75,18 +75,17 @@ class SessionLock:
 
     def acquire(self, wait: float = 2.0) -> None:
         """Take the lock, waiting up to ``wait`` seconds for another process to finish."""
-        deadline = time.monotonic() + wait
-        told = False
-        while not self.try_acquire():
-            if time.monotonic() >= deadline:
-                raise SessionLocked(self.path.parent, self.holder_pid())
-            if not told:
-                self._waiting(wait)
-                told = True
+        for _ in self._tries(wait):
             time.sleep(0.05)
 
     async def acquire_async(self, wait: float = 10.0) -> None:
         """Like :meth:`acquire` without blocking the event loop."""
+        for _ in self._tries(wait):
+            await asyncio.sleep(0.05)
+
+    def _tries(self, wait: float) -> Iterator[None]:
+        """Try until the lock is taken: after each failed try, one pause for the caller to make (the
+        wait told once); :class:`SessionLocked` after ``wait`` seconds."""
         deadline = time.monotonic() + wait
         told = False
         while not self.try_acquire():
@@ -95,7 +94,7 @@ class SessionLock:
             if not told:
                 self._waiting(wait)
                 told = True
-            await asyncio.sleep(0.05)
+            yield
 
     def release(self) -> None:
         if self._fd is None:

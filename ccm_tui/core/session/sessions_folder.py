@@ -35,7 +35,8 @@ import shutil
 import sqlite3
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -262,13 +263,19 @@ def check_rename(root: Path, old: str, new: str, *, shown_here: bool = False) ->
         raise SessionMissing(old)
     if clean != old and (target.exists() or target.is_symlink()):
         raise SessionExists(clean)
-    lock = SessionLock(source)
-    if not _try_lock(lock, old):
-        raise SessionInUse(old, lock.holder_pid())
-    lock.release()
-    if not shown_here and open_elsewhere(source):
-        raise SessionOpen(old)
+    _check_free(source, old, shown_here=shown_here)
     return target
+
+
+def _check_free(path: Path, name: str, *, shown_here: bool) -> None:
+    """Refuse a session another process writes to (its writer lock) or has open (unless
+    ``shown_here``: the TUI's own hold on the session it shows)."""
+    lock = SessionLock(path)
+    if not _try_lock(lock, name):
+        raise SessionInUse(name, lock.holder_pid())
+    lock.release()
+    if not shown_here and open_elsewhere(path):
+        raise SessionOpen(name)
 
 
 def rename_session(root: Path, old: str, new: str) -> Path:
@@ -280,26 +287,48 @@ def rename_session(root: Path, old: str, new: str) -> Path:
         raise SessionMissing(old)
     if clean == old:
         return source
-    lock = SessionLock(source)
-    if not _try_lock(lock, old):
-        raise SessionInUse(old, lock.holder_pid())
-    try:
+    with held(source, old, "rename"):
         if open_elsewhere(source):
             raise SessionOpen(old)
-        try:
-            target.mkdir()  # claims the name: exclusive, so no other session is ever replaced
-        except FileExistsError:
-            raise SessionExists(clean) from None
+        claim(target, clean)
         try:
             os.rename(source, target)  # onto the empty claim, atomically
         except OSError:
             target.rmdir()
             raise
+    return target
+
+
+@contextmanager
+def held(path: Path, name: str, doing: str) -> Iterator[None]:
+    """The session's writer lock, held while ``doing`` it (refused while another process holds it);
+    an ``OSError`` meanwhile is said in one line (``cannot rename 'x': …``).
+
+    Raises:
+        SessionInUse: another process holds the lock.
+        SessionCatalogError: the lock cannot be taken, or a file cannot be written meanwhile.
+    """
+    lock = SessionLock(path)
+    if not _try_lock(lock, name):
+        raise SessionInUse(name, lock.holder_pid())
+    try:
+        yield
     except OSError as exc:
-        raise SessionCatalogError(f"cannot rename {old!r}: {exc.strerror or exc}") from None
+        raise SessionCatalogError(f"cannot {doing} {name!r}: {exc.strerror or exc}") from None
     finally:
         lock.release()
-    return target
+
+
+def claim(target: Path, name: str) -> None:
+    """Claim a session's name with its empty directory (exclusive: no session is ever replaced).
+
+    Raises:
+        SessionExists: the name is taken.
+    """
+    try:
+        target.mkdir()
+    except FileExistsError:
+        raise SessionExists(name) from None
 
 
 def _existing(root: Path, name: str) -> Path:
@@ -331,12 +360,7 @@ def check_delete(root: Path, name: str, *, shown_here: bool = False) -> Path:
     """What :func:`delete_session` would do, without doing it: the session's path, or why not (its
     writer lock held elsewhere; open in another ccm-tui, unless ``shown_here``: the TUI's own hold)."""
     path = _existing(root, name)
-    lock = SessionLock(path)
-    if not _try_lock(lock, name):
-        raise SessionInUse(name, lock.holder_pid())
-    lock.release()
-    if not shown_here and open_elsewhere(path):
-        raise SessionOpen(name)
+    _check_free(path, name, shown_here=shown_here)
     return path
 
 
@@ -346,10 +370,7 @@ def delete_session(root: Path, name: str) -> None:
     rename first, so a kill midway leaves it in ``.deleting/`` (emptied by the next delete or listing),
     never a half session in the list."""
     path = _existing(root, name)
-    lock = SessionLock(path)
-    if not _try_lock(lock, name):
-        raise SessionInUse(name, lock.holder_pid())
-    try:
+    with held(path, name, "delete"):
         if open_elsewhere(path):
             raise SessionOpen(name)
         trash = root / DELETING_DIR
@@ -359,10 +380,6 @@ def delete_session(root: Path, name: str) -> None:
         fsync_dir(root)
         _remove_tree(gone)
         fsync_dir(trash)
-    except OSError as exc:
-        raise SessionCatalogError(f"cannot delete {name!r}: {exc.strerror or exc}") from None
-    finally:
-        lock.release()
     sweep_deleted(root)
 
 

@@ -4,6 +4,7 @@ the event log, a merge cut by a crash before its commit completes when run again
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -51,7 +52,7 @@ def test_a_merge_cut_before_its_commit_completes_on_the_rerun_without_doubling_l
     other = concluded_effort(session, "other", exchange("other q", "other a"), summary="Other.")
     real_save = session.save_manifest
 
-    def killed() -> None:
+    def killed(*_events) -> None:
         raise OSError("killed before the journal entry")
 
     monkeypatch.setattr(session, "save_manifest", killed)
@@ -70,3 +71,43 @@ def test_a_merge_cut_before_its_commit_completes_on_the_rerun_without_doubling_l
     assert "other" not in session.view.summaries
     with pytest.raises(ActionRefused, match="already merged"):
         lifecycle.merge(session, other, keep, None, turn=5)
+
+
+def appended(session: Session, act) -> tuple[list[str], int]:
+    """The events ``act`` logs, and the fsyncs it makes (each append to a log is one)."""
+    path = session.dir / "events.jsonl"
+    before = path.stat().st_size
+    real, syncs = os.fsync, []
+
+    def fsync(fd: int) -> None:
+        syncs.append(fd)
+        real(fd)
+
+    os.fsync = fsync
+    try:
+        act()
+    finally:
+        os.fsync = real
+    with open(path, "rb") as file:
+        file.seek(before)
+        return [json.loads(line)["event"] for line in file], len(syncs)
+
+
+@pytest.mark.parametrize("edit", ["summary", "pin", "merge"])
+def test_an_edit_that_brings_an_evicted_summary_back_is_one_append_the_edit_first(session, edit):
+    keep = concluded_effort(session, "keep", exchange("keep q", "keep a"), summary="Keep.")
+    other = concluded_effort(session, "other", exchange("other q", "other a"), summary="Other.")
+    lifecycle.evict_summary(session, "keep")
+    session.save_view()
+    act, event, log_appends = {
+        "summary": (lambda: lifecycle.edit_summary(session, keep, "Mine.", turn=3), "summary_edited", 0),
+        "pin": (lambda: lifecycle.set_pinned(session, keep, True, turn=3), "effort_pinned", 0),
+        "merge": (lambda: lifecycle.merge(session, other, keep, "Both.", turn=3), "efforts_merged", 1),
+    }[edit]
+
+    logged, fsyncs = appended(session, act)
+
+    assert logged == ["efforts_saved", event, "summary_restored"]  # the record, the edit, what it brought back
+    assert fsyncs == 1 + log_appends  # one append to events.jsonl (and the merge's lines to the log)
+    assert session.view.summaries["keep"] == 3
+    assert json.loads((session.dir / "expanded.json").read_text())["summaries"]["keep"] == 3

@@ -3,13 +3,19 @@ busy wait, paging through a log."""
 
 from __future__ import annotations
 
+import ast
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 
+import ccm_tui.core.engine.engine as engine_module
+import ccm_tui.core.engine.reader as reader_module
+import ccm_tui.core.service.controller as controller_module
 from ccm_tui.config import Settings
 from ccm_tui.core.api import SessionReader, StoreError
+from ccm_tui.core.engine.engine import Engine
 from ccm_tui.core.search import DerivedBusy, EffortIndex
 from ccm_tui.core.session.lock import SessionLock
 from ccm_tui.core.session.numbered_lines import LineRangeError, page
@@ -110,3 +116,24 @@ def test_the_reader_never_follows_a_log_planted_as_a_link_out_of_the_session(ses
         reader.close()
     with EffortIndex(session_dir / "derived.sqlite") as index:
         assert index.search("quagga") == []
+
+
+def declared(module, cls: str) -> set[str]:
+    """The methods a class of ``module`` writes out (``def``), not those it takes from a table."""
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    [node] = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls]
+    return {f.name for f in node.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
+# on an open session these answer with what only the engine knows (the model's message cap, its index in step)
+ANSWERED_BY_THE_ENGINE = {"status", "search", "effort", "turn"}
+
+
+def test_a_read_is_declared_once_the_engine_and_the_controller_forward_it():
+    reader = declared(reader_module, "SessionReader")
+    engine = declared(engine_module, "Engine")
+    controller = declared(controller_module, "SessionController")
+    assert reader & engine - {"__init__", "close"} == ANSWERED_BY_THE_ENGINE
+    assert controller & (reader | engine) == {"__init__", "close", "preload_model"}  # (work, not reads)
+    for name in ("effort_log", "read_lines"):
+        assert getattr(Engine, name).__wrapped__ is getattr(SessionReader, name)

@@ -15,8 +15,9 @@ import pytest
 
 from ccm_tui.core.efforts import lifecycle
 from ccm_tui.core.efforts.states import VALID, Action, EffortState
+from ccm_tui.core.engine.engine import Engine
 from ccm_tui.core.engine.opening import OpenOptions
-from ccm_tui.core.service.controller import SessionController
+from ccm_tui.core.service.controller import SessionClosed, SessionController
 from ccm_tui.core.service.run_state import (
     Cancel,
     EffortAction,
@@ -32,6 +33,7 @@ from ccm_tui.core.session.lock import SessionLock
 from ccm_tui.core.session.session import Session, SessionLocked
 from ccm_tui.core.storage import eventlog as ev
 from ccm_tui.core.turn.events import EffortChanged, Outcome, TextDelta, TurnEvent
+from ccm_tui.errors import EffortNotFound
 from tests.helpers.openai_server import call, text, tool_calls
 from tests.helpers.sessionkit import concluded_effort, events, exchange, jsonl, open_effort, settings_for
 
@@ -418,6 +420,29 @@ async def test_valid_actions_follow_the_state_table(make, session_dir):
     await asyncio.wait_for(controller.run(EffortAction(Action.SWITCH, "side")), TIMEOUT)
     assert controller.valid_actions("side") == VALID[EffortState.ACTIVE]
     assert controller.valid_actions("live") == VALID[EffortState.BACKGROUND]
+
+
+READS = ("search", "effort_log", "read_lines", "older_lines", "inspect", "export_effort", "export_conversation")
+
+
+async def test_the_reads_are_the_engines_answered_on_the_session_thread(make, session_dir):
+    session = Session.open(session_dir)
+    concluded_effort(session, "axolotl care", exchange("how warm for an axolotl?", "cool water, 16 to 18 degrees"))
+    session.close()
+    controller, _ = make()
+    with pytest.raises(SessionClosed, match="not open"):
+        await controller.search("axolotl")
+    await controller.open()
+
+    [hit] = [h for h in await controller.search("axolotl") if h.source == "effort"]
+    lines = await controller.read_lines(hit.id, 1, 2)
+    assert [m["content"] for m in lines.messages] == ["how warm for an axolotl?", "cool water, 16 to 18 degrees"]
+    assert len((await controller.effort_log(hit.id)).records) == 2
+    with pytest.raises(EffortNotFound, match="nope"):
+        await controller.read_lines("nope", 1, 2)
+    for name in READS:  # declared once, on the engine: the controller's query is the same read
+        assert getattr(SessionController, name).__wrapped__ is getattr(Engine, name), name
+        assert getattr(SessionController, name).__doc__ == getattr(Engine, name).__doc__
 
 
 async def test_a_snapshot_follows_each_effort_change_and_the_end_of_the_work(make, llm_server):
