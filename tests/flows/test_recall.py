@@ -286,3 +286,17 @@ def test_words_that_steer_the_conversation_recall_nothing(ccm):
         assert not any(b.startswith("Recalled") for b in out["banners"]), message
     out = chat(ccm, "what pool_size did pgbouncer end up with?")  # content words still recall
     assert "Recalled: postgres-pool lines" in " ".join(out["banners"])
+
+
+def test_a_fact_the_stepped_ambient_window_no_longer_shows_is_recalled(ccm):
+    """The request shows the ambient window from a step on its grid (a full window drops a third of
+    itself at once): an exchange still among the last ``ambient_window`` (10) but before that step is
+    not in the request, so it is recallable like any line that left the window."""
+    chat(ccm, "small talk 0: the weather and the tea")
+    chat(ccm, "My locker code at the climbing gym is 4729.")
+    for i in range(1, 10):
+        chat(ccm, f"small talk {i}: the weather and the tea")
+    chat(ccm, "What was my locker code at the climbing gym?")  # the fact is the 10th exchange back
+    *before, note, _message = ccm.chat_requests()[-1]["messages"]
+    assert not any("4729" in str(m.get("content")) for m in before)  # the step left it out of the window
+    assert "4729" in note["content"]  # recalled into the context note

@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from ..efforts.working_context import stepped_ambient
 from ..search import Evidence, RecallHit, word_places
 from ..session.numbered_lines import file_records
 from ..session.session import Session
-from ..session.withdrawn import window_lines, withdrawn_lines
+from ..session.withdrawn import withdrawn_lines
 from ..text.tokens import TokenCounter, cap_tokens
 
 Skip = Callable[[str, str, int], bool]
@@ -152,14 +153,16 @@ def skip_rule(
     session: Session, message_cap: int | None = None, *, message: str = "", memory: RecallMemory | None = None
 ) -> SkipRule:
     """What recall leaves out: the lines this request holds word for word — the logs of open and
-    expanded efforts after their checkpoint, the ambient window — ambient lines folded into an effort
-    (found there) and efforts the manifest no longer knows. Everything else said is recallable: a
+    expanded efforts after their checkpoint, the ambient window as the request shows it (stepped, see
+    ``stepped_ambient``) — ambient lines folded into an effort (found there) and efforts the manifest
+    no longer knows. Everything else said is recallable: a
     concluded effort, chat beyond the window, the checkpointed part of an open effort, a line the
     context cuts to ``message_cap``, a line the context does not show (a tool's)."""
     counter = session.counter
     turn = session.state.turn
-    window = session.ambient_messages()
-    in_window = window_lines(session)  # raw.jsonl line → its message in the window
+    shown = stepped_ambient(session.ambient_numbered(), session.ambient_window)  # the window as the request shows it
+    window = [message for _line, message in shown]
+    in_window = {line: at for at, (line, _message) in enumerate(shown)}  # raw.jsonl line → its message in the window
     folded_upto = session.efforts.folded_upto()
     gone: dict[str, set[int]] = {}  # each log's withdrawn lines, read once per request
     in_context = {e.id: e for e in session.efforts.open_efforts()}
