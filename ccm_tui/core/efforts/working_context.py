@@ -313,29 +313,17 @@ def assemble(
         own = {**message, "content": content[: len(content) - len(recall_part)]} if recall_part else message
         return counter.count_message(own) + counter.count_text(recall_part)
 
+    def effort_section(kind: str, title: str, effort: Effort, *, read_only: bool) -> Section:
+        messages = effort_messages(session, effort, read_only=read_only, message_cap=message_cap)
+        return Section(kind, f"{title}: {effort.id}", messages, effort_id=effort.id)
+
     sections = [Section("system", "System prompt", [system])]
     open_efforts = session.efforts.open_efforts()
-    for effort in (e for e in open_efforts if not e.active):
-        sections.append(
-            Section(
-                "open",
-                f"Open: {effort.id}",
-                effort_messages(session, effort, read_only=False, message_cap=message_cap),
-                effort_id=effort.id,
-            )
-        )
+    sections += [effort_section("open", "Open", e, read_only=False) for e in open_efforts if not e.active]
     summaries_text = summaries_block(session)
     if summaries_text:
         sections.append(Section("summaries", "Summaries", [{"role": "user", "content": summaries_text}]))
-    for effort in session.expanded_efforts():
-        sections.append(
-            Section(
-                "expanded",
-                f"Expanded: {effort.id}",
-                effort_messages(session, effort, read_only=True, message_cap=message_cap),
-                effort_id=effort.id,
-            )
-        )
+    sections += [effort_section("expanded", "Expanded", e, read_only=True) for e in session.expanded_efforts()]
     window = session.ambient_window
     ambient = [
         fit_message(_clean(m), message_cap, counter) for _line, m in stepped_ambient(session.ambient_numbered(), window)
@@ -344,15 +332,7 @@ def assemble(
         exchanges = sum(1 for m in ambient if m["role"] == "user")
         title = f"Ambient window ({exchanges} of the last {window} exchanges)"
         sections.append(Section("ambient", title, [{"role": "user", "content": AMBIENT_HEAD}, *ambient]))
-    for effort in (e for e in open_efforts if e.active):
-        sections.append(
-            Section(
-                "open",
-                f"Active: {effort.id}",
-                effort_messages(session, effort, read_only=False, message_cap=message_cap),
-                effort_id=effort.id,
-            )
-        )
+    sections += [effort_section("open", "Active", e, read_only=False) for e in open_efforts if e.active]
     note = Section("system", NOTE_TITLE, [note_message()])
     sections.append(note)
     if turn_messages:
