@@ -261,6 +261,13 @@ def stepped_ambient(numbered: list[tuple[int, dict[str, Any]]], window: int) -> 
     return numbered[starts[-1] :]
 
 
+def shown_ambient(session: Session) -> list[tuple[int, dict[str, Any]]]:
+    """The ambient exchanges the request shows, each message with its log line: the session's window,
+    stepped (see :func:`stepped_ambient`). What the context lays out and what recall counts as already
+    in the request."""
+    return stepped_ambient(session.ambient_numbered(), session.ambient_window)
+
+
 def budget_step(budget: int) -> int:
     """How coarsely the budget line rounds (the note it is in changes rarely within a turn)."""
     return 100 if budget < 10_000 else 500
@@ -324,13 +331,10 @@ def assemble(
     if summaries_text:
         sections.append(Section("summaries", "Summaries", [{"role": "user", "content": summaries_text}]))
     sections += [effort_section("expanded", "Expanded", e, read_only=True) for e in session.expanded_efforts()]
-    window = session.ambient_window
-    ambient = [
-        fit_message(_clean(m), message_cap, counter) for _line, m in stepped_ambient(session.ambient_numbered(), window)
-    ]
+    ambient = [fit_message(_clean(m), message_cap, counter) for _line, m in shown_ambient(session)]
     if ambient:
         exchanges = sum(1 for m in ambient if m["role"] == "user")
-        title = f"Ambient window ({exchanges} of the last {window} exchanges)"
+        title = f"Ambient window ({exchanges} of the last {session.ambient_window} exchanges)"
         sections.append(Section("ambient", title, [{"role": "user", "content": AMBIENT_HEAD}, *ambient]))
     sections += [effort_section("open", "Active", e, read_only=False) for e in open_efforts if e.active]
     note = Section("system", NOTE_TITLE, [note_message()])

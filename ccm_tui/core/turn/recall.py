@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from ..efforts.working_context import stepped_ambient
+from ..efforts.working_context import shown_ambient
 from ..search import Evidence, RecallHit, word_places
 from ..session.numbered_lines import file_records
 from ..session.session import Session
@@ -154,13 +154,13 @@ def skip_rule(
 ) -> SkipRule:
     """What recall leaves out: the lines this request holds word for word — the logs of open and
     expanded efforts after their checkpoint, the ambient window as the request shows it (stepped, see
-    ``stepped_ambient``) — ambient lines folded into an effort (found there) and efforts the manifest
+    ``shown_ambient``) — ambient lines folded into an effort (found there) and efforts the manifest
     no longer knows. Everything else said is recallable: a
     concluded effort, chat beyond the window, the checkpointed part of an open effort, a line the
     context cuts to ``message_cap``, a line the context does not show (a tool's)."""
     counter = session.counter
     turn = session.state.turn
-    shown = stepped_ambient(session.ambient_numbered(), session.ambient_window)  # the window as the request shows it
+    shown = shown_ambient(session)  # the window as the request shows it
     window = [message for _line, message in shown]
     in_window = {line: at for at, (line, _message) in enumerate(shown)}  # raw.jsonl line → its message in the window
     folded_upto = session.efforts.folded_upto()
