@@ -18,6 +18,16 @@ def logged_user_lines(screen) -> list[str]:
     return [r["content"] for r in map(json.loads, lines) if r.get("role") == "user"]
 
 
+async def withdraw_before_the_first_token(pilot, prompt: PromptInput, llm_server, message: str) -> None:
+    """Type ``message`` and Enter, then Escape once the request reached the (slow) server, before its
+    first token: the message comes back in the input."""
+    await pilot.press(*message, "enter")
+    await wait_until(pilot, lambda: llm_server.chat_requests(), timeout=120, what="the request to reach the server")
+    await pilot.press("escape")
+    await idle(pilot, 120)
+    await wait_until(pilot, lambda: prompt.text == message, what="the message back in the input")
+
+
 async def test_escape_before_the_first_token_then_typing_sends_only_what_was_typed(tmp_path, llm_server):
     llm_server.stream_delay = 1.0  # the first token comes a second after the request
     llm_server.push(text("Why did the chicken…"), text("Nothing about Kyoto yet."))
@@ -25,11 +35,7 @@ async def test_escape_before_the_first_token_then_typing_sends_only_what_was_typ
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         prompt = screen.query_one(PromptInput)
-        await pilot.press(*"tell me a joke", "enter")
-        await wait_until(pilot, lambda: llm_server.chat_requests(), timeout=120, what="the request to reach the server")
-        await pilot.press("escape")
-        await idle(pilot, 120)
-        await wait_until(pilot, lambda: prompt.text == "tell me a joke", what="the message back in the input")
+        await withdraw_before_the_first_token(pilot, prompt, llm_server, "tell me a joke")
         assert prompt.selected_text == "tell me a joke"  # selected: typing replaces it
         assert not [m for m in screen.query_one(ChatLog).messages("user") if m.text == "tell me a joke"]
         llm_server.stream_delay = 0.0
@@ -49,11 +55,7 @@ async def test_the_message_given_back_is_kept_by_arrows_and_home(tmp_path, llm_s
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         prompt = screen.query_one(PromptInput)
-        await pilot.press(*"tell me a joke", "enter")
-        await wait_until(pilot, lambda: llm_server.chat_requests(), timeout=120, what="the request to reach the server")
-        await pilot.press("escape")
-        await idle(pilot, 120)
-        await wait_until(pilot, lambda: prompt.text == "tell me a joke", what="the message back in the input")
+        await withdraw_before_the_first_token(pilot, prompt, llm_server, "tell me a joke")
         await pilot.press("home", *" please")  # Home leaves the selection: the text stays, edited
         assert prompt.text == " pleasetell me a joke"
         await pilot.press("ctrl+l")
